@@ -1,0 +1,17 @@
+"""Look inside a BERT checkpoint: position embeddings and attention maps.
+
+Modules (one concept each):
+  checkpoint_io     read a variable from an original-format checkpoint
+  position_stats    value statistics, PCA, cosine similarity, outliers
+  probe             relative-position probe (linear / boosted trees)
+  plots             headless matplotlib, atomic PNG writing
+  position_plots    the position-embedding figures
+  position_report   the whole position analysis: figures + report.md/json
+  report_text       Markdown rendering of the report
+  attention         attention probabilities of a sentence (pair)
+  attention_plots   grid of attention maps per layer and head
+
+Needs the "analysis" extra (matplotlib, scikit-learn). The command lines are
+analyze_position_embeddings.py and visualize_attention.py; see
+docs/analysis.md.
+"""

@@ -1,0 +1,77 @@
+"""Renders the position-embedding report dict as short Markdown."""
+
+
+def _fmt(x):
+  return "%.4g" % x
+
+
+def probe_table(probes):
+  """Markdown table: one row per (split, model) with test MSE and MAE."""
+  lines = ["| split | model | test MSE | test MAE | MSE / baseline |",
+           "|---|---|---|---|---|"]
+  for split, res in sorted(probes.items()):
+    base = res["baseline"]["mse"]
+    for model in ("baseline", "linear", "gradient_boosting"):
+      r = res[model]
+      ratio = r["mse"] / base if base > 0 else float("nan")
+      lines.append("| %s (%d train / %d test pairs) | %s | %s | %s | %s |"
+                   % (split, res["num_train"], res["num_test"], model,
+                      _fmt(r["mse"]), _fmt(r["mae"]), _fmt(ratio)))
+  return "\n".join(lines)
+
+
+def markdown_report(report):
+  """Returns report.md text for a report dict (see position_report)."""
+  s = report["value_stats"]
+  src = report.get("source") or {}
+  ev = report["explained_variance_ratio"]
+  smooth = report["component_smoothness_lag1"]
+  parts = [
+      "# Position-embedding analysis",
+      "",
+      "Source: %s, variable `%s` (stored shape %s); analysed positions "
+      "0..%d, hidden size %d." % (
+          src.get("checkpoint", "array"), src.get("variable", "-"),
+          src.get("shape", "-"), report["num_positions"] - 1,
+          report["hidden_size"]),
+      "",
+      "## Values",
+      "mean %s, std %s (init std %s), min %s, max %s, excess kurtosis %s, "
+      "%.2f%% of values beyond 2 std." % (
+          _fmt(s["mean"]), _fmt(s["std"]), _fmt(report["initializer_range"]),
+          _fmt(s["min"]), _fmt(s["max"]), _fmt(s["excess_kurtosis"]),
+          100 * s["fraction_beyond_2_std"]),
+      "Norm of position 0: %s; mean norm of the others: %s." % (
+          _fmt(report["norm_position_0"]),
+          _fmt(report["mean_norm_other_positions"])),
+      "",
+      "## PCA",
+      "Explained variance of the first %d components: %s (cumulative %s); "
+      "%d components above 1%%." % (
+          len(ev), ", ".join("%.3f" % r for r in ev),
+          _fmt(report["cumulative_explained_variance"]),
+          report["components_above_1_percent"]),
+      "Without position 0: %s." % ", ".join(
+          "%.3f" % r for r in report[
+              "explained_variance_ratio_without_position_0"]),
+      "Smoothness over position (lag-1 autocorrelation; ~1 smooth, ~0 "
+      "noise), PCA without position 0: %s." % (
+          ", ".join("%.2f" % v for v in smooth)),
+      "Mean cosine similarity of neighbouring positions %s vs all pairs %s."
+      % (_fmt(report["mean_cosine_neighbours"]),
+         _fmt(report["mean_cosine_all_pairs"])),
+      "",
+      "## Relative-position probe",
+      "Target pos_b - pos_a from both embeddings projected on the leading "
+      "%d components, positions %d..%d, 60/40 split, seed %d." % (
+          report["probe_num_components"], report["probe_positions"][0],
+          report["probe_positions"][1], report["probe_seed"]),
+      "Split 'pairs' shares positions between train and test (a flexible "
+      "model can memorise positions); 'positions' holds out whole positions.",
+      "",
+      probe_table(report["probe"]),
+      "",
+      "## Figures",
+  ]
+  parts += ["- `%s`" % name for name in sorted(report["figures"].values())]
+  return "\n".join(parts) + "\n"

@@ -1,0 +1,79 @@
+"""Activation functions by name, as `bert_config.json`'s `hidden_act` uses.
+
+Names:
+  "gelu"        the tanh approximation of GELU, exactly what the original
+                BERT code (and every released BERT checkpoint) uses.
+  "gelu_exact"  GELU with the exact Gaussian CDF (erf), what Hugging Face and
+                PyTorch call "gelu". Not understood by the original code.
+  "relu", "tanh", "linear" (identity; also "" or None).
+
+Example:
+  >>> import tensorflow as tf
+  >>> float(get_activation("relu")(tf.constant(-1.0)))
+  0.0
+"""
+
+import math
+
+import tensorflow as tf
+
+_SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
+
+
+def gelu(x):
+  """GELU, tanh approximation (the original BERT's `gelu`).
+
+  Args:
+    x: float Tensor.
+
+  Returns:
+    Tensor like `x`: 0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 x^3))).
+  """
+  cdf = 0.5 * (1.0 + tf.tanh(
+      (_SQRT_2_OVER_PI * (x + 0.044715 * tf.pow(x, 3)))))
+  return x * cdf
+
+
+def gelu_exact(x):
+  """GELU with the exact normal CDF: x * 0.5 * (1 + erf(x / sqrt(2)))."""
+  return 0.5 * x * (1.0 + tf.math.erf(x / tf.cast(math.sqrt(2.0), x.dtype)))
+
+
+def identity(x):
+  return x
+
+
+_ACTIVATIONS = {
+    "gelu": gelu,
+    "gelu_exact": gelu_exact,
+    "relu": tf.nn.relu,
+    "tanh": tf.tanh,
+    "linear": None,
+}
+
+
+def get_activation(activation_string):
+  """Maps an activation name to a function, as the original's helper does.
+
+  Args:
+    activation_string: a name listed in the module docstring (any case), a
+      callable (returned unchanged), or None / "" (no activation).
+
+  Returns:
+    A function of one Tensor, or None for "linear", "" and None.
+
+  Raises:
+    ValueError: unknown name (message lists the known ones).
+  """
+  if activation_string is None or callable(activation_string):
+    return activation_string
+  if not isinstance(activation_string, str):
+    raise ValueError("activation must be a string, got %r"
+                     % (activation_string,))
+  if not activation_string:
+    return None
+  act = activation_string.lower()
+  if act not in _ACTIVATIONS:
+    raise ValueError("unsupported activation %r (known: %s)" % (
+        activation_string, ", ".join(sorted(_ACTIVATIONS))))
+  return _ACTIVATIONS[act]

@@ -1,0 +1,117 @@
+"""Multi-head self-attention with the original's variables and maths.
+
+Variables (relative to ".../attention/self"):
+  query/{kernel,bias}, key/{kernel,bias}, value/{kernel,bias}
+with kernels [hidden_size, hidden_size] as in released checkpoints.
+
+scores = (Q K^T) / sqrt(size_per_head) + (1 - mask) * -10000, softmax over
+keys (float32 under mixed precision), dropout on the probabilities, then the
+probability-weighted sum of V.
+"""
+
+import math
+
+import keras
+import tensorflow as tf
+
+from modeling import layers
+from modeling import ops
+
+# When True, the query/key/value kernels (kept as separate variables under
+# their original names) are concatenated at call time into one [H, 3H]
+# matmul. Mathematically identical; which is faster depends on the hardware
+# (bench/ measures it). BertModel(fused_qkv=...) overrides per model.
+FUSED_QKV_DEFAULT = False
+
+
+class SelfAttention(keras.layers.Layer, layers.OriginalNamed):
+  """Self-attention over a [batch, seq, hidden] tensor.
+
+  Example:
+    >>> att = SelfAttention(hidden_size=6, num_attention_heads=2)
+    >>> ctx, probs = att(tf.ones([1, 4, 6]), tf.zeros([1, 1, 1, 4]))
+    >>> ctx.shape, probs.shape
+    (TensorShape([1, 4, 6]), TensorShape([1, 2, 4, 4]))
+  """
+
+  def __init__(self, hidden_size, num_attention_heads,
+               attention_probs_dropout_prob=0.0, initializer_range=0.02,
+               fused_qkv=None, **kwargs):
+    super().__init__(**kwargs)
+    if hidden_size % num_attention_heads:
+      raise ValueError("hidden_size (%d) is not a multiple of "
+                       "num_attention_heads (%d)"
+                       % (hidden_size, num_attention_heads))
+    self.hidden_size = hidden_size
+    self.num_attention_heads = num_attention_heads
+    self.size_per_head = hidden_size // num_attention_heads
+    self.attention_probs_dropout_prob = attention_probs_dropout_prob
+    self.initializer_range = initializer_range
+    self.fused_qkv = FUSED_QKV_DEFAULT if fused_qkv is None else fused_qkv
+    def dense(name):
+      return layers.Dense(hidden_size, input_width=hidden_size,
+                          initializer_range=initializer_range, name=name)
+    self.query = dense("query")
+    self.key = dense("key")
+    self.value = dense("value")
+    rate = attention_probs_dropout_prob
+    self.dropout = keras.layers.Dropout(rate) if rate else None
+    self.built = True
+
+  def _project(self, x):
+    if not self.fused_qkv:
+      return self.query(x), self.key(x), self.value(x)
+    dtype = self.compute_dtype
+    kernel = tf.concat([tf.cast(d.kernel, dtype)
+                        for d in (self.query, self.key, self.value)], axis=1)
+    bias = tf.concat([tf.cast(d.bias, dtype)
+                      for d in (self.query, self.key, self.value)], axis=0)
+    qkv = tf.einsum("bsh,hk->bsk", tf.cast(x, dtype), kernel) + bias
+    return tf.split(qkv, 3, axis=-1)
+
+  def call(self, x, mask_adder, training=False):
+    """Attends every position of `x` to every unmasked position.
+
+    Args:
+      x: float Tensor [batch_size, seq_length, hidden_size].
+      mask_adder: float Tensor broadcastable to [batch_size, heads, seq, seq]
+        (see `ops.attention_mask_adder`), or None.
+      training: bool, apply dropout to the probabilities.
+
+    Returns:
+      (context, probs): context float Tensor [batch_size, seq_length,
+      hidden_size]; probs float32 Tensor [batch_size, num_attention_heads,
+      seq_length, seq_length] (before dropout).
+    """
+    batch_size, seq_length = ops.get_shape_list(x, expected_rank=3)[:2]
+    heads, size = self.num_attention_heads, self.size_per_head
+    q, k, v = self._project(x)
+    split = lambda t: tf.reshape(t, [batch_size, seq_length, heads, size])
+    q, k, v = split(q), split(k), split(v)
+    scores = tf.einsum("btnh,bfnh->bnft", k, q)
+    scores = tf.cast(scores, tf.float32) * (1.0 / math.sqrt(float(size)))
+    if mask_adder is not None:
+      scores += tf.cast(mask_adder, tf.float32)
+    probs = tf.nn.softmax(scores)
+    dropped = tf.cast(probs, self.compute_dtype)
+    if self.dropout is not None:
+      dropped = self.dropout(dropped, training=training)
+    context = tf.einsum("bnft,btnh->bfnh", dropped, v)
+    context = tf.reshape(context, [batch_size, seq_length, self.hidden_size])
+    return context, probs
+
+  def original_variables(self):
+    out = {}
+    for name, dense in (("query", self.query), ("key", self.key),
+                        ("value", self.value)):
+      out.update(layers.nest(name, dense.original_variables()))
+    return out
+
+  def get_config(self):
+    config = super().get_config()
+    config.update(hidden_size=self.hidden_size,
+                  num_attention_heads=self.num_attention_heads,
+                  attention_probs_dropout_prob=self.attention_probs_dropout_prob,
+                  initializer_range=self.initializer_range,
+                  fused_qkv=self.fused_qkv)
+    return config

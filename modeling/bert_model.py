@@ -1,0 +1,256 @@
+"""`BertModel`: the BERT encoder as a Keras model, in two usage styles.
+
+Keras style:
+  >>> import tensorflow as tf
+  >>> from modeling.config import BertConfig
+  >>> cfg = BertConfig(vocab_size=50, hidden_size=12, num_hidden_layers=2,
+  ...                  num_attention_heads=3, intermediate_size=20,
+  ...                  max_position_embeddings=16, type_vocab_size=2)
+  >>> model = BertModel(cfg)
+  >>> out = model({"input_ids": tf.constant([[1, 2, 3]]),
+  ...              "input_mask": tf.constant([[1, 1, 0]]),
+  ...              "token_type_ids": tf.constant([[0, 0, 1]])})
+  >>> out["pooled_output"].shape, len(out["encoder_outputs"])
+  (TensorShape([1, 12]), 2)
+
+Original style (google-research/bert's constructor and accessors):
+  >>> m = BertModel(config=cfg, is_training=False,
+  ...               input_ids=tf.constant([[1, 2, 3]]))
+  >>> m.get_sequence_output().shape
+  TensorShape([1, 3, 12])
+
+Variables carry the original checkpoint names under `scope` ("bert" by
+default); see `original_variables()` and `modeling.init_from_checkpoint`.
+"""
+
+import copy
+
+import keras
+import numpy as np
+import tensorflow as tf
+
+from common.errors import InputError
+from modeling import embeddings
+from modeling import layers
+from modeling import ops
+from modeling import transformer
+
+
+def _standardize_inputs(inputs, input_mask=None, token_type_ids=None):
+  """Returns (input_ids, input_mask, token_type_ids) with defaults filled."""
+  if isinstance(inputs, dict):
+    unknown = set(inputs) - {"input_ids", "input_mask", "token_type_ids",
+                             "segment_ids"}
+    if "input_ids" not in inputs:
+      raise ValueError("BertModel inputs need 'input_ids', got keys %s"
+                       % sorted(inputs))
+    del unknown  # Extra features (labels, ...) are ignored.
+    input_ids = inputs["input_ids"]
+    input_mask = inputs.get("input_mask", input_mask)
+    token_type_ids = inputs.get("token_type_ids",
+                                inputs.get("segment_ids", token_type_ids))
+  elif isinstance(inputs, (list, tuple)):
+    input_ids = inputs[0]
+    if len(inputs) > 1:
+      input_mask = inputs[1]
+    if len(inputs) > 2:
+      token_type_ids = inputs[2]
+  else:
+    input_ids = inputs
+  input_ids = tf.convert_to_tensor(input_ids)
+  if input_ids.shape.ndims != 2:
+    raise ValueError("input_ids must have shape [batch_size, seq_length], "
+                     "got %s" % input_ids.shape)
+  if input_mask is None:
+    input_mask = tf.ones_like(input_ids, dtype=tf.int32)
+  if token_type_ids is None:
+    token_type_ids = tf.zeros_like(input_ids, dtype=tf.int32)
+  return (input_ids, tf.convert_to_tensor(input_mask),
+          tf.convert_to_tensor(token_type_ids))
+
+
+class BertModel(keras.Model, layers.OriginalNamed):
+  """BERT encoder: embeddings, transformer layers, tanh pooler on [CLS]."""
+
+  def __init__(self, config, is_training=None, input_ids=None,
+               input_mask=None, token_type_ids=None,
+               use_one_hot_embeddings=False, scope=None, fused_qkv=None,
+               **kwargs):
+    """Builds the model (all variables are created here).
+
+    Args:
+      config: `BertConfig`.
+      is_training: original style only: whether the accessors use dropout.
+      input_ids: original style: int Tensor [batch_size, seq_length]; when
+        given, the accessors (`get_pooled_output()`, ...) return this
+        model's outputs for these inputs with its current weights.
+      input_mask: original style: optional int Tensor [batch, seq]
+        (default all ones).
+      token_type_ids: original style: optional int Tensor [batch, seq]
+        (default all zeros).
+      use_one_hot_embeddings: look up word embeddings with a one-hot matmul
+        (as the original does on TPU) instead of a gather.
+      scope: name prefix of the variables in checkpoints (default "bert").
+      fused_qkv: compute query/key/value with one matmul (see
+        `modeling.attention.FUSED_QKV_DEFAULT`).
+      **kwargs: keras.Model arguments (name, dtype, ...).
+    """
+    kwargs.setdefault("name", "bert")
+    super().__init__(**kwargs)
+    if isinstance(config, dict):
+      from modeling.config import BertConfig  # pylint: disable=g-import-not-at-top
+      config = BertConfig.from_dict(config)
+    config = copy.deepcopy(config)
+    config.validate()
+    self.config = config
+    self.use_one_hot_embeddings = bool(use_one_hot_embeddings)
+    self.original_scope = scope or "bert"
+    self.fused_qkv = fused_qkv
+    self.embeddings = embeddings.Embeddings(
+        config, use_one_hot_embeddings=use_one_hot_embeddings,
+        name="embeddings")
+    self.encoder_layers = [
+        transformer.TransformerLayer(
+            hidden_size=config.hidden_size,
+            num_attention_heads=config.num_attention_heads,
+            intermediate_size=config.intermediate_size,
+            hidden_act=config.hidden_act,
+            hidden_dropout_prob=config.hidden_dropout_prob,
+            attention_probs_dropout_prob=config.attention_probs_dropout_prob,
+            initializer_range=config.initializer_range,
+            fused_qkv=fused_qkv, name="layer_%d" % i)
+        for i in range(config.num_hidden_layers)]
+    self.pooler = layers.Dense(
+        config.hidden_size, input_width=config.hidden_size, activation="tanh",
+        initializer_range=config.initializer_range, name="pooler_dense")
+    self.built = True
+    self._original_style = None
+    if input_ids is not None:
+      self._original_style = {
+          "inputs": _standardize_inputs(input_ids, input_mask,
+                                        token_type_ids),
+          "training": bool(is_training),
+          "fingerprint": None, "outputs": None}
+      self._original_outputs()  # Fail early on bad inputs, as the original.
+
+  def call(self, inputs, training=False, return_attention_probs=False):
+    """Runs the encoder.
+
+    Args:
+      inputs: dict with "input_ids" (int [batch_size, seq_length]) and
+        optional "input_mask" (1 = real token, default all ones) and
+        "token_type_ids" (default all zeros; "segment_ids" also accepted);
+        or a tuple (input_ids, input_mask, token_type_ids); or input_ids.
+      training: bool, apply dropout.
+      return_attention_probs: also return "attention_probs".
+
+    Returns:
+      dict with
+        "sequence_output": float [batch_size, seq_length, hidden_size],
+        "pooled_output": float [batch_size, hidden_size],
+        "encoder_outputs": list of num_hidden_layers float Tensors
+          [batch_size, seq_length, hidden_size],
+        "embedding_output": float [batch_size, seq_length, hidden_size],
+        "word_embedding_output": float [batch_size, seq_length, hidden_size],
+        and with return_attention_probs, "attention_probs": list of float32
+          [batch_size, num_attention_heads, seq_length, seq_length].
+    """
+    input_ids, input_mask, token_type_ids = _standardize_inputs(inputs)
+    embedding_output, word_output = self.embeddings(
+        input_ids, token_type_ids, training=training)
+    mask_adder = ops.attention_mask_adder(input_mask)
+    x = embedding_output
+    encoder_outputs, probs = [], []
+    for layer in self.encoder_layers:
+      x, p = layer(x, mask_adder, training=training)
+      encoder_outputs.append(x)
+      probs.append(p)
+    pooled = self.pooler(x[:, 0, :])
+    out = {
+        "sequence_output": x,
+        "pooled_output": pooled,
+        "encoder_outputs": encoder_outputs,
+        "embedding_output": embedding_output,
+        "word_embedding_output": word_output,
+    }
+    if return_attention_probs:
+      out["attention_probs"] = probs
+    return out
+
+  # --- Original-style accessors -------------------------------------------
+
+  def _weights_fingerprint(self):
+    if getattr(self, "_fingerprint_fn", None) is None:
+      variables = self.trainable_variables
+      self._fingerprint_fn = tf.function(lambda: tf.stack(
+          [tf.reduce_sum(tf.cast(v, tf.float32)) for v in variables]))
+    return self._fingerprint_fn().numpy()
+
+  def _original_outputs(self):
+    state = self._original_style
+    if state is None:
+      raise ValueError(
+          "the get_*() accessors need the original-style constructor, "
+          "BertModel(config=..., is_training=..., input_ids=...); with "
+          "BertModel(config) call the model on inputs instead")
+    fingerprint = self._weights_fingerprint()
+    if (state["outputs"] is None or
+        not np.array_equal(fingerprint, state["fingerprint"])):
+      state["outputs"] = self(state["inputs"], training=state["training"])
+      state["fingerprint"] = fingerprint
+    return state["outputs"]
+
+  def get_pooled_output(self):
+    """float Tensor [batch_size, hidden_size]: tanh pooler on [CLS]."""
+    return self._original_outputs()["pooled_output"]
+
+  def get_sequence_output(self):
+    """float Tensor [batch_size, seq_length, hidden_size]: last layer."""
+    return self._original_outputs()["sequence_output"]
+
+  def get_all_encoder_layers(self):
+    """list of float Tensors [batch_size, seq_length, hidden_size]."""
+    return self._original_outputs()["encoder_outputs"]
+
+  def get_embedding_output(self):
+    """float Tensor [batch_size, seq_length, hidden_size]: encoder input."""
+    return self._original_outputs()["embedding_output"]
+
+  def get_word_embedding_output(self):
+    """float Tensor [batch_size, seq_length, hidden_size]: word lookup."""
+    return self._original_outputs()["word_embedding_output"]
+
+  def get_embedding_table(self):
+    """The word embedding variable [vocab_size, hidden_size]."""
+    return self.embeddings.word_embeddings
+
+  # --- Names and serialisation --------------------------------------------
+
+  def original_variables(self):
+    out = layers.nest("embeddings", self.embeddings.original_variables())
+    for i, layer in enumerate(self.encoder_layers):
+      out.update(layers.nest("encoder/layer_%d" % i,
+                             layer.original_variables()))
+    out.update(layers.nest("pooler/dense", self.pooler.original_variables()))
+    return out
+
+  def get_config(self):
+    return {"config": self.config.to_dict(),
+            "use_one_hot_embeddings": self.use_one_hot_embeddings,
+            "scope": self.original_scope, "fused_qkv": self.fused_qkv,
+            "name": self.name}
+
+  @classmethod
+  def from_config(cls, config):
+    return cls(**config)
+
+
+def check_sequence_length(config, seq_length, flag="max_seq_length"):
+  """Raises InputError if `seq_length` exceeds config.max_position_embeddings.
+
+  Scripts call this up front with their --max_seq_length.
+  """
+  if seq_length > config.max_position_embeddings:
+    raise InputError(
+        "--%s=%d is longer than max_position_embeddings=%d of the bert config"
+        % (flag, seq_length, config.max_position_embeddings))

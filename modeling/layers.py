@@ -1,0 +1,115 @@
+"""Leaf layers whose variables carry the original checkpoint names.
+
+Every layer of this package implements `original_variables()`, a dict from a
+name relative to the layer's scope (e.g. "dense/kernel") to its variable; a
+"root" layer (`BertModel`, heads) also has `original_scope` (e.g. "bert",
+"cls/predictions"). `modeling.original_variable_names(model)` joins them
+into full names like "bert/encoder/layer_0/attention/self/query/kernel".
+
+Variables are created in the constructor (all shapes are known from the
+config), so a freshly built model can be loaded from a checkpoint at once,
+and under a `tf.distribute` scope they are created as distributed variables.
+
+Mixed precision: layers follow the Keras dtype policy; matmuls run in the
+compute dtype (e.g. bfloat16) while LayerNorm and softmax run in float32.
+"""
+
+import keras
+import tensorflow as tf
+
+from modeling import activations
+from modeling import ops
+
+
+class OriginalNamed(object):
+  """Mixin: a layer that knows the original names of its variables."""
+
+  def original_variables(self):
+    """Returns {name relative to this layer's scope: variable}."""
+    raise NotImplementedError
+
+
+def nest(prefix, mapping):
+  """Prefixes every key of a name->variable dict with `prefix/`."""
+  return {"%s/%s" % (prefix, k): v for k, v in mapping.items()}
+
+
+class Dense(keras.layers.Layer, OriginalNamed):
+  """Affine layer with variables `kernel` [input_width, units] and `bias`.
+
+  Example:
+    >>> d = Dense(4, input_width=3, name="dense")
+    >>> d(tf.ones([2, 3])).shape
+    TensorShape([2, 4])
+    >>> sorted(d.original_variables())
+    ['bias', 'kernel']
+  """
+
+  def __init__(self, units, input_width, activation=None,
+               initializer_range=0.02, **kwargs):
+    super().__init__(**kwargs)
+    self.units = units
+    self.input_width = input_width
+    self.activation_name = activation
+    self.activation = activations.get_activation(activation)
+    self.initializer_range = initializer_range
+    self.kernel = self.add_weight(
+        name="kernel", shape=(input_width, units),
+        initializer=ops.create_initializer(initializer_range))
+    self.bias = self.add_weight(name="bias", shape=(units,),
+                                initializer="zeros")
+    self.built = True
+
+  def call(self, inputs):
+    x = tf.cast(inputs, self.compute_dtype)
+    kernel = tf.cast(self.kernel, self.compute_dtype)
+    if x.shape.ndims == 2:
+      y = tf.matmul(x, kernel)
+    else:
+      y = tf.einsum("...i,io->...o", x, kernel)
+    y = y + tf.cast(self.bias, self.compute_dtype)
+    if self.activation is not None:
+      y = self.activation(y)
+    return y
+
+  def original_variables(self):
+    return {"kernel": self.kernel, "bias": self.bias}
+
+  def get_config(self):
+    config = super().get_config()
+    config.update(units=self.units, input_width=self.input_width,
+                  activation=self.activation_name,
+                  initializer_range=self.initializer_range)
+    return config
+
+
+class LayerNorm(keras.layers.Layer, OriginalNamed):
+  """Layer normalisation (epsilon 1e-12) with `gamma` and `beta`.
+
+  Computed in float32 whatever the dtype policy; the output has the layer's
+  compute dtype.
+  """
+
+  def __init__(self, width, epsilon=1e-12, **kwargs):
+    super().__init__(**kwargs)
+    self.width = width
+    self.epsilon = epsilon
+    # autocast=False: the parameters stay float32 under mixed precision.
+    self.beta = self.add_weight(name="beta", shape=(width,),
+                                initializer="zeros", autocast=False)
+    self.gamma = self.add_weight(name="gamma", shape=(width,),
+                                 initializer="ones", autocast=False)
+    self.built = True
+
+  def call(self, inputs):
+    out = ops.layer_norm(tf.cast(inputs, tf.float32), self.gamma, self.beta,
+                         self.epsilon)
+    return tf.cast(out, self.compute_dtype)
+
+  def original_variables(self):
+    return {"gamma": self.gamma, "beta": self.beta}
+
+  def get_config(self):
+    config = super().get_config()
+    config.update(width=self.width, epsilon=self.epsilon)
+    return config

@@ -1,0 +1,163 @@
+"""Stateless tensor helpers with the original modeling.py names.
+
+These hold no variables, so they work eagerly, in `tf.function` and under
+XLA. (The original's variable-creating functions, e.g. `embedding_lookup`
+or `transformer_model`, are Keras layers in this package instead.)
+"""
+
+import tensorflow as tf
+
+
+def get_shape_list(tensor, expected_rank=None, name=None):
+  """Returns the shape as a list: static dims as ints, dynamic as scalars.
+
+  Args:
+    tensor: a Tensor.
+    expected_rank: optional int or list of ints; ValueError if the rank
+      differs.
+    name: optional name for error messages.
+
+  Returns:
+    list, e.g. [batch_size_tensor, 128, 768].
+
+  Example:
+    >>> get_shape_list(tf.zeros([2, 3]))
+    [2, 3]
+  """
+  if expected_rank is not None:
+    assert_rank(tensor, expected_rank, name)
+  shape = tensor.shape.as_list()
+  dynamic = [i for i, dim in enumerate(shape) if dim is None]
+  if not dynamic:
+    return shape
+  dyn_shape = tf.shape(tensor)
+  for index in dynamic:
+    shape[index] = dyn_shape[index]
+  return shape
+
+
+def assert_rank(tensor, expected_rank, name=None):
+  """Raises ValueError unless `tensor`'s static rank is in `expected_rank`."""
+  if isinstance(expected_rank, int):
+    expected_rank = [expected_rank]
+  ndims = tensor.shape.ndims
+  if ndims not in expected_rank:
+    raise ValueError("tensor %s has rank %s, expected one of %s (shape %s)"
+                     % (name or "", ndims, list(expected_rank),
+                        tensor.shape))
+
+
+def reshape_to_matrix(input_tensor):
+  """Reshapes a rank >= 2 Tensor to [-1, last_dim]."""
+  ndims = input_tensor.shape.ndims
+  if ndims < 2:
+    raise ValueError("input must have rank >= 2, got shape %s"
+                     % input_tensor.shape)
+  if ndims == 2:
+    return input_tensor
+  return tf.reshape(input_tensor, [-1, input_tensor.shape[-1]])
+
+
+def reshape_from_matrix(output_tensor, orig_shape_list):
+  """Inverse of `reshape_to_matrix` given the original shape list."""
+  if len(orig_shape_list) == 2:
+    return output_tensor
+  output_shape = get_shape_list(output_tensor)
+  return tf.reshape(output_tensor, orig_shape_list[0:-1] + [output_shape[-1]])
+
+
+def create_initializer(initializer_range=0.02):
+  """Truncated normal initializer (cut at 2 stddev), as the original."""
+  import keras  # pylint: disable=g-import-not-at-top
+  return keras.initializers.TruncatedNormal(stddev=initializer_range)
+
+
+def dropout(input_tensor, dropout_prob):
+  """Dropout with drop probability `dropout_prob` (None or 0: identity)."""
+  if dropout_prob is None or dropout_prob == 0.0:
+    return input_tensor
+  return tf.nn.dropout(input_tensor, rate=dropout_prob)
+
+
+def layer_norm(input_tensor, gamma=None, beta=None, epsilon=1e-12):
+  """Layer normalisation over the last axis, in float32, as the original.
+
+  Unlike the original, this function holds no variables: pass `gamma` and
+  `beta` (or get the unscaled normalisation). `modeling.LayerNorm` is the
+  layer with the original `LayerNorm/gamma`, `LayerNorm/beta` variables.
+
+  Args:
+    input_tensor: float Tensor [..., width].
+    gamma: optional float Tensor [width] (scale).
+    beta: optional float Tensor [width] (offset).
+    epsilon: variance epsilon (the original's contrib layer_norm: 1e-12).
+
+  Returns:
+    Tensor with the dtype of `input_tensor`.
+  """
+  dtype = input_tensor.dtype
+  x = tf.cast(input_tensor, tf.float32)
+  mean, variance = tf.nn.moments(x, axes=[-1], keepdims=True)
+  if gamma is not None:
+    gamma = tf.cast(gamma, tf.float32)
+  if beta is not None:
+    beta = tf.cast(beta, tf.float32)
+  out = tf.nn.batch_normalization(x, mean, variance, offset=beta, scale=gamma,
+                                  variance_epsilon=epsilon)
+  return tf.cast(out, dtype)
+
+
+def create_attention_mask_from_input_mask(from_tensor, to_mask):
+  """3D attention mask [batch, from_seq, to_seq] from a 2D padding mask.
+
+  Args:
+    from_tensor: Tensor [batch_size, from_seq_length, ...].
+    to_mask: int Tensor [batch_size, to_seq_length], 1 = real token.
+
+  Returns:
+    float32 Tensor [batch_size, from_seq_length, to_seq_length].
+  """
+  from_shape = get_shape_list(from_tensor, expected_rank=[2, 3])
+  to_mask = tf.cast(to_mask, tf.float32)[:, tf.newaxis, :]
+  ones = tf.ones([from_shape[0], from_shape[1], 1], dtype=tf.float32)
+  return ones * to_mask
+
+
+def attention_mask_adder(input_mask, dtype=tf.float32):
+  """Additive key mask: 0 for real tokens, -10000 for padding.
+
+  Args:
+    input_mask: int or float Tensor [batch_size, seq_length], 1 = attend.
+    dtype: dtype of the result.
+
+  Returns:
+    Tensor [batch_size, 1, 1, seq_length] to add to attention scores of shape
+    [batch, heads, from_seq, to_seq].
+  """
+  mask = tf.cast(input_mask, tf.float32)[:, tf.newaxis, tf.newaxis, :]
+  return tf.cast((1.0 - mask) * -10000.0, dtype)
+
+
+def gather_indexes(sequence_tensor, positions):
+  """Gathers vectors at `positions` of each sequence.
+
+  Args:
+    sequence_tensor: float Tensor [batch_size, seq_length, width].
+    positions: int Tensor [batch_size, num_positions].
+
+  Returns:
+    float Tensor [batch_size * num_positions, width], example-major.
+
+  Example:
+    >>> seq = tf.reshape(tf.range(12, dtype=tf.float32), [2, 3, 2])
+    >>> gather_indexes(seq, tf.constant([[2], [0]])).numpy().tolist()
+    [[4.0, 5.0], [6.0, 7.0]]
+  """
+  shape = get_shape_list(sequence_tensor, expected_rank=3)
+  batch_size, seq_length, width = shape
+  positions = tf.cast(positions, tf.int32)
+  flat_offsets = tf.reshape(tf.range(0, batch_size, dtype=tf.int32)
+                            * seq_length, [-1, 1])
+  flat_positions = tf.reshape(positions + flat_offsets, [-1])
+  flat_sequence = tf.reshape(sequence_tensor, [batch_size * seq_length, width])
+  return tf.gather(flat_sequence, flat_positions)

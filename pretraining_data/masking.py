@@ -1,0 +1,137 @@
+"""Masked-LM predictions, drawing random numbers exactly as the original.
+
+Everything works on token ids. For a sequence `[CLS] A [SEP] B [SEP]` the
+candidates are all positions except the three special ones; they are shuffled
+with `rng.shuffle`, then taken in order until `num_to_predict` positions are
+masked. Each masked position draws `rng.random() < 0.8` -> [MASK]; otherwise
+`rng.random() < 0.5` -> keep the token; otherwise a random vocabulary entry,
+`vocab_ids[rng.randint(0, len(vocab_ids) - 1)]` (`vocab_ids` follows the order
+of `tokenizer.vocab`'s keys, as the original's `vocab_words` list does).
+
+With whole-word masking (GitHub master's `--do_whole_word_mask`), a "##"
+piece joins the candidate group of the token before it (across the middle
+[SEP] too, as master does), groups are shuffled, a group that would push the
+count past `num_to_predict` is skipped, and the 80/10/10 draws are made per
+token of a chosen group.
+
+Example:
+  >>> import random
+  >>> ids = [101, 7, 8, 102, 9, 102]
+  >>> out, pos, labels = create_masked_lm_predictions(
+  ...     ids, 4, 0.5, 2, MaskingVocab(list(range(50)), 103, set()),
+  ...     random.Random(1))
+  >>> len(pos), [ids[p] for p in pos] == labels, pos == sorted(pos)
+  (2, True, True)
+"""
+
+
+class MaskingVocab(object):
+  """What masking needs from the vocabulary, as ids.
+
+  Attributes:
+    vocab_ids: list of int, the id of every key of `tokenizer.vocab` in its
+      order (the original draws random replacements from this list).
+    mask_id: int, id of "[MASK]".
+    subword_ids: set of int, ids of tokens starting with "##" (whole-word
+      masking only).
+  """
+
+  def __init__(self, vocab_ids, mask_id, subword_ids):
+    self.vocab_ids = vocab_ids
+    self.mask_id = mask_id
+    self.subword_ids = subword_ids
+
+  @classmethod
+  def from_vocab(cls, vocab):
+    """Builds it from an ordered token -> id mapping (tokenizer.vocab)."""
+    vocab_ids = list(vocab.values())
+    subword_ids = {i for token, i in vocab.items() if token.startswith("##")}
+    return cls(vocab_ids, vocab["[MASK]"], subword_ids)
+
+
+def num_predictions(num_tokens, masked_lm_prob, max_predictions_per_seq):
+  """The original's count: min(max, max(1, round(len * prob)))."""
+  return min(max_predictions_per_seq,
+             max(1, int(round(num_tokens * masked_lm_prob))))
+
+
+def _candidate_positions(len_a, num_tokens):
+  # All positions but [CLS] (0), the middle [SEP] (len_a + 1) and the final
+  # [SEP]. Text never tokenizes to "[CLS]"/"[SEP]" ("[" is punctuation).
+  cands = list(range(1, len_a + 1))
+  cands.extend(range(len_a + 2, num_tokens - 1))
+  return cands
+
+
+def create_masked_lm_predictions(ids, len_a, masked_lm_prob,
+                                 max_predictions_per_seq, vocab, rng,
+                                 do_whole_word_mask=False):
+  """Chooses and applies the masked-LM predictions for one instance.
+
+  Args:
+    ids: list of int, `[CLS] A [SEP] B [SEP]` token ids (not modified).
+    len_a: int, number of tokens of segment A.
+    masked_lm_prob: float.
+    max_predictions_per_seq: int.
+    vocab: MaskingVocab.
+    rng: random.Random, advanced exactly as the original advances it.
+    do_whole_word_mask: bool.
+
+  Returns:
+    (output_ids, masked_lm_positions, masked_lm_label_ids): the masked copy
+    of `ids`, the sorted masked positions and the original ids there.
+  """
+  num_tokens = len(ids)
+  num_to_predict = num_predictions(num_tokens, masked_lm_prob,
+                                   max_predictions_per_seq)
+  output = list(ids)
+  random = rng.random
+  randbelow = rng._randbelow  # pylint: disable=protected-access
+  vocab_ids = vocab.vocab_ids
+  num_vocab = len(vocab_ids)
+  mask_id = vocab.mask_id
+  positions = []
+
+  if not do_whole_word_mask:
+    cands = _candidate_positions(len_a, num_tokens)
+    rng.shuffle(cands)
+    # Candidates are distinct positions, so "already covered" never happens.
+    for index in cands[:num_to_predict]:
+      if random() < 0.8:
+        output[index] = mask_id
+      elif random() >= 0.5:
+        # randint(0, n - 1) draws exactly randbelow(n).
+        output[index] = vocab_ids[randbelow(num_vocab)]
+      positions.append(index)
+  else:
+    groups = _word_groups(ids, len_a, vocab.subword_ids)
+    rng.shuffle(groups)
+    count = 0
+    for group in groups:
+      if count >= num_to_predict:
+        break
+      if count + len(group) > num_to_predict:
+        continue
+      # Groups are disjoint, so none is ever partly covered already.
+      for index in group:
+        if random() < 0.8:
+          output[index] = mask_id
+        elif random() >= 0.5:
+          output[index] = vocab_ids[randbelow(num_vocab)]
+        positions.append(index)
+      count += len(group)
+
+  positions.sort()
+  labels = [ids[p] for p in positions]
+  return output, positions, labels
+
+
+def _word_groups(ids, len_a, subword_ids):
+  """Candidate groups for whole-word masking, in position order."""
+  groups = []
+  for index in _candidate_positions(len_a, len(ids)):
+    if groups and ids[index] in subword_ids:
+      groups[-1].append(index)
+    else:
+      groups.append([index])
+  return groups

@@ -1,0 +1,156 @@
+"""The fast Python path of FullTokenizer: same tokens, far fewer Python steps.
+
+How it stays identical to the reference (`BasicTokenizer` +
+`WordpieceTokenizer`):
+
+* Cleaning deletes NUL, U+FFFD and Cc/Cf characters (but tab, newline,
+  carriage return) with one regular expression whose character class is
+  built from `unicodedata` (`tokenization.tables`); pure-ASCII text uses a
+  small static class. Mapping whitespace to " " is unnecessary because
+  `str.split()` already splits on every character the reference turns into
+  a space (Zs, \\t, \\n, \\r) and, after cleaning, on nothing else the
+  reference would keep inside a word (U+2028/U+2029 split in both).
+* CJK characters are surrounded by spaces with one regex substitution.
+* Everything after whitespace splitting depends only on the word, so each
+  word's final word pieces are computed once (by the reference functions,
+  with pure-ASCII shortcuts) and cached.
+
+Cache memory bound: at most `max_cache_size` words (default 262,144) are
+cached; words longer than 64 characters are never cached. When the cache is
+full it is cleared and refills with the words seen next. A cached English
+word with its pieces and ids costs roughly 300-400 bytes, so the default
+bound is about 100 MB at most (typically far less: real corpora have fewer
+distinct short words).
+
+Example:
+  >>> vocab = {"[UNK]": 0, "hello": 1, "!": 2, "wor": 3, "##ld": 4}
+  >>> fast = FastWordPiecePipeline(vocab, do_lower_case=True)
+  >>> fast.tokenize("Hello\\x00 World!")
+  ['hello', 'wor', '##ld', '!']
+  >>> fast.tokenize_to_ids("Hello World!")
+  [1, 3, 4, 2]
+"""
+
+import itertools
+import re
+
+from tokenization import basic
+from tokenization import checks
+from tokenization import tables
+from tokenization import text as T
+from tokenization import vocab as V
+from tokenization import wordpiece
+
+DEFAULT_MAX_CACHE_SIZE = 1 << 18
+MAX_CACHED_WORD_CHARS = 64
+
+_ASCII_REMOVED_RE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_ASCII_WORD_RE = re.compile(r"[A-Za-z0-9]+|[^A-Za-z0-9]")
+_CJK_RE = re.compile("[%s]" % tables.char_class(tables.cjk_ranges()))
+
+_unicode_removed_re = None
+
+
+def _removed_re():
+  global _unicode_removed_re
+  if _unicode_removed_re is None:
+    _unicode_removed_re = re.compile(
+        "[%s]" % tables.char_class(tables.removed_ranges()))
+  return _unicode_removed_re
+
+
+def split_words(text):
+  """Cleaned, CJK-split, whitespace-delimited words of `text` (str/bytes)."""
+  text = T.convert_to_unicode(text)
+  if text.isascii():
+    return _ASCII_REMOVED_RE.sub("", text).split()
+  text = _removed_re().sub("", text)
+  text = _CJK_RE.sub(r" \g<0> ", text)
+  return text.split()
+
+
+class _Cache(dict):
+  """dict word -> tuple computed on a miss, cleared when full."""
+
+  def __init__(self, compute, max_size):
+    super().__init__()
+    self._compute = compute
+    self._max_size = max_size
+
+  def __missing__(self, word):
+    value = self._compute(word)
+    if len(word) <= MAX_CACHED_WORD_CHARS:
+      if len(self) >= self._max_size:
+        self.clear()
+      self[word] = value
+    return value
+
+
+class FastWordPiecePipeline(object):
+  """Text -> word pieces (or ids) with a per-word cache; see module doc."""
+
+  def __init__(self, vocab, do_lower_case=True, preserve_unused_tokens=False,
+               unk_token="[UNK]", max_input_chars_per_word=200,
+               max_cache_size=DEFAULT_MAX_CACHE_SIZE):
+    """Builds the pipeline.
+
+    Args:
+      vocab: dict token -> id (e.g. from `load_vocab`).
+      do_lower_case: bool.
+      preserve_unused_tokens: bool, keep "[unusedN]" vocab entries whole.
+      unk_token: str.
+      max_input_chars_per_word: int, longer words become `unk_token`.
+      max_cache_size: int > 0, the most words kept in each cache.
+    """
+    if max_cache_size <= 0:
+      raise ValueError("max_cache_size must be positive, got %r"
+                       % (max_cache_size,))
+    self.vocab = vocab
+    self.do_lower_case = do_lower_case
+    self.preserve_unused_tokens = preserve_unused_tokens
+    self.unk_token = unk_token
+    self.max_input_chars_per_word = max_input_chars_per_word
+    self._max_piece_chars = max((len(t) for t in vocab), default=0)
+    self._pieces = _Cache(self._word_pieces, max_cache_size)
+    self._ids = _Cache(self._word_ids, max_cache_size)
+
+  def _basic_tokens(self, word):
+    if checks.preserve_token(word, self.vocab, self.preserve_unused_tokens):
+      return [word]
+    if word.isascii():
+      if self.do_lower_case:
+        word = word.lower()
+      return _ASCII_WORD_RE.findall(word)
+    return basic.basic_word_tokens(word, self.do_lower_case)
+
+  def _word_pieces(self, word):
+    pieces = []
+    for token in self._basic_tokens(word):
+      if checks.preserve_token(token, self.vocab,
+                               self.preserve_unused_tokens):
+        pieces.append(token)
+      elif (len(token) <= self.max_input_chars_per_word
+            and token in self.vocab):
+        pieces.append(token)  # The greedy match takes the whole token.
+      else:
+        pieces.extend(wordpiece.wordpiece_word(
+            token, self.vocab, self.unk_token, self.max_input_chars_per_word,
+            self._max_piece_chars))
+    return tuple(pieces)
+
+  def _word_ids(self, word):
+    return tuple(V.convert_by_vocab(self.vocab, self._pieces[word]))
+
+  def tokenize(self, text):
+    """List of word pieces (str) of `text` (str or bytes)."""
+    return list(itertools.chain.from_iterable(
+        map(self._pieces.__getitem__, split_words(text))))
+
+  def tokenize_to_ids(self, text):
+    """List of vocabulary ids (int) of `text`'s word pieces."""
+    return list(itertools.chain.from_iterable(
+        map(self._ids.__getitem__, split_words(text))))
+
+  def cache_size(self):
+    """Number of words currently cached (pieces cache)."""
+    return len(self._pieces)

@@ -1,0 +1,27 @@
+"""The original's absl flag --preserve_unused_tokens, defined on import.
+
+Google's tokenization.py defines this flag itself, so every script importing
+it accepts `--preserve_unused_tokens=true`. We define it too (once), so the
+original command lines keep working; scripts must not define it again.
+Tokenizers take `preserve_unused_tokens=None` to mean "use the flag if flags
+are parsed, else False"; pass True/False to ignore the flag.
+"""
+
+from absl import flags
+
+FLAG_NAME = "preserve_unused_tokens"
+
+if FLAG_NAME not in flags.FLAGS:
+  flags.DEFINE_bool(
+      FLAG_NAME, False,
+      "Keep vocabulary entries [unusedN] found in the text as single tokens "
+      "instead of splitting them into word pieces.")
+
+
+def resolve_preserve_unused_tokens(value):
+  """Returns bool(value), or the flag's value when `value` is None."""
+  if value is not None:
+    return bool(value)
+  if flags.FLAGS.is_parsed():
+    return bool(flags.FLAGS[FLAG_NAME].value)
+  return False
