@@ -23,7 +23,9 @@ flags.DEFINE_string("output_dir", None, "Where figures and reports go.")
 flags.DEFINE_string("variable", "bert/embeddings/position_embeddings",
                     "Name of the [positions, hidden] table in the checkpoint.")
 flags.DEFINE_integer("max_positions", 128,
-                     "Analyse positions [0, max_positions); 0 = all.")
+                     "Analyse positions [0, max_positions); 0 = all. The "
+                     "default is cut to the table's size; an explicit value "
+                     "beyond it is an error.")
 flags.DEFINE_integer("num_components", 10,
                      "Principal components kept (probe features, curves).")
 flags.DEFINE_float("initializer_range", 0.02,
@@ -39,7 +41,8 @@ def main(_):
   if not FLAGS.output_dir:
     raise InputError("--output_dir is required")
   table, shape = position_report.load_position_table(
-      FLAGS.init_checkpoint, FLAGS.variable, FLAGS.max_positions)
+      FLAGS.init_checkpoint, FLAGS.variable, FLAGS.max_positions,
+      clip=not FLAGS["max_positions"].present)
   if FLAGS.max_pairs < 100:
     raise InputError("--max_pairs=%d: must be >= 100" % FLAGS.max_pairs)
   report = position_report.analyze_position_table(

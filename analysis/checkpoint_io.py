@@ -25,7 +25,8 @@ def resolve_checkpoint(path, flag_name="init_checkpoint"):
 
   Args:
     path: string, a checkpoint prefix such as ".../bert_model.ckpt" or
-      ".../model.ckpt-1000", or a directory with a `checkpoint` state file.
+      ".../model.ckpt-1000", one of its files, or a directory with a
+      `checkpoint` state file or exactly one checkpoint.
     flag_name: flag named in error messages.
 
   Returns:
@@ -45,10 +46,19 @@ def resolve_checkpoint(path, flag_name="init_checkpoint"):
         "convert_hf_checkpoint.py" % (flag_name, path))
   if tf.io.gfile.isdir(path):
     latest = tf.train.latest_checkpoint(path)
-    if latest is None:
-      raise InputError("--%s=%s: directory has no checkpoint (no valid "
-                       "'checkpoint' state file)" % (flag_name, path))
-    return latest
+    if latest is not None:
+      return latest
+    # No `checkpoint` state file (e.g. Google's released model folders):
+    # accept a directory holding exactly one checkpoint.
+    found = sorted(tf.io.gfile.glob(path.rstrip("/") + "/*.index"))
+    if len(found) == 1:
+      return found[0][:-len(".index")]
+    if not found:
+      raise InputError("--%s=%s: directory has no checkpoint (no *.index "
+                       "file)" % (flag_name, path))
+    raise InputError("--%s=%s: directory has %d checkpoints and no "
+                     "'checkpoint' state file; name one, e.g. %s"
+                     % (flag_name, path, len(found), found[-1][:-6]))
   if path.endswith(".index") or ".data-" in path:
     path = path[:path.rfind(".index")] if path.endswith(".index") else (
         path[:path.rfind(".data-")])

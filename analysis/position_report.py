@@ -37,13 +37,16 @@ FIGURES = {
 MIN_POSITIONS = 8
 
 
-def load_position_table(init_checkpoint, variable, max_positions):
+def load_position_table(init_checkpoint, variable, max_positions,
+                        clip=False):
   """Reads the [max_positions, hidden] table; InputError on bad input.
 
   Args:
     init_checkpoint: checkpoint prefix or directory (--init_checkpoint).
     variable: variable name (--variable).
     max_positions: int, keep rows [0, max_positions); 0 keeps all.
+    clip: if True, a max_positions beyond the table keeps all rows (for a
+      default value); if False it is an error (for an explicit flag).
 
   Returns:
     (table, full_shape): float32 array [P, hidden_size] and the stored
@@ -51,13 +54,17 @@ def load_position_table(init_checkpoint, variable, max_positions):
   """
   from analysis import checkpoint_io  # Deferred: imports TensorFlow.
   table = checkpoint_io.read_variable(init_checkpoint, variable)
-  if table.ndim != 2 or not np.issubdtype(table.dtype, np.floating):
+  # dtype.kind is "V" for bfloat16 (ml_dtypes), which converts fine.
+  if table.ndim != 2 or table.dtype.kind in "biuOSU":
     raise InputError("--variable=%s: expected a 2-D float table "
                      "[positions, hidden_size], got %s of shape %s"
                      % (variable, table.dtype, table.shape))
+  table = table.astype(np.float32)
   if max_positions < 0:
     raise InputError("--max_positions=%d: must be >= 0 (0 = all)"
                      % max_positions)
+  if clip:
+    max_positions = min(max_positions, table.shape[0])
   if max_positions > table.shape[0]:
     raise InputError("--max_positions=%d: the checkpoint's %s has only %d "
                      "positions" % (max_positions, variable, table.shape[0]))
@@ -67,7 +74,7 @@ def load_position_table(init_checkpoint, variable, max_positions):
                      % (kept.shape[0], MIN_POSITIONS))
   if not np.all(np.isfinite(kept)):
     raise InputError("--variable=%s: table has NaN or Inf values" % variable)
-  return kept.astype(np.float32), tuple(table.shape)
+  return kept, tuple(table.shape)
 
 
 def check_num_components(num_components, table):
