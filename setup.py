@@ -39,6 +39,7 @@ setup(
             "pytest>=8",
             "pytest-xdist>=3.5",
             "hypothesis>=6.100",
+            "faker>=30",  # real words in ~30 locales for tokenizer parity
             # Golden references: Google's original code under compat.v1.
             "bert-tensorflow==1.0.4",
             "tf-keras==2.21.*",

@@ -24,8 +24,11 @@ validate_case_matches_checkpoint, convert_by_vocab, ...). Modules:
 See docs/tokenization.md.
 """
 
+from absl import flags as _absl_flags
+
 from tokenization.basic import BasicTokenizer
 from tokenization.checks import preserve_token as _preserve_token
+from tokenization.checks import UNUSED_TOKEN_RE as _UNUSED_TOKEN_RE
 from tokenization.checks import validate_case_matches_checkpoint
 from tokenization.full import FullTokenizer
 from tokenization.text import convert_to_unicode
@@ -41,6 +44,8 @@ from tokenization.vocab import convert_tokens_to_ids
 from tokenization.vocab import load_vocab
 from tokenization.vocab import UnknownTokenError
 from tokenization.wordpiece import WordpieceTokenizer
+
+FLAGS = _absl_flags.FLAGS
 
 __all__ = [
     "BasicTokenizer", "FullTokenizer", "WordpieceTokenizer",

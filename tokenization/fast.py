@@ -12,8 +12,12 @@ How it stays identical to the reference (`BasicTokenizer` +
   reference would keep inside a word (U+2028/U+2029 split in both).
 * CJK characters are surrounded by spaces with one regex substitution.
 * Everything after whitespace splitting depends only on the word, so each
-  word's final word pieces are computed once (by the reference functions,
-  with pure-ASCII shortcuts) and cached.
+  word's final word pieces are computed once and cached. A new word is
+  lower-cased with `str.lower`, NFD-normalized, stripped of Mn characters
+  and split on punctuation with regexes whose classes again come from
+  `unicodedata` (pure-ASCII words use a small static regex), then split
+  by the reference WordPiece function (with its candidate length capped at
+  the vocabulary's longest entry, which cannot change the result).
 
 Cache memory bound: at most `max_cache_size` words (default 262,144) are
 cached; words longer than 64 characters are never cached. When the cache is
@@ -33,8 +37,8 @@ Example:
 
 import itertools
 import re
+import unicodedata
 
-from tokenization import basic
 from tokenization import checks
 from tokenization import tables
 from tokenization import text as T
@@ -48,15 +52,38 @@ _ASCII_REMOVED_RE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _ASCII_WORD_RE = re.compile(r"[A-Za-z0-9]+|[^A-Za-z0-9]")
 _CJK_RE = re.compile("[%s]" % tables.char_class(tables.cjk_ranges()))
 
-_unicode_removed_re = None
+_unicode_res = {}
+
+
+def _unicode_re(name):
+  """Lazily compiled regexes over Unicode classes (built on first use)."""
+  if name not in _unicode_res:
+    if name == "removed":
+      pattern = "[%s]" % tables.char_class(tables.removed_ranges())
+    elif name == "mn":
+      pattern = "[%s]" % tables.char_class(tables.nonspacing_mark_ranges())
+    else:  # "word": a punctuation char, or a run of anything else.
+      punct = tables.char_class(tables.punctuation_ranges())
+      pattern = "[%s]|[^%s]+" % (punct, punct)
+    _unicode_res[name] = re.compile(pattern)
+  return _unicode_res[name]
 
 
 def _removed_re():
-  global _unicode_removed_re
-  if _unicode_removed_re is None:
-    _unicode_removed_re = re.compile(
-        "[%s]" % tables.char_class(tables.removed_ranges()))
-  return _unicode_removed_re
+  return _unicode_re("removed")
+
+
+def basic_word_tokens(word, do_lower_case):
+  """Same as `basic.basic_word_tokens`, with regexes instead of char loops."""
+  if word.isascii():
+    return _ASCII_WORD_RE.findall(word.lower() if do_lower_case else word)
+  if do_lower_case:
+    word = _unicode_re("mn").sub(
+        "", unicodedata.normalize("NFD", word.lower()))
+  tokens = []
+  for piece in _unicode_re("word").findall(word):
+    tokens.extend(piece.split())
+  return tokens
 
 
 def split_words(text):
@@ -84,6 +111,25 @@ class _Cache(dict):
         self.clear()
       self[word] = value
     return value
+
+
+def basic_tokenizer(do_lower_case=True, max_cache_size=DEFAULT_MAX_CACHE_SIZE):
+  """A cached function text -> basic tokens, equal to BasicTokenizer's.
+
+  (Without [unusedN] preservation.)
+
+  Example:
+    >>> basic_tokenizer(True)(u"Hello, WORLD")
+    ['hello', ',', 'world']
+  """
+  def compute(word):
+    return tuple(basic_word_tokens(word, do_lower_case))
+  cache = _Cache(compute, max_cache_size)
+
+  def tokenize(text):
+    return list(itertools.chain.from_iterable(
+        map(cache.__getitem__, split_words(text))))
+  return tokenize
 
 
 class FastWordPiecePipeline(object):
@@ -117,11 +163,7 @@ class FastWordPiecePipeline(object):
   def _basic_tokens(self, word):
     if checks.preserve_token(word, self.vocab, self.preserve_unused_tokens):
       return [word]
-    if word.isascii():
-      if self.do_lower_case:
-        word = word.lower()
-      return _ASCII_WORD_RE.findall(word)
-    return basic.basic_word_tokens(word, self.do_lower_case)
+    return basic_word_tokens(word, self.do_lower_case)
 
   def _word_pieces(self, word):
     pieces = []

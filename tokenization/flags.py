@@ -15,7 +15,10 @@ if FLAG_NAME not in flags.FLAGS:
   flags.DEFINE_bool(
       FLAG_NAME, False,
       "Keep vocabulary entries [unusedN] found in the text as single tokens "
-      "instead of splitting them into word pieces.")
+      "instead of splitting them into word pieces.",
+      # The original bert.tokenization defines the same flag; letting it
+      # override ours makes importing both, in any order, work.
+      allow_override=True)
 
 
 def resolve_preserve_unused_tokens(value):

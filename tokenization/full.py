@@ -25,6 +25,7 @@ Example:
 from absl import logging
 
 from tokenization import basic
+from tokenization import checks
 from tokenization import fast
 from tokenization import flags as tok_flags
 from tokenization import vocab as V
@@ -75,7 +76,7 @@ class FullTokenizer(object):
     """Word pieces of `text` by the plain reference path (no cache)."""
     pieces = []
     for token in self.basic_tokenizer.tokenize(text):
-      if basic.checks.preserve_token(token, self.vocab,
+      if checks.preserve_token(token, self.vocab,
                                      self.preserve_unused_tokens):
         pieces.append(token)
       else:

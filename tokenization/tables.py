@@ -59,38 +59,56 @@ def char_class(ranges, escape="python"):
   return "".join(parts)
 
 
+def ranges_of(code_points):
+  """Inclusive ranges [(lo, hi)] covering a sorted list of code points."""
+  ranges = []
+  for cp in code_points:
+    if ranges and ranges[-1][1] == cp - 1:
+      ranges[-1] = (ranges[-1][0], cp)
+    else:
+      ranges.append((cp, cp))
+  return ranges
+
+
+def _with_category(categories):
+  """Sorted code points whose category is in `categories` (a set of str)."""
+  return [cp for cp, cat in enumerate(_categories()) if cat in categories]
+
+
 @functools.lru_cache(maxsize=None)
 def _categories():
-  return [unicodedata.category(chr(cp)) for cp in range(sys.maxunicode + 1)]
+  return list(map(unicodedata.category, map(chr, range(sys.maxunicode + 1))))
 
 
 @functools.lru_cache(maxsize=None)
 def removed_ranges():
   """Code points the cleaning step deletes: NUL, U+FFFD, Cc/Cf but \\t\\n\\r."""
-  cats = _categories()
-  keep = (0x09, 0x0A, 0x0D)
-  return code_point_ranges(
-      lambda cp: cp == 0 or cp == 0xFFFD or (
-          cats[cp] in ("Cc", "Cf") and cp not in keep))
+  control = set(_with_category({"Cc", "Cf"}))
+  control -= {0x09, 0x0A, 0x0D}
+  return ranges_of(sorted(control | {0, 0xFFFD}))
 
 
 @functools.lru_cache(maxsize=None)
 def whitespace_ranges():
   """Code points the cleaning step turns into a space: \\t\\n\\r, " ", Zs."""
-  cats = _categories()
-  return code_point_ranges(
-      lambda cp: cp in (0x09, 0x0A, 0x0D, 0x20) or cats[cp] == "Zs")
+  spaces = set(_with_category({"Zs"}))
+  return ranges_of(sorted(spaces | {0x09, 0x0A, 0x0D, 0x20}))
 
 
 @functools.lru_cache(maxsize=None)
 def punctuation_ranges():
   """Code points split off as punctuation (ASCII symbols and P*)."""
-  cats = _categories()
-  ascii_punct = set()
+  punct = set(_with_category(
+      {"Pc", "Pd", "Pe", "Pf", "Pi", "Po", "Ps"}))
   for lo, hi in T.ASCII_PUNCTUATION_RANGES:
-    ascii_punct.update(range(lo, hi + 1))
-  return code_point_ranges(
-      lambda cp: cp in ascii_punct or cats[cp].startswith("P"))
+    punct.update(range(lo, hi + 1))
+  return ranges_of(sorted(punct))
+
+
+@functools.lru_cache(maxsize=None)
+def nonspacing_mark_ranges():
+  """Code points of category Mn, which accent stripping removes."""
+  return ranges_of(_with_category({"Mn"}))
 
 
 def cjk_ranges():

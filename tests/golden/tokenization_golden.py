@@ -47,8 +47,10 @@ def main(spec_path, out_path):
         ids.append(tokenizer.convert_tokens_to_ids(pieces))
       except KeyError:
         ids.append(None)
-    results.append({"tokens": tokens, "ids": ids,
-                    "vocab_size": len(tokenizer.vocab)})
+    result = {"tokens": tokens, "ids": ids}
+    if run.get("dump_vocab"):
+      result["vocab"] = [[k, v] for k, v in tokenizer.vocab.items()]
+    results.append(result)
   with open(out_path, "w") as f:
     json.dump({"runs": results}, f)
 

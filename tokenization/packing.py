@@ -1,0 +1,87 @@
+"""In-graph packing of token ids into BERT inputs, as the original scripts do.
+
+`pack_inputs(ids_a, ids_b, max_seq_length, cls_id, sep_id)` builds
+`[CLS] a [SEP]` or `[CLS] a [SEP] b [SEP]`, zero-padded to `max_seq_length`,
+with `input_mask` and `segment_ids`, exactly like run_classifier.py's
+`convert_single_example`: a single sequence keeps its first
+`max_seq_length - 2` ids; a pair is truncated by `_truncate_seq_pair`'s rule
+(remove the last id of the longer sequence, of the second one on ties, until
+the pair fits `max_seq_length - 3`), computed here in closed form:
+
+  keep_a = min(len_a, max(budget - len_b, ceil(budget / 2)))
+  keep_b = min(len_b, max(budget - len_a, floor(budget / 2)))
+
+Example:
+  >>> import tensorflow as tf
+  >>> a = tf.ragged.constant([[5, 6, 7, 8]], dtype=tf.int64)
+  >>> b = tf.ragged.constant([[9, 10]], dtype=tf.int64)
+  >>> out = pack_inputs(a, b, max_seq_length=7, cls_id=101, sep_id=102)
+  >>> out["input_ids"].numpy().tolist(), out["segment_ids"].numpy().tolist()
+  ([[101, 5, 6, 102, 9, 10, 102]], [[0, 0, 0, 0, 1, 1, 1]])
+"""
+
+import tensorflow as tf
+
+
+def truncated_lengths(len_a, len_b, budget):
+  """Lengths kept by the original's pair truncation (int Tensors [batch])."""
+  total = len_a + len_b
+  keep_a = tf.minimum(len_a, tf.maximum(budget - len_b, (budget + 1) // 2))
+  keep_b = tf.minimum(len_b, tf.maximum(budget - len_a, budget // 2))
+  return (tf.where(total > budget, keep_a, len_a),
+          tf.where(total > budget, keep_b, len_b))
+
+
+def pack_inputs(ids_a, ids_b=None, max_seq_length=128, cls_id=101,
+                sep_id=102):
+  """Packs ragged ids into dense BERT features.
+
+  Args:
+    ids_a: int RaggedTensor [batch, (tokens)], e.g. InGraphTokenizer output.
+    ids_b: optional int RaggedTensor [batch, (tokens)], the second segment.
+    max_seq_length: int, the padded length.
+    cls_id, sep_id: ids of [CLS] and [SEP].
+
+  Returns:
+    dict of int32 Tensors of shape [batch, max_seq_length]: "input_ids",
+    "input_mask", "segment_ids".
+  """
+  ids_a = tf.cast(ids_a, tf.int64)
+  len_a = ids_a.row_lengths()
+  cls, sep = _column(ids_a, cls_id), _column(ids_a, sep_id)
+  if ids_b is None:
+    keep_a = tf.minimum(len_a, max_seq_length - 2)
+    pieces = [cls, _prefix(ids_a, keep_a), sep]
+    segments = [0, 0, 0]
+  else:
+    ids_b = tf.cast(ids_b, tf.int64)
+    keep_a, keep_b = truncated_lengths(
+        len_a, ids_b.row_lengths(), tf.constant(max_seq_length - 3, tf.int64))
+    pieces = [cls, _prefix(ids_a, keep_a), sep, _prefix(ids_b, keep_b), sep]
+    segments = [0, 0, 0, 1, 1]
+  ids = tf.concat(pieces, axis=1)
+  seg = tf.concat([tf.zeros_like(p) + s for p, s in zip(pieces, segments)],
+                  axis=1)
+  shape = [None, max_seq_length]
+  input_ids = ids.to_tensor(default_value=0, shape=shape)
+  return {
+      "input_ids": tf.cast(input_ids, tf.int32),
+      "input_mask": tf.cast(
+          tf.ones_like(ids).to_tensor(default_value=0, shape=shape),
+          tf.int32),
+      "segment_ids": tf.cast(seg.to_tensor(default_value=0, shape=shape),
+                             tf.int32),
+  }
+
+
+def _prefix(ids, lengths):
+  """The first `lengths[i]` ids of each row."""
+  return tf.ragged.boolean_mask(
+      ids, tf.ragged.range(ids.row_lengths()) < tf.expand_dims(lengths, 1))
+
+
+def _column(ids, token_id):
+  """A ragged column of `token_id`, one per row of `ids`."""
+  return tf.RaggedTensor.from_row_lengths(
+      tf.fill([ids.nrows()], tf.cast(token_id, tf.int64)),
+      tf.ones([ids.nrows()], tf.int64))
