@@ -17,12 +17,15 @@ Example:
   >>> exact_match_score("The Eiffel Tower!", "eiffel tower")
   1
   >>> round(f1_score("in the year 1889", "1889"), 4)
-  0.6667
+  0.5
 """
 
 import collections
+import json
 import re
 import string
+
+from common import InputError
 
 _PUNCT = frozenset(string.punctuation)
 _ARTICLES = re.compile(r"\b(a|an|the)\b", re.UNICODE)
@@ -98,6 +101,9 @@ def evaluate_v1(dataset, predictions):
     if qas_id not in predictions:
       continue
     golds = [a["text"] for a in qa["answers"]]
+    if not golds:
+      raise InputError("question %r has no gold answer; SQuAD 1.1 scoring "
+                       "needs one (use the 2.0 definitions)" % qas_id)
     pred = predictions[qas_id]
     exact += max(exact_match_score(pred, g) for g in golds)
     f1 += max(f1_score(pred, g) for g in golds)
@@ -195,3 +201,66 @@ def evaluate_v2(dataset, predictions, na_probs=None, na_prob_thresh=1.0):
     out["best_f1"], out["best_f1_thresh"] = _best_thresh(
         preds, f1_raw, na_probs, has_ans)
   return out
+
+
+def _load(path, flag, what):
+  try:
+    with open(path, encoding="utf-8") as f:
+      return json.load(f)
+  except FileNotFoundError:
+    raise InputError("--%s=%s: file not found" % (flag, path))
+  except (OSError, ValueError) as e:
+    raise InputError("--%s=%s: cannot read %s: %s" % (flag, path, what, e))
+
+
+def evaluate_files(data_file, pred_file, na_prob_file=None,
+                   na_prob_thresh=1.0, version="auto"):
+  """Scores a predictions file against a SQuAD file.
+
+  Args:
+    data_file: SQuAD JSON with gold answers.
+    pred_file: JSON {qas_id: text}.
+    na_prob_file: optional JSON {qas_id: float} (v2 only).
+    na_prob_thresh: float (v2).
+    version: "1.1", "2.0" or "auto" (2.0 iff any question has
+      "is_impossible").
+
+  Returns:
+    dict of metrics (see evaluate_v1 / evaluate_v2).
+
+  Raises:
+    InputError: unreadable or malformed files.
+  """
+  dataset = _load(data_file, "data_file", "SQuAD JSON")
+  if not isinstance(dataset, dict) or not isinstance(dataset.get("data"),
+                                                     list):
+    raise InputError("--data_file=%s: not a SQuAD file (no 'data' list)"
+                     % data_file)
+  data = dataset["data"]
+  predictions = _load(pred_file, "pred_file", "predictions JSON")
+  if not isinstance(predictions, dict) or not all(
+      isinstance(v, str) for v in predictions.values()):
+    raise InputError("--pred_file=%s: expected a JSON object {question id: "
+                     "answer text}" % pred_file)
+  na_probs = None
+  if na_prob_file:
+    na_probs = _load(na_prob_file, "na_prob_file", "no-answer scores")
+    if not isinstance(na_probs, dict) or not all(
+        isinstance(v, (int, float)) for v in na_probs.values()):
+      raise InputError("--na_prob_file=%s: expected a JSON object {question "
+                       "id: number}" % na_prob_file)
+  try:
+    use_v2 = (version == "2.0" or
+              (version == "auto" and is_version_2(data)))
+    if use_v2:
+      return evaluate_v2(data, predictions, na_probs, na_prob_thresh)
+    if na_probs is not None:
+      raise InputError("--na_prob_file is only used with SQuAD 2.0 data")
+    return evaluate_v1(data, predictions)
+  except (KeyError, TypeError) as e:
+    raise InputError("--data_file=%s: malformed SQuAD entry (%r)" % (
+        data_file, e))
+  except InputError as e:
+    if str(e).startswith("--"):
+      raise
+    raise InputError("--data_file=%s: %s" % (data_file, e))

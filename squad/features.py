@@ -9,7 +9,7 @@ The question is cut to `max_query_length` tokens; the window holds at most
 `max_seq_length - len(question) - 3` context tokens and successive windows
 start `min(window length, doc_stride)` tokens apart. A context token that
 appears in several windows is scored only in the window where it has the most
-context (`check_is_max_context`). In training, answer positions point into the
+context (see `squad.windows`). In training, answer positions point into the
 window, or to [CLS] (position 0) when the answer is not inside the window or
 the question is unanswerable.
 
@@ -21,14 +21,14 @@ Example:
   ...                              output_fn=feats.append)  # doctest: +SKIP
 """
 
-import collections
-
 from absl import logging
+
+from squad.windows import make_doc_spans
+from squad.windows import max_context_span_indexes
 
 # The original numbers features from this value upwards.
 FIRST_UNIQUE_ID = 1000000000
 
-DocSpan = collections.namedtuple("DocSpan", ["start", "length"])
 
 
 class InputFeatures(object):
@@ -89,54 +89,6 @@ def improve_answer_span(doc_tokens, input_start, input_end, tokenizer,
       if " ".join(doc_tokens[new_start:(new_end + 1)]) == tok_answer_text:
         return new_start, new_end
   return input_start, input_end
-
-
-def check_is_max_context(doc_spans, cur_span_index, position):
-  """Whether window `cur_span_index` is the best one to score a token in.
-
-  A token's context in a window is min(#tokens left of it, #tokens right of
-  it) + 0.01 * window length; the first window with the highest score wins.
-
-  Args:
-    doc_spans: list of DocSpan.
-    cur_span_index: int, the window asked about.
-    position: int, the token's index in the tokenized context.
-
-  Returns:
-    bool.
-  """
-  best_score = None
-  best_span_index = None
-  for span_index, doc_span in enumerate(doc_spans):
-    end = doc_span.start + doc_span.length - 1
-    if position < doc_span.start or position > end:
-      continue
-    score = (min(position - doc_span.start, end - position) +
-             0.01 * doc_span.length)
-    if best_score is None or score > best_score:
-      best_score = score
-      best_span_index = span_index
-  return cur_span_index == best_span_index
-
-
-def make_doc_spans(num_tokens, max_tokens_for_doc, doc_stride):
-  """Sliding windows over `num_tokens` context tokens.
-
-  Returns:
-    list of DocSpan(start, length); empty if num_tokens == 0.
-  """
-  if max_tokens_for_doc < 1:
-    raise ValueError("no room for context tokens in the sequence "
-                     "(max_tokens_for_doc=%d)" % max_tokens_for_doc)
-  doc_spans = []
-  start_offset = 0
-  while start_offset < num_tokens:
-    length = min(num_tokens - start_offset, max_tokens_for_doc)
-    doc_spans.append(DocSpan(start=start_offset, length=length))
-    if start_offset + length == num_tokens:
-      break
-    start_offset += min(length, doc_stride)
-  return doc_spans
 
 
 def _tokenize_context(doc_tokens, tokenizer):
@@ -200,6 +152,8 @@ def convert_examples_to_features(examples, tokenizer, max_seq_length,
     max_tokens_for_doc = max_seq_length - len(query_tokens) - 3
     doc_spans = make_doc_spans(len(all_doc_tokens), max_tokens_for_doc,
                                doc_stride)
+    max_context_span = max_context_span_indexes(doc_spans,
+                                                len(all_doc_tokens))
 
     for doc_span_index, doc_span in enumerate(doc_spans):
       tokens = ["[CLS]"] + query_tokens + ["[SEP]"]
@@ -209,8 +163,8 @@ def convert_examples_to_features(examples, tokenizer, max_seq_length,
       for i in range(doc_span.length):
         split_token_index = doc_span.start + i
         token_to_orig_map[len(tokens)] = tok_to_orig_index[split_token_index]
-        token_is_max_context[len(tokens)] = check_is_max_context(
-            doc_spans, doc_span_index, split_token_index)
+        token_is_max_context[len(tokens)] = (
+            max_context_span[split_token_index] == doc_span_index)
         tokens.append(all_doc_tokens[split_token_index])
         segment_ids.append(1)
       tokens.append("[SEP]")

@@ -2,7 +2,8 @@
 
 Records hold the original's tf.train.Example fields: int64 "unique_ids",
 "input_ids", "input_mask", "segment_ids" and, for training, "start_positions",
-"end_positions", "is_impossible". Files are written atomically.
+"end_positions", "is_impossible". Files are written atomically and
+deterministically (same features -> same bytes).
 
 Example:
   >>> writer = FeatureWriter("/tmp/eval.tf_record", is_training=False)  # doctest: +SKIP
@@ -15,7 +16,6 @@ import collections
 import tensorflow as tf
 
 from common import atomic_path
-from common import InputError
 
 
 def _int_feature(values):
@@ -55,8 +55,11 @@ class FeatureWriter(object):
   def process_feature(self, feature):
     """Appends one InputFeatures."""
     self.num_features += 1
-    self._writer.write(
-        feature_to_example(feature, self.is_training).SerializeToString())
+    # deterministic=True: map fields in key order, so the same features give
+    # the same bytes in every run (plain serialization orders them by a
+    # per-process hash).
+    self._writer.write(feature_to_example(
+        feature, self.is_training).SerializeToString(deterministic=True))
 
   def close(self):
     """Finishes the file and moves it to `filename`."""
@@ -82,18 +85,6 @@ def name_to_features(seq_length, is_training):
     spec["start_positions"] = tf.io.FixedLenFeature([], tf.int64)
     spec["end_positions"] = tf.io.FixedLenFeature([], tf.int64)
   return spec
-
-
-def check_record_file(input_file, seq_length, is_training):
-  """Raises InputError unless the first record parses with `seq_length`."""
-  spec = name_to_features(seq_length, is_training)
-  try:
-    for record in tf.data.TFRecordDataset(input_file).take(1):
-      tf.io.parse_single_example(record, spec)
-  except (tf.errors.InvalidArgumentError, tf.errors.DataLossError) as e:
-    raise InputError(
-        "%s: record 0 does not match max_seq_length=%d (%s)" % (
-            input_file, seq_length, str(e).splitlines()[0][:200]))
 
 
 def input_fn_builder(input_file, seq_length, is_training, drop_remainder):

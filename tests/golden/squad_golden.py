@@ -6,13 +6,18 @@ JOB.json is a list of cases:
   {"kind": "features", "data_file", "vocab_file", "do_lower_case",
    "max_seq_length", "doc_stride", "max_query_length", "is_training",
    "version_2"}
-  {"kind": "predict", ... the fields above with is_training false, plus
-   "logits_file" (JSON {unique_id: [start_logits, end_logits]}),
+  {"kind": "logits", "bert_config_file", "init_checkpoint", "input_ids",
+   "input_mask", "segment_ids"}: the original create_model's start/end
+   logits for those inputs, restored as the original model_fn does.
+  A "features" case with is_training false may list "predictions": each
+  {"logits_file" (JSON {unique_id: [start_logits, end_logits]}),
    "n_best_size", "max_answer_length", "null_score_diff_threshold",
-   "output_dir"}
+   "output_dir"} runs the original write_predictions on its features.
+A "features" case with "record_file" also writes the features there with
+the original FeatureWriter.
 OUT.json is a list with, per case, the features (all InputFeatures fields;
-dict keys as strings) and the examples, or for "predict" whether the
-original raised (its exception type); prediction files go to output_dir.
+dict keys as strings), the examples and, per prediction, None or the type of
+the exception the original raised; prediction files go to output_dir.
 """
 
 import json
@@ -45,41 +50,82 @@ def _examples_json(examples):
            "is_impossible": e.is_impossible} for e in examples]
 
 
+def run_logits(rs, case):
+  tf = original.tf
+  modeling = rs.modeling
+  graph = tf.Graph()
+  with graph.as_default():
+    bert_config = modeling.BertConfig.from_json_file(case["bert_config_file"])
+    seq = len(case["input_ids"][0])
+    ids = tf.placeholder(tf.int32, [None, seq])
+    mask = tf.placeholder(tf.int32, [None, seq])
+    segs = tf.placeholder(tf.int32, [None, seq])
+    start, end = rs.create_model(bert_config, False, ids, mask, segs, False)
+    assignment_map, _ = modeling.get_assignment_map_from_checkpoint(
+        tf.trainable_variables(), case["init_checkpoint"])
+    tf.train.init_from_checkpoint(case["init_checkpoint"], assignment_map)
+    with tf.Session() as sess:
+      sess.run(tf.global_variables_initializer())
+      s, e = sess.run([start, end], feed_dict={
+          ids: case["input_ids"], mask: case["input_mask"],
+          segs: case["segment_ids"]})
+  return {"start_logits": s.tolist(), "end_logits": e.tolist(),
+          "num_restored": len(assignment_map)}
+
+
 def run_case(rs, case):
+  if case["kind"] == "logits":
+    return run_logits(rs, case)
   flags = rs.FLAGS
   flags.version_2_with_negative = case["version_2"]
-  flags.null_score_diff_threshold = case.get("null_score_diff_threshold", 0.0)
   flags.verbose_logging = False
   tokenizer = rs.tokenization.FullTokenizer(
       vocab_file=case["vocab_file"], do_lower_case=case["do_lower_case"])
   examples = rs.read_squad_examples(case["data_file"],
                                     is_training=case["is_training"])
   features = []
+  writer = None
+  if case.get("record_file"):
+    writer = rs.FeatureWriter(case["record_file"], case["is_training"])
+
+  def output_fn(feature):
+    features.append(feature)
+    if writer is not None:
+      writer.process_feature(feature)
+
   rs.convert_examples_to_features(
       examples=examples, tokenizer=tokenizer,
       max_seq_length=case["max_seq_length"], doc_stride=case["doc_stride"],
       max_query_length=case["max_query_length"],
-      is_training=case["is_training"], output_fn=features.append)
+      is_training=case["is_training"], output_fn=output_fn)
+  if writer is not None:
+    writer.close()
   result = {"examples": _examples_json(examples),
             "features": _features_json(features)}
-  if case["kind"] == "predict":
-    with open(case["logits_file"]) as f:
-      logits = json.load(f)
-    raw = [rs.RawResult(unique_id=int(uid), start_logits=v[0],
-                        end_logits=v[1]) for uid, v in logits.items()]
-    out_dir = case["output_dir"]
-    os.makedirs(out_dir, exist_ok=True)
-    try:
-      rs.write_predictions(
-          examples, features, raw, case["n_best_size"],
-          case["max_answer_length"], case["do_lower_case"],
-          os.path.join(out_dir, "predictions.json"),
-          os.path.join(out_dir, "nbest_predictions.json"),
-          os.path.join(out_dir, "null_odds.json"))
-      result["crashed"] = None
-    except Exception as e:  # pylint: disable=broad-except
-      result["crashed"] = type(e).__name__
+  result["predictions"] = [
+      _write_predictions(rs, case, examples, features, p)
+      for p in case.get("predictions", [])]
   return result
+
+
+def _write_predictions(rs, case, examples, features, p):
+  """Runs the original write_predictions; returns the exception type name."""
+  rs.FLAGS.null_score_diff_threshold = p["null_score_diff_threshold"]
+  with open(p["logits_file"]) as f:
+    logits = json.load(f)
+  raw = [rs.RawResult(unique_id=int(uid), start_logits=v[0], end_logits=v[1])
+         for uid, v in logits.items()]
+  out_dir = p["output_dir"]
+  os.makedirs(out_dir, exist_ok=True)
+  try:
+    rs.write_predictions(
+        examples, features, raw, p["n_best_size"], p["max_answer_length"],
+        case["do_lower_case"], os.path.join(out_dir, "predictions.json"),
+        os.path.join(out_dir, "nbest_predictions.json"),
+        os.path.join(out_dir, "null_odds.json"))
+    return None
+  except Exception as e:  # pylint: disable=broad-except
+    return type(e).__name__
 
 
 def main(job_file, out_file):

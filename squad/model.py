@@ -1,0 +1,72 @@
+"""The SQuAD model: BERT encoder + span head (start/end logits per token).
+
+Variables carry the original names: bert/... and cls/squad/output_weights
+[2, hidden_size], cls/squad/output_bias [2], so checkpoints of the original
+run_squad.py load directly and ours load in the original.
+
+Example:
+  >>> import modeling, tensorflow as tf
+  >>> cfg = modeling.BertConfig(vocab_size=30, hidden_size=8,
+  ...     num_hidden_layers=1, num_attention_heads=2, intermediate_size=16)
+  >>> model = SquadModel(cfg)
+  >>> start, end = model({"input_ids": tf.ones([2, 5], tf.int32)})
+  >>> start.shape
+  TensorShape([2, 5])
+"""
+
+import keras
+
+import modeling
+
+
+class SquadModel(keras.Model):
+  """BertModel + modeling.SquadHead.
+
+  Args:
+    bert_config: modeling.BertConfig.
+    use_one_hot_embeddings: bool, one-hot word embedding lookup (TPU style).
+  """
+
+  def __init__(self, bert_config, use_one_hot_embeddings=False, **kwargs):
+    kwargs.setdefault("name", "squad_model")
+    super().__init__(**kwargs)
+    self.bert_config = bert_config
+    self.use_one_hot_embeddings = use_one_hot_embeddings
+    self.bert = modeling.BertModel(
+        bert_config, use_one_hot_embeddings=use_one_hot_embeddings)
+    self.span_head = modeling.SquadHead(
+        hidden_size=bert_config.hidden_size,
+        initializer_range=bert_config.initializer_range)
+
+  def call(self, features, training=False):
+    """Computes span logits.
+
+    Args:
+      features: dict with int "input_ids", "input_mask" and "segment_ids"
+        (or "token_type_ids"), each [batch_size, seq_length].
+      training: bool, dropout on.
+
+    Returns:
+      (start_logits, end_logits): float32 Tensors [batch_size, seq_length].
+    """
+    inputs = {"input_ids": features["input_ids"]}
+    if "input_mask" in features:
+      inputs["input_mask"] = features["input_mask"]
+    if "segment_ids" in features:
+      inputs["token_type_ids"] = features["segment_ids"]
+    elif "token_type_ids" in features:
+      inputs["token_type_ids"] = features["token_type_ids"]
+    outputs = self.bert(inputs, training=training)
+    return self.span_head(outputs["sequence_output"])
+
+  def get_config(self):
+    return {"bert_config": self.bert_config.to_dict(),
+            "use_one_hot_embeddings": self.use_one_hot_embeddings,
+            "name": self.name}
+
+  @classmethod
+  def from_config(cls, config):
+    config = dict(config)
+    config["bert_config"] = modeling.BertConfig.from_dict(
+        config["bert_config"])
+    return cls(**config)

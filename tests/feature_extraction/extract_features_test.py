@@ -1,0 +1,183 @@
+"""extract_features: golden parity with the original, pooling, bad input.
+
+The golden subprocess writes a random checkpoint with tf.compat.v1 Saver and
+the original's JSON lines for it; our script must produce the same file.
+"""
+
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from common import InputError
+import feature_extraction
+from tests.golden import REPO_ROOT
+from tests.golden import run_golden
+from tests.squad import fixture_data
+
+CONFIG = {"vocab_size": 30522, "hidden_size": 32, "num_hidden_layers": 3,
+          "num_attention_heads": 4, "intermediate_size": 48,
+          "hidden_act": "gelu", "hidden_dropout_prob": 0.1,
+          "attention_probs_dropout_prob": 0.1, "max_position_embeddings": 40,
+          "type_vocab_size": 2, "initializer_range": 0.02}
+LAYERS = "-1,0,-3,1"
+MAX_SEQ = 24
+LINES = [
+    "Who was Jim Henson ? ||| Jim Henson was a puppeteer",
+    "The quick brown fox jumps over the lazy dog.",
+    "",
+    "Café naïve résumé — 北京是中国的首都。",
+    "a ||| b ||| c",
+    "This sentence is much longer than the maximum sequence length allows, "
+    "so the original truncates it to fit into twenty four word pieces.",
+    "Two long halves: the first one keeps going and going on ||| while the "
+    "second one is short",
+    "   padded with spaces and a tab\t",
+]
+
+
+def _script_env():
+  env = dict(os.environ)
+  env["PYTHONPATH"] = REPO_ROOT + os.pathsep + env.get("PYTHONPATH", "")
+  env["CUDA_VISIBLE_DEVICES"] = ""
+  env["TF_CPP_MIN_LOG_LEVEL"] = "2"
+  return env
+
+
+def _run_script(args):
+  return subprocess.run(
+      [sys.executable, os.path.join(REPO_ROOT, "extract_features.py")] + args,
+      cwd=REPO_ROOT, env=_script_env(), capture_output=True, text=True,
+      timeout=300, check=False)
+
+
+@pytest.fixture(scope="module")
+def setup(tmp_path_factory):
+  tmp = tmp_path_factory.mktemp("extract")
+  config = str(tmp / "bert_config.json")
+  with open(config, "w") as f:
+    json.dump(CONFIG, f)
+  input_file = str(tmp / "input.txt")
+  with open(input_file, "w", encoding="utf-8") as f:
+    f.write("\n".join(LINES) + "\n")
+  ckpt = str(tmp / "ckpt" / "bert_model.ckpt")
+  os.makedirs(os.path.dirname(ckpt))
+  golden_out = str(tmp / "golden.jsonl")
+  run_golden("tests.golden.extract_features_golden", config,
+             fixture_data.real_vocab_file(), input_file, LAYERS, MAX_SEQ, "1",
+             ckpt, golden_out)
+  return dict(tmp=tmp, config=config, input_file=input_file, ckpt=ckpt,
+              golden=golden_out, vocab=fixture_data.real_vocab_file())
+
+
+def _load(path):
+  with open(path, encoding="utf-8") as f:
+    return [json.loads(line) for line in f]
+
+
+def _common_flags(s, output_file):
+  return ["--input_file=" + s["input_file"], "--output_file=" + output_file,
+          "--vocab_file=" + s["vocab"], "--bert_config_file=" + s["config"],
+          "--init_checkpoint=" + s["ckpt"], "--layers=" + LAYERS,
+          "--max_seq_length=%d" % MAX_SEQ]
+
+
+def test_script_output_equals_original(setup):
+  out = str(setup["tmp"] / "ours.jsonl")
+  proc = _run_script(_common_flags(setup, out) + ["--batch_size=3"])
+  assert proc.returncode == 0, proc.stderr[-3000:]
+  ours, theirs = _load(out), _load(setup["golden"])
+  assert len(ours) == len(theirs) == len(LINES)
+  same = total = 0
+  for a, b in zip(ours, theirs):
+    assert list(a) == ["linex_index", "features"]
+    assert a["linex_index"] == b["linex_index"]
+    assert [t["token"] for t in a["features"]] == \
+        [t["token"] for t in b["features"]]
+    for ta, tb in zip(a["features"], b["features"]):
+      assert [l["index"] for l in ta["layers"]] == \
+          [l["index"] for l in tb["layers"]] == [-1, 0, -3, 1]
+      for la, lb in zip(ta["layers"], tb["layers"]):
+        va, vb = np.array(la["values"]), np.array(lb["values"])
+        assert va.shape == (CONFIG["hidden_size"],)
+        np.testing.assert_allclose(va, vb, rtol=0, atol=3e-6)
+        same += int(np.sum(va == vb))
+        total += va.size
+  # Values differ only by float32 round-off, which flips the 6th decimal of
+  # a few percent of them; the rest is the same text.
+  assert same / total > 0.85
+  # Pair lines use token type 1 after the first [SEP]; the golden covers it.
+  assert ours[0]["features"][0]["token"] == "[CLS]"
+  assert sum(t["token"] == "[SEP]" for t in ours[0]["features"]) == 2
+
+
+def test_pooling_cls_and_mean(setup):
+  per_token = _load(setup["golden"])
+  for pooling in ("cls", "mean"):
+    out = str(setup["tmp"] / ("pooled_%s.jsonl" % pooling))
+    n = feature_extraction.extract_to_file(
+        input_file=setup["input_file"], output_file=out,
+        bert_config_file=setup["config"], init_checkpoint=setup["ckpt"],
+        vocab_file=setup["vocab"], layers="-1,-2", max_seq_length=MAX_SEQ,
+        batch_size=5, pooling=pooling)
+    lines = _load(out)
+    assert n == len(lines) == len(LINES)
+    for line, ref in zip(lines, per_token):
+      assert list(line) == ["linex_index", "pooling", "layers"]
+      assert line["pooling"] == pooling
+      assert [l["index"] for l in line["layers"]] == [-1, -2]
+      vectors = np.array([t["layers"][0]["values"] for t in ref["features"]])
+      want = vectors[0] if pooling == "cls" else vectors.mean(axis=0)
+      np.testing.assert_allclose(line["layers"][0]["values"], want,
+                                 atol=1e-5)
+
+
+@pytest.mark.parametrize("change,message", [
+    (dict(layers="-1,x"), "--layers=-1,x"),
+    (dict(layers="-1,5"), "layer 5 does not exist"),
+    (dict(input_file="/nonexistent/in.txt"), "--input_file=/nonexistent"),
+    (dict(pooling="max"), "--pooling=max"),
+    (dict(max_seq_length=4096), "max_position_embeddings"),
+    (dict(init_checkpoint="/nonexistent/ckpt"), "--init_checkpoint"),
+])
+def test_bad_inputs_raise_clear_errors(setup, change, message):
+  kwargs = dict(
+      input_file=setup["input_file"],
+      output_file=str(setup["tmp"] / "bad.jsonl"),
+      bert_config_file=setup["config"], init_checkpoint=setup["ckpt"],
+      vocab_file=setup["vocab"], layers="-1", max_seq_length=MAX_SEQ)
+  kwargs.update(change)
+  with pytest.raises(InputError, match=message.replace("|", r"\|")):
+    feature_extraction.extract_to_file(**kwargs)
+  assert not os.path.exists(kwargs["output_file"])
+
+
+def test_checkpoint_of_another_shape_is_rejected(setup):
+  config = dict(CONFIG, hidden_size=48, intermediate_size=64)
+  path = str(setup["tmp"] / "other_config.json")
+  with open(path, "w") as f:
+    json.dump(config, f)
+  out = str(setup["tmp"] / "other.jsonl")
+  with pytest.raises(InputError, match=r"bert/.* has shape \[[0-9, ]*32\] "
+                     r"in the checkpoint but \[[0-9, ]*48\] in the model"):
+    feature_extraction.extract_to_file(
+        input_file=setup["input_file"], output_file=out,
+        bert_config_file=path, init_checkpoint=setup["ckpt"],
+        vocab_file=setup["vocab"], layers="-1", max_seq_length=MAX_SEQ)
+  assert not os.path.exists(out)
+
+
+def test_read_examples_splits_pairs_like_the_original(tmp_path):
+  path = tmp_path / "in.txt"
+  path.write_bytes("x ||| y\r\n\nonly a\na ||| b ||| c".encode("utf-8"))
+  examples = feature_extraction.read_examples(str(path))
+  assert [(e.unique_id, e.text_a, e.text_b) for e in examples] == [
+      (0, "x", "y"), (1, "", None), (2, "only a", None),
+      (3, "a ||| b", "c")]
+  bad = tmp_path / "latin1.txt"
+  bad.write_bytes(b"caf\xe9\n")
+  with pytest.raises(InputError, match="not UTF-8"):
+    feature_extraction.read_examples(str(bad))

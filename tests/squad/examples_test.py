@@ -1,0 +1,96 @@
+"""SQuAD reader and feature edge cases, and clear errors for bad files."""
+
+import json
+
+import pytest
+
+from common import InputError
+from squad import examples as squad_examples
+from squad import windows
+
+
+def _write(tmp_path, obj, name="data.json"):
+  path = tmp_path / name
+  path.write_text(obj if isinstance(obj, str) else json.dumps(obj),
+                  encoding="utf-8")
+  return str(path)
+
+
+def _squad(context, qas):
+  return {"data": [{"paragraphs": [{"context": context, "qas": qas}]}]}
+
+
+def test_whitespace_and_char_offsets():
+  tokens, offsets = squad_examples.split_context(
+      " a\tbc\u202fd\u00a0e\n\nf ")
+  # U+202F separates words, U+00A0 does not (as the original).
+  assert tokens == ["a", "bc", "d\u00a0e", "f"]
+  assert offsets == [-1, 0, 0, 1, 1, 1, 2, 2, 2, 2, 2, 3, 3]
+
+
+def test_training_skips_unrecoverable_answers(tmp_path):
+  data = _squad("Hello world, hi.", [
+      {"id": "ok", "question": "q", "answers": [
+          {"text": "world", "answer_start": 6}]},
+      {"id": "bad", "question": "q", "answers": [
+          {"text": "xyz", "answer_start": 6}]},
+  ])
+  path = _write(tmp_path, data)
+  train = squad_examples.read_squad_examples(path, is_training=True)
+  assert [e.qas_id for e in train] == ["ok"]
+  assert (train[0].start_position, train[0].end_position) == (1, 1)
+  predict = squad_examples.read_squad_examples(path, is_training=False)
+  assert [e.qas_id for e in predict] == ["ok", "bad"]
+  assert predict[0].start_position is None
+
+
+@pytest.mark.parametrize("content,message", [
+    ("{not json", "not valid JSON"),
+    ({"nodata": []}, "no top-level 'data'"),
+    ({"data": [{"paragraphs": [{"qas": []}]}]}, "has no 'context'"),
+    (_squad("c", [{"id": "x", "answers": []}]), "has no 'question'"),
+    (_squad("abc", [{"id": "x", "question": "q", "answers": [
+        {"text": "a", "answer_start": 0}, {"text": "b", "answer_start": 1}]}]),
+     "question 'x' has 2 answers"),
+    (_squad("abc", [{"id": "x", "question": "q", "answers": [
+        {"text": "abcdef", "answer_start": 1}]}]), "lies outside its context"),
+])
+def test_bad_files_raise_clear_errors(tmp_path, content, message):
+  path = _write(tmp_path, content)
+  with pytest.raises(InputError, match=message) as info:
+    squad_examples.read_squad_examples(path, is_training=True)
+  assert path in str(info.value)
+
+
+def test_missing_file(tmp_path):
+  with pytest.raises(InputError, match="file not found"):
+    squad_examples.read_squad_examples(str(tmp_path / "no.json"), False)
+
+
+def test_v2_requires_is_impossible_in_training(tmp_path):
+  path = _write(tmp_path, _squad("abc", [
+      {"id": "x", "question": "q", "answers": []}]))
+  with pytest.raises(InputError, match="'is_impossible'"):
+    squad_examples.read_squad_examples(path, True,
+                                       version_2_with_negative=True)
+
+
+def test_max_context_and_doc_spans():
+  spans = windows.make_doc_spans(10, 4, 2)
+  assert spans == [(0, 4), (2, 4), (4, 4), (6, 4)]
+  # Token 3 is in spans 0 (left 3, right 0) and 1 (left 1, right 1).
+  assert not windows.check_is_max_context(spans, 0, 3)
+  assert windows.check_is_max_context(spans, 1, 3)
+  with pytest.raises(ValueError):
+    windows.make_doc_spans(10, 0, 2)
+
+
+def test_max_context_in_one_pass_equals_the_per_token_rule():
+  for num_tokens, window, stride in [(10, 4, 2), (37, 9, 3), (50, 7, 7),
+                                     (23, 30, 5), (40, 6, 1), (31, 8, 5)]:
+    spans = windows.make_doc_spans(num_tokens, window, stride)
+    best = windows.max_context_span_indexes(spans, num_tokens)
+    for position in range(num_tokens):
+      for index in range(len(spans)):
+        assert (best[position] == index) == \
+            windows.check_is_max_context(spans, index, position)

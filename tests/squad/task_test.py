@@ -1,0 +1,51 @@
+"""SquadTask: the original loss formula, predict outputs, original names."""
+
+import numpy as np
+import tensorflow as tf
+
+import modeling
+from squad import task as squad_task
+
+CONFIG = modeling.BertConfig(vocab_size=50, hidden_size=16,
+                             num_hidden_layers=1, num_attention_heads=2,
+                             intermediate_size=24, max_position_embeddings=16,
+                             type_vocab_size=2)
+
+
+def _log_softmax(x):
+  x = x - x.max(axis=-1, keepdims=True)
+  return x - np.log(np.exp(x).sum(axis=-1, keepdims=True))
+
+
+def test_loss_is_mean_of_start_and_end_cross_entropy():
+  task = squad_task.SquadTask(CONFIG)
+  model = task.build_model()
+  rng = np.random.RandomState(0)
+  features = {
+      "unique_ids": tf.constant([7, 8, 9]),
+      "input_ids": tf.constant(rng.randint(0, 50, [3, 12]), tf.int32),
+      "input_mask": tf.constant([[1] * 12, [1] * 8 + [0] * 4,
+                                 [1] * 5 + [0] * 7], tf.int32),
+      "segment_ids": tf.constant([[0] * 6 + [1] * 6] * 3, tf.int32),
+      "start_positions": tf.constant([0, 3, 4]),
+      "end_positions": tf.constant([0, 5, 4]),
+  }
+  loss, outputs = task.compute_loss(model, features, training=False)
+  start = outputs["start_logits"].numpy()
+  end = outputs["end_logits"].numpy()
+  assert start.shape == end.shape == (3, 12)
+  rows = np.arange(3)
+  want = (-_log_softmax(start)[rows, [0, 3, 4]].mean() -
+          _log_softmax(end)[rows, [0, 5, 4]].mean()) / 2
+  np.testing.assert_allclose(loss.numpy(), want, rtol=1e-5)
+
+  predicted = task.predict_outputs(model, features)
+  assert sorted(predicted) == ["end_logits", "start_logits", "unique_ids"]
+  np.testing.assert_array_equal(predicted["unique_ids"], [7, 8, 9])
+  np.testing.assert_allclose(predicted["start_logits"], start, rtol=1e-6)
+
+  names = task.checkpoint_variables(model)
+  assert tuple(names["cls/squad/output_weights"].shape) == (2, 16)
+  assert tuple(names["cls/squad/output_bias"].shape) == (2,)
+  assert "bert/embeddings/word_embeddings" in names
+  assert all(not n.startswith(("squad_model", "span")) for n in names)

@@ -1,0 +1,127 @@
+"""A tiny BERT fine-tuned by run_squad learns a synthetic SQuAD 2.0 task.
+
+Also: the original command line of run_squad.py predicts from the trained
+checkpoint, and bad flags give clear errors.
+"""
+
+import json
+import os
+import subprocess
+import sys
+import types
+
+import pytest
+import tensorflow as tf
+
+from common import InputError
+from squad import evaluate as squad_eval
+from squad import pipeline
+from tests.golden import REPO_ROOT
+from tests.squad import synthetic
+
+
+def _options(d, **overrides):
+  o = dict(
+      bert_config_file=d["config"], vocab_file=d["vocab"],
+      output_dir=d["out"], train_file=d["train"], predict_file=d["dev"],
+      init_checkpoint=None, do_lower_case=True, max_seq_length=32,
+      doc_stride=8, max_query_length=8, do_train=True, do_predict=True,
+      train_batch_size=16, predict_batch_size=8, learning_rate=2e-3,
+      num_train_epochs=10.0, warmup_proportion=0.1,
+      save_checkpoints_steps=100, iterations_per_loop=50, n_best_size=20,
+      max_answer_length=30, use_tpu=False, tpu_name=None, tpu_zone=None,
+      gcp_project=None, master=None, num_tpu_cores=8, verbose_logging=False,
+      version_2_with_negative=True, null_score_diff_threshold=0.0,
+      strategy=None, precision="float32", jit_compile=False,
+      keep_checkpoint_max=5, gradient_accumulation_steps=1,
+      skip_consumed_batches=False, optimizer="adamw")
+  o.update(overrides)
+  return types.SimpleNamespace(**o)
+
+
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory):
+  tmp = str(tmp_path_factory.mktemp("squad_train"))
+  vocab, config, train, dev = synthetic.files(tmp, num_train=240, num_dev=60,
+                                              version_2=True)
+  d = dict(vocab=vocab, config=config, train=train, dev=dev,
+           out=os.path.join(tmp, "out"), tmp=tmp)
+  d["result"] = pipeline.run(_options(d))
+  return d
+
+
+def test_training_finds_the_answers(trained):
+  out = trained["out"]
+  assert trained["result"]["num_train_steps"] == 150  # int(240 / 16 * 10)
+  for name in ("train.tf_record", "eval.tf_record", "predictions.json",
+               "nbest_predictions.json", "null_odds.json"):
+    assert os.path.exists(os.path.join(out, name)), name
+  metrics = squad_eval.evaluate_files(
+      trained["dev"], os.path.join(out, "predictions.json"),
+      os.path.join(out, "null_odds.json"))
+  assert metrics["HasAns_exact"] >= 85.0, metrics
+  assert metrics["NoAns_exact"] >= 85.0, metrics
+  ckpt = tf.train.latest_checkpoint(out)
+  assert ckpt.endswith("model.ckpt-150")
+  names = dict(tf.train.list_variables(ckpt))
+  assert names["cls/squad/output_weights"] == [2, 32]
+  assert names["cls/squad/output_bias"] == [2]
+  assert "cls/squad/output_weights/adam_m" in names
+
+
+def test_original_command_line_predicts(trained):
+  out = os.path.join(trained["tmp"], "cli_out")
+  env = dict(os.environ, CUDA_VISIBLE_DEVICES="", TF_CPP_MIN_LOG_LEVEL="2",
+             PYTHONPATH=REPO_ROOT)
+  proc = subprocess.run(
+      [sys.executable, os.path.join(REPO_ROOT, "run_squad.py"),
+       "--vocab_file=" + trained["vocab"],
+       "--bert_config_file=" + trained["config"],
+       "--init_checkpoint=" + os.path.join(trained["out"], "model.ckpt-150"),
+       "--do_predict=True", "--predict_file=" + trained["dev"],
+       "--max_seq_length=32", "--doc_stride=8", "--max_query_length=8",
+       "--version_2_with_negative=True", "--output_dir=" + out],
+      env=env, cwd=REPO_ROOT, capture_output=True, text=True, timeout=300,
+      check=False)
+  assert proc.returncode == 0, proc.stderr[-3000:]
+  with open(os.path.join(out, "predictions.json")) as f:
+    cli = json.load(f)
+  with open(os.path.join(trained["out"], "predictions.json")) as f:
+    in_process = json.load(f)
+  assert cli == in_process
+  assert not os.path.exists(os.path.join(out, "train.tf_record"))
+
+
+@pytest.mark.parametrize("change,message", [
+    (dict(do_train=False, do_predict=False), "At least one of --do_train"),
+    (dict(train_file=None), "--do_train needs --train_file"),
+    (dict(predict_file="/nonexistent/dev.json"),
+     "--predict_file=/nonexistent/dev.json: file not found"),
+    (dict(max_seq_length=11), "must be greater than --max_query_length"),
+    (dict(max_seq_length=128), "max_position_embeddings=64"),
+    (dict(doc_stride=0), "--doc_stride=0"),
+    (dict(init_checkpoint="/nonexistent/model.ckpt"), "--init_checkpoint"),
+])
+def test_bad_flags_give_clear_errors(trained, change, message):
+  with pytest.raises(InputError, match=message):
+    pipeline.validate(_options(trained, **change))
+
+
+def test_vocab_larger_than_config_is_rejected(trained, tmp_path):
+  config = json.load(open(trained["config"]))
+  config["vocab_size"] = 10
+  path = tmp_path / "small_config.json"
+  path.write_text(json.dumps(config))
+  with pytest.raises(InputError, match="vocab_size=10"):
+    pipeline.validate(_options(trained, bert_config_file=str(path)))
+
+
+def test_output_dir_with_another_models_checkpoint_is_rejected(trained,
+                                                               tmp_path):
+  config = json.load(open(trained["config"]))
+  config.update(hidden_size=48, intermediate_size=96)
+  path = tmp_path / "wider_config.json"
+  path.write_text(json.dumps(config))
+  o = _options(trained, bert_config_file=str(path), do_train=False)
+  with pytest.raises(InputError, match=r"\[.*32\].*\[.*48\]|\[.*48\].*\[.*32\]"):
+    pipeline.run(o)
