@@ -29,44 +29,11 @@ import keras
 import numpy as np
 import tensorflow as tf
 
-from common.errors import InputError
 from modeling import embeddings
+from modeling import inputs as inputs_lib
 from modeling import layers
 from modeling import ops
 from modeling import transformer
-
-
-def _standardize_inputs(inputs, input_mask=None, token_type_ids=None):
-  """Returns (input_ids, input_mask, token_type_ids) with defaults filled."""
-  if isinstance(inputs, dict):
-    unknown = set(inputs) - {"input_ids", "input_mask", "token_type_ids",
-                             "segment_ids"}
-    if "input_ids" not in inputs:
-      raise ValueError("BertModel inputs need 'input_ids', got keys %s"
-                       % sorted(inputs))
-    del unknown  # Extra features (labels, ...) are ignored.
-    input_ids = inputs["input_ids"]
-    input_mask = inputs.get("input_mask", input_mask)
-    token_type_ids = inputs.get("token_type_ids",
-                                inputs.get("segment_ids", token_type_ids))
-  elif isinstance(inputs, (list, tuple)):
-    input_ids = inputs[0]
-    if len(inputs) > 1:
-      input_mask = inputs[1]
-    if len(inputs) > 2:
-      token_type_ids = inputs[2]
-  else:
-    input_ids = inputs
-  input_ids = tf.convert_to_tensor(input_ids)
-  if input_ids.shape.ndims != 2:
-    raise ValueError("input_ids must have shape [batch_size, seq_length], "
-                     "got %s" % input_ids.shape)
-  if input_mask is None:
-    input_mask = tf.ones_like(input_ids, dtype=tf.int32)
-  if token_type_ids is None:
-    token_type_ids = tf.zeros_like(input_ids, dtype=tf.int32)
-  return (input_ids, tf.convert_to_tensor(input_mask),
-          tf.convert_to_tensor(token_type_ids))
 
 
 class BertModel(keras.Model, layers.OriginalNamed):
@@ -127,7 +94,7 @@ class BertModel(keras.Model, layers.OriginalNamed):
     self._original_style = None
     if input_ids is not None:
       self._original_style = {
-          "inputs": _standardize_inputs(input_ids, input_mask,
+          "inputs": inputs_lib.standardize_inputs(input_ids, input_mask,
                                         token_type_ids),
           "training": bool(is_training),
           "fingerprint": None, "outputs": None}
@@ -155,7 +122,7 @@ class BertModel(keras.Model, layers.OriginalNamed):
         and with return_attention_probs, "attention_probs": list of float32
           [batch_size, num_attention_heads, seq_length, seq_length].
     """
-    input_ids, input_mask, token_type_ids = _standardize_inputs(inputs)
+    input_ids, input_mask, token_type_ids = inputs_lib.standardize_inputs(inputs)
     embedding_output, word_output = self.embeddings(
         input_ids, token_type_ids, training=training)
     mask_adder = ops.attention_mask_adder(input_mask)
@@ -243,14 +210,3 @@ class BertModel(keras.Model, layers.OriginalNamed):
   @classmethod
   def from_config(cls, config):
     return cls(**config)
-
-
-def check_sequence_length(config, seq_length, flag="max_seq_length"):
-  """Raises InputError if `seq_length` exceeds config.max_position_embeddings.
-
-  Scripts call this up front with their --max_seq_length.
-  """
-  if seq_length > config.max_position_embeddings:
-    raise InputError(
-        "--%s=%d is longer than max_position_embeddings=%d of the bert config"
-        % (flag, seq_length, config.max_position_embeddings))

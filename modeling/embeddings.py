@@ -88,12 +88,17 @@ class Embeddings(keras.layers.Layer, layers.OriginalNamed):
                        depth=self.config.type_vocab_size, dtype=tf.float32)
     output = word + tf.einsum("bst,th->bsh", types,
                               tf.convert_to_tensor(self.token_type_embeddings))
+    checks = []
     if seq_length is None:
       seq_length = tf.shape(input_ids)[1]
-      tf.debugging.assert_less_equal(
+      check = tf.debugging.assert_less_equal(
           seq_length, max_pos,
           message="sequence length exceeds max_position_embeddings")
-    output = output + self.position_embeddings[:seq_length][tf.newaxis]
+      checks = [check] if check is not None else []
+    with tf.control_dependencies(checks):  # Fail before the shapes clash.
+      positions = tf.slice(tf.convert_to_tensor(self.position_embeddings),
+                           [0, 0], [seq_length, -1])
+    output = output + positions[tf.newaxis]
     output = self.layer_norm(output)
     if self.dropout is not None:
       output = self.dropout(output, training=training)

@@ -66,7 +66,12 @@ class Dense(keras.layers.Layer, OriginalNamed):
     if x.shape.ndims == 2:
       y = tf.matmul(x, kernel)
     else:
-      y = tf.einsum("...i,io->...o", x, kernel)
+      # Reshape to a matrix and back, as the original's reshape_to_matrix
+      # does. (tf.einsum("...i,io->...o") has a kernel gradient that
+      # materialises a [batch, seq, in, out] tensor: gigabytes per layer.)
+      y = tf.matmul(tf.reshape(x, [-1, self.input_width]), kernel)
+      y = tf.reshape(y, tf.concat([tf.shape(x)[:-1], [self.units]], axis=0))
+      y.set_shape(x.shape[:-1].concatenate([self.units]))
     y = y + tf.cast(self.bias, self.compute_dtype)
     if self.activation is not None:
       y = self.activation(y)

@@ -1,0 +1,234 @@
+"""Original checkpoint names, and loading original TF1 checkpoints.
+
+  >>> names = original_variable_names(model)          # doctest: +SKIP
+  >>> sorted(names)[:2]                                # doctest: +SKIP
+  ['bert/embeddings/LayerNorm/beta', 'bert/embeddings/LayerNorm/gamma']
+  >>> report = init_from_checkpoint(model, "uncased_L-12_H-768_A-12/"
+  ...                               "bert_model.ckpt")  # doctest: +SKIP
+
+`original_variable_names` walks a model (or a list/dict of layers) and joins
+each root layer's `original_scope` (`BertModel`: "bert", heads:
+"cls/predictions", ...) with its `original_variables()`.
+"""
+
+import collections
+import re
+
+from absl import logging
+import numpy as np
+import tensorflow as tf
+
+from common.errors import InputError
+from modeling import layers as layers_lib
+
+# Checkpoint entries that hold training state, not model weights.
+_TRAINING_STATE = re.compile(r"(^|/)(adam_m|adam_v|global_step)$|"
+                             r"^_CHECKPOINTABLE_OBJECT_GRAPH$")
+
+
+def _is_root(layer):
+  return (isinstance(layer, layers_lib.OriginalNamed) and
+          hasattr(layer, "original_scope"))
+
+
+def _iter_layers(obj):
+  """Yields every Keras layer in obj (a layer/model, or a list/dict)."""
+  if isinstance(obj, dict):
+    for value in obj.values():
+      yield from _iter_layers(value)
+  elif isinstance(obj, (list, tuple)):
+    for value in obj:
+      yield from _iter_layers(value)
+  elif hasattr(obj, "_flatten_layers"):
+    yield from obj._flatten_layers(include_self=True, recursive=True)  # pylint: disable=protected-access
+
+
+def _var_key(variable):
+  return id(variable)
+
+
+def original_variable_names(model, include_unmapped=True):
+  """Returns {original checkpoint name: variable} for a model.
+
+  Args:
+    model: a `BertModel`, a head, a Keras model holding them (any depth), or
+      a list/dict of those.
+    include_unmapped: also include trainable variables of other layers
+      (ones this package did not create) under their Keras path, so that
+      checkpoints lose nothing; a warning names them.
+
+  Returns:
+    An ordered dict, e.g. {"bert/embeddings/word_embeddings": <Variable>,
+    ..., "cls/predictions/output_bias": <Variable>}.
+
+  Raises:
+    ValueError: two layers claim the same name (e.g. two BertModels with the
+      default scope "bert").
+  """
+  result = collections.OrderedDict()
+  covered = set()
+  seen_roots = set()
+  for layer in _iter_layers(model):
+    if not _is_root(layer) or id(layer) in seen_roots:
+      continue
+    seen_roots.add(id(layer))
+    scope = layer.original_scope
+    for rel, var in layer.original_variables().items():
+      name = "%s/%s" % (scope, rel) if scope else rel
+      if name in result and result[name] is not var:
+        raise ValueError(
+            "two variables are named %r; give one BertModel/head another "
+            "scope=" % name)
+      result[name] = var
+      covered.add(_var_key(var))
+  if include_unmapped:
+    extra = []
+    for layer in _iter_layers(model):
+      for var in getattr(layer, "trainable_weights", []):
+        if _var_key(var) not in covered:
+          name = getattr(var, "path", None) or var.name
+          result[name] = var
+          covered.add(_var_key(var))
+          extra.append(name)
+    if extra:
+      logging.warning("Variables without an original BERT name are saved "
+                      "under their Keras path: %s", ", ".join(extra))
+  return result
+
+
+class InitReport(collections.namedtuple(
+    "InitReport", ["checkpoint", "loaded", "not_loaded", "unused"])):
+  """What `init_from_checkpoint` did.
+
+  Fields:
+    checkpoint: the checkpoint prefix that was read.
+    loaded: names assigned from the checkpoint.
+    not_loaded: model names absent from the checkpoint (left as they were).
+    unused: checkpoint names the model has no variable for (optimizer state
+      `adam_m`/`adam_v`/`global_step` is not listed).
+  """
+
+  def __str__(self):
+    return ("%s: %d variables loaded, %d not in the checkpoint (%s), "
+            "%d checkpoint variables unused (%s)" % (
+                self.checkpoint, len(self.loaded), len(self.not_loaded),
+                ", ".join(self.not_loaded[:10]) or "-", len(self.unused),
+                ", ".join(self.unused[:10]) or "-"))
+
+
+def resolve_checkpoint(path, flag="init_checkpoint"):
+  """Returns the checkpoint prefix for `path`, or raises InputError.
+
+  Accepts a prefix ("dir/bert_model.ckpt"), a file of it
+  ("...ckpt.index", "...ckpt.data-00000-of-00001") or a directory (its
+  latest checkpoint per the `checkpoint` state file).
+  """
+  if not path:
+    raise InputError("--%s is empty" % flag)
+  path = str(path)
+  if tf.io.gfile.isdir(path):
+    latest = tf.train.latest_checkpoint(path)
+    if latest is None:
+      raise InputError("--%s=%s: directory holds no checkpoint" % (flag, path))
+    return latest
+  prefix = re.sub(r"\.(index|meta|data-\d+-of-\d+)$", "", path)
+  if not tf.io.gfile.exists(prefix + ".index"):
+    raise InputError("--%s=%s: no checkpoint there (%s.index not found)"
+                     % (flag, path, prefix))
+  return prefix
+
+
+def _reader(prefix, flag):
+  try:
+    return tf.train.load_checkpoint(prefix)
+  except (tf.errors.OpError, ValueError) as e:
+    raise InputError("--%s=%s: cannot read checkpoint: %s"
+                     % (flag, prefix, str(e).splitlines()[0]))
+
+
+def init_from_checkpoint(model, init_checkpoint, assignment_map=None,
+                         flag="init_checkpoint", require_match=True):
+  """Assigns the model's variables from an original-format checkpoint.
+
+  Works for Google's released checkpoints, checkpoints written by the
+  original code (with or without optimizer state) and by
+  `modeling.save_checkpoint`. Variables are matched by original name;
+  `adam_m`, `adam_v` and `global_step` entries are ignored.
+
+  Args:
+    model: anything `original_variable_names` accepts, or a dict
+      {name: variable}.
+    init_checkpoint: checkpoint prefix, one of its files, or a directory.
+    assignment_map: optional {checkpoint name: model name} for renamed
+      variables (names not in it are matched as they are).
+    flag: flag name for error messages.
+    require_match: raise InputError if no variable at all matches (a
+      checkpoint of another model).
+
+  Returns:
+    `InitReport`.
+
+  Raises:
+    InputError: missing/unreadable checkpoint, a shape mismatch (naming the
+      variable and both shapes), or no matching variable.
+  """
+  prefix = resolve_checkpoint(init_checkpoint, flag)
+  if isinstance(model, dict) and all(
+      not hasattr(v, "_flatten_layers") for v in model.values()):
+    name_to_var = dict(model)
+  else:
+    name_to_var = original_variable_names(model, include_unmapped=False)
+  reader = _reader(prefix, flag)
+  shapes = reader.get_variable_to_shape_map()
+  renames = {v: k for k, v in (assignment_map or {}).items()}
+  loaded, not_loaded, assignments = [], [], []
+  for name, var in name_to_var.items():
+    ckpt_name = renames.get(name, name)
+    if ckpt_name not in shapes:
+      not_loaded.append(name)
+      continue
+    want = tuple(var.shape)
+    have = tuple(shapes[ckpt_name])
+    if want != have:
+      raise InputError(
+          "--%s=%s: variable %s has shape %s in the checkpoint but %s in the "
+          "model (does bert_config.json match this checkpoint?)"
+          % (flag, prefix, ckpt_name, list(have), list(want)))
+    assignments.append((var, ckpt_name))
+    loaded.append(name)
+  used = {renames.get(n, n) for n in loaded}
+  unused = sorted(n for n in shapes
+                  if n not in used and not _TRAINING_STATE.search(n))
+  if require_match and not loaded and name_to_var:
+    raise InputError(
+        "--%s=%s: none of the model's %d variables is in the checkpoint "
+        "(it has e.g. %s)" % (flag, prefix, len(name_to_var),
+                              ", ".join(sorted(shapes)[:5])))
+  for var, ckpt_name in assignments:
+    value = reader.get_tensor(ckpt_name)
+    var.assign(np.asarray(value).astype(var.dtype, copy=False)
+               if hasattr(value, "astype") else value)
+  report = InitReport(prefix, loaded, not_loaded, unused)
+  logging.info("init_from_checkpoint %s", report)
+  for name in loaded:
+    logging.debug("  name = %s, INIT_FROM_CKPT", name)
+  return report
+
+
+def get_assignment_map_from_checkpoint(model, init_checkpoint):
+  """Original-named helper: ({ckpt name: name}, {name: 1, name:0: 1}).
+
+  Unlike the original it takes a model (or anything
+  `original_variable_names` accepts) rather than a variable list, since
+  Keras variables do not carry the original names.
+  """
+  prefix = resolve_checkpoint(init_checkpoint)
+  names = original_variable_names(model, include_unmapped=False)
+  assignment_map = collections.OrderedDict()
+  initialized = {}
+  for name, _ in tf.train.list_variables(prefix):
+    if name in names:
+      assignment_map[name] = name
+      initialized[name] = 1
+      initialized[name + ":0"] = 1
+  return assignment_map, initialized

@@ -1,0 +1,215 @@
+"""Writes checkpoints in the original TF1 format and names, atomically.
+
+`save_checkpoint({name: variable_or_tensor}, output_dir, step)` writes
+`model.ckpt-STEP.index` + `model.ckpt-STEP.data-00000-of-00001` (the
+tf.compat.v1.train.Saver "V2" format, readable by `tf.train.load_checkpoint`
+and by the original code's `init_from_checkpoint`) and then updates the
+`checkpoint` state file, keeping the last `max_to_keep` checkpoints.
+
+Crash safety (a kill -9 at any instant):
+  1. the tensors are written under a temporary prefix
+     (`model.ckpt-STEP.tmp-<random>.{index,data-*}`) and fsync'ed;
+  2. the data file is renamed to its final name, then the index file (a
+     checkpoint counts as present only once its `.index` exists, and the
+     index is renamed last, so a visible index always has its data);
+  3. the `checkpoint` state file is replaced atomically, last;
+  4. only then are checkpoints beyond `max_to_keep` deleted (index first).
+A kill leaves at worst `*.tmp-*` files or a data file without an index (both
+removed by the next save), or a complete checkpoint not yet listed in the
+state file; `tf.train.latest_checkpoint` still names the last complete
+checkpoint.
+"""
+
+import os
+import re
+import time
+import uuid
+
+from absl import logging
+import tensorflow as tf
+
+from common.atomic import atomic_write_text
+
+# Test hook: when set to a stage name, the writer prints
+# "FAULT_POINT <stage>" to stderr and sleeps there (tests kill it then).
+_FAULT_ENV = "BERT_CHECKPOINT_FAULT_POINT"
+STAGES = ("tmp_written", "data_renamed", "index_renamed", "state_written")
+
+
+def _fault_point(stage):
+  if os.environ.get(_FAULT_ENV) == stage:
+    import sys  # pylint: disable=g-import-not-at-top
+    sys.stderr.write("FAULT_POINT %s\n" % stage)
+    sys.stderr.flush()
+    time.sleep(3600)
+
+
+def _is_local(path):
+  return "://" not in path
+
+
+def _fsync(path):
+  if not _is_local(path):
+    return
+  fd = os.open(path, os.O_RDONLY)
+  try:
+    os.fsync(fd)
+  finally:
+    os.close(fd)
+
+
+def _fsync_dir(path):
+  if _is_local(path):
+    try:
+      _fsync(path or ".")
+    except OSError:  # Some filesystems refuse directory fsync.
+      pass
+
+
+def _rename(src, dst):
+  if _is_local(dst):
+    os.replace(src, dst)
+  else:
+    tf.io.gfile.rename(src, dst, overwrite=True)
+
+
+def _remove(path):
+  try:
+    tf.io.gfile.remove(path)
+  except tf.errors.NotFoundError:
+    pass
+
+
+def _to_tensor(value):
+  if hasattr(value, "read_value"):
+    value = value.read_value()
+  elif hasattr(value, "value") and not isinstance(value, tf.Tensor):
+    value = value.value  # Keras variable.
+  return tf.convert_to_tensor(value)
+
+
+def write_checkpoint(variables, prefix):
+  """Atomically writes {name: tensor} as the checkpoint `prefix`.
+
+  No `checkpoint` state file is touched (e.g. for `bert_model.ckpt`).
+
+  Args:
+    variables: dict {original name: variable, Keras variable, Tensor or
+      numpy array}; any names (optimizer slots, global_step) are allowed.
+    prefix: checkpoint prefix, e.g. "/out/bert_model.ckpt".
+
+  Returns:
+    `prefix`.
+  """
+  if not variables:
+    raise ValueError("write_checkpoint: no variables to write")
+  prefix = str(prefix)
+  directory = os.path.dirname(prefix)
+  if directory:
+    tf.io.gfile.makedirs(directory)
+  names = sorted(variables)
+  tensors = [_to_tensor(variables[n]) for n in names]
+  tmp = "%s.tmp-%s" % (prefix, uuid.uuid4().hex[:12])
+  data_name = ".data-00000-of-00001"
+  try:
+    with tf.device("/cpu:0"):
+      tf.raw_ops.SaveV2(prefix=tmp, tensor_names=names,
+                        shape_and_slices=[""] * len(names), tensors=tensors)
+    _fsync(tmp + data_name)
+    _fsync(tmp + ".index")
+    _fault_point("tmp_written")
+    if tf.io.gfile.exists(prefix + ".index"):
+      _remove(prefix + ".index")  # Old copy of this prefix: hide it first.
+    for old in tf.io.gfile.glob(prefix + ".data-*"):
+      _remove(old)
+    _rename(tmp + data_name, prefix + data_name)
+    _fault_point("data_renamed")
+    _rename(tmp + ".index", prefix + ".index")
+    _fsync_dir(directory)
+    _fault_point("index_renamed")
+  except BaseException:
+    for leftover in tf.io.gfile.glob(tmp + "*"):
+      _remove(leftover)
+    raise
+  return prefix
+
+
+def _state_text(model_checkpoint_path, all_paths):
+  lines = ['model_checkpoint_path: "%s"' % model_checkpoint_path]
+  lines += ['all_model_checkpoint_paths: "%s"' % p for p in all_paths]
+  return "\n".join(lines) + "\n"
+
+
+def _remove_checkpoint(prefix):
+  _remove(prefix + ".index")  # Index first: a half-removed one is invisible.
+  for path in tf.io.gfile.glob(prefix + ".data-*"):
+    _remove(path)
+  if tf.io.gfile.exists(prefix + ".meta"):
+    _remove(prefix + ".meta")
+
+
+def _clean_stale_files(directory, basename):
+  """Removes leftovers of killed saves: temporaries, data without index."""
+  for path in tf.io.gfile.glob(os.path.join(directory, basename + "-*.tmp-*")):
+    _remove(path)
+  for path in tf.io.gfile.glob(os.path.join(directory,
+                                            basename + "-*.data-*")):
+    prefix = re.sub(r"\.data-\d+-of-\d+$", "", path)
+    if not tf.io.gfile.exists(prefix + ".index"):
+      _remove(path)
+
+
+def save_checkpoint(variables, output_dir_or_prefix, step, max_to_keep=5,
+                    basename="model.ckpt"):
+  """Writes `<dir>/model.ckpt-STEP` atomically and updates `checkpoint`.
+
+  Args:
+    variables: dict {original name: variable / tensor / array}, e.g.
+      `modeling.original_variable_names(model)` plus optimizer slots
+      ("<name>/adam_m", "<name>/adam_v") and "global_step".
+    output_dir_or_prefix: a directory (existing, or ending in "/", or with
+      no ".ckpt" in its last component), or a prefix like "dir/model.ckpt".
+    step: int, the global step (suffix of the prefix).
+    max_to_keep: keep this many newest checkpoints listed in the state file
+      (None or 0: keep all).
+    basename: file name stem when a directory is given.
+
+  Returns:
+    The checkpoint prefix written, e.g. "/out/model.ckpt-1000".
+
+  Example:
+    >>> import tempfile, numpy as np
+    >>> out = tempfile.mkdtemp()
+    >>> path = save_checkpoint({"a/b": np.ones([2], np.float32)}, out, 3)
+    >>> tf.train.latest_checkpoint(out) == path
+    True
+  """
+  target = str(output_dir_or_prefix)
+  if (target.endswith("/") or tf.io.gfile.isdir(target) or
+      ".ckpt" not in os.path.basename(target)):
+    directory, basename = target.rstrip("/") or "/", basename
+  else:
+    directory, basename = os.path.dirname(target), os.path.basename(target)
+  tf.io.gfile.makedirs(directory or ".")
+  _clean_stale_files(directory, basename)
+  name = "%s-%d" % (basename, int(step))
+  prefix = os.path.join(directory, name)
+  write_checkpoint(variables, prefix)
+
+  state = tf.train.get_checkpoint_state(directory)
+  previous = list(state.all_model_checkpoint_paths) if state else []
+  previous = [os.path.basename(p) if os.path.dirname(p) in ("", directory)
+              else p for p in previous]
+  paths = [p for p in previous if p != name] + [name]
+  removed = []
+  if max_to_keep:
+    removed, paths = paths[:-max_to_keep], paths[-max_to_keep:]
+  atomic_write_text(os.path.join(directory, "checkpoint"),
+                    _state_text(name, paths))
+  _fault_point("state_written")
+  for old in removed:
+    old_prefix = old if os.path.isabs(old) else os.path.join(directory, old)
+    if re.search(r"-\d+$", old_prefix):
+      _remove_checkpoint(old_prefix)
+  logging.info("Saved checkpoint %s (%d tensors)", prefix, len(variables))
+  return prefix

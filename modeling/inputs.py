@@ -1,0 +1,78 @@
+"""Model inputs: defaults as in the original, and up-front input checks."""
+
+import tensorflow as tf
+
+from common.errors import InputError
+
+
+def standardize_inputs(inputs, input_mask=None, token_type_ids=None):
+  """Returns (input_ids, input_mask, token_type_ids) with defaults filled.
+
+  Args:
+    inputs: dict with "input_ids" and optional "input_mask",
+      "token_type_ids" (or "segment_ids"); a tuple (ids, mask, types); or
+      the input_ids Tensor [batch_size, seq_length].
+    input_mask: default mask when `inputs` has none (else all ones).
+    token_type_ids: default token types when `inputs` has none (else zeros).
+
+  Example:
+    >>> ids, mask, types = standardize_inputs(tf.constant([[5, 6]]))
+    >>> mask.numpy().tolist(), types.numpy().tolist()
+    ([[1, 1]], [[0, 0]])
+  """
+  if isinstance(inputs, dict):  # Extra features (labels, ...) are ignored.
+    if "input_ids" not in inputs:
+      raise ValueError("BertModel inputs need 'input_ids', got keys %s"
+                       % sorted(inputs))
+    input_ids = inputs["input_ids"]
+    input_mask = inputs.get("input_mask", input_mask)
+    token_type_ids = inputs.get("token_type_ids",
+                                inputs.get("segment_ids", token_type_ids))
+  elif isinstance(inputs, (list, tuple)):
+    input_ids = inputs[0]
+    if len(inputs) > 1:
+      input_mask = inputs[1]
+    if len(inputs) > 2:
+      token_type_ids = inputs[2]
+  else:
+    input_ids = inputs
+  input_ids = tf.convert_to_tensor(input_ids)
+  if input_ids.shape.ndims != 2:
+    raise ValueError("input_ids must have shape [batch_size, seq_length], "
+                     "got %s" % input_ids.shape)
+  if input_mask is None:
+    input_mask = tf.ones_like(input_ids, dtype=tf.int32)
+  if token_type_ids is None:
+    token_type_ids = tf.zeros_like(input_ids, dtype=tf.int32)
+  return (input_ids, tf.convert_to_tensor(input_mask),
+          tf.convert_to_tensor(token_type_ids))
+
+
+def check_sequence_length(config, seq_length, flag="max_seq_length"):
+  """Raises InputError if `seq_length` exceeds config.max_position_embeddings.
+
+  Scripts call this up front with their --max_seq_length.
+  """
+  if seq_length > config.max_position_embeddings:
+    raise InputError(
+        "--%s=%d is longer than max_position_embeddings=%d of the bert config"
+        % (flag, seq_length, config.max_position_embeddings))
+
+
+def check_vocab_size(config, vocab_size, flag="vocab_file"):
+  """Raises InputError if a vocabulary has more entries than the model.
+
+  Token ids >= config.vocab_size have no embedding row (the original would
+  fail deep inside TensorFlow, or silently read zeros on accelerators). A
+  smaller vocabulary is allowed: unused rows are harmless.
+
+  Args:
+    config: `BertConfig`.
+    vocab_size: number of entries in the vocabulary file.
+    flag: flag name for the message (e.g. "vocab_file").
+  """
+  if vocab_size > config.vocab_size:
+    raise InputError(
+        "--%s has %d entries but bert_config.json has vocab_size=%d: the "
+        "vocabulary does not belong to this model"
+        % (flag, vocab_size, config.vocab_size))
