@@ -1,9 +1,11 @@
 """Reading the raw corpus: lines -> documents of tokenized sentences.
 
 Input format (the original's): one sentence per line, a blank line between
-documents. Files are read as bytes and split on b"\\n" only (as tf.gfile's
-`readline` does; a "\\r" or U+2028 inside a line does not end it), each line is
-decoded as UTF-8 and stripped of surrounding whitespace. A line that is empty
+documents. Files are read as bytes and split on b"\\n" only, and every b"\\r"
+is deleted, as tf.gfile's `readline` does (TensorFlow's line reader drops
+carriage returns anywhere in a line, so "a\\rb" reads as "ab"; U+2028 and
+other separators do not end a line). Each line is decoded as UTF-8 and
+stripped of surrounding whitespace. A line that is empty
 after stripping starts a new document, even across file boundaries: a file
 that does not end with a blank line continues its last document into the next
 file, exactly as the original does.
@@ -16,13 +18,17 @@ text mode decodes strictly; for valid UTF-8 the two read the same text.)
 
 Example:
   >>> stats = CorpusStats()
-  >>> list(iter_lines_from_bytes([b"Hello world.\\n", b"\\xffBye\\r\\n"], stats))
+  >>> list(iter_lines_from_bytes([b"Hello world.\\n", b"\\xffBy\\re\\r\\n"],
+  ...                            stats))
   ['Hello world.', 'Bye']
   >>> stats.undecodable_bytes
   1
 """
 
 import os
+import time
+
+from absl import logging
 
 from common import InputError
 
@@ -69,8 +75,16 @@ def decode_line(raw, stats):
 
 
 def iter_lines_from_bytes(raw_lines, stats):
-  """Yields stripped, decoded lines from an iterable of raw byte lines."""
+  """Yields stripped, decoded lines from an iterable of raw byte lines.
+
+  Carriage returns are deleted first (see the module docstring). A final
+  line made only of them reads as end of file, as with tf.gfile.
+  """
   for raw in raw_lines:
+    if b"\r" in raw:
+      raw = raw.replace(b"\r", b"")
+      if not raw:
+        continue
     stats.lines += 1
     yield decode_line(raw, stats)
 
@@ -156,17 +170,26 @@ def tokenize_document(lines, tokenize_ids, stats):
   return document
 
 
-def read_documents(input_files, tokenize_ids, stats, flag_name="input_file"):
+def read_documents(input_files, tokenize_ids, stats, flag_name="input_file",
+                   progress_seconds=30.0):
   """Reads and tokenizes the whole corpus in the original's document order.
+
+  Logs progress (lines, documents, tokens) every `progress_seconds`.
 
   Returns:
     list of documents; each a non-empty list of non-empty lists of token ids.
   """
   documents = []
+  last_log = time.time()
   for lines in iter_document_lines(iter_lines(input_files, stats, flag_name)):
     document = tokenize_document(lines, tokenize_ids, stats)
     if document:
       documents.append(document)
+      if len(documents) % 256 == 0 and (
+          time.time() - last_log >= progress_seconds):
+        last_log = time.time()
+        logging.info("reading: %d lines, %d documents, %d tokens",
+                     stats.lines, len(documents), stats.tokens)
   stats.documents += len(documents)
   return documents
 
@@ -178,16 +201,15 @@ def expand_input_patterns(flag_name, patterns):
   listing order), so neither do we: file order decides document order and
   therefore the instances. Every pattern must match at least one file.
   """
-  import tensorflow as tf
   files = []
   for pattern in patterns.split(","):
     if not pattern:
       continue
-    matched = tf.io.gfile.glob(pattern)
+    matched = _glob(pattern)
     if not matched:
       raise InputError("--%s: %r matches no file" % (flag_name, pattern))
     for path in matched:
-      if tf.io.gfile.isdir(path):
+      if _isdir(path):
         raise InputError("--%s: %s is a directory, expected a text file"
                          % (flag_name, path))
       if "://" not in path and not os.access(path, os.R_OK):
@@ -196,3 +218,18 @@ def expand_input_patterns(flag_name, patterns):
   if not files:
     raise InputError("--%s is empty" % flag_name)
   return files
+
+
+def _glob(pattern):
+  if "://" not in pattern and not any(c in pattern for c in "*?["):
+    # A plain local path: what tf.gfile.Glob returns, without importing TF.
+    return [pattern] if os.path.exists(pattern) else []
+  import tensorflow as tf
+  return tf.io.gfile.glob(pattern)
+
+
+def _isdir(path):
+  if "://" not in path:
+    return os.path.isdir(path)
+  import tensorflow as tf
+  return tf.io.gfile.isdir(path)

@@ -86,7 +86,7 @@ def create_masked_lm_predictions(ids, len_a, masked_lm_prob,
                                    max_predictions_per_seq)
   output = list(ids)
   random = rng.random
-  randbelow = rng._randbelow  # pylint: disable=protected-access
+  randint = rng.randint
   vocab_ids = vocab.vocab_ids
   num_vocab = len(vocab_ids)
   mask_id = vocab.mask_id
@@ -100,8 +100,7 @@ def create_masked_lm_predictions(ids, len_a, masked_lm_prob,
       if random() < 0.8:
         output[index] = mask_id
       elif random() >= 0.5:
-        # randint(0, n - 1) draws exactly randbelow(n).
-        output[index] = vocab_ids[randbelow(num_vocab)]
+        output[index] = vocab_ids[randint(0, num_vocab - 1)]
       positions.append(index)
   else:
     groups = _word_groups(ids, len_a, vocab.subword_ids)
@@ -117,7 +116,7 @@ def create_masked_lm_predictions(ids, len_a, masked_lm_prob,
         if random() < 0.8:
           output[index] = mask_id
         elif random() >= 0.5:
-          output[index] = vocab_ids[randbelow(num_vocab)]
+          output[index] = vocab_ids[randint(0, num_vocab - 1)]
         positions.append(index)
       count += len(group)
 

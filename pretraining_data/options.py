@@ -86,7 +86,6 @@ def check_vocab(vocab, vocab_file, flag_name="vocab_file"):
 def check_output_files(output_files, input_files, flag_name="output_file"):
   """Raises InputError for duplicate outputs, missing dirs, or in == out."""
   import os
-  import tensorflow as tf
   if not output_files:
     raise InputError("--%s is empty" % flag_name)
   seen = set()
@@ -102,8 +101,16 @@ def check_output_files(output_files, input_files, flag_name="output_file"):
     if key in inputs:
       raise InputError("--%s: %s is also an input file" % (flag_name, path))
     parent = os.path.dirname(path)
-    if parent and not tf.io.gfile.isdir(parent):
+    if parent and not _isdir(parent):
       raise InputError("--%s=%s: directory %s does not exist"
                        % (flag_name, path, parent))
-    if tf.io.gfile.isdir(path):
+    if _isdir(path):
       raise InputError("--%s=%s: is a directory" % (flag_name, path))
+
+
+def _isdir(path):
+  if "://" not in path:
+    import os
+    return os.path.isdir(path)
+  import tensorflow as tf  # Remote filesystems (gs://...) need gfile.
+  return tf.io.gfile.isdir(path)

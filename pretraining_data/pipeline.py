@@ -24,7 +24,7 @@ Example:
   ...             DataOptions(max_seq_length=16, dupe_factor=2,
   ...                         log_examples=0))
   >>> stats.documents, stats.instances
-  (2, 4)
+  (2, 6)
 """
 
 import random
@@ -42,7 +42,14 @@ from pretraining_data.options import check_vocab
 
 
 def make_tokenize_ids(tokenizer):
-  """Returns text -> list of token ids, via the tokenizer's own vocab."""
+  """Returns text -> list of token ids, via the tokenizer's own vocab.
+
+  Uses the tokenizer's cached `tokenize_to_ids` when it has one (this
+  project's tokenization.FullTokenizer), else `tokenize` + vocab lookup.
+  """
+  fast = getattr(tokenizer, "tokenize_to_ids", None)
+  if fast is not None:
+    return fast
   tokenize = tokenizer.tokenize
   vocab = tokenizer.vocab
 
@@ -160,7 +167,7 @@ def run(input_files, output_files, tokenizer, options):
     InputError: bad flags, vocabulary or an input without any text.
   """
   options.validate()
-  check_vocab(tokenizer.vocab, "vocab")
+  check_vocab(tokenizer.vocab, getattr(tokenizer, "vocab_file", "?"))
   if options.num_workers > 1:
     from pretraining_data import parallel  # pylint: disable=g-import-not-at-top
     return parallel.run_sharded(input_files, output_files, tokenizer, options)

@@ -78,14 +78,29 @@ class ExampleEncoder(object):
     self.max_predictions_per_seq = max_predictions_per_seq
     top = max(max_id, max_seq_length, max_predictions_per_seq) + 1
     self._varints = [_varint(v) for v in range(top)]
-    self._names = {name: _length_delimited(b"\x0a", name.encode("ascii"))
-                   for name in FEATURE_NAMES}
-    self._float_one = struct.pack("<f", 1.0)
-    self._float_zero = struct.pack("<f", 0.0)
+    seq, preds = max_seq_length, max_predictions_per_seq
+    # Entries whose bytes depend only on a count: cached per count.
+    self._mask_entries = [
+        _map_entry("input_mask", _int64_feature(
+            b"\x01" * n + b"\x00" * (seq - n))) for n in range(seq + 1)]
+    self._weight_entries = [
+        _map_entry("masked_lm_weights", _float_feature(
+            struct.pack("<f", 1.0) * k + struct.pack("<f", 0.0) * (preds - k)))
+        for k in range(preds + 1)]
+    self._next_entries = [
+        _map_entry("next_sentence_labels", _int64_feature(b"\x00")),
+        _map_entry("next_sentence_labels", _int64_feature(b"\x01"))]
+    self._headers = {}
 
   def _int_entry(self, name, packed):
-    # Hand-inlined _map_entry(name, _int64_feature(packed)).
-    return _map_entry(name, _int64_feature(packed))
+    """`_map_entry(name, _int64_feature(packed))` with a cached header."""
+    key = (name, len(packed))
+    header = self._headers.get(key)
+    if header is None:
+      entry = _map_entry(name, _int64_feature(packed))
+      header = entry[:len(entry) - len(packed)]
+      self._headers[key] = header
+    return header + packed
 
   def encode(self, input_ids, len_a, masked_lm_positions, masked_lm_ids,
              is_random_next):
@@ -102,20 +117,19 @@ class ExampleEncoder(object):
     seq = self.max_seq_length
     preds = self.max_predictions_per_seq
     n = len(input_ids)
-    if n > seq:
-      raise ValueError("instance of %d tokens > max_seq_length %d" % (n, seq))
     k = len(masked_lm_positions)
-    if k > preds:
-      raise ValueError("%d predictions > max_predictions_per_seq %d" %
-                       (k, preds))
+    if n > seq or k > preds or k != len(masked_lm_ids):
+      raise ValueError("instance of %d tokens / %d predictions does not fit "
+                       "max_seq_length %d / max_predictions_per_seq %d" %
+                       (n, k, seq, preds))
     v = self._varints
     pad_seq = b"\x00" * (seq - n)
     pad_preds = b"\x00" * (preds - k)
     num_zero_segments = len_a + 2
-    entries = (
+    body = b"".join((
         self._int_entry("input_ids",
                         b"".join([v[i] for i in input_ids]) + pad_seq),
-        self._int_entry("input_mask", b"\x01" * n + pad_seq),
+        self._mask_entries[n],
         self._int_entry("segment_ids",
                         b"\x00" * num_zero_segments +
                         b"\x01" * (n - num_zero_segments) + pad_seq),
@@ -124,13 +138,10 @@ class ExampleEncoder(object):
                         pad_preds),
         self._int_entry("masked_lm_ids",
                         b"".join([v[i] for i in masked_lm_ids]) + pad_preds),
-        _map_entry("masked_lm_weights",
-                   _float_feature(self._float_one * k +
-                                  self._float_zero * (preds - k))),
-        self._int_entry("next_sentence_labels",
-                        b"\x01" if is_random_next else b"\x00"),
-    )
-    return _length_delimited(b"\x0a", b"".join(entries))
+        self._weight_entries[k],
+        self._next_entries[1 if is_random_next else 0],
+    ))
+    return b"\x0a" + _varint(len(body)) + body
 
   def encode_instance(self, instance):
     """encode() for a pretraining_data.instances.Instance."""
