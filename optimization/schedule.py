@@ -3,10 +3,21 @@
 The decay is measured from step 0 (not from the end of warmup), and during
 warmup the two rates are blended with an `is_warmup` 0/1 factor, exactly as
 Google's BERT did, so the rate at every step matches the original to the bit.
+
+Divisions by the (constant) step counts are written as multiplications by
+their float32 reciprocals, and constant factors are pre-multiplied: this is
+what TensorFlow's graph optimizer (grappler) makes of the original's graph
+(and of ours in a tf.function), so writing it that way gives the original's
+bits in eager and graph mode alike.
 """
 
 import keras
+import numpy as np
 import tensorflow as tf
+
+
+def _reciprocal(count):
+  return tf.constant(np.float32(1.0) / np.float32(count), tf.float32)
 
 
 def warmup_polynomial_decay(step, init_lr, num_train_steps, num_warmup_steps,
@@ -35,7 +46,7 @@ def warmup_polynomial_decay(step, init_lr, num_train_steps, num_warmup_steps,
   # Polynomial decay, step clipped at num_train_steps (no cycling).
   decay_steps = tf.cast(num_train_steps, tf.float32)
   clipped = tf.minimum(tf.cast(step, tf.float32), decay_steps)
-  fraction = tf.math.divide(clipped, decay_steps)
+  fraction = clipped * _reciprocal(num_train_steps)
   end = tf.constant(end_learning_rate, dtype=tf.float32)
   rate = tf.math.add(
       tf.math.multiply(init - end,
@@ -45,9 +56,11 @@ def warmup_polynomial_decay(step, init_lr, num_train_steps, num_warmup_steps,
   if num_warmup_steps:
     step_i32 = tf.cast(step, tf.int32)
     warmup_i32 = tf.constant(num_warmup_steps, dtype=tf.int32)
-    done = (tf.cast(step_i32, tf.float32) /
-            tf.cast(warmup_i32, tf.float32))
-    warmup_rate = init_lr * done
+    # init_lr * (step * (1 / warmup)), with the two constants pre-multiplied
+    # as grappler's constant folding does in graph mode.
+    per_step = np.float32(init_lr) * (np.float32(1.0) /
+                                      np.float32(num_warmup_steps))
+    warmup_rate = tf.cast(step_i32, tf.float32) * tf.constant(per_step)
     is_warmup = tf.cast(step_i32 < warmup_i32, tf.float32)
     rate = (1.0 - is_warmup) * rate + is_warmup * warmup_rate
   return rate
@@ -57,6 +70,9 @@ def warmup_polynomial_decay(step, init_lr, num_train_steps, num_warmup_steps,
 class WarmupPolynomialDecay(keras.optimizers.schedules.LearningRateSchedule):
   """Keras schedule wrapper of `warmup_polynomial_decay`.
 
+  `step_offset` is added to the step the optimizer passes (its update
+  count); `create_optimizer` uses 1, see optimization/factory.py.
+
   Example:
     >>> s = WarmupPolynomialDecay(1e-4, num_train_steps=100,
     ...                           num_warmup_steps=10)
@@ -65,7 +81,7 @@ class WarmupPolynomialDecay(keras.optimizers.schedules.LearningRateSchedule):
   """
 
   def __init__(self, init_lr, num_train_steps, num_warmup_steps,
-               end_learning_rate=0.0, power=1.0):
+               end_learning_rate=0.0, power=1.0, step_offset=0):
     super().__init__()
     if num_train_steps is None or int(num_train_steps) <= 0:
       raise ValueError("num_train_steps must be a positive integer, got %r"
@@ -78,8 +94,11 @@ class WarmupPolynomialDecay(keras.optimizers.schedules.LearningRateSchedule):
     self.num_warmup_steps = int(num_warmup_steps or 0)
     self.end_learning_rate = float(end_learning_rate)
     self.power = float(power)
+    self.step_offset = int(step_offset)
 
   def __call__(self, step):
+    if self.step_offset:
+      step = tf.cast(step, tf.int64) + self.step_offset
     return warmup_polynomial_decay(step, self.init_lr, self.num_train_steps,
                                    self.num_warmup_steps,
                                    self.end_learning_rate, self.power)
@@ -89,4 +108,5 @@ class WarmupPolynomialDecay(keras.optimizers.schedules.LearningRateSchedule):
             "num_train_steps": self.num_train_steps,
             "num_warmup_steps": self.num_warmup_steps,
             "end_learning_rate": self.end_learning_rate,
-            "power": self.power}
+            "power": self.power,
+            "step_offset": self.step_offset}

@@ -1,0 +1,143 @@
+"""Shared machinery of the BERT optimizers (AdamWeightDecay, LAMB).
+
+Both are Keras 3 optimizers with three BERT-specific behaviours:
+
+* Variables are known by their ORIGINAL checkpoint names (e.g.
+  "bert/encoder/layer_0/attention/output/LayerNorm/gamma"); weight decay is
+  excluded by regular expressions searched in those names, and the slots are
+  exported as "<name>/adam_m" and "<name>/adam_v" (see `slot_variables`).
+* Gradients are clipped with `tf.clip_by_global_norm` (the original op, so the
+  norm is computed exactly as in TF1).
+* `gradients_aggregated = True` tells the optimizer that the caller (the
+  runner) already averaged the gradients over replicas. Keras would otherwise
+  sum them again, and clip per replica before the sum; we clip the global
+  average so that N replicas give the same update as one device.
+"""
+
+import re
+
+import keras
+import tensorflow as tf
+
+
+class BertOptimizer(keras.optimizers.Optimizer):
+  """Base class: names, weight-decay exclusion, clipping, m/v slots."""
+
+  def __init__(self, learning_rate, weight_decay_rate=0.0, beta_1=0.9,
+               beta_2=0.999, epsilon=1e-6, exclude_from_weight_decay=None,
+               clip_norm=1.0, name=None, **kwargs):
+    super().__init__(learning_rate=learning_rate, name=name, **kwargs)
+    self.weight_decay_rate = float(weight_decay_rate)
+    self.beta_1 = float(beta_1)
+    self.beta_2 = float(beta_2)
+    self.epsilon = float(epsilon)
+    self.exclude_from_weight_decay = list(exclude_from_weight_decay or [])
+    self.clip_norm = None if clip_norm is None else float(clip_norm)
+    self.gradients_aggregated = False
+    self._names_by_key = {}
+    self._slot_names = []  # Original names, by variable index.
+
+  def set_variable_names(self, names_to_variables):
+    """Tells the optimizer the original name of each variable.
+
+    Must be called before the optimizer is built (before the first update or
+    `build`). Variables without a name fall back to their Keras path.
+
+    Args:
+      names_to_variables: dict {original_name: variable}, e.g. the result of
+        `modeling.original_variable_names(model)`.
+    """
+    if self.built:
+      raise RuntimeError("set_variable_names() must be called before the "
+                         "optimizer is built")
+    for name, variable in names_to_variables.items():
+      self._names_by_key[self._var_key(variable)] = name
+
+  def variable_name(self, variable):
+    """The original name used for weight decay and slot export."""
+    key = self._var_key(variable)
+    if key in self._names_by_key:
+      return self._names_by_key[key]
+    name = getattr(variable, "path", None) or variable.name
+    m = re.match(r"^(.*):\d+$", name)
+    return m.group(1) if m else name
+
+  def _do_use_weight_decay(self, name):
+    if not self.weight_decay_rate:
+      return False
+    for pattern in self.exclude_from_weight_decay:
+      if re.search(pattern, name) is not None:
+        return False
+    return True
+
+  def build(self, var_list):
+    if self.built:
+      return
+    super().build(var_list)
+    self._m = []
+    self._v = []
+    self._decay = []
+    self._slot_names = []
+    for var in var_list:
+      name = self.variable_name(var)
+      self._slot_names.append(name)
+      self._decay.append(self._do_use_weight_decay(name))
+      self._m.append(self.add_variable_from_reference(var, name="adam_m"))
+      self._v.append(self.add_variable_from_reference(var, name="adam_v"))
+
+  def slot_variables(self):
+    """{"<original name>/adam_m": variable, ".../adam_v": variable}.
+
+    Example:
+      >>> import keras, optimization
+      >>> w = keras.Variable([1.0, 2.0], name="w")
+      >>> opt = optimization.AdamWeightDecay(1e-3)
+      >>> opt.set_variable_names({"dense/bias": w})
+      >>> opt.build([w])
+      >>> sorted(opt.slot_variables())
+      ['dense/bias/adam_m', 'dense/bias/adam_v']
+    """
+    if not self.built:
+      raise RuntimeError("the optimizer is not built yet")
+    slots = {}
+    for name, m, v in zip(self._slot_names, self._m, self._v):
+      slots[name + "/adam_m"] = m
+      slots[name + "/adam_v"] = v
+    return slots
+
+  def _clip_gradients(self, grads):
+    if not self.clip_norm:
+      return grads
+    present = [g for g in grads if g is not None]
+    clipped, _ = tf.clip_by_global_norm(present, clip_norm=self.clip_norm)
+    clipped = iter(clipped)
+    return [None if g is None else next(clipped) for g in grads]
+
+  def _all_reduce_sum_gradients(self, grads_and_vars):
+    # Keras' TF backend hook: the runner averages over replicas itself.
+    if self.gradients_aggregated:
+      return list(grads_and_vars)
+    return super()._all_reduce_sum_gradients(grads_and_vars)
+
+  def _adam_moments(self, gradient, variable):
+    """Returns (index, m, v, next_m, next_v) for `variable`."""
+    index = self._get_variable_index(variable)
+    m, v = self._m[index], self._v[index]
+    gradient = tf.cast(gradient, m.dtype)
+    next_m = (tf.multiply(self.beta_1, m) +
+              tf.multiply(1.0 - self.beta_1, gradient))
+    next_v = (tf.multiply(self.beta_2, v) +
+              tf.multiply(1.0 - self.beta_2, tf.square(gradient)))
+    return index, m, v, next_m, next_v
+
+  def get_config(self):
+    config = super().get_config()
+    config.update({
+        "weight_decay_rate": self.weight_decay_rate,
+        "beta_1": self.beta_1,
+        "beta_2": self.beta_2,
+        "epsilon": self.epsilon,
+        "exclude_from_weight_decay": self.exclude_from_weight_decay,
+        "clip_norm": self.clip_norm,
+    })
+    return config

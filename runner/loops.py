@@ -1,0 +1,145 @@
+"""The compiled per-replica steps and the multi-step training loop.
+
+Training step (one optimizer update), per replica:
+  loss = task.compute_loss(features, training=True)   # mean over replica batch
+  grads = d(loss * loss_scale)/d(vars)                 # float16: scaled
+  grads = all_reduce_mean(grads)                       # = grads of global mean
+  optimizer.apply(grads)       # (unscale, skip if non-finite,) clip, update
+With gradient accumulation the gradients of K micro-batches are summed
+locally first and reduced once. The loop runs up to `num_steps` steps in one
+tf.function call and stops early on a non-finite loss or a stop request.
+"""
+
+import tensorflow as tf
+
+
+def batch_size_of(features):
+  """The leading dimension of the first tensor in `features` (int32)."""
+  return tf.shape(tf.nest.flatten(features)[0])[0]
+
+
+class TrainSteps(object):
+  """Builds the training loop tf.function for an Estimator's model/optimizer.
+
+  Args:
+    task, model, optimizer, strategy: as in `Estimator`.
+    aggregated: the optimizer expects replica-averaged gradients (BERT
+      optimizers); otherwise Keras sums them, so the loss is divided by the
+      number of replicas.
+    accumulation_steps: micro-batches per update.
+    jit_compile: compile with XLA.
+    multi_worker: agree on the stop flag across workers every step.
+  """
+
+  def __init__(self, task, model, optimizer, strategy, aggregated,
+               accumulation_steps=1, jit_compile=False, multi_worker=False,
+               accumulator=None):
+    self._task = task
+    self._model = model
+    self._optimizer = optimizer
+    self._strategy = strategy
+    self._aggregated = aggregated
+    self._k = int(accumulation_steps)
+    self._multi_worker = multi_worker
+    self._accumulator = accumulator
+    self._scaled = hasattr(optimizer, "scale_loss") and hasattr(
+        optimizer, "inner_optimizer")
+    replicas = strategy.num_replicas_in_sync
+    self._replicas = replicas
+    grads_fn = self._loss_and_grads
+    step_fn = self._replica_step
+    if jit_compile:
+      if replicas == 1 and self._k == 1:
+        step_fn = tf.function(step_fn, jit_compile=True)
+      else:
+        grads_fn = tf.function(grads_fn, jit_compile=True)
+    self._grads_fn = grads_fn
+    self._step_fn = step_fn
+    self.loop = tf.function(self._loop)
+
+  # ---- per replica ----
+  def _loss_and_grads(self, features):
+    variables = self._model.trainable_variables
+    with tf.GradientTape() as tape:
+      loss, _ = self._task.compute_loss(self._model, features, training=True)
+      loss = tf.cast(loss, tf.float32)
+      objective = loss
+      if self._scaled:
+        objective = self._optimizer.scale_loss(objective)
+      if not self._aggregated and self._replicas > 1:
+        objective = objective / float(self._replicas)
+    grads = tape.gradient(objective, variables)
+    grads = [None if g is None else tf.convert_to_tensor(g) for g in grads]
+    return loss, grads
+
+  def _all_reduce(self, grads):
+    if not self._aggregated:
+      return grads
+    present = [i for i, g in enumerate(grads) if g is not None]
+    ctx = tf.distribute.get_replica_context()
+    reduced = ctx.all_reduce(tf.distribute.ReduceOp.MEAN,
+                             [grads[i] for i in present])
+    out = list(grads)
+    for i, g in zip(present, reduced):
+      out[i] = g
+    return out
+
+  def _replica_step(self, features):
+    loss, grads = self._grads_fn(features)
+    grads = self._all_reduce(grads)
+    self._optimizer.apply(grads, self._model.trainable_variables)
+    return loss
+
+  def _replica_accumulate(self, features):
+    loss, grads = self._grads_fn(features)
+    self._accumulator.add(grads)
+    return loss
+
+  def _replica_apply_accumulated(self):
+    grads = self._all_reduce(self._accumulator.mean(self._k))
+    self._optimizer.apply(grads, self._model.trainable_variables)
+    self._accumulator.reset()
+
+  # ---- cross replica ----
+  def _mean(self, per_replica):
+    return self._strategy.reduce(tf.distribute.ReduceOp.MEAN, per_replica,
+                                 axis=None)
+
+  def _one_update(self, iterator):
+    if self._k == 1:
+      return self._mean(self._strategy.run(self._step_fn,
+                                           args=(next(iterator),)))
+
+    def micro_body(j, total):
+      loss = self._mean(self._strategy.run(self._replica_accumulate,
+                                           args=(next(iterator),)))
+      return j + 1, total + loss
+    _, total = tf.while_loop(lambda j, _: j < self._k, micro_body,
+                             [tf.constant(0), tf.constant(0.0)])
+    self._strategy.run(self._replica_apply_accumulated)
+    return total / float(self._k)
+
+  def _stop_requested(self, stop_flag):
+    local = stop_flag.read_value()
+    if not self._multi_worker:
+      return local
+    votes = self._strategy.run(lambda: tf.cast(local, tf.float32))
+    return self._strategy.reduce(tf.distribute.ReduceOp.SUM, votes,
+                                 axis=None) > 0.0
+
+  def _loop(self, iterator, num_steps, stop_flag):
+    """Runs up to num_steps updates; returns (steps, loss_sum, ok, stop)."""
+    def cond(i, loss_sum, ok, stop):
+      del loss_sum
+      return (i < num_steps) & ok & tf.logical_not(stop)
+
+    def body(i, loss_sum, ok, stop):
+      del ok, stop
+      loss = self._one_update(iterator)
+      return (i + 1, loss_sum + loss, tf.math.is_finite(loss),
+              self._stop_requested(stop_flag))
+
+    return tf.while_loop(
+        cond, body,
+        [tf.constant(0), tf.constant(0.0), tf.constant(True),
+         self._stop_requested(stop_flag)])

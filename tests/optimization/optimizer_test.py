@@ -1,0 +1,139 @@
+"""Unit tests of optimization/ (schedule, AdamWeightDecay, LAMB, helpers)."""
+
+import keras
+import numpy as np
+import pytest
+import tensorflow as tf
+
+import optimization
+
+
+def test_schedule_same_bits_eager_and_graph():
+  configs = [(1e-4, 10, 3), (5e-5, 100000, 10000), (2e-5, 7, 10),
+             (3e-5, 12345, 1234), (1.0, 9, 0)]
+  steps = np.array([0, 1, 2, 3, 6, 7, 9, 10, 11, 999, 1233, 1234, 1235,
+                    9999, 10000, 10001, 12344, 12345, 12346, 99999, 100000,
+                    100001], np.int64)
+  for init_lr, train, warmup in configs:
+    schedule = optimization.WarmupPolynomialDecay(init_lr, train, warmup)
+    eager = np.array([float(schedule(s)) for s in steps], np.float32)
+    graph_fn = tf.function(lambda s, f=schedule: f(s))
+    graph = np.array([float(graph_fn(tf.constant(s))) for s in steps],
+                     np.float32)
+    np.testing.assert_array_equal(eager, graph)
+    # Shape of the schedule: linear warmup, peak, linear decay, zero.
+    assert eager[0] == (0.0 if warmup else np.float32(init_lr))
+    assert np.all(eager[steps >= max(train, warmup)] == 0.0)
+    if warmup and warmup < train:
+      assert abs(float(schedule(warmup)) -
+                 init_lr * (1 - warmup / train)) < 1e-6 * init_lr
+
+
+def test_step_offset_shifts_schedule():
+  base = optimization.WarmupPolynomialDecay(1e-3, 20, 5)
+  shifted = optimization.WarmupPolynomialDecay(1e-3, 20, 5, step_offset=1)
+  for s in range(25):
+    assert float(shifted(s)) == float(base(s + 1))
+
+
+def test_create_optimizer_first_update_uses_rate_of_step_one():
+  opt = optimization.create_optimizer(1e-3, num_train_steps=100,
+                                      num_warmup_steps=10)
+  assert abs(float(opt.learning_rate) - 1e-4) < 1e-10
+  opt0 = optimization.create_optimizer(1e-3, 100, 10, lr_step_offset=0)
+  assert float(opt0.learning_rate) == 0.0
+
+
+def test_create_optimizer_rejects_tf1_signature_and_bad_name():
+  with pytest.raises(TypeError, match="learning rate first"):
+    optimization.create_optimizer(tf.constant(1.0), 1e-3, 10, 1, False)
+  with pytest.raises(ValueError, match="--optimizer=sgd"):
+    optimization.create_optimizer(1e-3, 10, 1, optimizer="sgd")
+
+
+def _quadratic_run(opt, steps=5):
+  w = keras.Variable(np.array([[1.0, -2.0], [0.5, 3.0]], np.float32),
+                     name="w")
+  b = keras.Variable(np.array([0.1, -0.1], np.float32), name="b")
+  opt.set_variable_names({"layer/kernel": w, "layer/bias": b})
+  for _ in range(steps):
+    with tf.GradientTape() as tape:
+      loss = tf.reduce_sum(tf.square(w.value - 0.3)) + tf.reduce_sum(
+          tf.square(b.value))
+    opt.apply(tape.gradient(loss, [w, b]), [w, b])
+  return w.numpy(), b.numpy()
+
+
+def _numpy_adamw(steps, lr, wd, lamb=False):
+  w = np.array([[1.0, -2.0], [0.5, 3.0]], np.float64)
+  b = np.array([0.1, -0.1], np.float64)
+  params = [(w, True), (b, False)]
+  m = [np.zeros_like(p) for p, _ in params]
+  v = [np.zeros_like(p) for p, _ in params]
+  for _ in range(steps):
+    grads = [2 * (w - 0.3), 2 * b]
+    norm = np.sqrt(sum((g ** 2).sum() for g in grads))
+    grads = [g * min(1.0, 1.0 / norm) for g in grads]
+    for i, ((p, decay), g) in enumerate(zip(params, grads)):
+      m[i] = 0.9 * m[i] + 0.1 * g
+      v[i] = 0.999 * v[i] + 0.001 * g * g
+      u = m[i] / (np.sqrt(v[i]) + 1e-6)
+      if decay:
+        u = u + wd * p
+      ratio = 1.0
+      if lamb and decay:
+        ratio = np.linalg.norm(p) / np.linalg.norm(u)
+      p -= ratio * lr * u
+  return w, b
+
+
+@pytest.mark.parametrize("name", ["adamw", "lamb"])
+def test_update_rule_matches_numpy_reference(name):
+  opt = optimization.create_optimizer(0.1, 1000000, 0, optimizer=name)
+  w, b = _quadratic_run(opt)
+  # Constant rate 0.1 * (1 - s/1e6) ~ 0.1: compare with a small tolerance.
+  rw, rb = _numpy_adamw(5, 0.1, 0.01, lamb=(name == "lamb"))
+  np.testing.assert_allclose(w, rw, rtol=2e-5, atol=2e-5)
+  np.testing.assert_allclose(b, rb, rtol=2e-5, atol=2e-5)
+  assert int(opt.iterations.numpy()) == 5
+
+
+def test_slots_are_exported_under_original_names():
+  opt = optimization.create_optimizer(0.1, 100, 0)
+  _quadratic_run(opt, steps=1)
+  assert sorted(opt.slot_variables()) == [
+      "layer/bias/adam_m", "layer/bias/adam_v", "layer/kernel/adam_m",
+      "layer/kernel/adam_v"]
+  assert np.all(opt.slot_variables()["layer/kernel/adam_v"].numpy() > 0)
+
+
+def test_set_variable_names_after_build_fails():
+  opt = optimization.create_optimizer(0.1, 100, 0)
+  w = keras.Variable([1.0])
+  opt.build([w])
+  with pytest.raises(RuntimeError):
+    opt.set_variable_names({"w": w})
+
+
+def test_gradient_accumulator_means_and_resets():
+  w = tf.Variable(tf.zeros([3]))
+  acc = optimization.GradientAccumulator([w, tf.Variable(0.0)])
+  acc.add([tf.constant([1.0, 2.0, 3.0]), None])
+  acc.add([tf.constant([3.0, 2.0, 1.0]), None])
+  mean = acc.mean(2)
+  np.testing.assert_allclose(mean[0].numpy(), [2.0, 2.0, 2.0])
+  assert mean[1] is None
+  acc.reset()
+  acc.add([tf.constant([1.0, 1.0, 1.0]), None])
+  np.testing.assert_allclose(acc.mean(1)[0].numpy(), [1.0, 1.0, 1.0])
+  with pytest.raises(ValueError):
+    acc.add([tf.constant([1.0, 1.0, 1.0]), tf.constant(1.0)])
+
+
+def test_optimizer_config_round_trip():
+  opt = optimization.create_optimizer(2e-5, 100, 10, optimizer="lamb")
+  clone = optimization.Lamb.from_config(opt.get_config())
+  assert clone.weight_decay_rate == 0.01
+  assert clone.exclude_from_weight_decay == ["LayerNorm", "layer_norm",
+                                             "bias"]
+  assert float(clone.learning_rate) == float(opt.learning_rate)

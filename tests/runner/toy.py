@@ -1,0 +1,91 @@
+"""A tiny Task and input_fn for runner tests (runs in milliseconds on CPU)."""
+
+import keras
+import numpy as np
+import tensorflow as tf
+
+import runner
+
+NUM_CLASSES = 3
+DIM = 4
+
+
+class ToyTask(runner.Task):
+  """Dense -> LayerNorm -> Dense classifier with original-style names."""
+
+  def __init__(self, hidden=8, nan_after=None, dropout=0.0):
+    self.hidden = hidden
+    self.nan_after = nan_after  # Features with id >= this give a NaN loss.
+    self.dropout = dropout
+
+  def build_model(self):
+    keras.utils.set_random_seed(1234)
+    inputs = keras.Input([DIM], name="x")
+    h = keras.layers.Dense(self.hidden, activation="tanh", name="dense")(inputs)
+    h = keras.layers.LayerNormalization(epsilon=1e-12, name="ln")(h)
+    h = keras.layers.Dropout(self.dropout)(h)
+    logits = keras.layers.Dense(NUM_CLASSES, name="out", dtype="float32")(h)
+    return keras.Model(inputs, logits)
+
+  def checkpoint_variables(self, model):
+    dense, ln, out = (model.get_layer("dense"), model.get_layer("ln"),
+                      model.get_layer("out"))
+    return {"toy/dense/kernel": dense.kernel, "toy/dense/bias": dense.bias,
+            "toy/LayerNorm/gamma": ln.gamma, "toy/LayerNorm/beta": ln.beta,
+            "toy/output_weights": out.kernel, "toy/output_bias": out.bias}
+
+  def compute_loss(self, model, features, training):
+    logits = tf.cast(model(features["x"], training=training), tf.float32)
+    per_example = tf.nn.sparse_softmax_cross_entropy_with_logits(
+        labels=features["y"], logits=logits)
+    loss = tf.reduce_mean(per_example)
+    if self.nan_after is not None:
+      bad = tf.reduce_any(features["id"] >= self.nan_after)
+      loss = tf.where(bad, tf.constant(np.nan, tf.float32), loss)
+    return loss, {"logits": logits, "per_example_loss": per_example}
+
+  def create_metrics(self):
+    return {"accuracy": keras.metrics.SparseCategoricalAccuracy(),
+            "mean_loss": keras.metrics.Mean()}
+
+  def update_metrics(self, metrics, features, outputs):
+    metrics["accuracy"].update_state(features["y"], outputs["logits"])
+    metrics["mean_loss"].update_state(outputs["per_example_loss"])
+
+  def predict_outputs(self, model, features):
+    logits = tf.cast(model(features["x"], training=False), tf.float32)
+    return {"id": features["id"], "probabilities": tf.nn.softmax(logits)}
+
+
+def optimizer_fn():
+  """The optimizer of every toy run (train_main and in-process tests)."""
+  import optimization  # pylint: disable=g-import-not-at-top
+  return optimization.create_optimizer(1e-2, 400, 10)
+
+
+def example(i):
+  """Deterministic features of example i (a learnable rule)."""
+  i = tf.cast(i, tf.int64)
+  f = tf.cast(i, tf.float32)
+  x = tf.stack([tf.sin(f * 0.7), tf.cos(f * 1.3), tf.sin(f * 0.11 + 1.0),
+                tf.cos(f * 0.37)])
+  y = tf.cast(tf.math.floormod(
+      tf.cast(tf.floor((x[0] + x[1] + 2.0) * 1.0), tf.int64), NUM_CLASSES),
+              tf.int32)
+  return {"x": x, "y": y, "id": i}
+
+
+def make_input_fn(num_examples=None, repeat=True, drop_remainder=True):
+  """input_fn over examples 0..num_examples-1 (or infinite) in fixed order."""
+  def input_fn(params):
+    ds = tf.data.Dataset.range(num_examples or (1 << 40)).map(example)
+    if repeat and num_examples:
+      ds = ds.repeat()
+    return ds.batch(params["batch_size"], drop_remainder=drop_remainder)
+  return input_fn
+
+
+def checkpoint_arrays(prefix):
+  reader = tf.train.load_checkpoint(prefix)
+  return {name: reader.get_tensor(name)
+          for name in reader.get_variable_to_shape_map()}
