@@ -100,6 +100,9 @@ class BertConfig(object):
         text = reader.read()
     except (OSError, tf.errors.OpError) as e:
       raise InputError("%s: cannot read bert config: %s" % (json_file, e))
+    except UnicodeDecodeError as e:  # GFile decodes text mode as UTF-8.
+      raise InputError("%s: not a text file (not valid UTF-8 at byte %d)"
+                       % (json_file, e.start))
     try:
       data = json.loads(text)
     except ValueError as e:

@@ -24,17 +24,6 @@ import tensorflow as tf
 from pretraining import features as features_lib
 
 
-def _file_dataset(input_files, params):
-  """Files of this input pipeline (one shard per worker if distributed)."""
-  files = tf.data.Dataset.from_tensor_slices(tf.constant(list(input_files)))
-  context = params.get("input_context") if hasattr(params, "get") else None
-  if context is not None and context.num_input_pipelines > 1:
-    if len(input_files) >= context.num_input_pipelines:
-      files = files.shard(context.num_input_pipelines,
-                          context.input_pipeline_id)
-  return files
-
-
 def input_fn_builder(input_files, max_seq_length, max_predictions_per_seq,
                      is_training, num_cpu_threads=4, masker=None,
                      deterministic=False, seed=None):
@@ -53,7 +42,9 @@ def input_fn_builder(input_files, max_seq_length, max_predictions_per_seq,
     seed: optional int seed for the shuffles.
 
   Returns:
-    `input_fn(params)`; params["batch_size"] is the per-pipeline batch size.
+    `input_fn(params)`; params["batch_size"] is the per-replica batch size.
+    The dataset is not sharded here: `runner.Estimator` shards batches over
+    input pipelines itself.
     Each batch is a dict of the 7 features: int32 Tensors of shape
     [batch_size, max_seq_length] (input_ids, input_mask, segment_ids),
     [batch_size, max_predictions_per_seq] (masked_lm_positions,
@@ -70,7 +61,7 @@ def input_fn_builder(input_files, max_seq_length, max_predictions_per_seq,
   def input_fn(params):
     batch_size = params["batch_size"]
     if is_training:
-      d = _file_dataset(input_files, params)
+      d = tf.data.Dataset.from_tensor_slices(tf.constant(input_files))
       num_files = len(input_files)
       d = d.repeat()
       d = d.shuffle(buffer_size=num_files, seed=seed)

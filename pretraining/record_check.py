@@ -8,8 +8,9 @@ raises `common.InputError` instead:
 
   - `check_first_records(files, ...)`: cheap up-front check (one record per
     file), run before building the model.
-  - `find_bad_record(files, ...)`: full scan, run only after the input
-    pipeline has failed, to name the record that broke it.
+  - `find_bad_record(files, ...)`: full scan, run after the input
+    pipeline has failed, to name the record that broke it (or up front
+    with --check_all_records).
   - `explain_input_errors(files, ...)`: context manager turning a tf.data
     parse/read failure into that InputError.
 
@@ -18,7 +19,7 @@ Example:
   >>> path = os.path.join(tempfile.mkdtemp(), "empty.tfrecord")
   >>> with tf.io.TFRecordWriter(path) as w:
   ...   pass
-  >>> check_first_records([path], 128, 20)
+  >>> check_first_records([path], 128, 20)  # doctest: +ELLIPSIS
   Traceback (most recent call last):
   ...
   common.errors.InputError: --input_file: no records in any of the 1 input files (e.g. ...empty.tfrecord)
@@ -26,6 +27,7 @@ Example:
 
 import contextlib
 
+from absl import logging
 import tensorflow as tf
 
 from common import InputError
@@ -78,6 +80,12 @@ def _example_problem(serialized, expected, limits=None):
   return None
 
 
+def _truncated(path, index, detail):
+  return InputError(
+      "--input_file: %s: record %d is truncated or corrupt (%s); the file "
+      "is damaged or was not completely written" % (path, index, detail))
+
+
 def _records(path, limit=None):
   """Yields (index, serialized) of a TFRecord file; raises InputError on
   a truncated/corrupt record, naming the file and the record index."""
@@ -85,21 +93,28 @@ def _records(path, limit=None):
   if limit is not None:
     dataset = dataset.take(limit)
   index = 0
+  consumed = 0  # Bytes of the complete records read so far.
   iterator = iter(dataset)
   while True:
     try:
       record = next(iterator)
     except StopIteration:
-      return
+      break
     except (tf.errors.DataLossError, tf.errors.OutOfRangeError) as e:
       detail = str(e.message if hasattr(e, "message") else e)
       detail = detail.split("}}")[-1].split("[Op:")[0].strip()
-      raise InputError(
-          "--input_file: %s: record %d is truncated or corrupt (%s); the "
-          "file is damaged or was not completely written" % (
-              path, index, detail)) from None
-    yield index, record.numpy()
+      raise _truncated(path, index, detail) from None
+    data = record.numpy()
+    consumed += 8 + 4 + len(data) + 4  # length, its crc, data, data crc
+    yield index, data
     index += 1
+  if limit is None or index < limit:
+    # tf.data ends a file quietly when it stops inside a record's 12-byte
+    # header (e.g. a writer killed mid-record): compare with the file size.
+    size = tf.io.gfile.stat(path).length
+    if size != consumed:
+      raise _truncated(path, index, "the file ends %d bytes into it"
+                       % (size - consumed))
 
 
 def check_record_file(path, max_seq_length, max_predictions_per_seq,
@@ -171,6 +186,8 @@ def explain_input_errors(files, max_seq_length, max_predictions_per_seq,
   """
   try:
     yield
-  except (tf.errors.InvalidArgumentError, tf.errors.DataLossError):
+  except (tf.errors.InvalidArgumentError, tf.errors.DataLossError) as e:
+    logging.error("Input pipeline failed (%s); scanning the %d input files "
+                  "for the bad record", type(e).__name__, len(files))
     find_bad_record(files, max_seq_length, max_predictions_per_seq, limits)
     raise
