@@ -16,6 +16,7 @@ Example:
 
 import csv
 import io
+import os
 import sys
 
 from common import InputError
@@ -49,13 +50,20 @@ class Row(object):
 
 
 def read_text(path):
-  """Reads `path` (local or gs://) as UTF-8 text; InputError on bad bytes."""
-  import tensorflow as tf  # gfile reads local and remote paths alike.
-  if not tf.io.gfile.exists(path):
+  """Reads `path` (local or gs://...) as UTF-8 text; InputError on bad bytes."""
+  path = str(path)
+  if "://" in path:
+    import tensorflow as tf  # Only remote filesystems need gfile.
+    exists, isdir, opener = tf.io.gfile.exists, tf.io.gfile.isdir, (
+        lambda p: tf.io.gfile.GFile(p, "rb"))
+  else:
+    exists, isdir, opener = os.path.exists, os.path.isdir, (
+        lambda p: open(p, "rb"))
+  if not exists(path):
     raise InputError("%s: file not found" % path)
-  if tf.io.gfile.isdir(path):
+  if isdir(path):
     raise InputError("%s: is a directory, expected a file" % path)
-  with tf.io.gfile.GFile(path, "rb") as f:
+  with opener(path) as f:
     data = f.read()
   try:
     text = data.decode("utf-8")

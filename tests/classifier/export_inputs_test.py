@@ -1,0 +1,53 @@
+"""The SavedModel's in-graph input building equals convert_single_example."""
+
+import tensorflow as tf
+
+import tokenization
+from classifier import export
+from classifier.features import _truncate_seq_pair
+from classifier.features import convert_single_example
+from classifier.processors import InputExample
+from tests.classifier import glue_fixtures
+from tokenization.tf_text import InGraphTokenizer
+
+
+def test_pair_lengths_match_truncate_seq_pair():
+  grid = [(a, b, m) for a in range(0, 12) for b in range(0, 12)
+          for m in range(0, 14)]
+  want = []
+  for a, b, m in grid:
+    ta, tb = list(range(a)), list(range(b))
+    _truncate_seq_pair(ta, tb, m)
+    want.append((len(ta), len(tb)))
+  la = tf.constant([g[0] for g in grid], tf.int64)
+  lb = tf.constant([g[1] for g in grid], tf.int64)
+  got_a, got_b = [], []
+  for m in sorted({g[2] for g in grid}):
+    idx = [i for i, g in enumerate(grid) if g[2] == m]
+    a, b = export.pair_lengths(tf.gather(la, idx), tf.gather(lb, idx), m)
+    got_a += list(zip(idx, a.numpy().tolist(), b.numpy().tolist()))
+  got = [(a, b) for _, a, b in sorted(got_a)]
+  assert got == want
+
+
+def test_in_graph_inputs_equal_convert_single_example():
+  vocab = glue_fixtures.minilm_vocab()
+  pairs = [(a, b) for a, b in glue_fixtures.PAIRS] + [
+      ("A single sentence with no partner.", ""),
+      ("short", "a much longer second segment " * 6),
+      ("a much longer first segment " * 6, "short"),
+      ("", ""), ("Hello, World!", "   ")]
+  tokenizer = tokenization.FullTokenizer(vocab, do_lower_case=True)
+  in_graph = InGraphTokenizer(vocab, do_lower_case=True)
+  v = tokenization.load_vocab(vocab)
+  for max_seq_length in (6, 16, 64):
+    ids, mask, segments = export.build_inputs(
+        in_graph.tokenize(tf.constant([a for a, _ in pairs])),
+        in_graph.tokenize(tf.constant([b for _, b in pairs])),
+        max_seq_length, v["[CLS]"], v["[SEP]"])
+    for i, (a, b) in enumerate(pairs):
+      f = convert_single_example(i, InputExample("x", a, b, "0"), ["0"],
+                                 max_seq_length, tokenizer)
+      assert ids[i].numpy().tolist() == f.input_ids, (max_seq_length, a, b)
+      assert mask[i].numpy().tolist() == f.input_mask
+      assert segments[i].numpy().tolist() == f.segment_ids
