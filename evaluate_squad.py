@@ -2,6 +2,7 @@
 
   python evaluate_squad.py --data_file=dev-v2.0.json \
     --pred_file=/tmp/out/predictions.json [--na_prob_file=null_odds.json]
+  python evaluate_squad.py dev-v1.1.json /tmp/out/predictions.json  # official
 
 Prints a JSON object: {"exact_match", "f1"} for SQuAD 1.1 files, the v2.0
 fields (exact, f1, total, HasAns_*, NoAns_*, best_* with --na_prob_file) for
@@ -13,6 +14,7 @@ import json
 from absl import flags
 
 from common import cli
+from common import InputError
 from squad import evaluate as squad_eval
 
 FLAGS = flags.FLAGS
@@ -30,8 +32,27 @@ flags.DEFINE_enum("version", "auto", ["auto", "1.1", "2.0"],
 flags.DEFINE_string("out_file", None, "Also write the JSON here.")
 
 
-def main(_):
-  result = squad_eval.evaluate_files(FLAGS.data_file, FLAGS.pred_file,
+def _files(argv):
+  """(data_file, pred_file) from the flags or, as the official scripts take
+  them, from two positional arguments."""
+  positional = argv[1:]
+  if positional and (FLAGS.data_file or FLAGS.pred_file or
+                     len(positional) != 2):
+    raise InputError("expected either --data_file and --pred_file or two "
+                     "arguments DATA_FILE PRED_FILE, got extra arguments %s"
+                     % " ".join(positional))
+  data_file, pred_file = positional or (FLAGS.data_file, FLAGS.pred_file)
+  for flag, path in (("data_file", data_file), ("pred_file", pred_file)):
+    if not path:
+      raise InputError("--%s is required (or pass DATA_FILE PRED_FILE)"
+                       % flag)
+    cli.require_file(flag, path)
+  return data_file, pred_file
+
+
+def main(argv):
+  data_file, pred_file = _files(argv)
+  result = squad_eval.evaluate_files(data_file, pred_file,
                                      FLAGS.na_prob_file, FLAGS.na_prob_thresh,
                                      FLAGS.version)
   # As the official scripts print: v1.1 on one line, v2.0 indented.
@@ -43,6 +64,4 @@ def main(_):
 
 
 if __name__ == "__main__":
-  flags.mark_flag_as_required("data_file")
-  flags.mark_flag_as_required("pred_file")
   cli.run(main)

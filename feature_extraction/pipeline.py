@@ -47,6 +47,18 @@ def extract_to_file(input_file, output_file, bert_config_file,
                                             bert_config.num_hidden_layers)
   tokenizer = tokenization.FullTokenizer(vocab_file=vocab_file,
                                          do_lower_case=do_lower_case)
+  if len(tokenizer.vocab) > bert_config.vocab_size:
+    # Ids beyond the embedding table would fail deep inside TensorFlow (or
+    # read zeros on accelerators): this vocabulary is not the model's.
+    raise InputError(
+        "--vocab_file=%s has %d tokens but --bert_config_file=%s has "
+        "vocab_size=%d: the vocabulary does not belong to this model"
+        % (vocab_file, len(tokenizer.vocab), bert_config_file,
+           bert_config.vocab_size))
+  for token in ("[CLS]", "[SEP]"):
+    if token not in tokenizer.vocab:
+      raise InputError("--vocab_file=%s: has no %s token" % (vocab_file,
+                                                             token))
   examples = fe_examples.read_examples(input_file)
   features = fe_examples.convert_examples_to_features(
       examples, max_seq_length, tokenizer)

@@ -103,6 +103,8 @@ def _records(path, limit=None):
     except (tf.errors.DataLossError, tf.errors.OutOfRangeError) as e:
       detail = str(e.message if hasattr(e, "message") else e)
       detail = detail.split("}}")[-1].split("[Op:")[0].strip()
+      # Keep "truncated record at N", drop TF's "' failed with ..." tail.
+      detail = detail.split("' failed with")[0].strip()
       raise _truncated(path, index, detail) from None
     data = record.numpy()
     consumed += 8 + 4 + len(data) + 4  # length, its crc, data, data crc

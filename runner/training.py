@@ -6,6 +6,7 @@ from absl import logging
 import numpy as np
 import tensorflow as tf
 
+from common import InputError
 import optimization
 from runner import checkpoints
 from runner import loops
@@ -13,8 +14,13 @@ from runner import precision
 from runner import preemption
 
 
-class NonFiniteLossError(FloatingPointError):
-  """The training loss became NaN or Inf; nothing was saved for that step."""
+class NonFiniteLossError(FloatingPointError, InputError):
+  """The training loss became NaN or Inf; nothing was saved for that step.
+
+  Also a `common.InputError` (usually a too-high learning rate or bad data),
+  so a script reports it as one `error: ...` line, exit status 1, with no
+  traceback; the last good checkpoint stays in output_dir.
+  """
 
 
 class TrainingMixin(object):

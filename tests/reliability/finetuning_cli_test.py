@@ -1,0 +1,100 @@
+"""run_classifier.py and run_squad.py: bad input -> one clear line.
+
+Issue 9 item 1 end to end through the real scripts (subprocesses): bad or
+inconsistent bert_config.json, vocabulary larger than the config, a
+checkpoint of another shape (variable and both shapes), missing files, an
+output_dir holding another model's checkpoint (left untouched), and a batch
+size not divisible across replicas x accumulation steps.
+"""
+
+import hashlib
+import os
+
+import pytest
+
+from tests.reliability import fixtures
+
+
+def _classifier_args(p, out, **flags):
+  values = dict(task_name="cola", do_train="true", data_dir=p["glue"],
+                vocab_file=p["vocab"], bert_config_file=p["config"],
+                output_dir=os.path.join(p["dir"], out), max_seq_length=16,
+                train_batch_size=2, num_train_epochs=1.0)
+  values.update(flags)
+  return ["--%s=%s" % kv for kv in values.items()]
+
+
+def _squad_args(p, out, **flags):
+  values = dict(do_train="true", train_file=p["squad"],
+                vocab_file=p["vocab"], bert_config_file=p["config"],
+                output_dir=os.path.join(p["dir"], out), max_seq_length=32,
+                doc_stride=8, max_query_length=8, train_batch_size=2,
+                num_train_epochs=1.0)
+  values.update(flags)
+  return ["--%s=%s" % kv for kv in values.items()]
+
+
+def _checkpoint_digest(directory):
+  """Hash of the checkpoint files (state file and model.ckpt-*)."""
+  h = hashlib.sha256()
+  for name in sorted(os.listdir(directory)):
+    if name == "checkpoint" or name.startswith("model.ckpt"):
+      h.update(name.encode())
+      with open(os.path.join(directory, name), "rb") as f:
+        h.update(f.read())
+  return h.hexdigest()
+
+
+CASES = [
+    ("run_classifier.py", _classifier_args, "config_negative_size",
+     lambda p: dict(bert_config_file=p["config_negative"]),
+     ["negative.json", "intermediate_size", "-4"]),
+    ("run_classifier.py", _classifier_args, "vocab_larger_than_config",
+     lambda p: dict(vocab_file=p["vocab_too_big"]),
+     ["--vocab_file=", "big_vocab.txt", "has %d tokens" % (
+         len(fixtures.VOCAB) + 5), "vocab_size=%d" % len(fixtures.VOCAB)]),
+    ("run_classifier.py", _classifier_args, "checkpoint_of_another_shape",
+     lambda p: dict(init_checkpoint=p["other_ckpt"]),
+     ["--init_checkpoint=", "bert/embeddings/word_embeddings",
+      "[%d, 24]" % len(fixtures.VOCAB), "[%d, 16]" % len(fixtures.VOCAB)]),
+    ("run_classifier.py", _classifier_args, "data_dir_without_train_file",
+     lambda p: dict(data_dir=p["empty_dir"]),
+     ["empty_dir", "train.tsv", "not found"]),
+    ("run_classifier.py", _classifier_args, "batch_not_divisible",
+     lambda p: dict(train_batch_size=3, gradient_accumulation_steps=2),
+     ["--train_batch_size=3", "not divisible", "replicas"]),
+    ("run_classifier.py", _classifier_args, "output_dir_of_another_model",
+     lambda p: dict(output_dir=p["other_out"]),
+     ["--output_dir=", "holds a checkpoint of a different model"]),
+    ("run_squad.py", _squad_args, "config_heads_not_dividing_hidden",
+     lambda p: dict(bert_config_file=p["config_heads"]),
+     ["heads.json", "hidden_size (15)", "num_attention_heads (2)"]),
+    ("run_squad.py", _squad_args, "train_file_missing",
+     lambda p: dict(train_file=os.path.join(p["dir"], "missing.json")),
+     ["--train_file=", "missing.json", "not found"]),
+    ("run_squad.py", _squad_args, "vocab_not_utf8",
+     lambda p: dict(vocab_file=p["vocab_not_utf8"]),
+     ["--vocab_file=", "bad_vocab.txt", "line 121", "UTF-8"]),
+    ("run_squad.py", _squad_args, "output_dir_of_another_model",
+     lambda p: dict(output_dir=p["other_out"]),
+     ["--output_dir=", "holds a checkpoint of a different model"]),
+]
+
+
+@pytest.mark.parametrize("script,make_args,name,change,expected", CASES,
+                         ids=["%s-%s" % (c[0][:-3], c[2]) for c in CASES])
+def test_bad_input_is_one_clear_error(inputs, script, make_args, name,
+                                      change, expected):
+  other_out = _checkpoint_digest(inputs["other_out"])
+  out = "%s_%s" % (script[:-3], name)
+  result = fixtures.run_script(script, make_args(inputs, out,
+                                                 **change(inputs)))
+  line = fixtures.error_line(result)
+  for part in expected:
+    assert part in line, (part, line)
+  # No work was lost: another model's checkpoints are left as they were,
+  # and a refused run wrote no checkpoint.
+  assert _checkpoint_digest(inputs["other_out"]) == other_out
+  out_dir = os.path.join(inputs["dir"], out)
+  assert not os.path.exists(out_dir) or not any(
+      n.startswith("model.ckpt") for n in os.listdir(out_dir))

@@ -1,0 +1,176 @@
+"""Tiny, valid inputs for every script, and helpers to run the real scripts.
+
+`make_inputs(directory)` writes a small vocabulary, a matching
+bert_config.json, a checkpoint of that model and one of another shape,
+pretraining TFRecords, a GLUE (CoLA) data dir, a SQuAD file and plain text,
+all tiny enough that a script reaches (and fails at) its input checks in a
+few seconds. `run_script(name, args)` runs `python <name>.py args...` from
+the repository root as a user would, CPU only.
+"""
+
+import json
+import os
+import subprocess
+import sys
+
+from tests.golden import REPO_ROOT
+
+WORDS = ("the a of and to in is was it he she they we you that this on for "
+         "with as at by from or an be are were has had have not but all "
+         "one two three red green blue key what who where why how film good "
+         "bad very story movie great little big day night").split()
+# Google's layout: [PAD], [unused*], then [UNK] [CLS] [SEP] [MASK] at 100-103.
+VOCAB = (["[PAD]"] + ["[unused%d]" % i for i in range(99)] +
+         ["[UNK]", "[CLS]", "[SEP]", "[MASK]"] + WORDS +
+         [c for c in "bcdefghijklmnopqrstuvwxyz.,?!"] +
+         ["##" + c for c in "abcdefghijklmnopqrstuvwxyz"])
+
+SEQ = 16
+MAX_PRED = 4
+
+
+def config_dict(**overrides):
+  config = {"vocab_size": len(VOCAB), "hidden_size": 16,
+            "num_hidden_layers": 1, "num_attention_heads": 2,
+            "intermediate_size": 32, "hidden_act": "gelu",
+            "hidden_dropout_prob": 0.1, "attention_probs_dropout_prob": 0.1,
+            "max_position_embeddings": 32, "type_vocab_size": 2,
+            "initializer_range": 0.02}
+  config.update(overrides)
+  return config
+
+
+def write_json(path, value):
+  with open(path, "w") as f:
+    json.dump(value, f)
+  return str(path)
+
+
+def write_text(path, text, mode="w"):
+  with open(path, mode) as f:
+    f.write(text)
+  return str(path)
+
+
+def _checkpoint(config, prefix, step=None):
+  """Writes a checkpoint (original names) of a BertModel of `config`."""
+  import numpy as np  # pylint: disable=g-import-not-at-top
+  import modeling  # pylint: disable=g-import-not-at-top
+  model = modeling.BertModel(modeling.BertConfig.from_dict(config))
+  ids = np.ones([1, 4], np.int32)
+  model({"input_ids": ids, "input_mask": ids, "token_type_ids": 0 * ids},
+        training=False)
+  variables = modeling.original_variable_names(model)
+  if step is None:
+    return modeling.write_checkpoint(variables, prefix)
+  return modeling.save_checkpoint(variables, prefix, step)
+
+
+def _pretraining_records(path, seq_length, max_pred, num_records=8):
+  from tests.pretraining import records  # pylint: disable=g-import-not-at-top
+  return records.write_records(path, num_records, seq_length=seq_length,
+                               max_pred=max_pred, vocab_size=len(VOCAB))
+
+
+def make_inputs(directory):
+  """Writes every valid input; returns {name: path}."""
+  d = str(directory)
+  p = {"dir": d}
+  p["vocab"] = write_text(os.path.join(d, "vocab.txt"),
+                          "\n".join(VOCAB) + "\n")
+  p["config"] = write_json(os.path.join(d, "bert_config.json"),
+                           config_dict())
+  p["ckpt"] = _checkpoint(config_dict(), os.path.join(d, "ckpt",
+                                                      "bert_model.ckpt"))
+  other = config_dict(hidden_size=24, intermediate_size=48)
+  p["other_ckpt"] = _checkpoint(other, os.path.join(d, "other",
+                                                    "bert_model.ckpt"))
+  p["other_out"] = os.path.join(d, "other_out")
+  _checkpoint(other, p["other_out"], step=3)
+  p["records"] = os.path.join(d, "records.tfrecord")
+  _pretraining_records(p["records"], SEQ, MAX_PRED)
+  p["text"] = write_text(os.path.join(d, "corpus.txt"),
+                         "the film was good .\nit is a great story .\n\n"
+                         "they had a bad day .\nwho was the key ?\n")
+  p["glue"] = os.path.join(d, "cola")
+  os.makedirs(p["glue"])
+  rows = ["src\t%d\t*\t%s" % (i % 2, s) for i, s in enumerate(
+      ["the film was good", "a bad movie", "great story", "very bad day",
+       "it was red", "the key is blue", "good night", "we are one"])]
+  for name in ("train.tsv", "dev.tsv"):
+    write_text(os.path.join(p["glue"], name), "\n".join(rows) + "\n")
+  write_text(os.path.join(p["glue"], "test.tsv"),
+             "id\tsentence\n" + "\n".join(
+                 "%d\t%s" % (i, r.split("\t")[3]) for i, r in enumerate(rows))
+             + "\n")
+  squad = {"version": "1.1", "data": [{"title": "t", "paragraphs": [
+      {"context": "the key is red and the day was good",
+       "qas": [{"id": "q%d" % i, "question": "what is the key ?",
+                "answers": [{"text": "red", "answer_start": 11}]}]}
+      for i in range(4)]}]}
+  p["squad"] = write_json(os.path.join(d, "squad.json"), squad)
+  _bad_inputs(d, p)
+  return p
+
+
+def _bad_inputs(d, p):
+  """Broken variants of the inputs above, one fault each."""
+  j = lambda name: os.path.join(d, name)
+  p["config_not_json"] = write_text(j("not_json.json"), '{"vocab_size": 10,')
+  p["config_heads"] = write_json(j("heads.json"), config_dict(hidden_size=15))
+  p["config_negative"] = write_json(j("negative.json"),
+                                    config_dict(intermediate_size=-4))
+  p["vocab_too_big"] = write_text(j("big_vocab.txt"), "\n".join(
+      VOCAB + ["extra%d" % i for i in range(5)]) + "\n")
+  p["vocab_not_utf8"] = write_text(
+      j("bad_vocab.txt"), ("\n".join(VOCAB[:120]) + "\n").encode() +
+      b"\xff\xfe bad\n", mode="wb")
+  p["vocab_without_cls"] = write_text(j("no_cls_vocab.txt"), "\n".join(
+      v for v in VOCAB if v != "[CLS]") + "\n")
+  p["records_seq20"] = j("seq20.tfrecord")
+  _pretraining_records(p["records_seq20"], 20, MAX_PRED, num_records=2)
+  p["records_pred5"] = j("pred5.tfrecord")
+  _pretraining_records(p["records_pred5"], SEQ, 5, num_records=2)
+  with open(p["records"], "rb") as f:
+    data = f.read()
+  from tests.pretraining import records  # pylint: disable=g-import-not-at-top
+  offsets = records.record_offsets(p["records"])
+  p["records_truncated"] = write_text(j("truncated.tfrecord"),
+                                      data[:offsets[5] + 30], mode="wb")
+  corrupt = bytearray(data)
+  corrupt[offsets[3] + 40] ^= 0xFF  # Inside record 3's payload: bad CRC.
+  p["records_corrupt"] = write_text(j("corrupt.tfrecord"), bytes(corrupt),
+                                    mode="wb")
+  p["empty_dir"] = j("empty_dir")
+  os.makedirs(p["empty_dir"])
+
+
+def script_env():
+  env = dict(os.environ)
+  env["PYTHONPATH"] = REPO_ROOT + os.pathsep + env.get("PYTHONPATH", "")
+  env["CUDA_VISIBLE_DEVICES"] = ""
+  env["TF_CPP_MIN_LOG_LEVEL"] = "2"
+  return env
+
+
+def run_script(script, args, timeout=300):
+  """Runs `python <script> args` from the repo root; a CompletedProcess."""
+  return subprocess.run(
+      [sys.executable, os.path.join(REPO_ROOT, script)] + list(args),
+      cwd=REPO_ROOT, env=script_env(), capture_output=True, text=True,
+      timeout=timeout, check=False)
+
+
+def error_line(result):
+  """The `error: ...` line of a failed script run; asserts it is clean.
+
+  A clean failure: exit status 1, no Python traceback on stderr, and exactly
+  one line starting with "error: ".
+  """
+  err = result.stderr
+  detail = "exit %s\nstderr tail:\n%s" % (result.returncode, err[-3000:])
+  assert "Traceback (most recent call last)" not in err, detail
+  assert result.returncode == 1, detail
+  lines = [l for l in err.splitlines() if l.startswith("error: ")]
+  assert len(lines) == 1, detail
+  return lines[0]

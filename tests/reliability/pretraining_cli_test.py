@@ -1,0 +1,103 @@
+"""run_pretraining.py, run as a user runs it: bad input -> one clear line.
+
+Issue 9 item 1 end to end: each case starts the real script in a subprocess
+with one fault injected and asserts exit status 1, no traceback, and one
+`error: ...` line naming the flag or file and the problem.
+"""
+
+import hashlib
+import os
+
+import pytest
+
+from tests.reliability import fixtures
+
+
+def _args(p, out, **flags):
+  values = dict(input_file=p["records"], bert_config_file=p["config"],
+                output_dir=os.path.join(p["dir"], out), do_train="true",
+                max_seq_length=fixtures.SEQ,
+                max_predictions_per_seq=fixtures.MAX_PRED,
+                train_batch_size=2, num_train_steps=4,
+                save_checkpoints_steps=2, iterations_per_loop=2)
+  values.update(flags)
+  return ["--%s=%s" % kv for kv in values.items()]
+
+
+def _digest(directory):
+  h = hashlib.sha256()
+  for name in sorted(os.listdir(directory)):
+    if name != "checkpoint" and not name.startswith("model.ckpt"):
+      continue
+    h.update(name.encode())
+    with open(os.path.join(directory, name), "rb") as f:
+      h.update(f.read())
+  return h.hexdigest()
+
+
+CASES = [
+    ("glob_matches_nothing",
+     lambda p: dict(input_file=os.path.join(p["dir"], "nothing-*.tfrecord")),
+     ["--input_file", "nothing-*.tfrecord", "matches no file"]),
+    ("records_of_another_max_seq_length",
+     lambda p: dict(input_file=p["records_seq20"]),
+     ["--input_file", "seq20.tfrecord", "record 0", "input_ids",
+      "has 20 values, expected 16", "--max_seq_length=16"]),
+    ("records_of_another_max_predictions_per_seq",
+     lambda p: dict(input_file=p["records_pred5"]),
+     ["--input_file", "pred5.tfrecord", "record 0", "masked_lm_positions",
+      "has 5 values, expected 4", "--max_predictions_per_seq=4"]),
+    ("corrupt_record_found_while_training",
+     lambda p: dict(input_file=p["records_corrupt"]),
+     ["--input_file", "corrupt.tfrecord", "record 3",
+      "truncated or corrupt"]),
+    ("truncated_file_found_while_evaluating",
+     lambda p: dict(input_file=p["records_truncated"], do_train="false",
+                    do_eval="true", eval_batch_size=2, max_eval_steps=10),
+     ["--input_file", "truncated.tfrecord", "record 5",
+      "truncated or corrupt"]),
+    ("config_not_json",
+     lambda p: dict(bert_config_file=p["config_not_json"]),
+     ["not_json.json", "not valid JSON"]),
+]
+
+
+@pytest.mark.parametrize("name,change,expected", CASES,
+                         ids=[c[0] for c in CASES])
+def test_bad_input_is_one_clear_error(inputs, name, change, expected):
+  out = "pre_" + name
+  result = fixtures.run_script("run_pretraining.py",
+                               _args(inputs, out, **change(inputs)))
+  line = fixtures.error_line(result)
+  for part in expected:
+    assert part in line, (part, line)
+  assert "failed with" not in line  # No TensorFlow internals in the line.
+  # Nothing was trained: no checkpoint was written.
+  out_dir = os.path.join(inputs["dir"], out)
+  assert not os.path.exists(out_dir) or not any(
+      n.startswith("model.ckpt") for n in os.listdir(out_dir))
+
+
+def test_output_dir_of_another_model_is_refused_and_kept(inputs):
+  before = _digest(inputs["other_out"])
+  result = fixtures.run_script(
+      "run_pretraining.py", _args(inputs, "unused",
+                                  output_dir=inputs["other_out"]))
+  line = fixtures.error_line(result)
+  assert "--output_dir=%s" % inputs["other_out"] in line
+  assert "holds a checkpoint of a different model" in line
+  assert "model.ckpt-3" in line
+  assert _digest(inputs["other_out"]) == before  # Old work untouched.
+
+
+def test_nan_loss_is_one_clear_error_and_saves_nothing(inputs):
+  """A learning rate that blows up the loss at the first step: the script
+  stops with one line naming the step; no checkpoint of NaN weights."""
+  out = os.path.join(inputs["dir"], "pre_nan")
+  result = fixtures.run_script("run_pretraining.py", _args(
+      inputs, "pre_nan", learning_rate=1e30, num_warmup_steps=0))
+  line = fixtures.error_line(result)
+  assert "Loss is NaN at global_step" in line or "Loss is Inf" in line, line
+  assert "last good checkpoint" in line
+  assert not os.path.exists(out) or not any(
+      n.startswith("model.ckpt") for n in os.listdir(out))
