@@ -26,6 +26,7 @@ from classifier.options import default_options  # pylint: disable=unused-import
 from classifier.options import validate
 from classifier.task import ClassifierTask
 from runner.checkpoints import checkpoint_step
+from runner.checkpoints import refuse_other_model
 
 
 def _write_records(examples, label_list, o, tokenizer, path):
@@ -108,6 +109,7 @@ def run(o):
       log_step_count_steps=min(100, o.iterations_per_loop))
   num_train_steps = num_warmup_steps = None
   train_file = os.path.join(o.output_dir, "train.tf_record")
+  refuse_other_model(o.output_dir, task)
   if o.do_train:
     train_examples = processor.get_train_examples(o.data_dir)
     if not train_examples:

@@ -97,3 +97,15 @@ def init_model(variables, init_checkpoint):
   """Loads model weights from --init_checkpoint (optimizer state ignored)."""
   return modeling.init_from_checkpoint(dict(variables), init_checkpoint,
                                        flag="init_checkpoint")
+
+
+def refuse_other_model(output_dir, task):
+  """Raises InputError if `output_dir` holds a checkpoint of another model.
+
+  Scripts call this before writing anything into `output_dir` (records,
+  results), so a mistyped --output_dir never overwrites another run's files.
+  The runner repeats the check when it restores.
+  """
+  latest = tf.train.latest_checkpoint(output_dir)
+  if latest:
+    restore_exact(task.checkpoint_variables(task.build_model()), latest)

@@ -17,6 +17,7 @@ from common.cli import require_file
 import modeling
 import optimization
 import runner
+from runner.checkpoints import refuse_other_model
 from squad import examples as squad_examples
 from squad import features as squad_features
 from squad import postprocess
@@ -190,6 +191,8 @@ def run(o, strategy=None, run_config=None):
     run_config = runner.run_config_from_flags(o, strategy,
                                               output_dir=o.output_dir)
 
+  task = squad_task.SquadTask(bert_config, use_one_hot_embeddings=o.use_tpu)
+  refuse_other_model(o.output_dir, task)
   num_train_steps = num_warmup_steps = train_examples = None
   if o.do_train:
     train_examples = read_train_examples(o)
@@ -210,8 +213,7 @@ def run(o, strategy=None, run_config=None):
         optimizer=getattr(o, "optimizer", "adamw"))
 
   estimator = runner.Estimator(
-      squad_task.SquadTask(bert_config, use_one_hot_embeddings=o.use_tpu),
-      run_config, optimizer_fn=optimizer_fn if o.do_train else None,
+      task, run_config, optimizer_fn=optimizer_fn if o.do_train else None,
       init_checkpoint=o.init_checkpoint,
       train_batch_size=o.train_batch_size,
       predict_batch_size=o.predict_batch_size)

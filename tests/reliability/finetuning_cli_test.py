@@ -86,6 +86,7 @@ CASES = [
 def test_bad_input_is_one_clear_error(inputs, script, make_args, name,
                                       change, expected):
   other_out = _checkpoint_digest(inputs["other_out"])
+  other_files = sorted(os.listdir(inputs["other_out"]))
   out = "%s_%s" % (script[:-3], name)
   result = fixtures.run_script(script, make_args(inputs, out,
                                                  **change(inputs)))
@@ -95,6 +96,8 @@ def test_bad_input_is_one_clear_error(inputs, script, make_args, name,
   # No work was lost: another model's checkpoints are left as they were,
   # and a refused run wrote no checkpoint.
   assert _checkpoint_digest(inputs["other_out"]) == other_out
+  # ... and nothing new (records, results) was written beside them.
+  assert sorted(os.listdir(inputs["other_out"])) == other_files
   out_dir = os.path.join(inputs["dir"], out)
   assert not os.path.exists(out_dir) or not any(
       n.startswith("model.ckpt") for n in os.listdir(out_dir))
