@@ -28,13 +28,16 @@ PEERS = {
 }
 
 
-def run_peer(peer, mode, config, seq_length, precision, args):
+def run_peer(peer, mode, config, seq_length, precision, args,
+             batch_size=None, num_masked=None, extra=()):
+  """Runs one peer in a subprocess; returns its best RESULT dict or None."""
   cmd = [sys.executable, "-m", PEERS[peer], "--mode", mode, "--config", config,
          "--seq_length", str(seq_length), "--batch_size",
-         str(args.batch_size), "--num_masked", str(args.num_masked),
+         str(batch_size or args.batch_size), "--num_masked",
+         str(num_masked or args.num_masked),
          "--precision", precision, "--device", args.device,
          "--warmup", str(args.warmup), "--steps", str(args.steps),
-         "--repeats", str(args.repeats)]
+         "--repeats", str(args.repeats)] + list(extra)
   if peer == "original":
     # The reference code needs the legacy Keras 2 (tf-keras) in its process.
     env = dict(os.environ, TF_USE_LEGACY_KERAS="1")
@@ -56,9 +59,12 @@ def run_peer(peer, mode, config, seq_length, precision, args):
   return max(results, key=lambda r: r["seq_per_s"])
 
 
-def format_table(rows):
-  lines = ["| mode | config | seq | precision | peer | seq/s | GFLOP/s | "
-           "ours vs peer |", "|---|---|---|---|---|---|---|---|"]
+def format_table(rows, peak_tflops=None):
+  """Markdown table; with `peak_tflops`, a model-FLOPs-utilisation column."""
+  mfu_head, mfu_rule = (" MFU |", "---|") if peak_tflops else ("", "")
+  lines = ["| mode | config | seq | precision | peer | seq/s | GFLOP/s |%s "
+           "ours vs peer |" % mfu_head,
+           "|---|---|---|---|---|---|---|%s---|" % mfu_rule]
   for (mode, config, seq, precision), results in rows:
     ours = results.get("ours")
     for peer, r in results.items():
@@ -67,9 +73,11 @@ def format_table(rows):
       ratio = ("%.2fx" % (ours["seq_per_s"] / r["seq_per_s"])
                if ours and peer != "ours" else "")
       name = r["peer"] + (" (%s)" % r["note"] if r.get("note") else "")
-      lines.append("| %s | %s | %d | %s | %s | %.1f | %.0f | %s |" % (
+      mfu = (" %.1f%% |" % (100.0 * r["gflops_per_s"] / (peak_tflops * 1e3))
+             if peak_tflops else "")
+      lines.append("| %s | %s | %d | %s | %s | %.1f | %.0f |%s %s |" % (
           mode, config, seq, precision, name, r["seq_per_s"],
-          r["gflops_per_s"], ratio))
+          r["gflops_per_s"], mfu, ratio))
   return "\n".join(lines)
 
 
@@ -88,9 +96,13 @@ def main():
   p.add_argument("--steps", type=int, default=5)
   p.add_argument("--repeats", type=int, default=5)
   p.add_argument("--timeout", type=int, default=1800)
+  p.add_argument("--peak_tflops", type=float, default=None,
+                 help="accelerator peak for the MFU column (H100 SXM bf16 "
+                 "dense: 989, A100: 312); default 989 with --device gpu.")
   p.add_argument("--output_json", default=os.path.join(
       ROOT, "bench", "results", "model_%d.json" % int(time.time())))
   args = p.parse_args()
+  peak = args.peak_tflops or (989.0 if args.device == "gpu" else None)
 
   rows = []
   for mode in args.modes.split(","):
@@ -104,11 +116,18 @@ def main():
                   flush=True)
             results[peer] = run_peer(peer, mode, config, seq, precision, args)
           rows.append(((mode, config, seq, precision), results))
-          print(format_table([rows[-1]]), flush=True)
-  print("\n" + format_table(rows))
-  os.makedirs(os.path.dirname(args.output_json), exist_ok=True)
-  with open(args.output_json, "w") as f:
+          print(format_table([rows[-1]], peak), flush=True)
+  print("\n" + format_table(rows, peak))
+  write_json(args.output_json, rows)
+
+
+def write_json(path, rows):
+  """Writes the raw results atomically (a temporary file, then a rename)."""
+  os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+  tmp = path + ".tmp"
+  with open(tmp, "w") as f:
     json.dump([{"key": k, "results": r} for k, r in rows], f, indent=1)
+  os.replace(tmp, path)
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@ calls `report(args, step_fn)`, which prints one `RESULT {json}` line.
 
 import argparse
 import json
+import os
 import statistics
 import time
 
@@ -43,9 +44,18 @@ def measure(step_fn, warmup, steps, repeats):
   return times
 
 
-def report(peer, args, step_fn, note=""):
+def report(peer, args, step_fn, note="", steps_per_call=1):
+  """Times `step_fn` and prints the RESULT line.
+
+  `steps_per_call`: training steps one `step_fn()` runs (e.g. a runner loop
+  of iterations_per_loop steps in one tf.function call); times are per step.
+  """
   from bench import shapes  # pylint: disable=g-import-not-at-top
-  times = measure(step_fn, args.warmup, args.steps, args.repeats)
+  # Same number of training steps as a one-step-per-call peer.
+  calls = max(1, int(round(args.steps / float(steps_per_call))))
+  warmup = max(1, -(-args.warmup // steps_per_call))
+  times = measure(step_fn, warmup, calls, args.repeats)
+  times = [t / steps_per_call for t in times]
   sec = statistics.median(times)
   flops = shapes.flops_per_sequence(shapes.SHAPES[args.config],
                                     args.seq_length, args.num_masked,
@@ -57,7 +67,8 @@ def report(peer, args, step_fn, note=""):
       "precision": args.precision, "device": args.device,
       "sec_per_step_median": sec, "sec_per_step_all": times,
       "seq_per_s": seq_per_s, "gflops_per_s": seq_per_s * flops / 1e9,
-      "note": note,
+      "note": note, "steps_per_call": steps_per_call,
+      "load_average": os.getloadavg()[0],
   }
   print("RESULT " + json.dumps(result), flush=True)
   return result

@@ -1,0 +1,160 @@
+"""Benchmark peer: this project (Keras 3 on TensorFlow 2), as users run it.
+
+train: `pretraining.PretrainingTask` (BERT + MLM head at the masked
+positions + NSP head, the original losses) with
+`optimization.create_optimizer` (AdamWeightDecay with the original maths,
+global-norm clipping at 1.0), stepped by the runner's own training loop
+(`runner.loops.TrainSteps`, what `runner.Estimator.train` and
+run_pretraining.py execute): `--steps_per_call` steps (the runner's
+iterations_per_loop) run inside one tf.function call, the input comes from a
+prefetching tf.data iterator. finetune: the same with
+`classifier.task.ClassifierTask` (BERT + 2-class head). infer: the
+`modeling.BertModel` forward pass (sequence + pooled output) in a
+tf.function, outputs fetched to the host.
+
+float32 is the parity mode (the original's numbers); bfloat16 builds the
+model under the Keras "mixed_bfloat16" policy as `--precision=bfloat16` of
+the scripts does (variables, LayerNorm, softmax and losses stay float32).
+
+    python -m bench.peer_ours --mode train --config minilm
+    python -m bench.peer_ours --mode infer --jit_compile 1 --fused_qkv 1
+"""
+
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from bench import shapes  # pylint: disable=g-import-not-at-top
+from bench import timing
+
+# Defaults chosen by measurement on the benchmark machine (docs/performance.md);
+# -1 on the command line means "use these".
+DEFAULTS = {
+    # (mode, device) -> jit_compile, fused_qkv, steps_per_call
+    # XLA on CPU halves training speed here (TF's oneDNN kernels win for
+    # the backward pass) but speeds up inference by ~1.6x.
+    ("train", "cpu"): dict(jit_compile=False, fused_qkv=True,
+                           steps_per_call=5),
+    ("finetune", "cpu"): dict(jit_compile=False, fused_qkv=True,
+                              steps_per_call=5),
+    ("infer", "cpu"): dict(jit_compile=True, fused_qkv=True,
+                           steps_per_call=1),
+    ("train", "gpu"): dict(jit_compile=True, fused_qkv=True,
+                           steps_per_call=10),
+    ("finetune", "gpu"): dict(jit_compile=True, fused_qkv=True,
+                              steps_per_call=10),
+    ("infer", "gpu"): dict(jit_compile=True, fused_qkv=True,
+                           steps_per_call=1),
+}
+
+
+def settings(args):
+  """Resolves -1 options to the measured defaults for (mode, device)."""
+  d = dict(DEFAULTS[(args.mode, args.device)])
+  if args.jit_compile >= 0:
+    d["jit_compile"] = bool(args.jit_compile)
+  if args.fused_qkv >= 0:
+    d["fused_qkv"] = bool(args.fused_qkv)
+  if args.steps_per_call > 0:
+    d["steps_per_call"] = args.steps_per_call
+  if args.mode == "infer":
+    d["steps_per_call"] = 1
+  return d
+
+
+def _features(batch, mode):
+  keys = {"train": ("input_ids", "input_mask", "segment_ids",
+                    "masked_lm_positions", "masked_lm_ids",
+                    "masked_lm_weights", "next_sentence_labels"),
+          "finetune": ("input_ids", "input_mask", "segment_ids",
+                       "label_ids"),
+          "infer": ("input_ids", "input_mask", "segment_ids")}[mode]
+  return {k: batch[k] for k in keys}
+
+
+def build(args, opts):
+  """Returns step_fn() running opts["steps_per_call"] steps to completion."""
+  if args.device == "cpu":
+    os.environ["CUDA_VISIBLE_DEVICES"] = ""
+  os.environ.setdefault("KERAS_BACKEND", "tensorflow")
+  import tensorflow as tf  # pylint: disable=g-import-not-at-top
+  import modeling  # pylint: disable=g-import-not-at-top
+  from modeling import attention  # pylint: disable=g-import-not-at-top
+  from runner import precision  # pylint: disable=g-import-not-at-top
+
+  attention.FUSED_QKV_DEFAULT = opts["fused_qkv"]
+  cfg = modeling.BertConfig.from_dict(shapes.config_dict(args.config))
+  batch = shapes.make_batch(shapes.SHAPES[args.config], args.batch_size,
+                            args.seq_length, args.num_masked)
+  features = _features(batch, args.mode)
+
+  if args.mode == "infer":
+    with precision.policy_scope(args.precision):
+      model = modeling.BertModel(cfg)
+
+    def forward(f):
+      out = model({"input_ids": f["input_ids"], "input_mask": f["input_mask"],
+                   "token_type_ids": f["segment_ids"]}, training=False)
+      return out["sequence_output"], out["pooled_output"]
+    fn = tf.function(forward, jit_compile=opts["jit_compile"])
+    tensors = {k: tf.constant(v) for k, v in features.items()}
+
+    def infer_step():
+      seq, pooled = fn(tensors)
+      return seq.numpy(), pooled.numpy()
+    return infer_step
+
+  import optimization  # pylint: disable=g-import-not-at-top
+  from runner import loops  # pylint: disable=g-import-not-at-top
+  if args.mode == "train":
+    from pretraining import task as task_lib  # pylint: disable=g-import-not-at-top
+    task = task_lib.PretrainingTask(cfg)
+    lr = 1e-4
+  else:
+    from classifier import task as task_lib  # pylint: disable=g-import-not-at-top
+    task = task_lib.ClassifierTask(cfg, num_labels=2)
+    lr = 2e-5
+  strategy = tf.distribute.get_strategy()
+  with precision.policy_scope(args.precision):
+    model = task.build_model()
+    task.compute_loss(model, {k: tf.constant(v) for k, v in features.items()},
+                      training=False)
+  optimizer = optimization.create_optimizer(lr, 10000, 100)
+  optimizer.gradients_aggregated = True
+  optimizer.set_variable_names(task.checkpoint_variables(model))
+  optimizer.build(model.trainable_variables)
+  steps = loops.TrainSteps(task, model, optimizer, strategy, aggregated=True,
+                           jit_compile=opts["jit_compile"])
+  dataset = tf.data.Dataset.from_tensors(features).repeat().prefetch(
+      tf.data.AUTOTUNE)
+  iterator = iter(strategy.experimental_distribute_dataset(dataset))
+  stop_flag = tf.Variable(False, trainable=False)
+  n = tf.constant(opts["steps_per_call"], tf.int32)
+
+  def train_step():
+    done, loss_sum, ok, _ = steps.loop(iterator, n, stop_flag)
+    if not bool(ok):
+      raise FloatingPointError("non-finite loss %s" % float(loss_sum))
+    return int(done)
+  return train_step
+
+
+def main():
+  parser = timing.peer_arg_parser(__doc__)
+  parser.add_argument("--fused_qkv", type=int, default=-1,
+                      help="-1: measured default; 0 or 1 to force.")
+  parser.add_argument("--steps_per_call", type=int, default=0,
+                      help="training steps per tf.function call (the "
+                      "runner's iterations_per_loop); 0: measured default.")
+  args = parser.parse_args()
+  opts = settings(args)
+  note = "jit=%d qkv=%s loop=%d" % (
+      opts["jit_compile"], "fused" if opts["fused_qkv"] else "separate",
+      opts["steps_per_call"])
+  timing.report("ours (TF2/Keras 3)", args, build(args, opts), note=note,
+                steps_per_call=opts["steps_per_call"])
+
+
+if __name__ == "__main__":
+  main()
