@@ -25,11 +25,11 @@ Example:
 """
 
 from common import InputError
-from classifier.processors import DataProcessor
+from classifier.processors import SplitFilesProcessor
 from classifier.processors import _example
 
 
-class _GlueProcessor(DataProcessor):
+class _GlueProcessor(SplitFilesProcessor):
   """A GLUE task with a header line and fixed column positions.
 
   Subclasses set `columns` = (text_a, text_b or None, label) for train/dev
@@ -39,15 +39,6 @@ class _GlueProcessor(DataProcessor):
   columns = None
   test_columns = None
   labels = None
-
-  def get_train_examples(self, data_dir):
-    return self._create_examples(self._rows(data_dir, "train.tsv"), "train")
-
-  def get_dev_examples(self, data_dir):
-    return self._create_examples(self._rows(data_dir, "dev.tsv"), "dev")
-
-  def get_test_examples(self, data_dir):
-    return self._create_examples(self._rows(data_dir, "test.tsv"), "test")
 
   def get_labels(self):
     return list(self.labels)

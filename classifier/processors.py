@@ -172,17 +172,30 @@ class MnliMismatchedProcessor(MnliProcessor):
   test_file = "test_mismatched.tsv"
 
 
-class MrpcProcessor(DataProcessor):
-  """MRPC (GLUE): quality label in column 0, the strings in columns 3, 4."""
+class SplitFilesProcessor(DataProcessor):
+  """Reads the train/dev/test splits from the files its attributes name.
+
+  Subclasses set the file names (default train.tsv, dev.tsv, test.tsv) and
+  implement `_create_examples(rows, set_type)`.
+  """
+
+  train_file = "train.tsv"
+  dev_file = "dev.tsv"
+  test_file = "test.tsv"
 
   def get_train_examples(self, data_dir):
-    return self._create_examples(self._rows(data_dir, "train.tsv"), "train")
+    return self._create_examples(self._rows(data_dir, self.train_file),
+                                 "train")
 
   def get_dev_examples(self, data_dir):
-    return self._create_examples(self._rows(data_dir, "dev.tsv"), "dev")
+    return self._create_examples(self._rows(data_dir, self.dev_file), "dev")
 
   def get_test_examples(self, data_dir):
-    return self._create_examples(self._rows(data_dir, "test.tsv"), "test")
+    return self._create_examples(self._rows(data_dir, self.test_file), "test")
+
+
+class MrpcProcessor(SplitFilesProcessor):
+  """MRPC (GLUE): quality label in column 0, the strings in columns 3, 4."""
 
   def get_labels(self):
     return ["0", "1"]
@@ -200,18 +213,9 @@ class MrpcProcessor(DataProcessor):
     return examples
 
 
-class ColaProcessor(DataProcessor):
+class ColaProcessor(SplitFilesProcessor):
   """CoLA (GLUE): train/dev have no header (source, label, -, sentence);
   test has a header and (index, sentence)."""
-
-  def get_train_examples(self, data_dir):
-    return self._create_examples(self._rows(data_dir, "train.tsv"), "train")
-
-  def get_dev_examples(self, data_dir):
-    return self._create_examples(self._rows(data_dir, "dev.tsv"), "dev")
-
-  def get_test_examples(self, data_dir):
-    return self._create_examples(self._rows(data_dir, "test.tsv"), "test")
 
   def get_labels(self):
     return ["0", "1"]
