@@ -85,7 +85,7 @@ def main():
   parser.add_argument("--output_dir", default=os.path.join(
       HERE, "output", "quickstart"))
   parser.add_argument("--pretrain_steps", type=int, default=600)
-  parser.add_argument("--finetune_epochs", type=float, default=4.0)
+  parser.add_argument("--finetune_epochs", type=float, default=10.0)
   args = parser.parse_args()
 
   out = os.path.abspath(args.output_dir)

@@ -6,6 +6,11 @@ step sums the gradients of K micro-batches into replica-local accumulators
 them, all-reduces once and applies one update. With the per-micro-batch loss
 a mean over equal-sized micro-batches, the result equals one step on the
 K-times larger batch (up to float32 round-off).
+
+It also sums each micro-batch's squared-norm terms for gradient clipping
+(see `BertOptimizer.squared_norm_terms`), one float per variable: the mean
+gradient concatenates the micro-batches' IndexedSlices scaled by 1/K, so its
+terms are the sum over micro-batches divided by K^2.
 """
 
 import tensorflow as tf
@@ -34,10 +39,20 @@ class GradientAccumulator(object):
           name="gradient_accumulator",
           synchronization=tf.VariableSynchronization.ON_READ,
           aggregation=tf.VariableAggregation.SUM))
+    self._norm_terms = tf.Variable(
+        tf.zeros([len(self._accumulators)], tf.float32), trainable=False,
+        name="gradient_norm_terms",
+        synchronization=tf.VariableSynchronization.ON_READ,
+        aggregation=tf.VariableAggregation.SUM)
     self._present = None
 
-  def add(self, grads):
-    """Adds one micro-batch's gradients (None entries allowed)."""
+  def add(self, grads, norm_terms=None):
+    """Adds one micro-batch's gradients (None entries allowed).
+
+    Args:
+      grads: list of gradients, one per variable.
+      norm_terms: optional float32 [num_variables] squared-norm terms.
+    """
     present = [g is not None for g in grads]
     if self._present is None:
       self._present = present
@@ -47,6 +62,12 @@ class GradientAccumulator(object):
     for acc, grad in zip(self._accumulators, grads):
       if grad is not None:
         acc.assign_add(tf.cast(tf.convert_to_tensor(grad), acc.dtype))
+    if norm_terms is not None:
+      self._norm_terms.assign_add(tf.cast(norm_terms, tf.float32))
+
+  def mean_norm_terms(self, steps):
+    """The squared-norm terms of the mean gradient: sum / steps^2."""
+    return self._norm_terms.read_value() / float(steps * steps)
 
   def mean(self, steps):
     """The accumulated gradients divided by `steps` (None where absent)."""
@@ -58,3 +79,4 @@ class GradientAccumulator(object):
   def reset(self):
     for acc in self._accumulators:
       acc.assign(tf.zeros_like(acc))
+    self._norm_terms.assign(tf.zeros_like(self._norm_terms))

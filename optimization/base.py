@@ -8,16 +8,31 @@ Both are Keras 3 optimizers with three BERT-specific behaviours:
   exported as "<name>/adam_m" and "<name>/adam_v" (see `slot_variables`).
 * Gradients are clipped with `tf.clip_by_global_norm` (the original op, so the
   norm is computed exactly as in TF1).
+* The clipping norm counts a gradient as the original's TF1 code did. An
+  embedding looked up with tf.gather has an IndexedSlices gradient, and
+  tf.clip_by_global_norm counts each looked-up row separately: a token that
+  occurs n times adds the squares of its n row gradients, not the square of
+  their sum. Pass IndexedSlices to `apply` and this happens by itself; the
+  runner, which densifies gradients for all-reduce and accumulation, hands
+  those terms over with `squared_norm_terms` instead.
 * `gradients_aggregated = True` tells the optimizer that the caller (the
   runner) already averaged the gradients over replicas. Keras would otherwise
   sum them again, and clip per replica before the sum; we clip the global
   average so that N replicas give the same update as one device.
 """
 
+import contextlib
 import re
+import threading
 
 import keras
 import tensorflow as tf
+
+
+# Per-thread (MirroredStrategy traces each replica in its own thread):
+# {id(optimizer): {variable key: squared-norm tensor}} and the variables of
+# the apply() in progress.
+_CLIP_STATE = threading.local()
 
 
 class BertOptimizer(keras.optimizers.Optimizer):
@@ -105,11 +120,52 @@ class BertOptimizer(keras.optimizers.Optimizer):
       slots[name + "/adam_v"] = v
     return slots
 
+  @contextlib.contextmanager
+  def squared_norm_terms(self, terms):
+    """Within the block, apply() clips with these squared-norm terms.
+
+    Args:
+      terms: list of (variable, float32 scalar tensor): the term each adds
+        to the squared global norm, instead of the squared norm of the
+        (dense) gradient apply() receives for it. The runner passes the
+        sum of squares of IndexedSlices values for gathered embeddings, so
+        that densified gradients are clipped as the original clips them.
+    """
+    overrides = getattr(_CLIP_STATE, "terms", None)
+    if overrides is None:
+      overrides = _CLIP_STATE.terms = {}
+    overrides[id(self)] = {self._var_key(v): t for v, t in terms}
+    try:
+      yield
+    finally:
+      del overrides[id(self)]
+
+  def _backend_apply_gradients(self, grads, trainable_variables):
+    _CLIP_STATE.variables = trainable_variables
+    try:
+      super()._backend_apply_gradients(grads, trainable_variables)
+    finally:
+      _CLIP_STATE.variables = None
+
   def _clip_gradients(self, grads):
     if not self.clip_norm:
       return grads
     present = [g for g in grads if g is not None]
-    clipped, _ = tf.clip_by_global_norm(present, clip_norm=self.clip_norm)
+    terms = getattr(_CLIP_STATE, "terms", {}).get(id(self))
+    variables = getattr(_CLIP_STATE, "variables", None)
+    norm = None
+    if terms and variables is not None:
+      # tf.linalg.global_norm's arithmetic, with the given terms swapped in.
+      halves = []
+      for grad, var in zip(grads, variables):
+        if grad is None:
+          continue
+        term = terms.get(self._var_key(var))
+        halves.append(tf.nn.l2_loss(grad) if term is None else
+                      tf.cast(term, grad.dtype) / 2.0)
+      norm = tf.sqrt(tf.reduce_sum(tf.stack(halves)) * 2.0)
+    clipped, _ = tf.clip_by_global_norm(present, clip_norm=self.clip_norm,
+                                        use_norm=norm)
     clipped = iter(clipped)
     return [None if g is None else next(clipped) for g in grads]
 
@@ -123,7 +179,9 @@ class BertOptimizer(keras.optimizers.Optimizer):
     """Returns (index, m, v, next_m, next_v) for `variable`."""
     index = self._get_variable_index(variable)
     m, v = self._m[index], self._v[index]
-    gradient = tf.cast(gradient, m.dtype)
+    # An IndexedSlices gradient (clipped as such) updates densely, as the
+    # original's tf.multiply / tf.square on it did.
+    gradient = tf.cast(tf.convert_to_tensor(gradient), m.dtype)
     next_m = (tf.multiply(self.beta_1, m) +
               tf.multiply(1.0 - self.beta_1, gradient))
     next_v = (tf.multiply(self.beta_2, v) +

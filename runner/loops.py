@@ -5,6 +5,10 @@ Training step (one optimizer update), per replica:
   grads = d(loss * loss_scale)/d(vars)                 # float16: scaled
   grads = all_reduce_mean(grads)                       # = grads of global mean
   optimizer.apply(grads)       # (unscale, skip if non-finite,) clip, update
+Gradients are densified for the all-reduce; for an IndexedSlices gradient
+(an embedding looked up with tf.gather) the step also hands the optimizer
+the sum of squares of its values, which is what the original's
+tf.clip_by_global_norm counted (see optimization.base).
 With gradient accumulation the gradients of K micro-batches are summed
 locally first and reduced once. The loop runs up to `num_steps` steps in one
 tf.function call and stops early on a non-finite loss or a stop request.
@@ -42,6 +46,7 @@ class TrainSteps(object):
     self._k = int(accumulation_steps)
     self._multi_worker = multi_worker
     self._accumulator = accumulator
+    self._sparse = []
     self._scaled = hasattr(optimizer, "scale_loss") and hasattr(
         optimizer, "inner_optimizer")
     replicas = strategy.num_replicas_in_sync
@@ -69,12 +74,22 @@ class TrainSteps(object):
       if not self._aggregated and self._replicas > 1:
         objective = objective / float(self._replicas)
     grads = tape.gradient(objective, variables)
+    # Trace-time facts: which variables get IndexedSlices gradients.
+    self._sparse = [i for i, g in enumerate(grads)
+                    if isinstance(g, tf.IndexedSlices)]
+    terms = tf.zeros([len(grads)], tf.float32)
+    if self._sparse:
+      terms = tf.scatter_nd(
+          [[i] for i in self._sparse],
+          [2.0 * tf.nn.l2_loss(tf.cast(grads[i].values, tf.float32))
+           for i in self._sparse], [len(grads)])
     grads = [None if g is None else tf.convert_to_tensor(g) for g in grads]
-    return loss, grads
+    return loss, grads, terms
 
-  def _all_reduce(self, grads):
+  def _all_reduce(self, grads, terms):
+    """Replica mean of the gradients; squared-norm terms of that mean."""
     if not self._aggregated:
-      return grads
+      return grads, terms
     present = [i for i, g in enumerate(grads) if g is not None]
     ctx = tf.distribute.get_replica_context()
     reduced = ctx.all_reduce(tf.distribute.ReduceOp.MEAN,
@@ -82,22 +97,38 @@ class TrainSteps(object):
     out = list(grads)
     for i, g in zip(present, reduced):
       out[i] = g
-    return out
+    if self._sparse and self._replicas > 1:
+      # The mean concatenates the replicas' slices scaled by 1/replicas.
+      terms = ctx.all_reduce(tf.distribute.ReduceOp.SUM, terms) / float(
+          self._replicas * self._replicas)
+    return out, terms
+
+  def _apply(self, grads, terms):
+    variables = self._model.trainable_variables
+    if not (self._aggregated and self._sparse):
+      self._optimizer.apply(grads, variables)
+      return
+    if self._scaled:  # The optimizer unscales float16 gradients first.
+      scale = tf.cast(self._optimizer.dynamic_scale, tf.float32)
+      terms = terms / (scale * scale)
+    inner = getattr(self._optimizer, "inner_optimizer", self._optimizer)
+    with inner.squared_norm_terms([(variables[i], terms[i])
+                                   for i in self._sparse]):
+      self._optimizer.apply(grads, variables)
 
   def _replica_step(self, features):
-    loss, grads = self._grads_fn(features)
-    grads = self._all_reduce(grads)
-    self._optimizer.apply(grads, self._model.trainable_variables)
+    loss, grads, terms = self._grads_fn(features)
+    self._apply(*self._all_reduce(grads, terms))
     return loss
 
   def _replica_accumulate(self, features):
-    loss, grads = self._grads_fn(features)
-    self._accumulator.add(grads)
+    loss, grads, terms = self._grads_fn(features)
+    self._accumulator.add(grads, terms)
     return loss
 
   def _replica_apply_accumulated(self):
-    grads = self._all_reduce(self._accumulator.mean(self._k))
-    self._optimizer.apply(grads, self._model.trainable_variables)
+    self._apply(*self._all_reduce(self._accumulator.mean(self._k),
+                                  self._accumulator.mean_norm_terms(self._k)))
     self._accumulator.reset()
 
   # ---- cross replica ----

@@ -137,3 +137,62 @@ def test_optimizer_config_round_trip():
   assert clone.exclude_from_weight_decay == ["LayerNorm", "layer_norm",
                                              "bias"]
   assert float(clone.learning_rate) == float(opt.learning_rate)
+
+
+def _sparse_problem():
+  table = keras.Variable(np.arange(12, dtype=np.float32).reshape(4, 3) / 10)
+  w = keras.Variable(np.array([0.5, -0.5], np.float32))
+  values = np.array([[0.3, -0.2, 0.1], [0.25, -0.1, 0.2], [0.0, 0.4, -0.3]],
+                    np.float32)
+  indices = np.array([1, 1, 3])  # Row 1 looked up twice, as a repeated token.
+  dense_w = np.array([0.2, 0.1], np.float32)
+  return table, w, values, indices, dense_w
+
+
+def _adam_step(param, grad, scale, lr=0.1):
+  """(new param, adam_m) of the original's first step, gradient * scale."""
+  g = grad * scale
+  m, v = 0.1 * g, 0.001 * g * g
+  return param - lr * m / (np.sqrt(v) + 1e-6), m
+
+
+def _apply(values, indices, dense_table, dense_w, mode):
+  table, w, _, _, _ = _sparse_problem()
+  opt = optimization.AdamWeightDecay(0.1, clip_norm=0.5)
+  opt.set_variable_names({"table": table, "w": w})
+  if mode == "slices":
+    opt.apply([tf.IndexedSlices(tf.constant(values), tf.constant(indices),
+                                tf.constant([4, 3])), tf.constant(dense_w)],
+              [table, w])
+  elif mode == "terms":
+    term = tf.constant(float((values ** 2).sum()))
+    with opt.squared_norm_terms([(table, term)]):
+      opt.apply([tf.constant(dense_table), tf.constant(dense_w)], [table, w])
+  else:
+    opt.apply([tf.constant(dense_table), tf.constant(dense_w)], [table, w])
+  return table.numpy(), opt.slot_variables()["table/adam_m"].numpy()
+
+
+def test_indexed_slices_clipped_by_their_values_as_the_original():
+  """tf.clip_by_global_norm counts each looked-up row of an IndexedSlices
+  gradient (the original's embedding gradient on CPU/GPU); the update uses
+  the summed rows. `squared_norm_terms` gives densified gradients the same
+  clipping (what the runner does); plain dense gradients are clipped by
+  their own, larger norm."""
+  table, _, values, indices, dense_w = _sparse_problem()
+  dense_table = np.zeros([4, 3], np.float32)
+  np.add.at(dense_table, indices, values)
+  occurrence_norm = np.sqrt((values ** 2).sum() + (dense_w ** 2).sum())
+  dense_norm = np.sqrt((dense_table ** 2).sum() + (dense_w ** 2).sum())
+  assert 0.5 < occurrence_norm < dense_norm - 0.05
+  want = _adam_step(table.numpy(), dense_table, 0.5 / occurrence_norm)
+  for mode in ("slices", "terms"):
+    got = _apply(values, indices, dense_table, dense_w, mode)
+    np.testing.assert_allclose(got[0], want[0], rtol=1e-6, atol=1e-7,
+                               err_msg=mode)
+    np.testing.assert_allclose(got[1], want[1], rtol=1e-5, err_msg=mode)
+  got = _apply(values, indices, dense_table, dense_w, "dense")
+  np.testing.assert_allclose(
+      got[1], _adam_step(table.numpy(), dense_table, 0.5 / dense_norm)[1],
+      rtol=1e-5)
+  assert not np.allclose(got[1], want[1], rtol=1e-2)

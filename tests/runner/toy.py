@@ -8,10 +8,25 @@ import runner
 
 NUM_CLASSES = 3
 DIM = 4
+NUM_IDS = 16  # Rows of the id embedding (id % NUM_IDS: repeats in a batch).
+
+
+class IdEmbedding(keras.layers.Layer):
+  """x + table[id % NUM_IDS] via tf.gather: an IndexedSlices gradient with
+  duplicate rows, as BERT's word embeddings, for the runner's clipping."""
+
+  def build(self, input_shape):
+    self.table = self.add_weight(shape=(NUM_IDS, DIM), name="table",
+                                 initializer="random_normal")
+
+  def call(self, inputs):
+    x, ids = inputs
+    return x + tf.gather(self.table, tf.math.floormod(ids, NUM_IDS))
 
 
 class ToyTask(runner.Task):
-  """Dense -> LayerNorm -> Dense classifier with original-style names."""
+  """Id embedding -> Dense -> LayerNorm -> Dense classifier, original-style
+  names."""
 
   def __init__(self, hidden=8, nan_after=None, dropout=0.0):
     self.hidden = hidden
@@ -20,22 +35,26 @@ class ToyTask(runner.Task):
 
   def build_model(self):
     keras.utils.set_random_seed(1234)
-    inputs = keras.Input([DIM], name="x")
-    h = keras.layers.Dense(self.hidden, activation="tanh", name="dense")(inputs)
+    x = keras.Input([DIM], name="x")
+    ids = keras.Input([], dtype="int64", name="id")
+    h = IdEmbedding(name="embedding")([x, ids])
+    h = keras.layers.Dense(self.hidden, activation="tanh", name="dense")(h)
     h = keras.layers.LayerNormalization(epsilon=1e-12, name="ln")(h)
     h = keras.layers.Dropout(self.dropout)(h)
     logits = keras.layers.Dense(NUM_CLASSES, name="out", dtype="float32")(h)
-    return keras.Model(inputs, logits)
+    return keras.Model([x, ids], logits)
 
   def checkpoint_variables(self, model):
     dense, ln, out = (model.get_layer("dense"), model.get_layer("ln"),
                       model.get_layer("out"))
-    return {"toy/dense/kernel": dense.kernel, "toy/dense/bias": dense.bias,
+    return {"toy/embeddings": model.get_layer("embedding").table,
+            "toy/dense/kernel": dense.kernel, "toy/dense/bias": dense.bias,
             "toy/LayerNorm/gamma": ln.gamma, "toy/LayerNorm/beta": ln.beta,
             "toy/output_weights": out.kernel, "toy/output_bias": out.bias}
 
   def compute_loss(self, model, features, training):
-    logits = tf.cast(model(features["x"], training=training), tf.float32)
+    logits = tf.cast(model([features["x"], features["id"]],
+                           training=training), tf.float32)
     per_example = tf.nn.sparse_softmax_cross_entropy_with_logits(
         labels=features["y"], logits=logits)
     loss = tf.reduce_mean(per_example)
@@ -53,14 +72,20 @@ class ToyTask(runner.Task):
     metrics["mean_loss"].update_state(outputs["per_example_loss"])
 
   def predict_outputs(self, model, features):
-    logits = tf.cast(model(features["x"], training=False), tf.float32)
+    logits = tf.cast(model([features["x"], features["id"]], training=False),
+                     tf.float32)
     return {"id": features["id"], "probabilities": tf.nn.softmax(logits)}
 
 
 def optimizer_fn():
   """The optimizer of every toy run (train_main and in-process tests)."""
   import optimization  # pylint: disable=g-import-not-at-top
-  return optimization.create_optimizer(1e-2, 400, 10)
+  opt = optimization.create_optimizer(1e-2, 400, 10)
+  # Small enough that clipping acts on most steps: replicas and micro-batches
+  # must then agree on the global norm, including the embedding's
+  # IndexedSlices terms.
+  opt.clip_norm = 0.2
+  return opt
 
 
 def example(i):
