@@ -14,6 +14,7 @@ import math
 import keras
 import tensorflow as tf
 
+from modeling import dropout_layer as dropout_lib
 from modeling import layers
 from modeling import ops
 
@@ -55,7 +56,7 @@ class SelfAttention(keras.layers.Layer, layers.OriginalNamed):
     self.key = dense("key")
     self.value = dense("value")
     rate = attention_probs_dropout_prob
-    self.dropout = keras.layers.Dropout(rate) if rate else None
+    self.dropout = dropout_lib.Dropout(rate) if rate else None
     self.built = True
 
   def _project(self, x):
@@ -66,7 +67,10 @@ class SelfAttention(keras.layers.Layer, layers.OriginalNamed):
                         for d in (self.query, self.key, self.value)], axis=1)
     bias = tf.concat([tf.cast(d.bias, dtype)
                       for d in (self.query, self.key, self.value)], axis=0)
-    qkv = tf.einsum("bsh,hk->bsk", tf.cast(x, dtype), kernel) + bias
+    # A matrix product + BiasAdd (see layers.Dense); split, then back to
+    # [batch, seq, hidden] in call().
+    flat = tf.reshape(tf.cast(x, dtype), [-1, self.hidden_size])
+    qkv = tf.nn.bias_add(tf.matmul(flat, kernel), bias)
     return tf.split(qkv, 3, axis=-1)
 
   def call(self, x, mask_adder, training=False):

@@ -11,6 +11,7 @@ import keras
 import tensorflow as tf
 
 from common.errors import InputError
+from modeling import dropout_layer as dropout_lib
 from modeling import layers
 from modeling import ops
 
@@ -53,7 +54,7 @@ class Embeddings(keras.layers.Layer, layers.OriginalNamed):
         initializer=init, autocast=False)
     self.layer_norm = layers.LayerNorm(width, name="LayerNorm")
     rate = config.hidden_dropout_prob
-    self.dropout = keras.layers.Dropout(rate) if rate else None
+    self.dropout = dropout_lib.Dropout(rate) if rate else None
     self.built = True
 
   def call(self, input_ids, token_type_ids, training=False):

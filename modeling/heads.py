@@ -17,6 +17,7 @@ them into the original losses.
 import keras
 import tensorflow as tf
 
+from modeling import dropout_layer as dropout_lib
 from modeling import layers
 from modeling import ops
 
@@ -112,7 +113,7 @@ class ClassificationHead(_OutputLayer):
                      **kwargs)
     self.num_labels = num_labels
     self.dropout_prob = dropout_prob
-    self.dropout = keras.layers.Dropout(dropout_prob) if dropout_prob else None
+    self.dropout = dropout_lib.Dropout(dropout_prob) if dropout_prob else None
 
   def call(self, pooled_output, training=False):
     """float [batch_size, hidden] -> float32 logits [batch_size, labels]."""

@@ -15,6 +15,7 @@ Variables (relative to ".../encoder/layer_N"):
 import keras
 
 from modeling import attention
+from modeling import dropout_layer as dropout_lib
 from modeling import layers
 
 
@@ -60,8 +61,8 @@ class TransformerLayer(keras.layers.Layer, layers.OriginalNamed):
     self.output_layer_norm = layers.LayerNorm(hidden_size,
                                               name="output_LayerNorm")
     rate = hidden_dropout_prob
-    self.attention_dropout = keras.layers.Dropout(rate) if rate else None
-    self.output_dropout = keras.layers.Dropout(rate) if rate else None
+    self.attention_dropout = dropout_lib.Dropout(rate) if rate else None
+    self.output_dropout = dropout_lib.Dropout(rate) if rate else None
     self.built = True
 
   def call(self, x, mask_adder, training=False):

@@ -6,7 +6,7 @@ import importlib
 import pytest
 
 MODULES = ["activations", "attention", "bert_model", "checkpoint",
-           "checkpoint_writer", "config", "embeddings", "heads",
+           "checkpoint_writer", "config", "dropout_layer", "embeddings", "heads",
            "hf_import", "hf_names", "inputs", "layers", "losses", "ops",
            "transformer"]
 
