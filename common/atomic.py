@@ -15,16 +15,19 @@ import os
 import uuid
 
 
-def _is_local(path):
+def is_local(path):
+  """True for a local path (no "scheme://" prefix such as gs://)."""
   return "://" not in str(path)
+
 
 
 def _tmp_name(path):
   return "%s.tmp-%s" % (path, uuid.uuid4().hex[:12])
 
 
-def _rename(src, dst):
-  if _is_local(dst):
+def replace(src, dst):
+  """Renames src to dst, replacing dst: atomic locally, best effort remote."""
+  if is_local(dst):
     os.replace(src, dst)
   else:
     import tensorflow as tf  # Only remote filesystems need TensorFlow here.
@@ -33,7 +36,7 @@ def _rename(src, dst):
 
 def _remove_quietly(path):
   try:
-    if _is_local(path):
+    if is_local(path):
       os.remove(path)
     else:
       import tensorflow as tf
@@ -65,7 +68,7 @@ def atomic_path(path):
   except BaseException:
     _remove_quietly(tmp)
     raise
-  _rename(tmp, path)
+  replace(tmp, path)
 
 
 @contextlib.contextmanager
@@ -83,7 +86,7 @@ def atomic_open(path, mode="w", encoding="utf-8"):
   if mode not in ("w", "wb"):
     raise ValueError("atomic_open supports modes 'w' and 'wb', got %r" % mode)
   with atomic_path(path) as tmp:
-    if _is_local(tmp):
+    if is_local(tmp):
       kwargs = {} if "b" in mode else {"encoding": encoding, "newline": ""}
       with open(tmp, mode, **kwargs) as f:
         yield f

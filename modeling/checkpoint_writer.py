@@ -29,6 +29,8 @@ from absl import logging
 import tensorflow as tf
 
 from common.atomic import atomic_write_text
+from common.atomic import is_local as _is_local
+from common.atomic import replace as _rename
 
 # Test hook: when set to a stage name, the writer prints
 # "FAULT_POINT <stage>" to stderr and sleeps there (tests kill it then).
@@ -42,10 +44,6 @@ def _fault_point(stage):
     sys.stderr.write("FAULT_POINT %s\n" % stage)
     sys.stderr.flush()
     time.sleep(3600)
-
-
-def _is_local(path):
-  return "://" not in path
 
 
 def _fsync(path):
@@ -64,13 +62,6 @@ def _fsync_dir(path):
       _fsync(path or ".")
     except OSError:  # Some filesystems refuse directory fsync.
       pass
-
-
-def _rename(src, dst):
-  if _is_local(dst):
-    os.replace(src, dst)
-  else:
-    tf.io.gfile.rename(src, dst, overwrite=True)
 
 
 def _remove(path):
