@@ -1,61 +1,15 @@
-# coding=utf-8
 """Analyses the position embeddings of an original-format BERT checkpoint.
 
-Writes PNG figures (value histogram vs the initialisation, values beyond
-2 std, PCA explained variance, leading components over position, 2-D PCA
-scatter, cosine similarity) and report.md / report.json (statistics and a
-relative-position probe) into --output_dir.
-
-  python analyze_position_embeddings.py \\
-    --init_checkpoint=$BERT_DIR/bert_model.ckpt --output_dir=/tmp/pos
+Thin wrapper kept at the top level so that `python
+analyze_position_embeddings.py ...` works from a checkout as with Google's
+original code; the flags and `main` live in
+`bert_tf2.scripts.analyze_position_embeddings` (also installed as the console
+command `bert-analyze-position-embeddings`).
 """
 
-from absl import flags
-
-from common import cli
-from common.errors import InputError
-
-FLAGS = flags.FLAGS
-
-flags.DEFINE_string("init_checkpoint", None,
-                    "Checkpoint prefix (e.g. bert_model.ckpt) or directory.")
-flags.DEFINE_string("output_dir", None, "Where figures and reports go.")
-flags.DEFINE_string("variable", "bert/embeddings/position_embeddings",
-                    "Name of the [positions, hidden] table in the checkpoint.")
-flags.DEFINE_integer("max_positions", 128,
-                     "Analyse positions [0, max_positions); 0 = all. The "
-                     "default is cut to the table's size; an explicit value "
-                     "beyond it is an error.")
-flags.DEFINE_integer("num_components", 10,
-                     "Principal components kept (probe features, curves).")
-flags.DEFINE_float("initializer_range", 0.02,
-                   "Stddev of the initializer, drawn in the histogram.")
-flags.DEFINE_integer("seed", 12345, "Seed of the probe's split and trees.")
-flags.DEFINE_bool("probe_include_cls", False,
-                  "Include position 0 ([CLS], often an outlier) in the probe.")
-flags.DEFINE_integer("max_pairs", 20000, "Cap on the probe's position pairs.")
-
-
-def main(_):
-  from analysis import position_report  # pylint: disable=g-import-not-at-top
-  if not FLAGS.output_dir:
-    raise InputError("--output_dir is required")
-  table, shape = position_report.load_position_table(
-      FLAGS.init_checkpoint, FLAGS.variable, FLAGS.max_positions,
-      clip=not FLAGS["max_positions"].present)
-  if FLAGS.max_pairs < 100:
-    raise InputError("--max_pairs=%d: must be >= 100" % FLAGS.max_pairs)
-  report = position_report.analyze_position_table(
-      table, FLAGS.output_dir, num_components=FLAGS.num_components,
-      initializer_range=FLAGS.initializer_range, seed=FLAGS.seed,
-      probe_include_cls=FLAGS.probe_include_cls, max_pairs=FLAGS.max_pairs,
-      source={"checkpoint": FLAGS.init_checkpoint,
-              "variable": FLAGS.variable, "shape": list(shape)})
-  print("wrote %d figures and report.md/report.json to %s"
-        % (len(report["figures"]), FLAGS.output_dir))
-
+# pylint: disable=wildcard-import,unused-wildcard-import,unused-import
+from bert_tf2.scripts.analyze_position_embeddings import *
+from bert_tf2.scripts.analyze_position_embeddings import main, run
 
 if __name__ == "__main__":
-  flags.mark_flag_as_required("init_checkpoint")
-  flags.mark_flag_as_required("output_dir")
-  cli.run(main)
+  run()

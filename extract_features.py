@@ -1,72 +1,14 @@
 """Extract pre-computed feature vectors from BERT (original command line).
 
-  python extract_features.py --input_file=in.txt --output_file=out.jsonl \
-    --vocab_file=vocab.txt --bert_config_file=bert_config.json \
-    --init_checkpoint=bert_model.ckpt --layers=-1,-2,-3,-4 \
-    --max_seq_length=128 --batch_size=8 [--pooling=none|cls|mean]
-
-Each input line is "text" or "text_a ||| text_b"; see docs/squad.md for the
-output format.
+Thin wrapper kept at the top level so that `python extract_features.py ...`
+works from a checkout as with Google's original code; the flags and `main` live
+in `bert_tf2.scripts.extract_features` (also installed as the console command
+`bert-extract-features`).
 """
 
-from absl import flags
-
-from common import cli
-import feature_extraction
-import tokenization  # pylint: disable=unused-import  (--preserve_unused_tokens)
-
-FLAGS = flags.FLAGS
-
-flags.DEFINE_string("input_file", None,
-                    "Text file, one example per line: 'A' or 'A ||| B'.")
-flags.DEFINE_string("output_file", None, "Output JSON Lines file.")
-flags.DEFINE_string("layers", "-1,-2,-3,-4",
-                    "Comma-separated encoder layer indexes to output.")
-flags.DEFINE_string("bert_config_file", None,
-                    "bert_config.json of the pre-trained model.")
-flags.DEFINE_integer("max_seq_length", 128,
-                     "Sequence length after WordPiece tokenization; longer "
-                     "inputs are truncated.")
-flags.DEFINE_string("init_checkpoint", None, "The model checkpoint.")
-flags.DEFINE_string("vocab_file", None, "vocab.txt of the model.")
-flags.DEFINE_bool("do_lower_case", True,
-                  "Lower-case the input (True for uncased models).")
-flags.DEFINE_integer("batch_size", 32, "Examples per model call.")
-flags.DEFINE_bool("use_tpu", False, "Run on a TPU.")
-flags.DEFINE_string("master", None, "TPU master address.")
-flags.DEFINE_integer("num_tpu_cores", 8, "TPU cores (with --use_tpu).")
-flags.DEFINE_bool("use_one_hot_embeddings", False,
-                  "Look up word embeddings with a one-hot matmul (TPU).")
-flags.DEFINE_enum("pooling", "none", ["none", "cls", "mean"],
-                  "none: the original per-token output; cls / mean: one "
-                  "sentence vector per layer and line.")
-
-
-def _strategy():
-  if not FLAGS.use_tpu:
-    return None
-  import runner  # pylint: disable=g-import-not-at-top
-  return runner.strategy_from_flags(
-      use_tpu=True, tpu_name=None, tpu_zone=None, gcp_project=None,
-      master=FLAGS.master, num_tpu_cores=FLAGS.num_tpu_cores)
-
-
-def main(_):
-  cli.require_file("input_file", FLAGS.input_file)
-  cli.require_file("vocab_file", FLAGS.vocab_file)
-  cli.require_file("bert_config_file", FLAGS.bert_config_file)
-  feature_extraction.extract_to_file(
-      input_file=FLAGS.input_file, output_file=FLAGS.output_file,
-      bert_config_file=FLAGS.bert_config_file,
-      init_checkpoint=FLAGS.init_checkpoint, vocab_file=FLAGS.vocab_file,
-      layers=FLAGS.layers, max_seq_length=FLAGS.max_seq_length,
-      do_lower_case=FLAGS.do_lower_case, batch_size=FLAGS.batch_size,
-      use_one_hot_embeddings=FLAGS.use_one_hot_embeddings,
-      pooling=FLAGS.pooling, strategy=_strategy())
-
+# pylint: disable=wildcard-import,unused-wildcard-import,unused-import
+from bert_tf2.scripts.extract_features import *
+from bert_tf2.scripts.extract_features import main, run
 
 if __name__ == "__main__":
-  for name in ("input_file", "vocab_file", "bert_config_file",
-               "init_checkpoint", "output_file"):
-    flags.mark_flag_as_required(name)
-  cli.run(main)
+  run()

@@ -1,36 +1,14 @@
-# coding=utf-8
 """Pre-trains BERT (masked LM + next sentence prediction) on TensorFlow 2.
 
-The original command lines work unchanged, e.g.
-
-  python run_pretraining.py \
-    --input_file=/tmp/tf_examples.tfrecord \
-    --output_dir=/tmp/pretraining_output \
-    --do_train=True --do_eval=True \
-    --bert_config_file=$BERT_BASE_DIR/bert_config.json \
-    --init_checkpoint=$BERT_BASE_DIR/bert_model.ckpt \
-    --train_batch_size=32 --max_seq_length=128 --max_predictions_per_seq=20 \
-    --num_train_steps=20 --num_warmup_steps=10 --learning_rate=2e-5
-
-See docs/pretraining.md for the outputs and the options beyond the original.
+Thin wrapper kept at the top level so that `python run_pretraining.py ...`
+works from a checkout as with Google's original code; the flags and `main` live
+in `bert_tf2.scripts.run_pretraining` (also installed as the console command
+`bert-run-pretraining`).
 """
 
-from absl import flags
-
-from common import cli
-from pretraining import flags as pretraining_flags
-from pretraining import run
-
-pretraining_flags.define_flags()
-FLAGS = flags.FLAGS
-
-
-def main(_):
-  run.run_pretraining(FLAGS)
-
+# pylint: disable=wildcard-import,unused-wildcard-import,unused-import
+from bert_tf2.scripts.run_pretraining import *
+from bert_tf2.scripts.run_pretraining import main, run
 
 if __name__ == "__main__":
-  flags.mark_flag_as_required("input_file")
-  flags.mark_flag_as_required("bert_config_file")
-  flags.mark_flag_as_required("output_dir")
-  cli.run(main)
+  run()

@@ -1,30 +1,39 @@
-"""Installs the BERT (TF2 / Keras 3) reproduction: `pip install -e .[test]`."""
+"""Installs the BERT (TF2 / Keras 3) reproduction: `pip install -e .[test]`.
 
-import glob
-import os
+What lands in site-packages: the packages the original's users import
+(`modeling`, `tokenization`, `optimization`), the original scripts as
+modules (`run_classifier`, `run_pretraining`, `run_squad`,
+`extract_features`, `create_pretraining_data`: code imports functions from
+them), and `bert_tf2`, which holds everything else. Every script is also a
+console command (`bert-run-classifier`, ...).
+"""
 
 from setuptools import find_packages, setup
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-
-# The original scripts live at the top level (run_classifier.py, ...), as in
-# google-research/bert, so existing command lines keep working.
-SCRIPTS = sorted(
-    os.path.splitext(os.path.basename(p))[0]
-    for p in glob.glob(os.path.join(HERE, "*.py"))
-    if os.path.basename(p) != "setup.py")
+# Google's original scripts: kept importable under their own names.
+ORIGINAL_SCRIPTS = ["create_pretraining_data", "extract_features",
+                    "run_classifier", "run_pretraining", "run_squad"]
+# Every script, original or ours, as a console command bert-<name>.
+SCRIPTS = ORIGINAL_SCRIPTS + [
+    "analyze_position_embeddings", "convert_hf_checkpoint", "create_vocab",
+    "evaluate_squad", "quickstart", "visualize_attention"]
 
 ANALYSIS = ["matplotlib>=3.7", "scikit-learn>=1.3"]
-
 setup(
     name="bert-tf2",
-    version="0.1.0",
+    version="0.2.0",
     description=("Google's original BERT (modeling, tokenization, pretraining "
                  "data, pretraining, classifier, SQuAD, feature extraction) "
                  "on TensorFlow 2.21 / Keras 3, faithful and fast."),
     python_requires=">=3.10",
-    packages=find_packages(exclude=["tests", "tests.*", "bench", "bench.*"]),
-    py_modules=SCRIPTS,
+    packages=find_packages(include=["modeling", "modeling.*", "tokenization",
+                                    "tokenization.*", "optimization",
+                                    "optimization.*", "bert_tf2",
+                                    "bert_tf2.*"]),
+    py_modules=ORIGINAL_SCRIPTS,
+    entry_points={"console_scripts": [
+        "bert-%s = bert_tf2.scripts.%s:run" % (name.replace("_", "-"), name)
+        for name in SCRIPTS]},
     install_requires=[
         "tensorflow==2.21.*",
         "tensorflow-text==2.21.*",
@@ -38,6 +47,7 @@ setup(
         "test": [
             "pytest>=8",
             "pytest-xdist>=3.5",
+            "pytest-timeout>=2.3",
             "hypothesis>=6.100",
             "faker>=30",  # real words in ~30 locales for tokenizer parity
             # Golden references: Google's original code under compat.v1.

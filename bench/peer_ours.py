@@ -83,7 +83,7 @@ def build(args, opts):
   import tensorflow as tf  # pylint: disable=g-import-not-at-top
   import modeling  # pylint: disable=g-import-not-at-top
   from modeling import attention  # pylint: disable=g-import-not-at-top
-  from runner import precision  # pylint: disable=g-import-not-at-top
+  from bert_tf2.runner import precision  # pylint: disable=g-import-not-at-top
 
   attention.FUSED_QKV_DEFAULT = opts["fused_qkv"]
   cfg = modeling.BertConfig.from_dict(shapes.config_dict(args.config))
@@ -108,13 +108,13 @@ def build(args, opts):
     return infer_step
 
   import optimization  # pylint: disable=g-import-not-at-top
-  from runner import loops  # pylint: disable=g-import-not-at-top
+  from bert_tf2.runner import loops  # pylint: disable=g-import-not-at-top
   if args.mode == "train":
-    from pretraining import task as task_lib  # pylint: disable=g-import-not-at-top
+    from bert_tf2.pretraining import task as task_lib  # pylint: disable=g-import-not-at-top
     task = task_lib.PretrainingTask(cfg)
     lr = 1e-4
   else:
-    from classifier import task as task_lib  # pylint: disable=g-import-not-at-top
+    from bert_tf2.classifier import task as task_lib  # pylint: disable=g-import-not-at-top
     task = task_lib.ClassifierTask(cfg, num_labels=2)
     lr = 2e-5
   strategy = tf.distribute.get_strategy()

@@ -18,7 +18,7 @@ from absl import logging
 import numpy as np
 import tensorflow as tf
 
-from common.errors import InputError
+from bert_tf2.common.errors import InputError
 from modeling import layers as layers_lib
 
 # Checkpoint entries that hold training state, not model weights.

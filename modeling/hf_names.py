@@ -18,7 +18,7 @@ import re
 from absl import logging
 import numpy as np
 
-from common.errors import InputError
+from bert_tf2.common.errors import InputError
 
 # (HF suffix regex, original name template, transpose?)
 _RULES = [

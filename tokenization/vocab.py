@@ -29,7 +29,7 @@ import os
 
 from absl import logging
 
-from common.errors import InputError
+from bert_tf2.common.errors import InputError
 
 
 class UnknownTokenError(KeyError):

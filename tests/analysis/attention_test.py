@@ -6,11 +6,11 @@ import os
 import numpy as np
 import pytest
 
-from analysis import attention
-from analysis import attention_plots
-from analysis import attention_run
-from analysis import plots
-from common.errors import InputError
+from bert_tf2.analysis import attention
+from bert_tf2.analysis import attention_plots
+from bert_tf2.analysis import attention_run
+from bert_tf2.analysis import plots
+from bert_tf2.common.errors import InputError
 from tests.analysis import scripts_test
 
 WORDS = ["the", "cat", "sat", "on", "mat", "it", "pur", "##red", "."]

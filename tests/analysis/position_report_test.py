@@ -6,9 +6,9 @@ import os
 import numpy as np
 import pytest
 
-from analysis import plots
-from analysis import position_report
-from common.errors import InputError
+from bert_tf2.analysis import plots
+from bert_tf2.analysis import position_report
+from bert_tf2.common.errors import InputError
 from tests.analysis import synthetic
 
 VAR = "bert/embeddings/position_embeddings"

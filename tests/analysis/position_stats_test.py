@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from analysis import position_stats
+from bert_tf2.analysis import position_stats
 from tests.analysis import synthetic
 
 

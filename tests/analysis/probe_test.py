@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from analysis import position_stats
-from analysis import probe
+from bert_tf2.analysis import position_stats
+from bert_tf2.analysis import probe
 from tests.analysis import synthetic
 
 

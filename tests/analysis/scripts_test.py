@@ -7,8 +7,8 @@ import sys
 import numpy as np
 import pytest
 
-from analysis import plots
-from analysis import position_report
+from bert_tf2.analysis import plots
+from bert_tf2.analysis import position_report
 from tests.analysis import synthetic
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(

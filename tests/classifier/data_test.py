@@ -2,8 +2,8 @@
 
 import os
 
-from classifier import movie_reviews
-from classifier.generic import GenericProcessor
+from bert_tf2.classifier import movie_reviews
+from bert_tf2.classifier.generic import GenericProcessor
 from tests.golden import REPO_ROOT
 
 DATA = os.path.join(REPO_ROOT, "data")

@@ -3,10 +3,10 @@
 import tensorflow as tf
 
 import tokenization
-from classifier import export
-from classifier.features import _truncate_seq_pair
-from classifier.features import convert_single_example
-from classifier.processors import InputExample
+from bert_tf2.classifier import export
+from bert_tf2.classifier.features import _truncate_seq_pair
+from bert_tf2.classifier.features import convert_single_example
+from bert_tf2.classifier.processors import InputExample
 from tests.classifier import glue_fixtures
 from tokenization.tf_text import InGraphTokenizer
 

@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from classifier import features as F
-from classifier import long_text
-from classifier.processors import InputExample
+from bert_tf2.classifier import features as F
+from bert_tf2.classifier import long_text
+from bert_tf2.classifier.processors import InputExample
 
 
 class WordTok(object):

@@ -20,9 +20,9 @@ import pytest
 import tensorflow as tf
 
 import modeling
-from classifier import features as features_lib
-from classifier import pipeline
-from classifier.model import BertClassifier
+from bert_tf2.classifier import features as features_lib
+from bert_tf2.classifier import pipeline
+from bert_tf2.classifier.model import BertClassifier
 from tests.classifier import glue_fixtures
 from tests.golden import REPO_ROOT
 from tests.golden import run_golden

@@ -13,10 +13,10 @@ from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
 
-from common import InputError
-from classifier import registry
-from classifier.features import convert_single_example
-from classifier.processors import InputExample
+from bert_tf2.common import InputError
+from bert_tf2.classifier import registry
+from bert_tf2.classifier.features import convert_single_example
+from bert_tf2.classifier.processors import InputExample
 
 TASKS = ["cola", "mnli", "mrpc", "xnli", "sst-2", "qnli", "qqp", "rte",
          "wnli", "sts-b", "tsv", "csv"]

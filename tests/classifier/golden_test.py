@@ -6,9 +6,9 @@ import os
 import pytest
 
 import tokenization
-from classifier import registry
-from classifier.features import convert_single_example
-from classifier.processors import InputExample
+from bert_tf2.classifier import registry
+from bert_tf2.classifier.features import convert_single_example
+from bert_tf2.classifier.processors import InputExample
 from tests.classifier import glue_fixtures
 from tests.golden import run_golden
 

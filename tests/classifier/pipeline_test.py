@@ -16,10 +16,10 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from common import InputError
-from classifier import features as F
-from classifier import long_text
-from classifier import pipeline
+from bert_tf2.common import InputError
+from bert_tf2.classifier import features as F
+from bert_tf2.classifier import long_text
+from bert_tf2.classifier import pipeline
 
 WORDS = ["w%d" % i for i in range(40)]
 SPECIALS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]

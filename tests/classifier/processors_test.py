@@ -4,11 +4,11 @@ import os
 
 import pytest
 
-from common import InputError
-from classifier import registry
-from classifier.features import convert_single_example
-from classifier.generic import GenericProcessor
-from classifier.processors import XnliProcessor
+from bert_tf2.common import InputError
+from bert_tf2.classifier import registry
+from bert_tf2.classifier.features import convert_single_example
+from bert_tf2.classifier.generic import GenericProcessor
+from bert_tf2.classifier.processors import XnliProcessor
 from tests.classifier import glue_fixtures
 
 

@@ -12,8 +12,8 @@ import sys
 import numpy as np
 import pytest
 
-from common import InputError
-import feature_extraction
+from bert_tf2.common import InputError
+from bert_tf2 import feature_extraction
 from tests.golden import REPO_ROOT
 from tests.golden import run_golden
 from tests.squad import fixture_data

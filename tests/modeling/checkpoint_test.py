@@ -10,7 +10,7 @@ import pytest
 import tensorflow as tf
 
 import modeling
-from common.errors import InputError
+from bert_tf2.common.errors import InputError
 from modeling import checkpoint_writer
 from tests.modeling import helpers
 

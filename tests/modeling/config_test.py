@@ -6,7 +6,7 @@ import pytest
 import tensorflow as tf
 
 import modeling
-from common.errors import InputError
+from bert_tf2.common.errors import InputError
 from modeling import activations
 
 

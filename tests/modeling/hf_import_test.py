@@ -11,7 +11,7 @@ from safetensors.numpy import save_file
 import tensorflow as tf
 
 import modeling
-from common.errors import InputError
+from bert_tf2.common.errors import InputError
 from modeling import hf_import
 from tests.modeling import helpers
 

@@ -18,12 +18,12 @@ import tensorflow as tf
 import modeling
 import optimization
 import tokenization
-from pretraining import input_pipeline
-from pretraining import task as task_lib
-from pretraining_data import options as options_lib
-from pretraining_data import pipeline
-from runner import loops
-from runner import precision
+from bert_tf2.pretraining import input_pipeline
+from bert_tf2.pretraining import task as task_lib
+from bert_tf2.pretraining_data import options as options_lib
+from bert_tf2.pretraining_data import pipeline
+from bert_tf2.runner import loops
+from bert_tf2.runner import precision
 from tests.pretraining_data import corpus
 
 SEQ, PREDS, BATCH = 64, 10, 16

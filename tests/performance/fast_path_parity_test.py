@@ -11,8 +11,8 @@ import numpy as np
 import tensorflow as tf
 
 import modeling
-from pretraining import model as model_lib
-from pretraining import task as task_lib
+from bert_tf2.pretraining import model as model_lib
+from bert_tf2.pretraining import task as task_lib
 
 
 def _features(vocab_size):

@@ -5,9 +5,9 @@ import json
 from absl import flags
 import pytest
 
-from common import InputError
-from pretraining import flags as pretraining_flags
-from pretraining import run
+from bert_tf2.common import InputError
+from bert_tf2.pretraining import flags as pretraining_flags
+from bert_tf2.pretraining import run
 from tests.pretraining import records
 
 CONFIG = {"vocab_size": 1000, "hidden_size": 8, "num_hidden_layers": 1,

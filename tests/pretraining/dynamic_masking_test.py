@@ -3,8 +3,8 @@
 import numpy as np
 import tensorflow as tf
 
-from pretraining import dynamic_masking
-from pretraining import input_pipeline
+from bert_tf2.pretraining import dynamic_masking
+from bert_tf2.pretraining import input_pipeline
 from tests.pretraining import records
 
 SEQ, PRED, VOCAB = 32, 6, 1000

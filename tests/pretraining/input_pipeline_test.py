@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from common import InputError
-from pretraining import input_pipeline
-from pretraining import record_check
+from bert_tf2.common import InputError
+from bert_tf2.pretraining import input_pipeline
+from bert_tf2.pretraining import record_check
 from tests.pretraining import records
 
 SEQ, PRED = 16, 4

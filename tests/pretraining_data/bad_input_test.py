@@ -5,11 +5,11 @@ import os
 import pytest
 
 import tokenization
-from common import InputError
-from pretraining_data import documents
-from pretraining_data import options as options_lib
-from pretraining_data import pipeline
-from pretraining_data import writer
+from bert_tf2.common import InputError
+from bert_tf2.pretraining_data import documents
+from bert_tf2.pretraining_data import options as options_lib
+from bert_tf2.pretraining_data import pipeline
+from bert_tf2.pretraining_data import writer
 from tests.pretraining_data import corpus
 from tests.pretraining_data import records
 

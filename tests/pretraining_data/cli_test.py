@@ -7,8 +7,8 @@ import sys
 import pytest
 
 import tokenization
-from pretraining_data import options as options_lib
-from pretraining_data import pipeline
+from bert_tf2.pretraining_data import options as options_lib
+from bert_tf2.pretraining_data import pipeline
 from tests.golden import REPO_ROOT
 from tests.pretraining_data import corpus
 from tests.pretraining_data import records

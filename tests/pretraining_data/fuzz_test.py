@@ -15,9 +15,9 @@ from hypothesis import strategies as st
 import pytest
 
 import tokenization
-from common import InputError
-from pretraining_data import options as options_lib
-from pretraining_data import pipeline
+from bert_tf2.common import InputError
+from bert_tf2.pretraining_data import options as options_lib
+from bert_tf2.pretraining_data import pipeline
 from tests.pretraining_data import checks
 from tests.pretraining_data import corpus
 from tests.pretraining_data import records

@@ -5,10 +5,10 @@ import random
 import pytest
 
 import tokenization
-from pretraining_data import documents
-from pretraining_data import masking
-from pretraining_data import options as options_lib
-from pretraining_data import pipeline
+from bert_tf2.pretraining_data import documents
+from bert_tf2.pretraining_data import masking
+from bert_tf2.pretraining_data import options as options_lib
+from bert_tf2.pretraining_data import pipeline
 from tests.pretraining_data import checks
 from tests.pretraining_data import corpus
 from tests.pretraining_data import records

@@ -13,10 +13,10 @@ import random
 import pytest
 
 import tokenization
-from pretraining_data import compat
-from pretraining_data import documents
-from pretraining_data import options as options_lib
-from pretraining_data import pipeline
+from bert_tf2.pretraining_data import compat
+from bert_tf2.pretraining_data import documents
+from bert_tf2.pretraining_data import options as options_lib
+from bert_tf2.pretraining_data import pipeline
 from tests.golden import run_golden
 from tests.pretraining_data import corpus
 from tests.pretraining_data import records

@@ -7,7 +7,7 @@ import random
 import pytest
 import tensorflow as tf
 
-from pretraining_data import writer
+from bert_tf2.pretraining_data import writer
 from tests.pretraining_data import records
 
 

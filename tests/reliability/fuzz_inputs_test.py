@@ -17,7 +17,7 @@ from hypothesis import settings
 from hypothesis import strategies as st
 import pytest
 
-from common import InputError
+from bert_tf2.common import InputError
 import modeling
 import tokenization
 

@@ -14,7 +14,7 @@ import subprocess
 import numpy as np
 import pytest
 
-import runner
+from bert_tf2 import runner
 from tests.runner import conftest
 from tests.runner import estimator_test
 from tests.runner import toy

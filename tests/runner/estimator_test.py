@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from common import InputError
-import runner
+from bert_tf2.common import InputError
+from bert_tf2 import runner
 from tests.runner import toy
 
 

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-import runner
+from bert_tf2 import runner
 from tests.runner import conftest
 from tests.runner import estimator_test
 from tests.runner import toy

@@ -4,7 +4,7 @@ import keras
 import numpy as np
 import tensorflow as tf
 
-import runner
+from bert_tf2 import runner
 
 NUM_CLASSES = 3
 DIM = 4

@@ -40,7 +40,7 @@ def main(argv):
         cpu, [tf.config.LogicalDeviceConfiguration()] * args.logical_cpus)
   from absl import logging  # pylint: disable=g-import-not-at-top
   import numpy as np  # pylint: disable=g-import-not-at-top
-  import runner  # pylint: disable=g-import-not-at-top
+  from bert_tf2 import runner  # pylint: disable=g-import-not-at-top
   from tests.runner import toy  # pylint: disable=g-import-not-at-top
   logging.set_verbosity(logging.INFO)
   strategy = runner.strategy_from_flags(strategy=args.strategy)

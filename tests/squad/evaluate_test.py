@@ -4,8 +4,8 @@ import json
 
 import pytest
 
-from common import InputError
-from squad import evaluate as ev
+from bert_tf2.common import InputError
+from bert_tf2.squad import evaluate as ev
 
 
 def _data(qas):

@@ -4,9 +4,9 @@ import json
 
 import pytest
 
-from common import InputError
-from squad import examples as squad_examples
-from squad import windows
+from bert_tf2.common import InputError
+from bert_tf2.squad import examples as squad_examples
+from bert_tf2.squad import windows
 
 
 def _write(tmp_path, obj, name="data.json"):

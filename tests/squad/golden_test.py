@@ -14,11 +14,11 @@ import pytest
 import tensorflow as tf
 
 import modeling
-from squad import examples as squad_examples
-from squad import features as squad_features
-from squad import model as squad_model
-from squad import postprocess
-from squad import records
+from bert_tf2.squad import examples as squad_examples
+from bert_tf2.squad import features as squad_features
+from bert_tf2.squad import model as squad_model
+from bert_tf2.squad import postprocess
+from bert_tf2.squad import records
 from tests.golden import run_golden
 from tests.squad import fixture_data
 import tokenization

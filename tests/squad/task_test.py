@@ -4,7 +4,7 @@ import numpy as np
 import tensorflow as tf
 
 import modeling
-from squad import task as squad_task
+from bert_tf2.squad import task as squad_task
 
 CONFIG = modeling.BertConfig(vocab_size=50, hidden_size=16,
                              num_hidden_layers=1, num_attention_heads=2,

@@ -13,9 +13,9 @@ import types
 import pytest
 import tensorflow as tf
 
-from common import InputError
-from squad import evaluate as squad_eval
-from squad import pipeline
+from bert_tf2.common import InputError
+from bert_tf2.squad import evaluate as squad_eval
+from bert_tf2.squad import pipeline
 from tests.golden import REPO_ROOT
 from tests.squad import synthetic
 

@@ -9,7 +9,7 @@ import tensorflow as tf
 import tensorflow_text
 
 import tokenization
-from common import InputError
+from bert_tf2.common import InputError
 from tests.tokenization import adversarial
 from tests.tokenization.conftest import minilm_vocab_path
 from tests.tokenization.conftest import write_vocab

@@ -6,7 +6,7 @@ import sys
 import pytest
 
 import tokenization
-from common import InputError
+from bert_tf2.common import InputError
 from tests.golden import REPO_ROOT
 
 

@@ -1,0 +1,185 @@
+"""SavedModel export of a fine-tuned classifier (`--export_dir`).
+
+Signatures (batch dimension free):
+  serving_default  text_a: tf.string [batch] -> probabilities, logits, label
+  serving_pair     text_a, text_b: tf.string [batch] -> (same)
+  serving_ids      input_ids, input_mask, segment_ids: int32 [batch, seq]
+                   -> (same)
+For a regression task (STS-B) the outputs are predictions and logits.
+
+The raw-string signatures tokenize inside the graph with
+`tokenization.tf_text.InGraphTokenizer` and build the inputs exactly as
+`convert_single_example`: [CLS] a [SEP] (b [SEP]), longest-first pair
+truncation (the longer side loses a word piece, the second on ties), zero
+padding to max_seq_length. An empty text_b means a single sentence.
+
+Example:
+  >>> m = tf.saved_model.load(export_dir)                    # doctest: +SKIP
+  >>> m.signatures["serving_default"](
+  ...     text_a=tf.constant(["a gripping, beautiful film"]))  # doctest: +SKIP
+  {'label': <tf.Tensor: [b'pos']>, 'probabilities': ..., 'logits': ...}
+"""
+
+import os
+
+from absl import logging
+import tensorflow as tf
+
+import modeling
+from bert_tf2.common import InputError
+from tokenization.tf_text import InGraphTokenizer
+
+
+def pair_lengths(len_a, len_b, max_length):
+  """Lengths after the original's longest-first pair truncation.
+
+  Same result as popping from the longer list (tokens_b on ties) until
+  len_a + len_b <= max_length, computed elementwise on int Tensors.
+
+  Example:
+    >>> [int(x) for x in pair_lengths(tf.constant(5), tf.constant(4), 7)]
+    [4, 3]
+  """
+  m = tf.cast(max_length, len_a.dtype)
+  fits = len_a + len_b <= m
+  a_longer = len_a > len_b
+  keep_b = a_longer & (2 * len_b <= m)       # Only a is trimmed.
+  keep_a = (~a_longer) & (2 * len_a <= m)    # Only b is trimmed.
+  half_up, half_down = (m + 1) // 2, m // 2
+  new_a = tf.where(fits | keep_a, len_a,
+                   tf.where(keep_b, m - len_b, half_up))
+  new_b = tf.where(fits | keep_b, len_b,
+                   tf.where(keep_a, m - len_a, half_down))
+  return new_a, new_b
+
+
+def _take(ids, lengths):
+  """First `lengths[i]` items of each row of a RaggedTensor."""
+  positions = tf.ragged.range(ids.row_lengths())
+  return tf.ragged.boolean_mask(ids, positions < tf.expand_dims(lengths, 1))
+
+
+def build_inputs(ids_a, ids_b, max_seq_length, cls_id, sep_id):
+  """Ragged word-piece ids -> int32 input_ids, input_mask, segment_ids.
+
+  Args:
+    ids_a, ids_b: int64 RaggedTensor [batch, (pieces)]; rows of ids_b may be
+      empty (single-sentence examples).
+    max_seq_length: int.
+    cls_id, sep_id: ids of [CLS] and [SEP].
+
+  Returns:
+    Three int32 Tensors [batch, max_seq_length].
+  """
+  len_a, len_b = ids_a.row_lengths(), ids_b.row_lengths()
+  has_b = len_b > 0
+  single_a = tf.minimum(len_a, max_seq_length - 2)
+  pair_a, pair_b = pair_lengths(len_a, len_b, max_seq_length - 3)
+  ids_a = _take(ids_a, tf.where(has_b, pair_a, single_a))
+  ids_b = _take(ids_b, tf.where(has_b, pair_b, tf.zeros_like(len_b)))
+  batch = tf.shape(len_a, out_type=tf.int64)[0]
+  cls = tf.RaggedTensor.from_tensor(tf.fill([batch, 1], tf.cast(cls_id,
+                                                                tf.int64)))
+  sep = tf.RaggedTensor.from_tensor(tf.fill([batch, 1], tf.cast(sep_id,
+                                                                tf.int64)))
+  n_b = tf.cast(has_b, tf.int64)
+  sep_b = tf.RaggedTensor.from_row_lengths(
+      tf.fill([tf.reduce_sum(n_b)], tf.cast(sep_id, tf.int64)), n_b)
+  first = tf.concat([cls, ids_a, sep], axis=1)
+  second = tf.concat([ids_b, sep_b], axis=1)
+  tokens = tf.concat([first, second], axis=1)
+  segments = tf.concat([tf.zeros_like(first), tf.ones_like(second)], axis=1)
+  shape = [None, max_seq_length]
+  input_ids = tokens.to_tensor(0, shape=shape)
+  segment_ids = segments.to_tensor(0, shape=shape)
+  input_mask = tf.ones_like(tokens).to_tensor(0, shape=shape)
+  return (tf.cast(input_ids, tf.int32), tf.cast(input_mask, tf.int32),
+          tf.cast(segment_ids, tf.int32))
+
+
+class ClassifierServer(tf.Module):
+  """Holds the model, tokenizer and labels; its functions are the signatures."""
+
+  def __init__(self, model, tokenizer, max_seq_length, label_list,
+               cls_id, sep_id, regression=False):
+    super().__init__(name="classifier_server")
+    self.model = model
+    self.tokenizer = tokenizer
+    self.max_seq_length = int(max_seq_length)
+    self.regression = regression
+    self.labels = tf.constant([str(x) for x in label_list])
+    self.cls_id, self.sep_id = int(cls_id), int(sep_id)
+    ids_spec = tf.TensorSpec([None, self.max_seq_length], tf.int32)
+    text_spec = tf.TensorSpec([None], tf.string)
+    self.serve_ids = tf.function(
+        self._serve_ids, input_signature=[ids_spec] * 3)
+    self.serve_text = tf.function(self._serve_text,
+                                  input_signature=[text_spec])
+    self.serve_pair = tf.function(self._serve_pair,
+                                  input_signature=[text_spec] * 2)
+
+  def _outputs(self, input_ids, input_mask, segment_ids):
+    logits = self.model({"input_ids": input_ids, "input_mask": input_mask,
+                         "segment_ids": segment_ids}, training=False)
+    if self.regression:
+      return {"predictions": logits[:, 0], "logits": logits}
+    return {"probabilities": tf.nn.softmax(logits, axis=-1),
+            "logits": logits,
+            "label": tf.gather(self.labels, tf.argmax(logits, axis=-1))}
+
+  def _serve_ids(self, input_ids, input_mask, segment_ids):
+    return self._outputs(input_ids, input_mask, segment_ids)
+
+  def _serve_pair(self, text_a, text_b):
+    ids = build_inputs(self.tokenizer.tokenize(text_a),
+                       self.tokenizer.tokenize(text_b), self.max_seq_length,
+                       self.cls_id, self.sep_id)
+    return self._outputs(*ids)
+
+  def _serve_text(self, text_a):
+    return self._serve_pair(text_a, tf.fill(tf.shape(text_a), ""))
+
+
+def export_saved_model(task, checkpoint, export_dir, vocab_file,
+                       do_lower_case, max_seq_length, label_list):
+  """Writes a SavedModel of `task`'s model with weights from `checkpoint`.
+
+  Args:
+    task: the ClassifierTask (builds the model).
+    checkpoint: checkpoint prefix or directory (e.g. the output_dir).
+    export_dir: where to write; replaced atomically if it exists.
+    vocab_file, do_lower_case: the tokenizer of the raw-string signatures.
+    max_seq_length: sequence length of every signature.
+    label_list: labels in output order ([None] for regression).
+
+  Returns:
+    export_dir.
+  """
+  model = task.build_model()
+  modeling.init_from_checkpoint(model, checkpoint, flag="export checkpoint")
+  tokenizer = InGraphTokenizer(vocab_file, do_lower_case=do_lower_case)
+  vocab = tokenization_vocab(vocab_file)
+  server = ClassifierServer(model, tokenizer, max_seq_length, label_list,
+                            vocab["[CLS]"], vocab["[SEP]"],
+                            regression=task.is_regression)
+  signatures = {"serving_default": server.serve_text,
+                "serving_pair": server.serve_pair,
+                "serving_ids": server.serve_ids}
+  export_dir = str(export_dir).rstrip("/")
+  tmp = export_dir + ".tmp-export"
+  if tf.io.gfile.exists(tmp):
+    tf.io.gfile.rmtree(tmp)
+  tf.saved_model.save(server, tmp, signatures=signatures)
+  if tf.io.gfile.exists(export_dir):
+    if not tf.io.gfile.exists(os.path.join(export_dir, "saved_model.pb")):
+      raise InputError("--export_dir=%s exists and is not a SavedModel; not "
+                       "replacing it" % export_dir)
+    tf.io.gfile.rmtree(export_dir)
+  tf.io.gfile.rename(tmp, export_dir)
+  logging.info("SavedModel written to %s", export_dir)
+  return export_dir
+
+
+def tokenization_vocab(vocab_file):
+  import tokenization  # pylint: disable=g-import-not-at-top
+  return tokenization.load_vocab(vocab_file)

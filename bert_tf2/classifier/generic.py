@@ -1,0 +1,145 @@
+"""A processor for your own TSV/CSV files, configured without code.
+
+`run_classifier.py --task_name=tsv` (or `csv`) reads `--train_file`,
+`--dev_file` and `--test_file` (default train.tsv, dev.tsv, test.tsv; for
+csv: .csv) in --data_dir. Columns are given by 0-based index or, when the
+file has a header line (`--has_header`, default true), by name:
+
+  --text_a_column=sentence --label_column=label         single sentences
+  --text_a_column=0 --text_b_column=1 --label_column=2  sentence pairs
+  --label_list=neg,pos    the labels in output order (default: the sorted
+                          distinct labels of the training file)
+  --delimiter=,           any one character; "tab" and "comma" also work
+  --quotechar='"'         csv default; tsv reads no quoting (like GLUE)
+
+The test file may omit the label column (its examples get the first label).
+A row with too few columns, an empty text or an unknown label is an
+InputError naming the file and line.
+
+Example:
+  >>> import os, tempfile
+  >>> d = tempfile.mkdtemp()
+  >>> _ = open(os.path.join(d, "train.tsv"), "w").write(
+  ...     "label\\tsentence\\npos\\tGreat fun .\\nneg\\tDull .\\n")
+  >>> p = GenericProcessor(d, text_a_column="sentence", label_column="label")
+  >>> p.get_labels()
+  ['neg', 'pos']
+  >>> [(e.text_a, e.label) for e in p.get_train_examples(d)]
+  [('Great fun .', 'pos'), ('Dull .', 'neg')]
+"""
+
+import os
+
+from bert_tf2.common import InputError
+from bert_tf2.classifier.glue import parse_float_label
+from bert_tf2.classifier.processors import DataProcessor
+from bert_tf2.classifier.processors import InputExample
+
+_DELIMITERS = {"tab": "\t", "\\t": "\t", "comma": ",", "semicolon": ";",
+               "pipe": "|"}
+
+
+def parse_delimiter(value, flag="delimiter"):
+  """Returns the one-character delimiter a flag value names."""
+  value = _DELIMITERS.get(value, value)
+  if len(value) != 1:
+    raise InputError("--%s=%r: must be one character (or tab, comma, "
+                     "semicolon, pipe)" % (flag, value))
+  return value
+
+
+class GenericProcessor(DataProcessor):
+  """Reads labelled TSV/CSV files with configurable columns and labels."""
+
+  def __init__(self, data_dir, text_a_column="0", text_b_column=None,
+               label_column="1", label_list=None, has_header=True,
+               delimiter="\t", quotechar=None, train_file="train.tsv",
+               dev_file="dev.tsv", test_file="test.tsv", regression=False):
+    self.data_dir = data_dir
+    self.text_a_column = str(text_a_column)
+    self.text_b_column = (str(text_b_column) if text_b_column not in
+                          (None, "") else None)
+    self.label_column = str(label_column)
+    self.label_list = list(label_list) if label_list else None
+    self.has_header = has_header
+    self.delimiter = parse_delimiter(delimiter)
+    self.quotechar = quotechar or None
+    self.files = {"train": train_file, "dev": dev_file, "test": test_file}
+    self.is_regression = regression
+    if regression:
+      self.label_list = [None]
+
+  def get_train_examples(self, data_dir):
+    return self._create_examples(data_dir, "train")
+
+  def get_dev_examples(self, data_dir):
+    return self._create_examples(data_dir, "dev")
+
+  def get_test_examples(self, data_dir):
+    return self._create_examples(data_dir, "test")
+
+  def get_labels(self):
+    if self.label_list is None:
+      labels = set()
+      for ex in self._create_examples(self.data_dir, "train",
+                                      check_labels=False):
+        labels.add(ex.label)
+      if not labels:
+        raise InputError("--label_list is empty and %s has no examples" %
+                         os.path.join(self.data_dir, self.files["train"]))
+      self.label_list = sorted(labels)
+    return list(self.label_list)
+
+  def _resolve(self, column, header, path, flag):
+    """Returns the 0-based index of `column` (an index or a header name)."""
+    if column.lstrip("-").isdigit():
+      return int(column)
+    if header is None:
+      raise InputError("--%s=%s: a column name needs a header line "
+                       "(--has_header)" % (flag, column))
+    if column not in header:
+      raise InputError("--%s=%s: %s has no such column; its header is %s"
+                       % (flag, column, path, header))
+    return header.index(column)
+
+  def _create_examples(self, data_dir, set_type, check_labels=True):
+    path = os.path.join(data_dir, self.files[set_type])
+    rows = self._rows(data_dir, self.files[set_type], self.delimiter,
+                      self.quotechar)
+    header = None
+    if self.has_header and rows:
+      header = rows[0].fields
+      rows = rows[1:]
+    a = self._resolve(self.text_a_column, header, path, "text_a_column")
+    b = (self._resolve(self.text_b_column, header, path, "text_b_column")
+         if self.text_b_column is not None else None)
+    try:
+      label_index = self._resolve(self.label_column, header, path,
+                                  "label_column")
+    except InputError:
+      if set_type != "test":
+        raise
+      label_index = None  # Unlabelled test file with a header.
+    labels = self.get_labels() if check_labels else None
+    examples = []
+    for i, row in enumerate(rows):
+      text_a = row.get(a, "text_a")
+      text_b = row.get(b, "text_b") if b is not None else None
+      if not text_a.strip():
+        raise InputError("%s: text_a (column %d) is empty" % (row.where(), a))
+      label = None
+      if label_index is not None and (set_type != "test" or
+                                      len(row.fields) > label_index):
+        label = row.get(label_index, "the label")
+      if self.is_regression:
+        label = 0.0 if label is None else parse_float_label(label,
+                                                            row.where())
+      elif label is None:
+        label = labels[0]
+      elif labels is not None and label not in labels:
+        raise InputError("%s: unknown label %r; --label_list is %s" %
+                         (row.where(), label, ",".join(labels)))
+      examples.append(InputExample(guid="%s-%d" % (set_type, i),
+                                   text_a=text_a, text_b=text_b, label=label,
+                                   source=row.where()))
+    return examples

@@ -1,0 +1,62 @@
+"""Task names -> processors, as `--task_name` selects them.
+
+The original's names (cola, mnli, mrpc, xnli) plus the other GLUE tasks and
+the generic `tsv` / `csv` processors (see generic.py). Names are
+case-insensitive; "sst2" and "stsb" are accepted as aliases.
+
+Example:
+  >>> type(get_processor("MRPC")).__name__
+  'MrpcProcessor'
+"""
+
+from bert_tf2.common import InputError
+from bert_tf2.classifier import generic
+from bert_tf2.classifier import glue
+from bert_tf2.classifier import processors
+
+PROCESSORS = {
+    "cola": processors.ColaProcessor,
+    "mnli": processors.MnliProcessor,
+    "mnli-mm": processors.MnliMismatchedProcessor,
+    "mrpc": processors.MrpcProcessor,
+    "xnli": processors.XnliProcessor,
+    "sst-2": glue.Sst2Processor,
+    "qnli": glue.QnliProcessor,
+    "qqp": glue.QqpProcessor,
+    "rte": glue.RteProcessor,
+    "wnli": glue.WnliProcessor,
+    "sts-b": glue.StsbProcessor,
+}
+ALIASES = {"sst2": "sst-2", "stsb": "sts-b", "mnli_mismatched": "mnli-mm"}
+GENERIC = ("tsv", "csv")
+
+
+def task_names():
+  return sorted(PROCESSORS) + list(GENERIC)
+
+
+def get_processor(task_name, data_dir=None, generic_options=None):
+  """Returns the processor for `task_name`.
+
+  Args:
+    task_name: a name from task_names() (case-insensitive).
+    data_dir: the data directory (the generic processor infers labels there).
+    generic_options: dict of GenericProcessor keyword arguments for tsv/csv.
+
+  Raises:
+    InputError: unknown task name.
+  """
+  name = (task_name or "").lower()
+  name = ALIASES.get(name, name)
+  if name in PROCESSORS:
+    return PROCESSORS[name]()
+  if name in GENERIC:
+    options = dict(generic_options or {})
+    if name == "csv":
+      options.setdefault("delimiter", ",")
+      options.setdefault("quotechar", '"')
+      for split in ("train", "dev", "test"):
+        options.setdefault("%s_file" % split, "%s.csv" % split)
+    return generic.GenericProcessor(data_dir, **options)
+  raise InputError("--task_name=%s: task not found; known tasks: %s" %
+                   (task_name, ", ".join(task_names())))

@@ -1,0 +1,134 @@
+"""ClassifierTask: the fine-tuning model, loss and metrics for the runner.
+
+Loss, metrics and predictions as the original's model_fn:
+  classification: mean softmax cross-entropy; eval_accuracy and eval_loss
+    weighted by is_real_example (padding examples count for nothing);
+    predictions {"probabilities", "logits"}.
+  regression (STS-B): mean squared error of the single logit; eval_loss
+    (MSE) and eval_pearson; predictions {"predictions", "logits"}.
+
+Example:
+  >>> import modeling, tensorflow as tf
+  >>> cfg = modeling.BertConfig(vocab_size=30, hidden_size=8,
+  ...     num_hidden_layers=1, num_attention_heads=2, intermediate_size=16)
+  >>> task = ClassifierTask(cfg, num_labels=2)
+  >>> model = task.build_model()
+  >>> ids = tf.ones([3, 5], tf.int32)
+  >>> f = {"input_ids": ids, "input_mask": ids, "segment_ids": 0 * ids,
+  ...      "label_ids": tf.constant([0, 1, 1]), "is_real_example": ids[:, 0]}
+  >>> loss, outputs = task.compute_loss(model, f, training=False)
+  >>> loss.shape, outputs["probabilities"].shape
+  (TensorShape([]), TensorShape([3, 2]))
+"""
+
+import keras
+import tensorflow as tf
+
+import modeling
+from bert_tf2.classifier.model import BertClassifier
+from bert_tf2.runner.task import Task
+
+
+class PearsonCorrelation(keras.metrics.Metric):
+  """Streaming (weighted) Pearson correlation of predictions and labels."""
+
+  def __init__(self, name="pearson", **kwargs):
+    super().__init__(name=name, **kwargs)
+    self._sums = self.add_variable(shape=(6,), initializer="zeros",
+                                   name="sums")
+
+  def update_state(self, y_true, y_pred, sample_weight=None):
+    x = tf.cast(tf.reshape(y_pred, [-1]), tf.float64)
+    y = tf.cast(tf.reshape(y_true, [-1]), tf.float64)
+    w = (tf.ones_like(x) if sample_weight is None else
+         tf.cast(tf.reshape(sample_weight, [-1]), tf.float64))
+    update = tf.stack([tf.reduce_sum(w), tf.reduce_sum(w * x),
+                       tf.reduce_sum(w * y), tf.reduce_sum(w * x * x),
+                       tf.reduce_sum(w * y * y), tf.reduce_sum(w * x * y)])
+    self._sums.assign_add(tf.cast(update, self._sums.dtype))
+
+  def result(self):
+    s = tf.cast(self._sums, tf.float64)
+    n, sx, sy, sxx, syy, sxy = [s[i] for i in range(6)]
+    cov = sxy - sx * sy / n
+    var = tf.sqrt(tf.maximum(sxx - sx * sx / n, 0.0) *
+                  tf.maximum(syy - sy * sy / n, 0.0))
+    return tf.cast(tf.math.divide_no_nan(cov, var), tf.float32)
+
+  def reset_state(self):
+    self._sums.assign(tf.zeros_like(self._sums))
+
+
+class ClassifierTask(Task):
+  """Sentence (pair) classification or regression on BERT's pooled output."""
+
+  def __init__(self, bert_config, num_labels, is_regression=False,
+               use_one_hot_embeddings=False):
+    self.bert_config = bert_config
+    self.is_regression = bool(is_regression)
+    self.num_labels = 1 if is_regression else int(num_labels)
+    self.use_one_hot_embeddings = use_one_hot_embeddings
+
+  def build_model(self):
+    return BertClassifier(self.bert_config, self.num_labels,
+                          use_one_hot_embeddings=self.use_one_hot_embeddings)
+
+  def checkpoint_variables(self, model):
+    return modeling.original_variable_names(model)
+
+  def _weights(self, features):
+    if "is_real_example" in features:
+      return tf.cast(features["is_real_example"], tf.float32)
+    return tf.ones(tf.shape(features["label_ids"])[:1], tf.float32)
+
+  def compute_loss(self, model, features, training):
+    logits = model(features, training=training)
+    if self.is_regression:
+      predictions = logits[:, 0]
+      labels = tf.cast(tf.reshape(features["label_ids"], [-1]), tf.float32)
+      per_example_loss = tf.square(predictions - labels)
+      loss = tf.reduce_mean(per_example_loss)
+      outputs = {"logits": logits, "predictions": predictions}
+    else:
+      labels = tf.reshape(features["label_ids"], [-1])
+      loss, per_example_loss, _ = modeling.classification_loss(
+          logits, labels, self.num_labels)
+      outputs = {"logits": logits,
+                 "probabilities": tf.nn.softmax(logits, axis=-1)}
+    outputs["per_example_loss"] = per_example_loss
+    return loss, outputs
+
+  def create_metrics(self):
+    metrics = {"eval_loss": keras.metrics.Mean(name="eval_loss")}
+    if self.is_regression:
+      metrics["eval_pearson"] = PearsonCorrelation(name="eval_pearson")
+    else:
+      metrics["eval_accuracy"] = keras.metrics.Mean(name="eval_accuracy")
+    return metrics
+
+  def update_metrics(self, metrics, features, outputs):
+    weights = self._weights(features)
+    metrics["eval_loss"].update_state(outputs["per_example_loss"],
+                                      sample_weight=weights)
+    labels = tf.reshape(features["label_ids"], [-1])
+    if self.is_regression:
+      metrics["eval_pearson"].update_state(labels, outputs["predictions"],
+                                           sample_weight=weights)
+    else:
+      predictions = tf.argmax(outputs["logits"], axis=-1,
+                              output_type=tf.int32)
+      correct = tf.cast(tf.equal(predictions, tf.cast(labels, tf.int32)),
+                        tf.float32)
+      metrics["eval_accuracy"].update_state(correct, sample_weight=weights)
+
+  def predict_outputs(self, model, features):
+    logits = model(features, training=False)
+    out = {"logits": logits}
+    if self.is_regression:
+      out["predictions"] = logits[:, 0]
+    else:
+      out["probabilities"] = tf.nn.softmax(logits, axis=-1)
+    for key in ("example_index", "is_real_example"):
+      if key in features:
+        out[key] = features[key]
+    return out

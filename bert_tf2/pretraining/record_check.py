@@ -1,0 +1,195 @@
+"""Checks pretraining TFRecords and explains bad ones with file and record.
+
+A record whose feature lengths do not match `--max_seq_length` /
+`--max_predictions_per_seq`, or a truncated or corrupt TFRecord file, makes
+`tf.data` fail with an opaque message (or, for TPUs, a shape error far from
+the cause). This module finds the exact file, record index and feature and
+raises `common.InputError` instead:
+
+  - `check_first_records(files, ...)`: cheap up-front check (one record per
+    file), run before building the model.
+  - `find_bad_record(files, ...)`: full scan, run after the input
+    pipeline has failed, to name the record that broke it (or up front
+    with --check_all_records).
+  - `explain_input_errors(files, ...)`: context manager turning a tf.data
+    parse/read failure into that InputError.
+
+Example:
+  >>> import tempfile, os
+  >>> path = os.path.join(tempfile.mkdtemp(), "empty.tfrecord")
+  >>> with tf.io.TFRecordWriter(path) as w:
+  ...   pass
+  >>> check_first_records([path], 128, 20)  # doctest: +ELLIPSIS
+  Traceback (most recent call last):
+  ...
+  common.errors.InputError: --input_file: no records in any of the 1 input files (e.g. ...empty.tfrecord)
+"""
+
+import contextlib
+
+from absl import logging
+import tensorflow as tf
+
+from bert_tf2.common import InputError
+from bert_tf2.pretraining import features as features_lib
+
+
+def value_limits(max_seq_length, vocab_size=None, type_vocab_size=None):
+  """Returns {feature: exclusive upper bound of its values} to check."""
+  limits = {"masked_lm_positions": max_seq_length, "input_mask": 2,
+            "next_sentence_labels": 2}
+  if vocab_size:
+    limits["input_ids"] = vocab_size
+    limits["masked_lm_ids"] = vocab_size
+  if type_vocab_size:
+    limits["segment_ids"] = type_vocab_size
+  return limits
+
+
+def _example_problem(serialized, expected, limits=None):
+  """Returns a description of what is wrong with one record, or None."""
+  try:
+    example = tf.train.Example.FromString(serialized)
+  except Exception:  # pylint: disable=broad-except
+    return "is not a tf.train.Example"
+  feature_map = example.features.feature
+  for name, length in expected.items():
+    if name not in feature_map:
+      return "has no feature %r" % name
+    feature = feature_map[name]
+    kind = feature.WhichOneof("kind")
+    want_kind = ("float_list" if name in features_lib.FLOAT_FEATURES
+                 else "int64_list")
+    if kind != want_kind:
+      return "feature %r is %s, expected %s" % (name, kind, want_kind)
+    actual = len(getattr(feature, kind).value)
+    if actual != length:
+      flag = ("--max_seq_length" if name in features_lib.SEQ_FEATURES else
+              "--max_predictions_per_seq"
+              if name in features_lib.PRED_FEATURES else "fixed length")
+      return ("feature %r has %d values, expected %d (%s=%d); the records "
+              "were written with different settings" % (
+                  name, actual, length, flag, length))
+    bound = (limits or {}).get(name)
+    if bound is not None:
+      values = feature.int64_list.value
+      bad = [v for v in values if v < 0 or v >= bound]
+      if bad:
+        return ("feature %r has value %d, outside [0, %d)" % (
+            name, bad[0], bound))
+  return None
+
+
+def _truncated(path, index, detail):
+  return InputError(
+      "--input_file: %s: record %d is truncated or corrupt (%s); the file "
+      "is damaged or was not completely written" % (path, index, detail))
+
+
+def _records(path, limit=None):
+  """Yields (index, serialized) of a TFRecord file; raises InputError on
+  a truncated/corrupt record, naming the file and the record index."""
+  dataset = tf.data.TFRecordDataset(path)
+  if limit is not None:
+    dataset = dataset.take(limit)
+  index = 0
+  consumed = 0  # Bytes of the complete records read so far.
+  iterator = iter(dataset)
+  while True:
+    try:
+      record = next(iterator)
+    except StopIteration:
+      break
+    except (tf.errors.DataLossError, tf.errors.OutOfRangeError) as e:
+      detail = str(e.message if hasattr(e, "message") else e)
+      detail = detail.split("}}")[-1].split("[Op:")[0].strip()
+      # Keep "truncated record at N", drop TF's "' failed with ..." tail.
+      detail = detail.split("' failed with")[0].strip()
+      raise _truncated(path, index, detail) from None
+    data = record.numpy()
+    consumed += 8 + 4 + len(data) + 4  # length, its crc, data, data crc
+    yield index, data
+    index += 1
+  if limit is None or index < limit:
+    # tf.data ends a file quietly when it stops inside a record's 12-byte
+    # header (e.g. a writer killed mid-record): compare with the file size.
+    size = tf.io.gfile.stat(path).length
+    if size != consumed:
+      raise _truncated(path, index, "the file ends %d bytes into it"
+                       % (size - consumed))
+
+
+def check_record_file(path, max_seq_length, max_predictions_per_seq,
+                      limit=None, limits=None):
+  """Checks up to `limit` records (all if None) of one TFRecord file.
+
+  Returns:
+    The number of records checked.
+
+  Args:
+    limits: optional {feature: exclusive upper bound}, see value_limits().
+
+  Raises:
+    InputError: naming `path`, the record index and what is wrong.
+  """
+  expected = features_lib.expected_lengths(max_seq_length,
+                                           max_predictions_per_seq)
+  count = 0
+  for index, serialized in _records(path, limit):
+    problem = _example_problem(serialized, expected, limits)
+    if problem:
+      raise InputError("--input_file: %s: record %d: %s" % (
+          path, index, problem))
+    count += 1
+  return count
+
+
+def check_first_records(files, max_seq_length, max_predictions_per_seq,
+                        limits=None):
+  """Checks the first record of every file; at least one must exist.
+
+  Raises:
+    InputError: for a record of the wrong shape, an unreadable file, or
+      when no file has any record (training would wait forever).
+  """
+  total = 0
+  for path in files:
+    try:
+      total += check_record_file(path, max_seq_length,
+                                 max_predictions_per_seq, limit=1,
+                                 limits=limits)
+    except tf.errors.OpError as e:
+      raise InputError("--input_file: %s: cannot read (%s)" % (
+          path, e.message)) from None
+  if not total:
+    raise InputError("--input_file: no records in any of the %d input files "
+                     "(e.g. %s)" % (len(files), files[0]))
+
+
+def find_bad_record(files, max_seq_length, max_predictions_per_seq,
+                    limits=None):
+  """Scans every record; raises InputError at the first bad one.
+
+  Returns:
+    None when every record is fine.
+  """
+  for path in files:
+    check_record_file(path, max_seq_length, max_predictions_per_seq,
+                      limits=limits)
+
+
+@contextlib.contextmanager
+def explain_input_errors(files, max_seq_length, max_predictions_per_seq,
+                         limits=None):
+  """Turns a tf.data read/parse failure into an InputError naming the record.
+
+  Wrap the training/evaluation call whose input pipeline reads `files`. If
+  the scan finds nothing wrong, the original error propagates unchanged.
+  """
+  try:
+    yield
+  except (tf.errors.InvalidArgumentError, tf.errors.DataLossError) as e:
+    logging.error("Input pipeline failed (%s); scanning the %d input files "
+                  "for the bad record", type(e).__name__, len(files))
+    find_bad_record(files, max_seq_length, max_predictions_per_seq, limits)
+    raise

@@ -1,0 +1,116 @@
+"""Validated settings of a create_pretraining_data run.
+
+`DataOptions` carries the original flags; `validate()` raises
+`common.InputError` naming the flag for any value the original would crash on
+or silently misuse, and `check_vocab()` does the same for the vocabulary.
+
+Example:
+  >>> DataOptions(max_seq_length=4).validate()
+  Traceback (most recent call last):
+  ...
+  common.errors.InputError: --max_seq_length=4: must be at least 5 ([CLS] A [SEP] B [SEP] needs one token in each of A and B)
+"""
+
+from bert_tf2.common import InputError
+
+SPECIAL_TOKENS = ("[CLS]", "[SEP]", "[MASK]", "[UNK]")
+
+
+class DataOptions(object):
+  """The original's flags, with the original defaults, plus ours.
+
+  Attributes (original): do_lower_case, do_whole_word_mask, max_seq_length,
+    max_predictions_per_seq, random_seed, dupe_factor, masked_lm_prob,
+    short_seq_prob.
+  Attributes (ours): num_workers (1 = the original's order, single process;
+    N >= 2 = sharded across N processes), shard_documents (documents per
+    shard in sharded mode), log_examples (instances logged like the
+    original), progress_seconds (interval of progress logs).
+  """
+
+  def __init__(self, do_lower_case=True, do_whole_word_mask=False,
+               max_seq_length=128, max_predictions_per_seq=20,
+               random_seed=12345, dupe_factor=10, masked_lm_prob=0.15,
+               short_seq_prob=0.1, num_workers=1, shard_documents=1000,
+               log_examples=20, progress_seconds=30.0):
+    self.do_lower_case = do_lower_case
+    self.do_whole_word_mask = do_whole_word_mask
+    self.max_seq_length = max_seq_length
+    self.max_predictions_per_seq = max_predictions_per_seq
+    self.random_seed = random_seed
+    self.dupe_factor = dupe_factor
+    self.masked_lm_prob = masked_lm_prob
+    self.short_seq_prob = short_seq_prob
+    self.num_workers = num_workers
+    self.shard_documents = shard_documents
+    self.log_examples = log_examples
+    self.progress_seconds = progress_seconds
+
+  def validate(self):
+    """Raises InputError for a flag value that cannot work."""
+    if self.max_seq_length < 5:
+      raise InputError(
+          "--max_seq_length=%d: must be at least 5 ([CLS] A [SEP] B [SEP] "
+          "needs one token in each of A and B)" % self.max_seq_length)
+    if self.max_predictions_per_seq < 1:
+      raise InputError("--max_predictions_per_seq=%d: must be at least 1"
+                       % self.max_predictions_per_seq)
+    if not 0.0 <= self.masked_lm_prob <= 1.0:
+      raise InputError("--masked_lm_prob=%r: must be in [0, 1]"
+                       % self.masked_lm_prob)
+    if not 0.0 <= self.short_seq_prob <= 1.0:
+      raise InputError("--short_seq_prob=%r: must be in [0, 1]"
+                       % self.short_seq_prob)
+    if self.dupe_factor < 1:
+      raise InputError("--dupe_factor=%d: must be at least 1 (0 would write "
+                       "no instances)" % self.dupe_factor)
+    if self.num_workers < 1:
+      raise InputError("--num_workers=%d: must be at least 1"
+                       % self.num_workers)
+    if self.shard_documents < 2:
+      raise InputError("--shard_documents=%d: must be at least 2 (random "
+                       "next sentences come from other documents of the "
+                       "shard)" % self.shard_documents)
+    return self
+
+
+def check_vocab(vocab, vocab_file, flag_name="vocab_file"):
+  """Raises InputError unless `vocab` has the special tokens BERT needs."""
+  missing = [t for t in SPECIAL_TOKENS if t not in vocab]
+  if missing:
+    raise InputError("--%s=%s: vocabulary lacks %s (needed for BERT "
+                     "pretraining data)" % (flag_name, vocab_file,
+                                            ", ".join(missing)))
+
+
+def check_output_files(output_files, input_files, flag_name="output_file"):
+  """Raises InputError for duplicate outputs, missing dirs, or in == out."""
+  import os
+  if not output_files:
+    raise InputError("--%s is empty" % flag_name)
+  seen = set()
+  inputs = {os.path.abspath(p) for p in input_files if "://" not in p}
+  for path in output_files:
+    if not path:
+      raise InputError("--%s: empty file name in the comma-separated list"
+                       % flag_name)
+    key = path if "://" in path else os.path.abspath(path)
+    if key in seen:
+      raise InputError("--%s: %s is listed twice" % (flag_name, path))
+    seen.add(key)
+    if key in inputs:
+      raise InputError("--%s: %s is also an input file" % (flag_name, path))
+    parent = os.path.dirname(path)
+    if parent and not _isdir(parent):
+      raise InputError("--%s=%s: directory %s does not exist"
+                       % (flag_name, path, parent))
+    if _isdir(path):
+      raise InputError("--%s=%s: is a directory" % (flag_name, path))
+
+
+def _isdir(path):
+  if "://" not in path:
+    import os
+    return os.path.isdir(path)
+  import tensorflow as tf  # Remote filesystems (gs://...) need gfile.
+  return tf.io.gfile.isdir(path)

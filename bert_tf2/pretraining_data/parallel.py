@@ -1,0 +1,160 @@
+"""Sharded, streaming, multi-process instance creation (`--num_workers N>=2`).
+
+The corpus is read as a stream and cut into shards of `shard_documents`
+consecutive documents (a final shard of fewer than half that many joins the
+one before it). Each shard is processed independently in a worker process,
+the way the original processes the whole corpus, but with its own generator
+`random.Random("<random_seed>/<shard index>")`: its documents are tokenized
+and shuffled, `dupe_factor` passes make instances (random next sentences come
+from other documents of the same shard), and the shard's instances are
+shuffled. The parent writes the shards' records in shard order, round-robin
+over the output files, so at most about `2 * num_workers` shards are in memory
+at any time, whatever the corpus size.
+
+The result is NOT the original's order (that needs the whole corpus in one
+shuffle); it is deterministic: the same input, flags and `random_seed` give
+the same bytes, and since shards do not depend on the number of processes,
+any `num_workers >= 2` gives the same output.
+"""
+
+import collections
+import concurrent.futures
+import multiprocessing
+import random
+import sys
+import time
+
+from absl import logging
+
+from bert_tf2.common import InputError
+from bert_tf2.pretraining_data import documents as documents_lib
+from bert_tf2.pretraining_data import pipeline
+from bert_tf2.pretraining_data import writer as writer_lib
+
+_WORKER = {}
+
+
+def iter_shards(document_lines, shard_documents):
+  """Groups documents into shards of `shard_documents` (last one merged).
+
+  Example:
+    >>> [len(s) for s in iter_shards([["x"]] * 9, 4)]
+    [4, 5]
+    >>> [len(s) for s in iter_shards([["x"]] * 10, 4)]
+    [4, 4, 2]
+  """
+  previous = None
+  current = []
+  for doc in document_lines:
+    current.append(doc)
+    if len(current) == shard_documents:
+      if previous is not None:
+        yield previous
+      previous, current = current, []
+  if previous is not None:
+    if current and 2 * len(current) < shard_documents:
+      previous.extend(current)
+      current = []
+    yield previous
+  if current:
+    yield current
+
+
+def shard_rng(random_seed, shard_index):
+  """The generator of one shard (str seeds hash with SHA-512: stable)."""
+  return random.Random("%d/%d" % (random_seed, shard_index))
+
+
+def _init_worker(tokenizer, options):
+  _WORKER["tokenizer"] = tokenizer
+  _WORKER["options"] = options
+  _WORKER["tokenize_ids"] = pipeline.make_tokenize_ids(tokenizer)
+
+
+def process_shard(shard_index, document_lines):
+  """Tokenizes one shard and makes its shuffled serialized instances.
+
+  Args:
+    shard_index: int.
+    document_lines: list of documents, each a list of stripped lines.
+
+  Returns:
+    (records, stats_dict): list of serialized Examples, CorpusStats counts.
+  """
+  tokenizer = _WORKER["tokenizer"]
+  options = _WORKER["options"]
+  tokenize_ids = _WORKER["tokenize_ids"]
+  stats = documents_lib.CorpusStats()
+  docs = []
+  for lines in document_lines:
+    doc = documents_lib.tokenize_document(lines, tokenize_ids, stats)
+    if doc:
+      docs.append(doc)
+  stats.documents = len(docs)
+  if not docs:
+    return [], stats.to_dict()
+  rng = shard_rng(options.random_seed, shard_index)
+  rng.shuffle(docs)
+  records = pipeline.create_records(docs, tokenizer, options, rng, stats)
+  return records, stats.to_dict()
+
+
+def _context():
+  # On Linux, fork shares the loaded tokenizer for free (workers never touch
+  # TensorFlow). Elsewhere fork is unsafe or missing: spawn, which pickles
+  # the tokenizer into each worker.
+  if sys.platform.startswith("linux"):
+    return multiprocessing.get_context("fork")
+  return multiprocessing.get_context("spawn")
+
+
+def run_sharded(input_files, output_files, tokenizer, options):
+  """Writes the sharded instances; returns the merged CorpusStats."""
+  stats = documents_lib.CorpusStats()
+  start = time.time()
+  shards = iter_shards(
+      documents_lib.iter_document_lines(
+          documents_lib.iter_lines(input_files, stats)),
+      options.shard_documents)
+  logged = []
+  max_pending = 2 * options.num_workers
+  progress = pipeline.Progress(0, options.progress_seconds)
+  pool = concurrent.futures.ProcessPoolExecutor(
+      max_workers=options.num_workers, mp_context=_context(),
+      initializer=_init_worker, initargs=(tokenizer, options))
+  try:
+    with writer_lib.RoundRobinWriter(output_files) as writer:
+      pending = collections.deque()
+
+      def drain_one():
+        records, shard_stats = pending.popleft().result()
+        for record in records:
+          writer.write(record)
+        if len(logged) < options.log_examples:
+          logged.extend(records[:options.log_examples - len(logged)])
+        for name, value in shard_stats.items():
+          if name not in ("files", "lines", "undecodable_bytes"):
+            setattr(stats, name, getattr(stats, name) + value)
+        progress.update(stats.documents, stats.instances)
+
+      num_shards = 0
+      for index, shard in enumerate(shards):
+        num_shards = index + 1
+        pending.append(pool.submit(process_shard, index, shard))
+        while len(pending) >= max_pending:
+          drain_one()
+      while pending:
+        drain_one()
+      if not stats.instances:
+        raise InputError("--input_file: no text in %s (every line is empty "
+                         "or tokenizes to nothing)" % ", ".join(input_files))
+  except BaseException:
+    pool.shutdown(wait=True, cancel_futures=True)
+    raise
+  pool.shutdown(wait=True)
+  progress.update(stats.documents, stats.instances, force=True)
+  pipeline.log_example_records(logged, tokenizer, options.log_examples)
+  logging.info("Wrote %d total instances (%d shards, %d workers)",
+               stats.instances, num_shards, options.num_workers)
+  pipeline.log_summary(stats, time.time() - start)
+  return stats

@@ -1,0 +1,58 @@
+"""TPUEstimator replacement on tf.distribute + Keras 3.
+
+API (see docs/runner.md for details):
+
+    import runner, optimization
+
+    class MyTask(runner.Task):            # bert_tf2/runner/task.py
+      def build_model(self): ...          # keras.Model, inside strategy.scope()
+      def checkpoint_variables(self, model): ...  # {original_name: variable}
+      def compute_loss(self, model, features, training): ... # (loss, outputs)
+      def create_metrics(self): ...       # {name: keras.metrics.Metric}
+      def update_metrics(self, metrics, features, outputs): ...
+      def predict_outputs(self, model, features): ...  # {name: [batch, ...]}
+
+    strategy = runner.strategy_from_flags(use_tpu, tpu_name, tpu_zone,
+                                          gcp_project, master, num_tpu_cores,
+                                          strategy=None)
+    config = runner.RunConfig(output_dir, save_checkpoints_steps=1000,
+                              iterations_per_loop=1000, keep_checkpoint_max=5,
+                              strategy=strategy, precision="float32",
+                              jit_compile=False, log_step_count_steps=100,
+                              gradient_accumulation_steps=1)
+    est = runner.Estimator(
+        MyTask(), config,
+        optimizer_fn=lambda: optimization.create_optimizer(lr, steps, warmup),
+        init_checkpoint=None, train_batch_size=32, eval_batch_size=8,
+        predict_batch_size=8)
+    est.train(input_fn, max_steps)        # resumes from output_dir
+    results = est.evaluate(input_fn, steps=None)  # metrics + loss + global_step
+    for row in est.predict(input_fn): ... # one numpy dict per example
+    runner.write_eval_results(path, results)
+
+input_fn(params) -> tf.data.Dataset of feature dicts batched by
+params["batch_size"] (the per-replica batch). Scripts get the original
+runner/TPU flags from `runner.define_flags()`.
+"""
+
+from bert_tf2.runner.checkpoints import latest_checkpoint
+from bert_tf2.runner.config import PRECISIONS
+from bert_tf2.runner.config import RunConfig
+from bert_tf2.runner.estimator import Estimator
+from bert_tf2.runner.estimator import NonFiniteLossError
+from bert_tf2.runner.flags import define_flags
+from bert_tf2.runner.flags import run_config_from_flags
+from bert_tf2.runner.flags import strategy_from_FLAGS
+from bert_tf2.runner.preemption import TrainingInterrupted
+from bert_tf2.runner.results import format_eval_results
+from bert_tf2.runner.results import write_eval_results
+from bert_tf2.runner.strategy import STRATEGIES
+from bert_tf2.runner.strategy import strategy_from_flags
+from bert_tf2.runner.task import Task
+
+__all__ = [
+    "Estimator", "NonFiniteLossError", "PRECISIONS", "RunConfig", "STRATEGIES",
+    "Task", "TrainingInterrupted", "define_flags", "format_eval_results",
+    "latest_checkpoint", "run_config_from_flags", "strategy_from_FLAGS",
+    "strategy_from_flags", "write_eval_results",
+]

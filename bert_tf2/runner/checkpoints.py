@@ -1,0 +1,111 @@
+"""Checkpoint bookkeeping for the runner (writing is modeling's writer).
+
+Checkpoints are `output_dir/model.ckpt-STEP` in the original TF1 format and
+names: the model's variables, "<name>/adam_m", "<name>/adam_v",
+"global_step" (int64) and, for float16 runs, the loss-scale state. They are
+written by `modeling.save_checkpoint`, which makes them complete-or-absent.
+"""
+
+import os
+import re
+
+from absl import logging
+import tensorflow as tf
+
+from bert_tf2.common import InputError
+import modeling
+
+_STEP_RE = re.compile(r"model\.ckpt-(\d+)\.index$")
+
+
+def checkpoint_step(prefix):
+  """The STEP of ".../model.ckpt-STEP", or None."""
+  m = re.search(r"-(\d+)$", prefix or "")
+  return int(m.group(1)) if m else None
+
+
+def latest_checkpoint(output_dir):
+  """The newest COMPLETE checkpoint prefix in output_dir, or None.
+
+  Uses the `checkpoint` state file, and also scans for `model.ckpt-N.index`
+  files (a checkpoint is complete once its index exists), so a missing,
+  stale or damaged state file does not lose a checkpoint.
+  """
+  if not tf.io.gfile.isdir(output_dir):
+    return None
+  candidates = {}
+  try:
+    listed = tf.train.latest_checkpoint(output_dir)
+  except (tf.errors.OpError, ValueError) as e:
+    logging.warning("Ignoring unreadable checkpoint state in %s: %s",
+                    output_dir, e)
+    listed = None
+  if listed and tf.io.gfile.exists(listed + ".index"):
+    candidates[listed] = checkpoint_step(listed) or -1
+  for name in tf.io.gfile.listdir(output_dir):
+    m = _STEP_RE.match(name)
+    if m:
+      candidates[os.path.join(output_dir, name[:-len(".index")])] = int(
+          m.group(1))
+  if not candidates:
+    return None
+  return max(candidates, key=lambda p: (candidates[p], p == listed))
+
+
+def save(variables, output_dir, step, keep_checkpoint_max):
+  """Writes model.ckpt-STEP; returns its prefix."""
+  return modeling.save_checkpoint(variables, output_dir, int(step),
+                                  max_to_keep=keep_checkpoint_max or None)
+
+
+def restore_exact(variables, prefix, optional=()):
+  """Restores every entry of `variables` from `prefix` (training resume).
+
+  Names in `optional` (e.g. the float16 loss-scale state, absent from a
+  float32 run's checkpoint) keep their current value when absent.
+
+  Raises:
+    InputError: naming --output_dir, when the checkpoint lacks a variable or
+      holds it with another shape (a checkpoint of a different model).
+  """
+  reader = tf.train.load_checkpoint(prefix)
+  shapes = reader.get_variable_to_shape_map()
+  variables = {n: v for n, v in variables.items()
+               if n in shapes or n not in optional}
+  missing = [n for n in variables if n not in shapes]
+  if missing:
+    raise InputError(
+        "--output_dir=%s holds a checkpoint of a different model: %s has no "
+        "variable %s (%d of %d missing). Use a new --output_dir, or delete "
+        "the old checkpoints." % (
+            os.path.dirname(prefix), os.path.basename(prefix), missing[0],
+            len(missing), len(variables)))
+  for name, var in variables.items():
+    if tuple(shapes[name]) != tuple(var.shape):
+      raise InputError(
+          "--output_dir=%s holds a checkpoint of a different model: variable "
+          "%s has shape %s in %s but %s in this model. Use a new "
+          "--output_dir, or delete the old checkpoints." % (
+              os.path.dirname(prefix), name, list(shapes[name]),
+              os.path.basename(prefix), list(var.shape)))
+  for name, var in variables.items():
+    var.assign(reader.get_tensor(name))
+  logging.info("Restored %d variables from %s", len(variables), prefix)
+
+
+def init_model(variables, init_checkpoint):
+  """Loads model weights from --init_checkpoint (optimizer state ignored)."""
+  return modeling.init_from_checkpoint(dict(variables), init_checkpoint,
+                                       flag="init_checkpoint")
+
+
+def refuse_other_model(output_dir, task):
+  """Raises InputError if `output_dir` holds a checkpoint of another model.
+
+  Scripts call this before writing anything into `output_dir` (records,
+  results), so a mistyped --output_dir never overwrites another run's files.
+  The runner repeats the check when it restores.
+  """
+  latest = tf.train.latest_checkpoint(output_dir)
+  if latest:
+    restore_exact(task.checkpoint_variables(task.build_model()), latest)

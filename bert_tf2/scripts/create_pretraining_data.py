@@ -1,0 +1,98 @@
+# coding=utf-8
+"""Creates masked-LM / next-sentence TFRecords for BERT pretraining.
+
+Same flags, defaults and output as google-research/bert's script; with the
+default --num_workers=1 the same --random_seed gives the same instances in
+the same order as the original. See docs/pretraining_data.md.
+
+  python create_pretraining_data.py \
+    --input_file=./sample_text.txt --output_file=/tmp/tf_examples.tfrecord \
+    --vocab_file=$BERT_BASE_DIR/vocab.txt --do_lower_case=True \
+    --max_seq_length=128 --max_predictions_per_seq=20 --masked_lm_prob=0.15 \
+    --random_seed=12345 --dupe_factor=5
+"""
+
+from absl import flags
+from absl import logging
+
+from bert_tf2.common import cli
+import tokenization  # Also defines the original's --preserve_unused_tokens.
+from bert_tf2.pretraining_data import documents
+from bert_tf2.pretraining_data import options as options_lib
+from bert_tf2.pretraining_data import pipeline
+# The original module's functions, for code that imports them from here.
+from bert_tf2.pretraining_data.compat import create_training_instances  # pylint: disable=unused-import
+from bert_tf2.pretraining_data.compat import TrainingInstance  # pylint: disable=unused-import
+from bert_tf2.pretraining_data.compat import write_instance_to_example_files  # pylint: disable=unused-import
+from bert_tf2.pretraining_data.instances import truncate_seq_pair  # pylint: disable=unused-import
+
+FLAGS = flags.FLAGS
+
+flags.DEFINE_string("input_file", None,
+                    "Input raw text file(s): comma-separated globs. One "
+                    "sentence per line, a blank line between documents.")
+flags.DEFINE_string("output_file", None,
+                    "Output TFRecord file(s), comma-separated; instances are "
+                    "written round-robin.")
+flags.DEFINE_string("vocab_file", None,
+                    "Vocabulary file of the BERT model.")
+flags.DEFINE_bool("do_lower_case", True,
+                  "Lower-case the text: True for uncased models, False for "
+                  "cased ones.")
+flags.DEFINE_bool("do_whole_word_mask", False,
+                  "Mask whole words (all word pieces of a word) instead of "
+                  "single word pieces.")
+flags.DEFINE_integer("max_seq_length", 128, "Maximum sequence length.")
+flags.DEFINE_integer("max_predictions_per_seq", 20,
+                     "Maximum number of masked-LM predictions per sequence.")
+flags.DEFINE_integer("random_seed", 12345, "Random seed.")
+flags.DEFINE_integer("dupe_factor", 10,
+                     "Number of passes over the corpus (each with different "
+                     "masks).")
+flags.DEFINE_float("masked_lm_prob", 0.15, "Masked-LM probability.")
+flags.DEFINE_float("short_seq_prob", 0.1,
+                   "Probability of a sequence shorter than the maximum.")
+flags.DEFINE_integer("num_workers", 1,
+                     "1: single process, the original's instances and order. "
+                     "N >= 2: documents sharded over N processes, streaming, "
+                     "bounded memory; deterministic but not the original's "
+                     "order.")
+flags.DEFINE_integer("shard_documents", 1000,
+                     "With --num_workers >= 2: documents per shard.")
+
+
+def main(_):
+  logging.set_verbosity(logging.INFO)
+  options = options_lib.DataOptions(
+      do_lower_case=FLAGS.do_lower_case,
+      do_whole_word_mask=FLAGS.do_whole_word_mask,
+      max_seq_length=FLAGS.max_seq_length,
+      max_predictions_per_seq=FLAGS.max_predictions_per_seq,
+      random_seed=FLAGS.random_seed, dupe_factor=FLAGS.dupe_factor,
+      masked_lm_prob=FLAGS.masked_lm_prob,
+      short_seq_prob=FLAGS.short_seq_prob, num_workers=FLAGS.num_workers,
+      shard_documents=FLAGS.shard_documents).validate()
+  input_files = documents.expand_input_patterns("input_file",
+                                                FLAGS.input_file)
+  output_files = FLAGS.output_file.split(",")
+  options_lib.check_output_files(output_files, input_files)
+  tokenizer = tokenization.FullTokenizer(
+      vocab_file=FLAGS.vocab_file, do_lower_case=FLAGS.do_lower_case)
+  options_lib.check_vocab(tokenizer.vocab, FLAGS.vocab_file)
+
+  logging.info("*** Reading from input files ***")
+  for input_file in input_files:
+    logging.info("  %s", input_file)
+  pipeline.run(input_files, output_files, tokenizer, options)
+
+
+def run():
+  """Console entry point: `bert-create-pretraining-data ...`, the same flags as `python create_pretraining_data.py ...`."""
+  flags.mark_flag_as_required("input_file")
+  flags.mark_flag_as_required("output_file")
+  flags.mark_flag_as_required("vocab_file")
+  cli.run(main)
+
+
+if __name__ == "__main__":
+  run()

@@ -1,0 +1,72 @@
+"""SQuAD exact match / F1 of a predictions.json (v1.1 and v2.0 definitions).
+
+  python evaluate_squad.py --data_file=dev-v2.0.json \
+    --pred_file=/tmp/out/predictions.json [--na_prob_file=null_odds.json]
+  python evaluate_squad.py dev-v1.1.json /tmp/out/predictions.json  # official
+
+Prints a JSON object: {"exact_match", "f1"} for SQuAD 1.1 files, the v2.0
+fields (exact, f1, total, HasAns_*, NoAns_*, best_* with --na_prob_file) for
+files with "is_impossible". Questions without a prediction score 0.
+"""
+
+import json
+
+from absl import flags
+
+from bert_tf2.common import cli
+from bert_tf2.common import InputError
+from bert_tf2.squad import evaluate as squad_eval
+
+FLAGS = flags.FLAGS
+
+flags.DEFINE_string("data_file", None, "The SQuAD JSON with gold answers.")
+flags.DEFINE_string("pred_file", None, "predictions.json to score.")
+flags.DEFINE_string("na_prob_file", None,
+                    "Optional null_odds.json (v2.0): no-answer scores.")
+flags.DEFINE_float("na_prob_thresh", 1.0,
+                   "v2.0: above this no-answer score a prediction counts as "
+                   "no answer.")
+flags.DEFINE_enum("version", "auto", ["auto", "1.1", "2.0"],
+                  "Metric definitions; auto: 2.0 if any question has "
+                  "is_impossible.")
+flags.DEFINE_string("out_file", None, "Also write the JSON here.")
+
+
+def _files(argv):
+  """(data_file, pred_file) from the flags or, as the official scripts take
+  them, from two positional arguments."""
+  positional = argv[1:]
+  if positional and (FLAGS.data_file or FLAGS.pred_file or
+                     len(positional) != 2):
+    raise InputError("expected either --data_file and --pred_file or two "
+                     "arguments DATA_FILE PRED_FILE, got extra arguments %s"
+                     % " ".join(positional))
+  data_file, pred_file = positional or (FLAGS.data_file, FLAGS.pred_file)
+  for flag, path in (("data_file", data_file), ("pred_file", pred_file)):
+    if not path:
+      raise InputError("--%s is required (or pass DATA_FILE PRED_FILE)"
+                       % flag)
+    cli.require_file(flag, path)
+  return data_file, pred_file
+
+
+def main(argv):
+  data_file, pred_file = _files(argv)
+  result = squad_eval.evaluate_files(data_file, pred_file,
+                                     FLAGS.na_prob_file, FLAGS.na_prob_thresh,
+                                     FLAGS.version)
+  # As the official scripts print: v1.1 on one line, v2.0 indented.
+  text = json.dumps(result, indent=2 if "exact" in result else None)
+  print(text)
+  if FLAGS.out_file:
+    from bert_tf2.common import atomic_write_text  # pylint: disable=g-import-not-at-top
+    atomic_write_text(FLAGS.out_file, text + "\n")
+
+
+def run():
+  """Console entry point: `bert-evaluate-squad ...`, the same flags as `python evaluate_squad.py ...`."""
+  cli.run(main)
+
+
+if __name__ == "__main__":
+  run()

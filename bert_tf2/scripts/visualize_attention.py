@@ -1,0 +1,59 @@
+# coding=utf-8
+"""Draws BERT's attention maps for a sentence (pair), per layer and head.
+
+  python visualize_attention.py --bert_config_file=$BERT_DIR/bert_config.json \\
+    --init_checkpoint=$BERT_DIR/bert_model.ckpt --vocab_file=$BERT_DIR/vocab.txt \\
+    --text_a="The cat sat on the mat." --text_b="It purred." \\
+    --layers=0,5 --output_file=/tmp/attention.png
+"""
+
+from absl import flags
+
+from bert_tf2.common import cli
+
+FLAGS = flags.FLAGS
+
+flags.DEFINE_string("bert_config_file", None, "The model's bert_config.json.")
+flags.DEFINE_string("init_checkpoint", None,
+                    "Checkpoint prefix (e.g. bert_model.ckpt) or directory.")
+flags.DEFINE_string("vocab_file", None, "The model's vocab.txt.")
+flags.DEFINE_bool("do_lower_case", True,
+                  "Lower-case the input (True for uncased models).")
+flags.DEFINE_string("text_a", None, "The sentence to analyse.")
+flags.DEFINE_string("text_b", None, "Optional second sentence (a pair).")
+flags.DEFINE_string("layers", "all",
+                    "Layers to draw: 'all' or 0-based indices, e.g. 0,5,-1.")
+flags.DEFINE_string("heads", "all",
+                    "Heads to draw: 'all' or 0-based indices, e.g. 0,3.")
+flags.DEFINE_integer("max_seq_length", 64,
+                     "Inputs longer than this (in word pieces) are "
+                     "truncated; the default is cut to the model's "
+                     "max_position_embeddings.")
+flags.DEFINE_string("output_file", None, "Where to write the PNG grid.")
+
+
+def main(_):
+  from bert_tf2.analysis import attention_run  # pylint: disable=g-import-not-at-top
+  tokens, probs = attention_run.visualize(
+      bert_config_file=FLAGS.bert_config_file,
+      init_checkpoint=FLAGS.init_checkpoint, vocab_file=FLAGS.vocab_file,
+      text_a=FLAGS.text_a, text_b=FLAGS.text_b,
+      do_lower_case=FLAGS.do_lower_case, layers=FLAGS.layers,
+      heads=FLAGS.heads,
+      max_seq_length=(FLAGS.max_seq_length
+                      if FLAGS["max_seq_length"].present else None),
+      output_file=FLAGS.output_file)
+  print("wrote %d x %d attention maps over %d tokens to %s"
+        % (probs.shape[0], probs.shape[1], len(tokens), FLAGS.output_file))
+
+
+def run():
+  """Console entry point: `bert-visualize-attention ...`, the same flags as `python visualize_attention.py ...`."""
+  for name in ("bert_config_file", "init_checkpoint", "vocab_file", "text_a",
+               "output_file"):
+    flags.mark_flag_as_required(name)
+  cli.run(main)
+
+
+if __name__ == "__main__":
+  run()
