@@ -6,41 +6,41 @@ Both are Keras 3 optimizers with three BERT-specific behaviours:
   "bert/encoder/layer_0/attention/output/LayerNorm/gamma"); weight decay is
   excluded by regular expressions searched in those names, and the slots are
   exported as "<name>/adam_m" and "<name>/adam_v" (see `slot_variables`).
-* Gradients are clipped with `tf.clip_by_global_norm` (the original op, so the
-  norm is computed exactly as in TF1).
+* `apply` clips the gradients with `tf.clip_by_global_norm` (the original
+  op, so the norm is computed exactly as in TF1) before the update.
 * The clipping norm counts a gradient as the original's TF1 code did. An
   embedding looked up with tf.gather has an IndexedSlices gradient, and
   tf.clip_by_global_norm counts each looked-up row separately: a token that
   occurs n times adds the squares of its n row gradients, not the square of
   their sum. Pass IndexedSlices to `apply` and this happens by itself; the
-  runner, which densifies gradients for all-reduce and accumulation, hands
-  those terms over with `squared_norm_terms` instead.
+  runner, which densifies gradients for all-reduce and accumulation, passes
+  those terms as `apply(..., squared_norm_terms=...)` instead.
 * `gradients_aggregated = True` tells the optimizer that the caller (the
   runner) already averaged the gradients over replicas. Keras would otherwise
   sum them again, and clip per replica before the sum; we clip the global
   average so that N replicas give the same update as one device.
 """
 
-import contextlib
 import re
-import threading
 
 import keras
 import tensorflow as tf
 
-
-# Per-thread (MirroredStrategy traces each replica in its own thread):
-# {id(optimizer): {variable key: squared-norm tensor}} and the variables of
-# the apply() in progress.
-_CLIP_STATE = threading.local()
+from bert_tf2.common import tf_internals
 
 
-class BertOptimizer(keras.optimizers.Optimizer):
+class BertOptimizer(tf_internals.PreAggregatedGradients,
+                    keras.optimizers.Optimizer):
   """Base class: names, weight-decay exclusion, clipping, m/v slots."""
 
   def __init__(self, learning_rate, weight_decay_rate=0.0, beta_1=0.9,
                beta_2=0.999, epsilon=1e-6, exclude_from_weight_decay=None,
                clip_norm=1.0, name=None, **kwargs):
+    if kwargs.get("gradient_accumulation_steps"):
+      raise ValueError(
+          "BERT optimizers clip before the update, per apply(); accumulate "
+          "gradients with runner.RunConfig(gradient_accumulation_steps=K) "
+          "instead of the Keras optimizer's gradient_accumulation_steps")
     super().__init__(learning_rate=learning_rate, name=name, **kwargs)
     self.weight_decay_rate = float(weight_decay_rate)
     self.beta_1 = float(beta_1)
@@ -48,7 +48,7 @@ class BertOptimizer(keras.optimizers.Optimizer):
     self.epsilon = float(epsilon)
     self.exclude_from_weight_decay = list(exclude_from_weight_decay or [])
     self.clip_norm = None if clip_norm is None else float(clip_norm)
-    self.gradients_aggregated = False
+    self.gradients_aggregated = False  # See tf_internals.PreAggregatedGradients.
     self._names_by_key = {}
     self._slot_names = []  # Original names, by variable index.
 
@@ -66,11 +66,12 @@ class BertOptimizer(keras.optimizers.Optimizer):
       raise RuntimeError("set_variable_names() must be called before the "
                          "optimizer is built")
     for name, variable in names_to_variables.items():
-      self._names_by_key[self._var_key(variable)] = name
+      key = tf_internals.optimizer_variable_key(self, variable)
+      self._names_by_key[key] = name
 
   def variable_name(self, variable):
     """The original name used for weight decay and slot export."""
-    key = self._var_key(variable)
+    key = tf_internals.optimizer_variable_key(self, variable)
     if key in self._names_by_key:
       return self._names_by_key[key]
     name = getattr(variable, "path", None) or variable.name
@@ -120,64 +121,61 @@ class BertOptimizer(keras.optimizers.Optimizer):
       slots[name + "/adam_v"] = v
     return slots
 
-  @contextlib.contextmanager
-  def squared_norm_terms(self, terms):
-    """Within the block, apply() clips with these squared-norm terms.
+  def apply(self, grads, trainable_variables=None, squared_norm_terms=None):
+    """Clips `grads` by their global norm, then updates the variables.
 
     Args:
-      terms: list of (variable, float32 scalar tensor): the term each adds
-        to the squared global norm, instead of the squared norm of the
-        (dense) gradient apply() receives for it. The runner passes the
-        sum of squares of IndexedSlices values for gathered embeddings, so
-        that densified gradients are clipped as the original clips them.
+      grads: list of gradients (Tensors, IndexedSlices or None), one per
+        variable.
+      trainable_variables: the variables (optional once built), as in
+        `keras.optimizers.Optimizer.apply`.
+      squared_norm_terms: optional list, one entry per gradient: None, or a
+        float32 scalar Tensor that this gradient adds to the squared global
+        norm instead of its own squared norm. The runner passes the sum of
+        squares of the IndexedSlices values of gathered embeddings here,
+        so that their densified gradients are clipped as the original
+        clipped the IndexedSlices.
     """
-    overrides = getattr(_CLIP_STATE, "terms", None)
-    if overrides is None:
-      overrides = _CLIP_STATE.terms = {}
-    overrides[id(self)] = {self._var_key(v): t for v, t in terms}
-    try:
-      yield
-    finally:
-      del overrides[id(self)]
+    grads = self.clip_gradients(grads, squared_norm_terms)
+    return super().apply(grads, trainable_variables)
 
-  def _backend_apply_gradients(self, grads, trainable_variables):
-    _CLIP_STATE.variables = trainable_variables
-    try:
-      super()._backend_apply_gradients(grads, trainable_variables)
-    finally:
-      _CLIP_STATE.variables = None
+  def clip_gradients(self, grads, squared_norm_terms=None):
+    """`grads` clipped to global norm `clip_norm` (as given if None).
 
-  def _clip_gradients(self, grads):
+    Example:
+      >>> import numpy as np
+      >>> opt = AdamWeightDecay(1e-3, clip_norm=1.0)
+      >>> g = [tf.constant([3.0, 4.0]), None]
+      >>> [x if x is None else x.numpy().tolist()
+      ...  for x in opt.clip_gradients(g)]
+      [[0.6000000238418579, 0.800000011920929], None]
+      >>> # A term of 100 for the first gradient: global norm 10, not 5.
+      >>> np.round(opt.clip_gradients(g, [tf.constant(100.0), None])[0], 2)
+      array([0.3, 0.4], dtype=float32)
+    """
+    grads = list(grads)
     if not self.clip_norm:
       return grads
+    if squared_norm_terms is not None and len(squared_norm_terms) != len(
+        grads):
+      raise ValueError("squared_norm_terms has %d entries for %d gradients"
+                       % (len(squared_norm_terms), len(grads)))
     present = [g for g in grads if g is not None]
-    terms = getattr(_CLIP_STATE, "terms", {}).get(id(self))
-    variables = getattr(_CLIP_STATE, "variables", None)
     norm = None
-    if terms and variables is not None:
+    if squared_norm_terms is not None and any(
+        t is not None for t in squared_norm_terms):
       # tf.linalg.global_norm's arithmetic, with the given terms swapped in.
-      halves = []
-      for grad, var in zip(grads, variables):
-        if grad is None:
-          continue
-        term = terms.get(self._var_key(var))
-        halves.append(tf.nn.l2_loss(grad) if term is None else
-                      tf.cast(term, grad.dtype) / 2.0)
+      halves = [tf.nn.l2_loss(g) if t is None else tf.cast(t, g.dtype) / 2.0
+                for g, t in zip(grads, squared_norm_terms) if g is not None]
       norm = tf.sqrt(tf.reduce_sum(tf.stack(halves)) * 2.0)
     clipped, _ = tf.clip_by_global_norm(present, clip_norm=self.clip_norm,
                                         use_norm=norm)
     clipped = iter(clipped)
     return [None if g is None else next(clipped) for g in grads]
 
-  def _all_reduce_sum_gradients(self, grads_and_vars):
-    # Keras' TF backend hook: the runner averages over replicas itself.
-    if self.gradients_aggregated:
-      return list(grads_and_vars)
-    return super()._all_reduce_sum_gradients(grads_and_vars)
-
   def _adam_moments(self, gradient, variable):
     """Returns (index, m, v, next_m, next_v) for `variable`."""
-    index = self._get_variable_index(variable)
+    index = tf_internals.optimizer_variable_index(self, variable)
     m, v = self._m[index], self._v[index]
     # An IndexedSlices gradient (clipped as such) updates densely, as the
     # original's tf.multiply / tf.square on it did.

@@ -6,15 +6,17 @@ Training step (one optimizer update), per replica:
   grads = all_reduce_mean(grads)                       # = grads of global mean
   optimizer.apply(grads)       # (unscale, skip if non-finite,) clip, update
 Gradients are densified for the all-reduce; for an IndexedSlices gradient
-(an embedding looked up with tf.gather) the step also hands the optimizer
-the sum of squares of its values, which is what the original's
-tf.clip_by_global_norm counted (see optimization.base).
+(an embedding looked up with tf.gather) the step also passes the optimizer
+the sum of squares of its values (`apply`'s squared_norm_terms), which is
+what the original's tf.clip_by_global_norm counted (see optimization.base).
 With gradient accumulation the gradients of K micro-batches are summed
 locally first and reduced once. The loop runs up to `num_steps` steps in one
 tf.function call and stops early on a non-finite loss or a stop request.
 """
 
 import tensorflow as tf
+
+from bert_tf2.runner import precision
 
 
 def batch_size_of(features):
@@ -47,8 +49,7 @@ class TrainSteps(object):
     self._multi_worker = multi_worker
     self._accumulator = accumulator
     self._sparse = []
-    self._scaled = hasattr(optimizer, "scale_loss") and hasattr(
-        optimizer, "inner_optimizer")
+    self._scaled = precision.is_loss_scaled(optimizer)
     replicas = strategy.num_replicas_in_sync
     self._replicas = replicas
     grads_fn = self._loss_and_grads
@@ -105,16 +106,18 @@ class TrainSteps(object):
 
   def _apply(self, grads, terms):
     variables = self._model.trainable_variables
-    if not (self._aggregated and self._sparse):
+    if not self._aggregated:  # A Keras optimizer: it sums over replicas.
       self._optimizer.apply(grads, variables)
       return
-    if self._scaled:  # The optimizer unscales float16 gradients first.
-      scale = tf.cast(self._optimizer.dynamic_scale, tf.float32)
-      terms = terms / (scale * scale)
-    inner = getattr(self._optimizer, "inner_optimizer", self._optimizer)
-    with inner.squared_norm_terms([(variables[i], terms[i])
-                                   for i in self._sparse]):
-      self._optimizer.apply(grads, variables)
+    # Squared-norm terms for clipping, for the IndexedSlices gradients only.
+    norm_terms = [None] * len(grads)
+    for i in self._sparse:
+      norm_terms[i] = terms[i]
+    if self._scaled:
+      precision.apply_loss_scaled(self._optimizer, grads, variables,
+                                  norm_terms)
+    else:
+      self._optimizer.apply(grads, variables, squared_norm_terms=norm_terms)
 
   def _replica_step(self, features):
     loss, grads, terms = self._grads_fn(features)

@@ -166,8 +166,8 @@ def _apply(values, indices, dense_table, dense_w, mode):
               [table, w])
   elif mode == "terms":
     term = tf.constant(float((values ** 2).sum()))
-    with opt.squared_norm_terms([(table, term)]):
-      opt.apply([tf.constant(dense_table), tf.constant(dense_w)], [table, w])
+    opt.apply([tf.constant(dense_table), tf.constant(dense_w)], [table, w],
+              squared_norm_terms=[term, None])
   else:
     opt.apply([tf.constant(dense_table), tf.constant(dense_w)], [table, w])
   return table.numpy(), opt.slot_variables()["table/adam_m"].numpy()
@@ -176,7 +176,7 @@ def _apply(values, indices, dense_table, dense_w, mode):
 def test_indexed_slices_clipped_by_their_values_as_the_original():
   """tf.clip_by_global_norm counts each looked-up row of an IndexedSlices
   gradient (the original's embedding gradient on CPU/GPU); the update uses
-  the summed rows. `squared_norm_terms` gives densified gradients the same
+  the summed rows. apply's `squared_norm_terms` gives densified gradients the same
   clipping (what the runner does); plain dense gradients are clipped by
   their own, larger norm."""
   table, _, values, indices, dense_w = _sparse_problem()
