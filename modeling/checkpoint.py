@@ -15,9 +15,11 @@ import collections
 import re
 
 from absl import logging
+import keras
 import numpy as np
 import tensorflow as tf
 
+from bert_tf2.common import tf_internals
 from bert_tf2.common.errors import InputError
 from modeling import layers as layers_lib
 
@@ -39,8 +41,8 @@ def _iter_layers(obj):
   elif isinstance(obj, (list, tuple)):
     for value in obj:
       yield from _iter_layers(value)
-  elif hasattr(obj, "_flatten_layers"):
-    yield from obj._flatten_layers(include_self=True, recursive=True)  # pylint: disable=protected-access
+  elif isinstance(obj, keras.layers.Layer):
+    yield from tf_internals.flatten_layers(obj)
 
 
 def _var_key(variable):
@@ -174,7 +176,7 @@ def init_from_checkpoint(model, init_checkpoint, assignment_map=None,
   """
   prefix = resolve_checkpoint(init_checkpoint, flag)
   if isinstance(model, dict) and all(
-      not hasattr(v, "_flatten_layers") for v in model.values()):
+      not isinstance(v, keras.layers.Layer) for v in model.values()):
     name_to_var = dict(model)
   else:
     name_to_var = original_variable_names(model, include_unmapped=False)

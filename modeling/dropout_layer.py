@@ -26,10 +26,8 @@ Example:
 
 import keras
 import tensorflow as tf
-# Whether the graph being built will be compiled by XLA: the test
-# tf.distribute itself uses (no public API offers it).
-from tensorflow.python.framework import ops as tf_ops
-from tensorflow.python.ops import control_flow_util
+
+from bert_tf2.common.tf_internals import in_xla_context  # Whether XLA compiles.
 
 _MAX_ELEMENTS = 2**31 - 1  # The element index is an int32.
 
@@ -74,12 +72,6 @@ def hash_dropout(x, rate, seed):
   keep = hash_random_bits(tf.shape(x), seed) >= threshold
   return tf.where(keep, x * tf.cast(1.0 / (1.0 - rate), x.dtype),
                   tf.zeros_like(x))
-
-
-def in_xla_context():
-  """True while tracing a function that XLA will compile."""
-  return control_flow_util.GraphOrParentsInXlaContext(
-      tf_ops.get_default_graph())
 
 
 class Dropout(keras.layers.Layer):
