@@ -52,6 +52,14 @@ def latest_checkpoint(output_dir):
   return max(candidates, key=lambda p: (candidates[p], p == listed))
 
 
+def global_step_of(prefix):
+  """The global_step saved in checkpoint `prefix` (else from its name, or 0)."""
+  reader = tf.train.load_checkpoint(prefix)
+  if reader.has_tensor("global_step"):
+    return int(reader.get_tensor("global_step"))
+  return checkpoint_step(prefix) or 0
+
+
 def save(variables, output_dir, step, keep_checkpoint_max):
   """Writes model.ckpt-STEP; returns its prefix."""
   return modeling.save_checkpoint(variables, output_dir, int(step),

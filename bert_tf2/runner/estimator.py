@@ -2,20 +2,37 @@
 
 The TPUEstimator replacement: same life cycle (checkpoints in output_dir,
 resume from the latest one, init_checkpoint for a fresh start, params
-["batch_size"] for the input_fn), built on Keras 3 + tf.distribute.
-The methods live in bert_tf2/runner/training.py (train), bert_tf2/runner/inference.py
-(evaluate, predict) and bert_tf2/runner/estimator_base.py (shared plumbing).
+["batch_size"] for the input_fn), built on Keras 3 + tf.distribute. The
+compiled training loop is `runner.loops.TrainSteps`; the input side is
+`runner.inputs`.
 """
 
-from bert_tf2.runner import estimator_base
-from bert_tf2.runner import inference
-from bert_tf2.runner import training
+import time
 
-NonFiniteLossError = training.NonFiniteLossError
+from absl import logging
+import numpy as np
+import tensorflow as tf
+
+from bert_tf2.common import InputError
+import optimization
+from bert_tf2.runner import checkpoints
+from bert_tf2.runner import inputs
+from bert_tf2.runner import loops
+from bert_tf2.runner import precision
+from bert_tf2.runner import preemption
+from bert_tf2.runner import summaries
 
 
-class Estimator(training.TrainingMixin, inference.InferenceMixin,
-                estimator_base.EstimatorBase):
+class NonFiniteLossError(FloatingPointError, InputError):
+  """The training loss became NaN or Inf; nothing was saved for that step.
+
+  Also a `common.InputError` (usually a too-high learning rate or bad data),
+  so a script reports it as one `error: ...` line, exit status 1, with no
+  traceback; the last good checkpoint stays in output_dir.
+  """
+
+
+class Estimator(object):
   """Trains, evaluates and predicts with a `runner.Task`.
 
   Args:
@@ -32,7 +49,377 @@ class Estimator(training.TrainingMixin, inference.InferenceMixin,
     params: extra entries for the input_fn's params dict.
 
   input_fn(params) returns a tf.data.Dataset of feature dicts batched by
-  params["batch_size"], the PER-REPLICA batch (as TPUEstimator's per-core
-  batch). With several input pipelines (multi-worker), the runner shards the
-  batches itself; input_fns should not shard.
+  params["batch_size"], the PER-REPLICA batch (see `runner.inputs`).
   """
+
+  def __init__(self, task, config, optimizer_fn=None, init_checkpoint=None,
+               train_batch_size=32, eval_batch_size=8, predict_batch_size=8,
+               params=None):
+    self._task = task
+    self._config = config
+    self._optimizer_fn = optimizer_fn
+    self._init_checkpoint = init_checkpoint
+    self._strategy = config.strategy or tf.distribute.get_strategy()
+    self._params = dict(params or {})
+    replicas = self._strategy.num_replicas_in_sync
+    k = config.gradient_accumulation_steps
+    _check_divisible("train_batch_size", train_batch_size, replicas, k)
+    _check_divisible("eval_batch_size", eval_batch_size, replicas)
+    _check_divisible("predict_batch_size", predict_batch_size, replicas)
+    self.train_batch_size = int(train_batch_size)
+    self.eval_batch_size = int(eval_batch_size)
+    self.predict_batch_size = int(predict_batch_size)
+    self._summaries = summaries.ScalarWriter(
+        config.output_dir, self._strategy.extended.should_save_summary)
+    # Built on first use.
+    self._model = None
+    self._built_modes = set()   # "train"/"eval"/"predict" traced once each.
+    self._optimizer = None
+    self._aggregated = False    # The runner averages gradients (BERT opts).
+    self._train_steps = None    # loops.TrainSteps
+    self._metrics = None
+    self._eval_fn = None
+    self._predict_fn = None
+
+  # ------------------------------------------------------------ properties
+  @property
+  def strategy(self):
+    return self._strategy
+
+  @property
+  def model(self):
+    """The Keras model (None until the first train/evaluate/predict)."""
+    return self._model
+
+  @property
+  def optimizer(self):
+    return self._optimizer
+
+  @property
+  def config(self):
+    return self._config
+
+  @property
+  def global_step(self):
+    if self._optimizer is None:
+      return 0
+    return int(precision.inner_optimizer(self._optimizer).iterations.numpy())
+
+  def latest_checkpoint(self):
+    return checkpoints.latest_checkpoint(self._config.output_dir)
+
+  # ------------------------------------------------------------------ train
+  def train(self, input_fn, max_steps):
+    """Trains until the global step reaches `max_steps`.
+
+    Resumes from the latest checkpoint in output_dir (model, optimizer
+    slots, global_step); else starts from init_checkpoint. Saves
+    model.ckpt-STEP every save_checkpoints_steps and at the end.
+
+    Raises:
+      TrainingInterrupted: SIGTERM/SIGINT arrived; a checkpoint was saved.
+      NonFiniteLossError: the loss became NaN/Inf; the last good checkpoint
+        is kept and no checkpoint is written for the bad step.
+    """
+    cfg = self._config
+    max_steps = int(max_steps)
+    strategy = self._strategy
+    k = cfg.gradient_accumulation_steps
+    replicas = strategy.num_replicas_in_sync
+    per_replica = self.train_batch_size // (replicas * k)
+    self._build_model(input_fn, per_replica, "train")
+    self._build_optimizer()
+
+    latest = self.latest_checkpoint()
+    if latest:
+      checkpoints.restore_exact(
+          self.training_variables(), latest,
+          optional=precision.loss_scale_variables(self._optimizer))
+      logging.info("Resuming from %s", latest)
+    elif self._init_checkpoint:
+      checkpoints.init_model(self.model_variables(), self._init_checkpoint)
+    step = self.global_step
+    if step >= max_steps:
+      logging.info("global_step %d >= max_steps %d: nothing to train", step,
+                   max_steps)
+      return self
+    skip = 0
+    if cfg.skip_consumed_batches and step:
+      pipelines = max(1, getattr(strategy.extended, "_num_workers", 1))
+      skip = step * k * (replicas // pipelines)
+    iterator = iter(strategy.distribute_datasets_from_function(
+        inputs.dataset_fn(input_fn, self._params, per_replica, "train",
+                          skip)))
+    if self._train_steps is None:
+      self._train_steps = self._make_train_steps()
+    logging.info("Training from step %d to %d: global batch %d on %d "
+                 "replica(s)%s, %d steps per loop", step, max_steps,
+                 self.train_batch_size, replicas,
+                 " x %d micro-batches" % k if k > 1 else "",
+                 cfg.iterations_per_loop)
+    self._train_loop(iterator, step, max_steps)
+    return self
+
+  def _make_train_steps(self):
+    k = self._config.gradient_accumulation_steps
+    accumulator = None
+    if k > 1:
+      with self._strategy.scope():
+        accumulator = optimization.GradientAccumulator(
+            self._model.trainable_variables)
+    return loops.TrainSteps(
+        self._task, self._model, self._optimizer, self._strategy,
+        self._aggregated, accumulation_steps=k,
+        jit_compile=self._config.jit_compile,
+        multi_worker=isinstance(self._strategy,
+                                tf.distribute.MultiWorkerMirroredStrategy),
+        accumulator=accumulator)
+
+  def _train_loop(self, iterator, step, max_steps):
+    """Runs the compiled loop in chunks; logs, saves, stops on signals."""
+    cfg = self._config
+    save_every = cfg.save_checkpoints_steps
+    last_saved = step
+    pending_loss, pending_steps = 0.0, 0
+    last_log_step, log_time = step, time.time()
+    stalled = 0
+    with preemption.SignalWatcher(cfg.handle_signals) as watcher:
+      while step < max_steps:
+        n = min(cfg.iterations_per_loop, max_steps - step)
+        if save_every:
+          n = min(n, save_every - step % save_every)
+        done, loss_sum, ok, stop = self._train_steps.loop(
+            iterator, tf.constant(n, tf.int32), watcher.stop_flag)
+        done = int(done)
+        new_step = self.global_step
+        if not bool(ok):
+          raise NonFiniteLossError(
+              "Loss is %s at global_step %d; training stopped. The last good "
+              "checkpoint (%s) is kept and nothing was saved for this step. "
+              "Try a lower --learning_rate, or check the input data." % (
+                  "NaN" if np.isnan(float(loss_sum)) else "Inf",
+                  new_step - 1 if new_step > step else step,
+                  self.latest_checkpoint() or "none"))
+        stalled = 0 if new_step > step else stalled + done
+        if stalled > 1000:
+          raise NonFiniteLossError(
+              "no update applied in %d steps at global_step %d: gradients "
+              "keep overflowing (float16 loss scale)" % (stalled, step))
+        step = new_step
+        pending_loss += float(loss_sum)
+        pending_steps += done
+        stop = bool(stop)
+        if pending_steps and (step - last_log_step >= cfg.log_step_count_steps
+                              or step >= max_steps or stop):
+          now = time.time()
+          elapsed = max(now - log_time, 1e-9)
+          self._log_training(step, {
+              "loss": pending_loss / pending_steps,
+              "learning_rate": float(
+                  precision.inner_optimizer(self._optimizer).learning_rate),
+              "examples_per_second":
+                  pending_steps * self.train_batch_size / elapsed,
+              "global_step/sec": (step - last_log_step) / elapsed,
+          })
+          pending_loss, pending_steps = 0.0, 0
+          last_log_step, log_time = step, now
+        if (step != last_saved and (
+            (save_every and step % save_every == 0) or step >= max_steps or
+            stop)) or (stop and self.latest_checkpoint() is None):
+          self._save(step)
+          last_saved = step
+        if stop:
+          signum = watcher.signum or 15  # Another worker was signalled.
+          raise preemption.TrainingInterrupted(
+              signum, step, self.latest_checkpoint())
+
+  def _log_training(self, step, scalars):
+    logging.info("global_step = %d, loss = %.6g, learning_rate = %.6g, "
+                 "examples/sec = %.1f, global_step/sec = %.3g", step,
+                 scalars["loss"], scalars["learning_rate"],
+                 scalars["examples_per_second"], scalars["global_step/sec"])
+    self._summaries.write("", step, scalars)
+
+  def _save(self, step):
+    """Writes model.ckpt-STEP (chief only); returns its prefix or None."""
+    if not self._strategy.extended.should_checkpoint:
+      return None
+    return checkpoints.save(self.training_variables(),
+                            self._config.output_dir, step,
+                            self._config.keep_checkpoint_max)
+
+  # --------------------------------------------------------------- evaluate
+  def evaluate(self, input_fn, steps=None, checkpoint_path=None, name=None):
+    """Evaluates the latest checkpoint (or checkpoint_path).
+
+    Args:
+      input_fn: as for train (params["batch_size"] per replica).
+      steps: number of batches; None: until the input is exhausted.
+      checkpoint_path: a specific checkpoint to evaluate.
+      name: summaries go to output_dir/eval_<name> (default output_dir/eval).
+
+    Returns:
+      dict: the task's metrics, "loss" (mean over batches of the batch mean
+      loss) and "global_step", as numpy scalars.
+    """
+    strategy = self._strategy
+    per_replica = self.eval_batch_size // strategy.num_replicas_in_sync
+    make_dataset = self._build_model(input_fn, per_replica, "eval")
+    step = self._restore_for_inference(checkpoint_path)
+    if self._metrics is None:
+      with strategy.scope():
+        self._metrics = dict(self._task.create_metrics())
+      self._eval_fn = tf.function(self._eval_step)
+    for metric in self._metrics.values():
+      metric.reset_state()
+    batch_losses = []
+    dataset = strategy.distribute_datasets_from_function(make_dataset)
+    for i, features in enumerate(dataset):
+      if steps is not None and i >= steps:
+        break
+      weighted, n = self._eval_fn(features)
+      if float(n) > 0:
+        batch_losses.append(float(weighted) / float(n))
+    results = {key: np.float32(metric.result())
+               for key, metric in self._metrics.items()}
+    results["loss"] = np.float32(np.mean(batch_losses) if batch_losses
+                                 else np.nan)
+    results["global_step"] = np.int64(step)
+    logging.info("Evaluation at step %d over %d batches: %s", step,
+                 len(batch_losses), ", ".join(
+                     "%s = %s" % (k, results[k]) for k in sorted(results)))
+    self._summaries.write("eval" + ("_" + name if name else ""), step,
+                          {k: float(v) for k, v in results.items()
+                           if k != "global_step"})
+    return results
+
+  def _eval_step(self, features):
+    """(sum of example-weighted losses, examples) over the replicas."""
+    def replica(features):
+      loss, outputs = self._task.compute_loss(self._model, features,
+                                              training=False)
+      self._task.update_metrics(self._metrics, features, outputs)
+      n = tf.cast(inputs.batch_size_of(features), tf.float32)
+      return tf.where(n > 0.0, tf.cast(loss, tf.float32) * n, 0.0), n
+    weighted, n = self._strategy.run(replica, args=(features,))
+    total = lambda x: self._strategy.reduce(  # pylint: disable=unnecessary-lambda-assignment
+        tf.distribute.ReduceOp.SUM, x, None)
+    return total(weighted), total(n)
+
+  # ---------------------------------------------------------------- predict
+  def predict(self, input_fn, checkpoint_path=None):
+    """Yields one dict of numpy values per example, in input order.
+
+    Every example is returned, including those of a final partial batch.
+    """
+    strategy = self._strategy
+    per_replica = self.predict_batch_size // strategy.num_replicas_in_sync
+    make_dataset = self._build_model(input_fn, per_replica, "predict")
+    self._restore_for_inference(checkpoint_path)
+    if self._predict_fn is None:
+      self._predict_fn = tf.function(lambda features: strategy.run(
+          lambda f: self._task.predict_outputs(self._model, f),
+          args=(features,)))
+    for features in strategy.distribute_datasets_from_function(make_dataset):
+      outputs = strategy.experimental_local_results(
+          self._predict_fn(features))
+      merged = {key: np.concatenate([np.asarray(o[key]) for o in outputs],
+                                    axis=0)
+                for key in outputs[0]}
+      sizes = {key: len(v) for key, v in merged.items()}
+      if len(set(sizes.values())) > 1:
+        raise ValueError("predict_outputs returned different batch sizes: "
+                         "%s" % sizes)
+      count = next(iter(sizes.values()), 0)
+      for i in range(count):
+        yield {key: value[i] for key, value in merged.items()}
+
+  # ------------------------------------------------- model, optimizer, state
+  def _build_model(self, input_fn, per_replica_batch, mode):
+    """Builds the model (once) and traces `mode` (once) on a dummy batch.
+
+    Returns:
+      the dataset function for `mode` (see `inputs.dataset_fn`).
+    """
+    make_dataset = inputs.dataset_fn(input_fn, self._params,
+                                     per_replica_batch, mode)
+    with self._strategy.scope(), precision.policy_scope(
+        self._config.precision):
+      if self._model is None:
+        self._model = self._task.build_model()
+      if mode not in self._built_modes:
+        dummy = inputs.dummy_batch(inputs.element_spec(make_dataset))
+        if mode == "predict":
+          self._task.predict_outputs(self._model, dummy)
+        else:
+          self._task.compute_loss(self._model, dummy, training=False)
+        self._built_modes.add(mode)
+    return make_dataset
+
+  def _build_optimizer(self):
+    """Creates and builds the optimizer (once), float16-wrapped if asked."""
+    if self._optimizer is not None:
+      return
+    if self._optimizer_fn is None:
+      raise ValueError("Estimator.train needs optimizer_fn")
+    with self._strategy.scope():
+      opt = precision.wrap_optimizer(self._optimizer_fn(),
+                                     self._config.precision)
+      inner = precision.inner_optimizer(opt)
+      self._aggregated = isinstance(inner, optimization.BertOptimizer)
+      if self._aggregated:
+        inner.gradients_aggregated = True
+        inner.set_variable_names(self.model_variables())
+      else:
+        logging.warning("%s is not a BERT optimizer: its slots are not "
+                        "checkpointed, a resumed run restarts its moments",
+                        type(inner).__name__)
+      opt.build(self._model.trainable_variables)
+    self._optimizer = opt
+
+  def model_variables(self):
+    """{original name: variable} of the model; checks trainable coverage."""
+    names = dict(self._task.checkpoint_variables(self._model))
+    named = {id(v) for v in names.values()}
+    missing = [getattr(v, "path", v.name)
+               for v in self._model.trainable_variables if id(v) not in named]
+    if missing:
+      raise ValueError("Task.checkpoint_variables() gives no name to the "
+                       "trainable variable(s) %s; they would not be saved"
+                       % ", ".join(missing))
+    return names
+
+  def training_variables(self):
+    """Everything a training checkpoint holds, {name: variable}."""
+    names = self.model_variables()
+    inner = precision.inner_optimizer(self._optimizer)
+    if self._aggregated:
+      names.update(inner.slot_variables())
+    names.update(precision.loss_scale_variables(self._optimizer))
+    names["global_step"] = inner.iterations
+    return names
+
+  def _restore_for_inference(self, checkpoint_path):
+    """Loads model weights; returns the global step they come from."""
+    path = checkpoint_path or self.latest_checkpoint()
+    if path:
+      checkpoints.restore_exact(self.model_variables(), path)
+      return checkpoints.global_step_of(path)
+    if self._init_checkpoint:
+      checkpoints.init_model(self.model_variables(), self._init_checkpoint)
+      return 0
+    logging.warning("No checkpoint in %s and no init_checkpoint: using "
+                    "freshly initialized weights", self._config.output_dir)
+    return 0
+
+
+def _check_divisible(flag, batch_size, replicas, accumulation=1):
+  """Raises InputError unless --flag splits evenly over the replicas."""
+  batch_size = int(batch_size)
+  parts = replicas * accumulation
+  if batch_size < 1 or batch_size % parts:
+    what = "%d replicas" % replicas
+    if accumulation > 1:
+      what += " x %d gradient_accumulation_steps" % accumulation
+    raise InputError("--%s=%d is not divisible by the %s (= %d); use a "
+                     "multiple of %d" % (flag, batch_size, what, parts, parts))

@@ -19,11 +19,6 @@ import tensorflow as tf
 from bert_tf2.runner import precision
 
 
-def batch_size_of(features):
-  """The leading dimension of the first tensor in `features` (int32)."""
-  return tf.shape(tf.nest.flatten(features)[0])[0]
-
-
 class TrainSteps(object):
   """Builds the training loop tf.function for an Estimator's model/optimizer.
 

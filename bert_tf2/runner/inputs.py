@@ -1,0 +1,72 @@
+"""The input side of `runner.Estimator`: input_fn -> per-replica datasets.
+
+input_fn(params) returns a tf.data.Dataset of feature dicts batched by
+params["batch_size"], the PER-REPLICA batch (as TPUEstimator's per-core
+batch). With several input pipelines (multi-worker) the runner shards the
+batches itself; input_fns should not shard.
+"""
+
+import tensorflow as tf
+
+
+def dataset_fn(input_fn, params, per_replica_batch, mode, skip_batches=0):
+  """A `distribute_datasets_from_function` function calling `input_fn`.
+
+  Args:
+    input_fn: callable(params) -> tf.data.Dataset.
+    params: dict of extra params entries.
+    per_replica_batch: int, params["batch_size"].
+    mode: "train", "eval" or "predict" (params["mode"]).
+    skip_batches: batches to skip (resuming with skip_consumed_batches).
+
+  Returns:
+    callable(tf.distribute.InputContext) -> tf.data.Dataset.
+  """
+  def make(ctx):
+    all_params = dict(params)
+    all_params.update(batch_size=per_replica_batch, mode=mode,
+                      input_context=ctx)
+    dataset = input_fn(all_params)
+    if not isinstance(dataset, tf.data.Dataset):
+      raise TypeError("input_fn must return a tf.data.Dataset, got %r"
+                      % type(dataset))
+    if ctx.num_input_pipelines > 1:
+      dataset = dataset.shard(ctx.num_input_pipelines, ctx.input_pipeline_id)
+    if skip_batches:
+      dataset = dataset.skip(skip_batches)
+    return dataset
+  return make
+
+
+def element_spec(make_dataset):
+  """The element_spec of the dataset `make_dataset` (from dataset_fn) makes."""
+  return make_dataset(tf.distribute.InputContext()).element_spec
+
+
+def dummy_batch(spec):
+  """Zeros shaped like one element of `spec` (unknown dimensions -> 1).
+
+  Example:
+    >>> spec = {"x": tf.TensorSpec([None, 3], tf.int32)}
+    >>> dummy_batch(spec)["x"].shape
+    TensorShape([1, 3])
+  """
+  def make(s):
+    if s.shape.rank is None:
+      raise ValueError("input_fn: a feature of unknown rank (%s); give the "
+                       "dataset's tensors static ranks" % (s,))
+    shape = [1 if d is None else d for d in s.shape.as_list()]
+    if s.dtype == tf.string:
+      return tf.fill(shape, "")
+    return tf.zeros(shape, s.dtype)
+  return tf.nest.map_structure(make, spec)
+
+
+def batch_size_of(features):
+  """The leading dimension of the first tensor in `features` (int32).
+
+  Example:
+    >>> int(batch_size_of({"x": tf.zeros([5, 2])}))
+    5
+  """
+  return tf.shape(tf.nest.flatten(features)[0])[0]
