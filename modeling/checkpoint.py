@@ -118,21 +118,55 @@ class InitReport(collections.namedtuple(
                 ", ".join(self.unused[:10]) or "-"))
 
 
+# Weights files of other frameworks, named in resolve_checkpoint's error.
+_FOREIGN_WEIGHTS = (".safetensors", ".bin", ".pt", ".pth", ".h5")
+
+
 def resolve_checkpoint(path, flag="init_checkpoint"):
   """Returns the checkpoint prefix for `path`, or raises InputError.
 
-  Accepts a prefix ("dir/bert_model.ckpt"), a file of it
-  ("...ckpt.index", "...ckpt.data-00000-of-00001") or a directory (its
-  latest checkpoint per the `checkpoint` state file).
+  Accepts a prefix ("dir/bert_model.ckpt", "dir/model.ckpt-1000"), one of
+  its files ("...ckpt.index", "...ckpt.data-00000-of-00001") or a
+  directory: its latest checkpoint per the `checkpoint` state file, else
+  the one checkpoint it holds (Google's released model folders have no
+  state file).
+
+  Args:
+    path: the flag's value.
+    flag: the flag named in error messages.
+
+  Raises:
+    InputError: empty path, a Hugging Face / PyTorch weights file, a
+      directory with no or several checkpoints (and no state file), or no
+      `.index` file for the prefix.
+
+  Example:
+    >>> resolve_checkpoint("/no/such/bert_model.ckpt.index")
+    Traceback (most recent call last):
+    ...
+    ...InputError: --init_checkpoint=/no/such/...: no checkpoint there (...)
   """
   if not path:
-    raise InputError("--%s is empty" % flag)
+    raise InputError("--%s is required" % flag)
   path = str(path)
+  if path.endswith(_FOREIGN_WEIGHTS):
+    raise InputError(
+        "--%s=%s: looks like a Hugging Face / PyTorch weights file, not an "
+        "original TF checkpoint; convert it first with "
+        "convert_hf_checkpoint.py" % (flag, path))
   if tf.io.gfile.isdir(path):
     latest = tf.train.latest_checkpoint(path)
-    if latest is None:
-      raise InputError("--%s=%s: directory holds no checkpoint" % (flag, path))
-    return latest
+    if latest is not None:
+      return latest
+    found = sorted(tf.io.gfile.glob(path.rstrip("/") + "/*.index"))
+    if len(found) == 1:
+      return found[0][:-len(".index")]
+    if not found:
+      raise InputError("--%s=%s: directory has no checkpoint (it holds no "
+                       "checkpoint index file, *.index)" % (flag, path))
+    raise InputError("--%s=%s: directory has %d checkpoints and no "
+                     "'checkpoint' state file; name one, e.g. %s"
+                     % (flag, path, len(found), found[-1][:-len(".index")]))
   prefix = re.sub(r"\.(index|meta|data-\d+-of-\d+)$", "", path)
   if not tf.io.gfile.exists(prefix + ".index"):
     raise InputError("--%s=%s: no checkpoint there (%s.index not found)"
@@ -140,12 +174,22 @@ def resolve_checkpoint(path, flag="init_checkpoint"):
   return prefix
 
 
+def open_checkpoint(path, flag="init_checkpoint"):
+  """(prefix, tf.train.CheckpointReader) for `path` (see resolve_checkpoint).
+
+  Raises:
+    InputError: as resolve_checkpoint, or the checkpoint cannot be read.
+  """
+  prefix = resolve_checkpoint(path, flag)
+  return prefix, _reader(prefix, flag)
+
+
 def _reader(prefix, flag):
   try:
     return tf.train.load_checkpoint(prefix)
   except (tf.errors.OpError, ValueError) as e:
     raise InputError("--%s=%s: cannot read checkpoint: %s"
-                     % (flag, prefix, str(e).splitlines()[0]))
+                     % (flag, prefix, str(e).splitlines()[0])) from e
 
 
 def init_from_checkpoint(model, init_checkpoint, assignment_map=None,

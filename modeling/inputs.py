@@ -59,7 +59,8 @@ def check_sequence_length(config, seq_length, flag="max_seq_length"):
         % (flag, seq_length, config.max_position_embeddings))
 
 
-def check_vocab_size(config, vocab_size, flag="vocab_file"):
+def check_vocab_size(config, vocab_size, flag="vocab_file", vocab_file=None,
+                     config_file=None):
   """Raises InputError if a vocabulary has more entries than the model.
 
   Token ids >= config.vocab_size have no embedding row (the original would
@@ -70,9 +71,23 @@ def check_vocab_size(config, vocab_size, flag="vocab_file"):
     config: `BertConfig`.
     vocab_size: number of entries in the vocabulary file.
     flag: flag name for the message (e.g. "vocab_file").
+    vocab_file, config_file: optional paths, named in the message.
+
+  Example:
+    >>> import modeling
+    >>> check_vocab_size(modeling.BertConfig(vocab_size=10), 11)
+    Traceback (most recent call last):
+    ...
+    bert_tf2.common.errors.InputError: --vocab_file has 11 entries but bert_config.json has vocab_size=10: the vocabulary does not belong to this model
   """
-  if vocab_size > config.vocab_size:
+  if vocab_size <= config.vocab_size:
+    return
+  if vocab_file and config_file:
     raise InputError(
-        "--%s has %d entries but bert_config.json has vocab_size=%d: the "
-        "vocabulary does not belong to this model"
-        % (flag, vocab_size, config.vocab_size))
+        "--%s=%s has %d tokens but --bert_config_file=%s has vocab_size=%d: "
+        "the vocabulary does not belong to this model"
+        % (flag, vocab_file, vocab_size, config_file, config.vocab_size))
+  raise InputError(
+      "--%s has %d entries but bert_config.json has vocab_size=%d: the "
+      "vocabulary does not belong to this model"
+      % (flag, vocab_size, config.vocab_size))

@@ -17,60 +17,10 @@ import numpy as np
 
 from bert_tf2.common.errors import InputError
 
-_HF_SUFFIXES = (".safetensors", ".bin", ".pt", ".pth", ".h5")
-
-
-def resolve_checkpoint(path, flag_name="init_checkpoint"):
-  """Returns the checkpoint prefix for `path` (a prefix or a directory).
-
-  Args:
-    path: string, a checkpoint prefix such as ".../bert_model.ckpt" or
-      ".../model.ckpt-1000", one of its files, or a directory with a
-      `checkpoint` state file or exactly one checkpoint.
-    flag_name: flag named in error messages.
-
-  Returns:
-    The checkpoint prefix (string) whose ".index" file exists.
-
-  Raises:
-    InputError: no checkpoint at `path`.
-  """
-  import tensorflow as tf  # Deferred: importing TensorFlow takes seconds.
-  if not path:
-    raise InputError("--%s is required" % flag_name)
-  path = str(path)
-  if path.endswith(_HF_SUFFIXES):
-    raise InputError(
-        "--%s=%s: looks like a Hugging Face / PyTorch weights file, not an "
-        "original TF checkpoint; convert it first with "
-        "convert_hf_checkpoint.py" % (flag_name, path))
-  if tf.io.gfile.isdir(path):
-    latest = tf.train.latest_checkpoint(path)
-    if latest is not None:
-      return latest
-    # No `checkpoint` state file (e.g. Google's released model folders):
-    # accept a directory holding exactly one checkpoint.
-    found = sorted(tf.io.gfile.glob(path.rstrip("/") + "/*.index"))
-    if len(found) == 1:
-      return found[0][:-len(".index")]
-    if not found:
-      raise InputError("--%s=%s: directory has no checkpoint (no *.index "
-                       "file)" % (flag_name, path))
-    raise InputError("--%s=%s: directory has %d checkpoints and no "
-                     "'checkpoint' state file; name one, e.g. %s"
-                     % (flag_name, path, len(found), found[-1][:-6]))
-  if path.endswith(".index") or ".data-" in path:
-    path = path[:path.rfind(".index")] if path.endswith(".index") else (
-        path[:path.rfind(".data-")])
-  if not tf.io.gfile.exists(path + ".index"):
-    raise InputError("--%s=%s: checkpoint not found (expected the file %s)"
-                     % (flag_name, path, path + ".index"))
-  return path
-
 
 def list_variables(path, flag_name="init_checkpoint"):
   """Returns {name: shape (list of int)} for every variable in a checkpoint."""
-  reader = _reader(resolve_checkpoint(path, flag_name), flag_name)
+  _, reader = _open(path, flag_name)
   return dict(reader.get_variable_to_shape_map())
 
 
@@ -96,7 +46,7 @@ def read_variable(path, name, flag_name="init_checkpoint",
   """Reads variable `name` from the checkpoint at `path` as a numpy array.
 
   Args:
-    path: checkpoint prefix or directory (see `resolve_checkpoint`).
+    path: checkpoint prefix or directory (see `modeling.resolve_checkpoint`).
     name: variable name, e.g. "bert/embeddings/position_embeddings".
     flag_name: flag holding `path`, named in error messages.
     variable_flag: flag holding `name`, named in error messages.
@@ -108,8 +58,7 @@ def read_variable(path, name, flag_name="init_checkpoint",
     InputError: missing/corrupt checkpoint, or no such variable (the message
       lists similar names found in the checkpoint).
   """
-  prefix = resolve_checkpoint(path, flag_name)
-  reader = _reader(prefix, flag_name)
+  prefix, reader = _open(path, flag_name)
   shapes = reader.get_variable_to_shape_map()
   if name not in shapes:
     hints = similar_names(name, shapes.keys())
@@ -120,10 +69,7 @@ def read_variable(path, name, flag_name="init_checkpoint",
   return np.asarray(reader.get_tensor(name))
 
 
-def _reader(prefix, flag_name):
-  import tensorflow as tf
-  try:
-    return tf.train.load_checkpoint(prefix)
-  except (tf.errors.OpError, ValueError) as e:
-    raise InputError("--%s=%s: cannot read checkpoint: %s"
-                     % (flag_name, prefix, str(e).splitlines()[0])) from e
+def _open(path, flag_name):
+  # Deferred: importing modeling (TensorFlow, Keras) takes seconds.
+  from modeling import checkpoint  # pylint: disable=g-import-not-at-top
+  return checkpoint.open_checkpoint(path, flag_name)

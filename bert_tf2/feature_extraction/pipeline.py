@@ -11,11 +11,10 @@ from absl import logging
 
 from bert_tf2.common import atomic_open
 from bert_tf2.common import InputError
+from bert_tf2.common import setup_checks
 from bert_tf2.feature_extraction import examples as fe_examples
 from bert_tf2.feature_extraction import extractor as fe_extractor
 from bert_tf2.feature_extraction import output as fe_output
-import modeling
-import tokenization
 
 
 def extract_to_file(input_file, output_file, bert_config_file,
@@ -41,24 +40,13 @@ def extract_to_file(input_file, output_file, bert_config_file,
   if max_seq_length < 3:
     raise InputError("--max_seq_length=%d: needs room for [CLS] and [SEP]"
                      % max_seq_length)
-  bert_config = modeling.BertConfig.from_json_file(bert_config_file)
-  modeling.check_sequence_length(bert_config, max_seq_length)
+  # As the original extract_features.py: no casing check.
+  bert_config, tokenizer = setup_checks.load_config_and_tokenizer(
+      bert_config_file, vocab_file, do_lower_case=do_lower_case,
+      init_checkpoint=init_checkpoint, max_seq_length=max_seq_length,
+      check_casing=False)
   layer_indexes = fe_extractor.parse_layers(layers,
                                             bert_config.num_hidden_layers)
-  tokenizer = tokenization.FullTokenizer(vocab_file=vocab_file,
-                                         do_lower_case=do_lower_case)
-  if len(tokenizer.vocab) > bert_config.vocab_size:
-    # Ids beyond the embedding table would fail deep inside TensorFlow (or
-    # read zeros on accelerators): this vocabulary is not the model's.
-    raise InputError(
-        "--vocab_file=%s has %d tokens but --bert_config_file=%s has "
-        "vocab_size=%d: the vocabulary does not belong to this model"
-        % (vocab_file, len(tokenizer.vocab), bert_config_file,
-           bert_config.vocab_size))
-  for token in ("[CLS]", "[SEP]"):
-    if token not in tokenizer.vocab:
-      raise InputError("--vocab_file=%s: has no %s token" % (vocab_file,
-                                                             token))
   examples = fe_examples.read_examples(input_file)
   features = fe_examples.convert_examples_to_features(
       examples, max_seq_length, tokenizer)

@@ -49,13 +49,10 @@ def define_flags(flag_values=flags.FLAGS):
                        "Train until this global step.", **fv)
   flags.DEFINE_integer("num_warmup_steps", 10000,
                        "Steps of linear learning-rate warmup.", **fv)
-  flags.DEFINE_integer("save_checkpoints_steps", 1000,
-                       "Save a checkpoint every this many steps.", **fv)
-  flags.DEFINE_integer("iterations_per_loop", 1000,
-                       "Training steps per compiled loop call.", **fv)
   flags.DEFINE_integer("max_eval_steps", 100,
                        "Number of evaluation batches.", **fv)
-  # The TPU flags and the runner's new flags (--strategy, --precision, ...).
+  # --save_checkpoints_steps, --iterations_per_loop, the TPU flags and the
+  # runner's new flags (--strategy, --precision, ...).
   runner.define_flags(flag_values)
   # Pretraining options beyond the original.
   flags.DEFINE_bool(

@@ -22,8 +22,6 @@ from bert_tf2.runner import strategy as strategy_lib
 
 
 def _define(kind, name, default, help_text, flag_values, **kwargs):
-  if name in flag_values:  # The script defined it already: keep that one.
-    return
   if kind == "enum":
     flags.DEFINE_enum(name, default, kwargs.pop("enum_values"), help_text,
                       flag_values=flag_values, **kwargs)
@@ -34,7 +32,7 @@ def _define(kind, name, default, help_text, flag_values, **kwargs):
 
 
 def define_flags(flag_values=flags.FLAGS):
-  """Defines the runner flags (those not defined yet) on `flag_values`."""
+  """Defines the runner flags on `flag_values` (each script calls it once)."""
   d = lambda *a, **k: _define(*a, flag_values=flag_values, **k)  # pylint: disable=unnecessary-lambda-assignment
   d("bool", "use_tpu", False, "Whether to use TPU or GPU/CPU.")
   d("string", "tpu_name", None,
@@ -48,9 +46,9 @@ def define_flags(flag_values=flags.FLAGS):
   d("integer", "num_tpu_cores", 8,
     "Only used if `use_tpu` is True. Total number of TPU cores to use.")
   d("integer", "iterations_per_loop", 1000,
-    "How many steps to run inside one tf.function call.")
+    "How many training steps to run inside one tf.function call.")
   d("integer", "save_checkpoints_steps", 1000,
-    "How often to save the model checkpoint.")
+    "How often (in global steps) to save the model checkpoint.")
   d("enum", "strategy", None,
     "Distribution when not --use_tpu: default (one device), one_device, "
     "mirrored (all local GPUs), multi_worker (TF_CONFIG). Unset: mirrored "

@@ -19,75 +19,13 @@ raw strings or ids), --long_text=sliding_window, and the runner's flags
 from absl import flags
 
 from bert_tf2.common import cli
-from bert_tf2 import runner
 import tokenization  # pylint: disable=unused-import  (--preserve_unused_tokens)
+from bert_tf2.classifier import flags as classifier_flags
 from bert_tf2.classifier import pipeline
 
 FLAGS = flags.FLAGS
 
-# The original's flags, names and defaults.
-flags.DEFINE_string("data_dir", None, "The input data dir. Should contain "
-                    "the .tsv files (or other data files) for the task.")
-flags.DEFINE_string("bert_config_file", None, "The config json file of the "
-                    "pre-trained BERT model (its architecture).")
-flags.DEFINE_string("task_name", None, "The name of the task to train.")
-flags.DEFINE_string("vocab_file", None, "The vocabulary file that the BERT "
-                    "model was trained on.")
-flags.DEFINE_string("output_dir", None, "The output directory where the "
-                    "model checkpoints will be written.")
-flags.DEFINE_string("init_checkpoint", None, "Initial checkpoint (usually "
-                    "from a pre-trained BERT model).")
-flags.DEFINE_bool("do_lower_case", True, "Lower-case the input: True for "
-                  "uncased models, False for cased ones.")
-flags.DEFINE_integer("max_seq_length", 128, "Maximum total input length in "
-                     "word pieces; longer inputs are truncated, shorter "
-                     "ones padded.")
-flags.DEFINE_bool("do_train", False, "Whether to run training.")
-flags.DEFINE_bool("do_eval", False, "Whether to run eval on the dev set.")
-flags.DEFINE_bool("do_predict", False, "Whether to run the model in "
-                  "inference mode on the test set.")
-flags.DEFINE_integer("train_batch_size", 32, "Total batch size for training.")
-flags.DEFINE_integer("eval_batch_size", 8, "Total batch size for eval.")
-flags.DEFINE_integer("predict_batch_size", 8, "Total batch size for predict.")
-flags.DEFINE_float("learning_rate", 5e-5, "The initial learning rate for "
-                   "Adam.")
-flags.DEFINE_float("num_train_epochs", 3.0, "Total number of training "
-                   "epochs to perform.")
-flags.DEFINE_float("warmup_proportion", 0.1, "Proportion of training with "
-                   "linear learning rate warmup, e.g. 0.1 = 10%.")
-flags.DEFINE_integer("save_checkpoints_steps", 1000, "How often to save the "
-                     "model checkpoint.")
-flags.DEFINE_integer("iterations_per_loop", 1000, "How many steps to make in "
-                     "each estimator call.")
-runner.define_flags()  # --use_tpu, --tpu_name, ... and the runner's new ones.
-
-# Beyond the original.
-flags.DEFINE_string("export_dir", None, "If set, write a SavedModel here "
-                    "with signatures 'serving_default' (raw strings text_a, "
-                    "text_b; tokenizer in the graph) and 'serving_ids'.")
-flags.DEFINE_enum("long_text", "truncate", ["truncate", "sliding_window"],
-                  "Inputs over max_seq_length: keep the first word pieces "
-                  "(the original) or average logits over sliding windows.")
-flags.DEFINE_integer("doc_stride", 64, "With --long_text=sliding_window: "
-                     "word pieces between the starts of two windows.")
-# The generic tsv/csv tasks (--task_name=tsv|csv).
-flags.DEFINE_string("text_a_column", "1", "tsv/csv: column of the text "
-                    "(0-based index, or name from the header line).")
-flags.DEFINE_string("text_b_column", None, "tsv/csv: column of the second "
-                    "text of a pair task (index or name); unset: single.")
-flags.DEFINE_string("label_column", "0", "tsv/csv: column of the label.")
-flags.DEFINE_string("label_list", None, "tsv/csv: comma-separated labels in "
-                    "output order; default: sorted labels of the train file.")
-flags.DEFINE_bool("has_header", True, "tsv/csv: the first line of each file "
-                  "is a header (skipped; gives column names).")
-flags.DEFINE_string("delimiter", None, "tsv/csv: field delimiter (default "
-                    "tab for tsv, comma for csv; 'tab'/'comma' accepted).")
-flags.DEFINE_string("quotechar", None, "tsv/csv: quote character (default "
-                    "none for tsv, '\"' for csv).")
-flags.DEFINE_string("train_file", None, "tsv/csv: training file name in "
-                    "--data_dir (default train.tsv / train.csv).")
-flags.DEFINE_string("dev_file", None, "tsv/csv: dev file (dev.tsv/.csv).")
-flags.DEFINE_string("test_file", None, "tsv/csv: test file (test.tsv/.csv).")
+classifier_flags.define_flags()
 
 
 def main(_):

@@ -14,53 +14,13 @@ nbest_predictions.json and, with --version_2_with_negative, null_odds.json to
 from absl import flags
 
 from bert_tf2.common import cli
-from bert_tf2 import runner
+from bert_tf2.squad import flags as squad_flags
 from bert_tf2.squad import pipeline
 import tokenization  # pylint: disable=unused-import  (--preserve_unused_tokens)
 
 FLAGS = flags.FLAGS
 
-flags.DEFINE_string("bert_config_file", None,
-                    "bert_config.json of the pre-trained model.")
-flags.DEFINE_string("vocab_file", None, "vocab.txt of the pre-trained model.")
-flags.DEFINE_string("output_dir", None,
-                    "Directory for checkpoints, records and predictions.")
-flags.DEFINE_string("train_file", None,
-                    "SQuAD JSON to train on, e.g. train-v1.1.json.")
-flags.DEFINE_string("predict_file", None,
-                    "SQuAD JSON to predict, e.g. dev-v1.1.json.")
-flags.DEFINE_string("init_checkpoint", None,
-                    "Checkpoint to start from (usually pre-trained BERT).")
-flags.DEFINE_bool("do_lower_case", True,
-                  "Lower-case the input (True for uncased models).")
-flags.DEFINE_integer("max_seq_length", 384,
-                     "Sequence length after WordPiece tokenization.")
-flags.DEFINE_integer("doc_stride", 128,
-                     "Stride between the windows of a long context.")
-flags.DEFINE_integer("max_query_length", 64,
-                     "Questions are cut to this many tokens.")
-flags.DEFINE_bool("do_train", False, "Train on --train_file.")
-flags.DEFINE_bool("do_predict", False, "Predict --predict_file.")
-flags.DEFINE_integer("train_batch_size", 32, "Global training batch size.")
-flags.DEFINE_integer("predict_batch_size", 8, "Global prediction batch size.")
-flags.DEFINE_float("learning_rate", 5e-5, "Peak learning rate of Adam.")
-flags.DEFINE_float("num_train_epochs", 3.0, "Training epochs.")
-flags.DEFINE_float("warmup_proportion", 0.1,
-                   "Fraction of the steps with linear learning-rate warmup.")
-flags.DEFINE_integer("n_best_size", 20,
-                     "Candidates per question in nbest_predictions.json.")
-flags.DEFINE_integer("max_answer_length", 30,
-                     "Longest answer, in tokens.")
-flags.DEFINE_bool("verbose_logging", False,
-                  "Log every answer-alignment warning of post-processing.")
-flags.DEFINE_bool("version_2_with_negative", False,
-                  "SQuAD 2.0: some questions have no answer.")
-flags.DEFINE_float("null_score_diff_threshold", 0.0,
-                   "Predict no answer when null score - best non-null score "
-                   "exceeds this.")
-# use_tpu, tpu_name, tpu_zone, gcp_project, master, num_tpu_cores,
-# save_checkpoints_steps, iterations_per_loop and the runner's new flags.
-runner.define_flags()
+squad_flags.define_flags()
 
 
 def main(_):

@@ -14,7 +14,7 @@ import tensorflow as tf
 
 from bert_tf2.common import InputError
 from bert_tf2.common.cli import require_file
-import modeling
+from bert_tf2.common import setup_checks
 import optimization
 from bert_tf2 import runner
 from bert_tf2.runner.checkpoints import refuse_other_model
@@ -23,7 +23,6 @@ from bert_tf2.squad import features as squad_features
 from bert_tf2.squad import postprocess
 from bert_tf2.squad import records
 from bert_tf2.squad import task as squad_task
-import tokenization
 
 # The original shuffles the training examples with this seed.
 TRAIN_SHUFFLE_SEED = 12345
@@ -49,14 +48,9 @@ def validate(o):
     if not o.predict_file:
       raise InputError("--do_predict needs --predict_file")
     require_file("predict_file", o.predict_file)
-  require_file("bert_config_file", o.bert_config_file)
-  require_file("vocab_file", o.vocab_file)
-  tokenization.validate_case_matches_checkpoint(o.do_lower_case,
-                                                o.init_checkpoint)
-  if o.init_checkpoint:
-    modeling.resolve_checkpoint(o.init_checkpoint)
-  bert_config = modeling.BertConfig.from_json_file(o.bert_config_file)
-  modeling.check_sequence_length(bert_config, o.max_seq_length)
+  bert_config, tokenizer = setup_checks.load_config_and_tokenizer(
+      o.bert_config_file, o.vocab_file, do_lower_case=o.do_lower_case,
+      init_checkpoint=o.init_checkpoint, max_seq_length=o.max_seq_length)
   if o.max_seq_length <= o.max_query_length + 3:
     raise InputError(
         "--max_seq_length=%d must be greater than --max_query_length=%d + 3"
@@ -65,17 +59,6 @@ def validate(o):
                "max_answer_length", "train_batch_size", "predict_batch_size"):
     if getattr(o, flag) < 1:
       raise InputError("--%s=%d: must be >= 1" % (flag, getattr(o, flag)))
-  tokenizer = tokenization.FullTokenizer(vocab_file=o.vocab_file,
-                                         do_lower_case=o.do_lower_case)
-  if len(tokenizer.vocab) > bert_config.vocab_size:
-    raise InputError(
-        "--vocab_file=%s has %d tokens but --bert_config_file=%s has "
-        "vocab_size=%d" % (o.vocab_file, len(tokenizer.vocab),
-                           o.bert_config_file, bert_config.vocab_size))
-  for token in ("[CLS]", "[SEP]"):
-    if token not in tokenizer.vocab:
-      raise InputError("--vocab_file=%s: has no %s token" % (o.vocab_file,
-                                                             token))
   return bert_config, tokenizer
 
 
