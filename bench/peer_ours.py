@@ -65,6 +65,15 @@ def settings(args):
   return d
 
 
+def _set_fused_qkv(model, fused):
+  """Sets fused_qkv on every attention layer of a task's model."""
+  from bert_tf2.common import tf_internals  # pylint: disable=g-import-not-at-top
+  from modeling import attention  # pylint: disable=g-import-not-at-top
+  for layer in tf_internals.flatten_layers(model):
+    if isinstance(layer, attention.SelfAttention):
+      layer.fused_qkv = bool(fused)
+
+
 def _features(batch, mode):
   keys = {"train": ("input_ids", "input_mask", "segment_ids",
                     "masked_lm_positions", "masked_lm_ids",
@@ -82,10 +91,8 @@ def build(args, opts):
   os.environ.setdefault("KERAS_BACKEND", "tensorflow")
   import tensorflow as tf  # pylint: disable=g-import-not-at-top
   import modeling  # pylint: disable=g-import-not-at-top
-  from modeling import attention  # pylint: disable=g-import-not-at-top
   from bert_tf2.runner import precision  # pylint: disable=g-import-not-at-top
 
-  attention.FUSED_QKV_DEFAULT = opts["fused_qkv"]
   cfg = modeling.BertConfig.from_dict(shapes.config_dict(args.config))
   batch = shapes.make_batch(shapes.SHAPES[args.config], args.batch_size,
                             args.seq_length, args.num_masked)
@@ -93,7 +100,7 @@ def build(args, opts):
 
   if args.mode == "infer":
     with precision.policy_scope(args.precision):
-      model = modeling.BertModel(cfg)
+      model = modeling.BertModel(cfg, fused_qkv=opts["fused_qkv"])
 
     def forward(f):
       out = model({"input_ids": f["input_ids"], "input_mask": f["input_mask"],
@@ -120,6 +127,7 @@ def build(args, opts):
   strategy = tf.distribute.get_strategy()
   with precision.policy_scope(args.precision):
     model = task.build_model()
+    _set_fused_qkv(model, opts["fused_qkv"])
     task.compute_loss(model, {k: tf.constant(v) for k, v in features.items()},
                       training=False)
   optimizer = optimization.create_optimizer(lr, 10000, 100)

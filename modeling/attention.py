@@ -18,13 +18,6 @@ from modeling import dropout_layer as dropout_lib
 from modeling import layers
 from modeling import ops
 
-# When True, the query/key/value kernels (kept as separate variables under
-# their original names) are concatenated at call time into one [H, 3H]
-# matmul. Mathematically identical; which is faster depends on the hardware
-# (bench/ measures it). BertModel(fused_qkv=...) overrides per model.
-FUSED_QKV_DEFAULT = False
-
-
 class SelfAttention(keras.layers.Layer, layers.OriginalNamed):
   """Self-attention over a [batch, seq, hidden] tensor.
 
@@ -37,7 +30,7 @@ class SelfAttention(keras.layers.Layer, layers.OriginalNamed):
 
   def __init__(self, hidden_size, num_attention_heads,
                attention_probs_dropout_prob=0.0, initializer_range=0.02,
-               fused_qkv=None, **kwargs):
+               fused_qkv=False, **kwargs):
     super().__init__(**kwargs)
     if hidden_size % num_attention_heads:
       raise ValueError("hidden_size (%d) is not a multiple of "
@@ -48,7 +41,11 @@ class SelfAttention(keras.layers.Layer, layers.OriginalNamed):
     self.size_per_head = hidden_size // num_attention_heads
     self.attention_probs_dropout_prob = attention_probs_dropout_prob
     self.initializer_range = initializer_range
-    self.fused_qkv = FUSED_QKV_DEFAULT if fused_qkv is None else fused_qkv
+    # True: the query/key/value kernels (kept as separate variables under
+    # their original names) are concatenated at call time into one [H, 3H]
+    # matmul. Mathematically identical; which is faster depends on the
+    # hardware (bench/ measures it).
+    self.fused_qkv = bool(fused_qkv)
     def dense(name):
       return layers.Dense(hidden_size, input_width=hidden_size,
                           initializer_range=initializer_range, name=name)

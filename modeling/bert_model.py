@@ -41,7 +41,7 @@ class BertModel(keras.Model, layers.OriginalNamed):
 
   def __init__(self, config, is_training=None, input_ids=None,
                input_mask=None, token_type_ids=None,
-               use_one_hot_embeddings=False, scope=None, fused_qkv=None,
+               use_one_hot_embeddings=False, scope=None, fused_qkv=False,
                **kwargs):
     """Builds the model (all variables are created here).
 
@@ -58,8 +58,8 @@ class BertModel(keras.Model, layers.OriginalNamed):
       use_one_hot_embeddings: look up word embeddings with a one-hot matmul
         (as the original does on TPU) instead of a gather.
       scope: name prefix of the variables in checkpoints (default "bert").
-      fused_qkv: compute query/key/value with one matmul (see
-        `modeling.attention.FUSED_QKV_DEFAULT`).
+      fused_qkv: compute query/key/value with one matmul (same result;
+        faster on some hardware, see bench/).
       **kwargs: keras.Model arguments (name, dtype, ...).
     """
     kwargs.setdefault("name", "bert")

@@ -141,10 +141,11 @@ def resolve_checkpoint(path, flag="init_checkpoint"):
       `.index` file for the prefix.
 
   Example:
-    >>> resolve_checkpoint("/no/such/bert_model.ckpt.index")
-    Traceback (most recent call last):
-    ...
-    ...InputError: --init_checkpoint=/no/such/...: no checkpoint there (...)
+    >>> try:
+    ...   resolve_checkpoint("/no/x.ckpt.index")
+    ... except InputError as e:
+    ...   print(e)
+    --init_checkpoint=/no/x.ckpt.index: no checkpoint there (/no/x.ckpt.index not found)
   """
   if not path:
     raise InputError("--%s is required" % flag)

@@ -75,10 +75,11 @@ def check_vocab_size(config, vocab_size, flag="vocab_file", vocab_file=None,
 
   Example:
     >>> import modeling
-    >>> check_vocab_size(modeling.BertConfig(vocab_size=10), 11)
-    Traceback (most recent call last):
-    ...
-    bert_tf2.common.errors.InputError: --vocab_file has 11 entries but bert_config.json has vocab_size=10: the vocabulary does not belong to this model
+    >>> try:
+    ...   check_vocab_size(modeling.BertConfig(vocab_size=10), 11)
+    ... except InputError as e:
+    ...   print(e)
+    --vocab_file has 11 entries but bert_config.json has vocab_size=10: the vocabulary does not belong to this model
   """
   if vocab_size <= config.vocab_size:
     return

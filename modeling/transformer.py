@@ -34,7 +34,7 @@ class TransformerLayer(keras.layers.Layer, layers.OriginalNamed):
   def __init__(self, hidden_size, num_attention_heads, intermediate_size,
                hidden_act="gelu", hidden_dropout_prob=0.0,
                attention_probs_dropout_prob=0.0, initializer_range=0.02,
-               fused_qkv=None, **kwargs):
+               fused_qkv=False, **kwargs):
     super().__init__(**kwargs)
     self._args = dict(
         hidden_size=hidden_size, num_attention_heads=num_attention_heads,

@@ -143,8 +143,8 @@ class BertOptimizer(tf_internals.PreAggregatedGradients,
     """`grads` clipped to global norm `clip_norm` (as given if None).
 
     Example:
-      >>> import numpy as np
-      >>> opt = AdamWeightDecay(1e-3, clip_norm=1.0)
+      >>> import numpy as np, optimization
+      >>> opt = optimization.AdamWeightDecay(1e-3, clip_norm=1.0)
       >>> g = [tf.constant([3.0, 4.0]), None]
       >>> [x if x is None else x.numpy().tolist()
       ...  for x in opt.clip_gradients(g)]

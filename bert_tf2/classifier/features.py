@@ -17,7 +17,7 @@ Example:
   ...   def tokenize(self, text): return text.split()
   ...   def convert_tokens_to_ids(self, tokens):
   ...     return [self.vocab[t] for t in tokens]
-  >>> from classifier.processors import InputExample
+  >>> from bert_tf2.classifier.processors import InputExample
   >>> f = convert_single_example(0, InputExample("x", "a a", "b", "1"),
   ...                            ["0", "1"], 7, Tok())
   >>> f.input_ids, f.segment_ids, f.label_id

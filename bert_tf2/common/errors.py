@@ -12,5 +12,5 @@ class InputError(ValueError):
     >>> raise InputError("--vocab_file=vocab.txt: file not found")
     Traceback (most recent call last):
     ...
-    common.errors.InputError: --vocab_file=vocab.txt: file not found
+    bert_tf2.common.errors.InputError: --vocab_file=vocab.txt: file not found
   """

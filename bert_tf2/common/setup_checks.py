@@ -6,10 +6,11 @@ reported as one `error: ...` line naming the flag, before anything is
 written or computed.
 
 Example:
-  >>> load_config_and_tokenizer("/no/bert_config.json", "/no/vocab.txt")
-  Traceback (most recent call last):
-  ...
-  bert_tf2.common.errors.InputError: --bert_config_file=/no/bert_config.json: file not found
+  >>> try:
+  ...   load_config_and_tokenizer("/no/bert_config.json", "/no/vocab.txt")
+  ... except InputError as e:
+  ...   print(e)
+  --bert_config_file=/no/bert_config.json: file not found
 """
 
 from absl import logging

@@ -31,7 +31,7 @@ from absl import logging
 from bert_tf2.pretraining_data import documents as documents_lib
 from bert_tf2.pretraining_data import instances as instances_lib
 from bert_tf2.pretraining_data import options as options_lib
-from bert_tf2.pretraining_data import pipeline
+from bert_tf2.pretraining_data import stages
 from bert_tf2.pretraining_data import writer as writer_lib
 
 
@@ -93,9 +93,9 @@ def create_training_instances(input_files, tokenizer, max_seq_length,
                           getattr(tokenizer, "vocab_file", "?"))
   stats = documents_lib.CorpusStats()
   all_documents = documents_lib.read_documents(
-      input_files, pipeline.make_tokenize_ids(tokenizer), stats)
+      input_files, stages.make_tokenize_ids(tokenizer), stats)
   rng.shuffle(all_documents)
-  inst_options = pipeline.make_instance_options(tokenizer, options)
+  inst_options = stages.make_instance_options(tokenizer, options)
   inv_vocab = tokenizer.inv_vocab
   result = [_to_training_instance(instance, inv_vocab) for instance in
             instances_lib.iter_document_instances(
@@ -122,7 +122,7 @@ def write_instance_to_example_files(instances, tokenizer, max_seq_length,
       writer.write(record)
       if len(records) < 20:
         records.append(record)
-  pipeline.log_example_records(records, tokenizer, 20)
+  stages.log_example_records(records, tokenizer, 20)
   logging.info("Wrote %d total instances", len(instances))
   return len(instances)
 

@@ -28,7 +28,7 @@ from absl import logging
 
 from bert_tf2.common import InputError
 from bert_tf2.pretraining_data import documents as documents_lib
-from bert_tf2.pretraining_data import pipeline
+from bert_tf2.pretraining_data import stages
 from bert_tf2.pretraining_data import writer as writer_lib
 
 _WORKER = {}
@@ -68,7 +68,7 @@ def shard_rng(random_seed, shard_index):
 def _init_worker(tokenizer, options):
   _WORKER["tokenizer"] = tokenizer
   _WORKER["options"] = options
-  _WORKER["tokenize_ids"] = pipeline.make_tokenize_ids(tokenizer)
+  _WORKER["tokenize_ids"] = stages.make_tokenize_ids(tokenizer)
 
 
 def process_shard(shard_index, document_lines):
@@ -95,7 +95,7 @@ def process_shard(shard_index, document_lines):
     return [], stats.to_dict()
   rng = shard_rng(options.random_seed, shard_index)
   rng.shuffle(docs)
-  records = pipeline.create_records(docs, tokenizer, options, rng, stats)
+  records = stages.create_records(docs, tokenizer, options, rng, stats)
   return records, stats.to_dict()
 
 
@@ -118,7 +118,7 @@ def run_sharded(input_files, output_files, tokenizer, options):
       options.shard_documents)
   logged = []
   max_pending = 2 * options.num_workers
-  progress = pipeline.Progress(0, options.progress_seconds)
+  progress = stages.Progress(0, options.progress_seconds)
   pool = concurrent.futures.ProcessPoolExecutor(
       max_workers=options.num_workers, mp_context=_context(),
       initializer=_init_worker, initargs=(tokenizer, options))
@@ -153,8 +153,8 @@ def run_sharded(input_files, output_files, tokenizer, options):
     raise
   pool.shutdown(wait=True)
   progress.update(stats.documents, stats.instances, force=True)
-  pipeline.log_example_records(logged, tokenizer, options.log_examples)
+  stages.log_example_records(logged, tokenizer, options.log_examples)
   logging.info("Wrote %d total instances (%d shards, %d workers)",
                stats.instances, num_shards, options.num_workers)
-  pipeline.log_summary(stats, time.time() - start)
+  stages.log_summary(stats, time.time() - start)
   return stats
