@@ -48,6 +48,36 @@ def standardize_inputs(inputs, input_mask=None, token_type_ids=None):
           tf.convert_to_tensor(token_type_ids))
 
 
+def encoder_inputs(features):
+  """The BertModel inputs among a task's features, under BertModel's names.
+
+  Task models (classifier, SQuAD, pretraining) all read their features
+  through this: the original scripts call the token types "segment_ids";
+  other keys (labels, positions, ...) are left out.
+
+  Args:
+    features: dict with int [batch_size, seq_length] "input_ids" and
+      optional "input_mask" and "segment_ids" (or "token_type_ids").
+
+  Returns:
+    dict with "input_ids" and those of "input_mask", "token_type_ids"
+    present.
+
+  Example:
+    >>> sorted(encoder_inputs({"input_ids": 1, "segment_ids": 2,
+    ...                        "label_ids": 3}).items())
+    [('input_ids', 1), ('token_type_ids', 2)]
+  """
+  inputs = {"input_ids": features["input_ids"]}
+  if "input_mask" in features:
+    inputs["input_mask"] = features["input_mask"]
+  for name in ("token_type_ids", "segment_ids"):
+    if name in features:
+      inputs["token_type_ids"] = features[name]
+      break
+  return inputs
+
+
 def check_sequence_length(config, seq_length, flag="max_seq_length"):
   """Raises InputError if `seq_length` exceeds config.max_position_embeddings.
 

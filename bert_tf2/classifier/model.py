@@ -20,6 +20,7 @@ Example:
 import keras
 
 import modeling
+from modeling import inputs as model_inputs
 
 
 class BertClassifier(keras.Model):
@@ -48,9 +49,7 @@ class BertClassifier(keras.Model):
         "input_mask" and "segment_ids" (other keys are ignored).
       training: apply dropout.
     """
-    outputs = self.bert({"input_ids": features["input_ids"],
-                         "input_mask": features["input_mask"],
-                         "token_type_ids": features["segment_ids"]},
+    outputs = self.bert(model_inputs.encoder_inputs(features),
                         training=training)
     return self.classifier(outputs["pooled_output"], training=training)
 

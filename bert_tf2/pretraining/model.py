@@ -24,6 +24,7 @@ Example:
 import keras
 
 import modeling
+from modeling import inputs as model_inputs
 
 
 class PretrainingModel(keras.Model):
@@ -58,9 +59,7 @@ class PretrainingModel(keras.Model):
       [batch_size, 2] (unless use_nsp=False), "sequence_output" and
       "pooled_output".
     """
-    out = self.bert({"input_ids": features["input_ids"],
-                     "input_mask": features["input_mask"],
-                     "token_type_ids": features["segment_ids"]},
+    out = self.bert(model_inputs.encoder_inputs(features),
                     training=training)
     result = {
         "masked_lm_logits": self.masked_lm(

@@ -17,6 +17,7 @@ Example:
 import keras
 
 import modeling
+from modeling import inputs as model_inputs
 
 
 class SquadModel(keras.Model):
@@ -49,14 +50,8 @@ class SquadModel(keras.Model):
     Returns:
       (start_logits, end_logits): float32 Tensors [batch_size, seq_length].
     """
-    inputs = {"input_ids": features["input_ids"]}
-    if "input_mask" in features:
-      inputs["input_mask"] = features["input_mask"]
-    if "segment_ids" in features:
-      inputs["token_type_ids"] = features["segment_ids"]
-    elif "token_type_ids" in features:
-      inputs["token_type_ids"] = features["token_type_ids"]
-    outputs = self.bert(inputs, training=training)
+    outputs = self.bert(model_inputs.encoder_inputs(features),
+                        training=training)
     return self.span_head(outputs["sequence_output"])
 
   def get_config(self):
