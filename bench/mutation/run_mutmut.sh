@@ -62,7 +62,7 @@ for t in $TESTS; do [ -f "$DIR/$t" ] && EXISTING="$EXISTING $t"; done
   echo "    no:randomly"
   echo "    -x"
   echo "process_isolation = forkserver"
-  echo "timeout_multiplier = 3.0"
+  echo "timeout_multiplier = 10.0"
 } > "$DIR/setup.cfg"
 cd "$DIR"
 export TF_CPP_MIN_LOG_LEVEL=2 CUDA_VISIBLE_DEVICES=""
