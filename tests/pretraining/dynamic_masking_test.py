@@ -137,3 +137,20 @@ def test_random_replacements_are_uniform_over_the_whole_vocabulary():
   assert abs(others.sum() / total - 0.1 * (vocab - 2) / vocab) < 0.006
   _, p_value = stats.chisquare(others)
   assert p_value > 1e-4, (p_value, counts.tolist())
+
+
+def test_rows_without_candidates_get_no_predictions():
+  """[CLS] [SEP] alone (or padding) has nothing to mask, whatever the other
+  rows of the batch have."""
+  ids = np.array([[1, 2, 0, 0, 0, 0], [1, 9, 8, 7, 6, 2]], np.int32)
+  mask = (ids > 0).astype(np.int32)
+  batch = {"input_ids": tf.constant(ids), "input_mask": tf.constant(mask),
+           "masked_lm_positions": tf.zeros([2, 3], tf.int32),
+           "masked_lm_ids": tf.zeros([2, 3], tf.int32),
+           "masked_lm_weights": tf.zeros([2, 3], tf.float32)}
+  masker = dynamic_masking.DynamicMasker(10, 3, masked_lm_prob=0.5, cls_id=1,
+                                         sep_id=2, mask_id=3)
+  out = masker(batch, tf.constant(0, tf.int64))
+  np.testing.assert_array_equal(out["masked_lm_weights"].numpy(),
+                                [[0, 0, 0], [1, 1, 1]])
+  np.testing.assert_array_equal(out["input_ids"].numpy()[0], ids[0])
