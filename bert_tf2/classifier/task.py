@@ -34,8 +34,10 @@ class PearsonCorrelation(keras.metrics.Metric):
 
   def __init__(self, name="pearson", **kwargs):
     super().__init__(name=name, **kwargs)
+    # float64 sums: sum(x^2) - sum(x)^2 / n cancels badly in float32 when
+    # the predictions' spread is small next to their mean.
     self._sums = self.add_variable(shape=(6,), initializer="zeros",
-                                   name="sums")
+                                   dtype="float64", name="sums")
 
   def update_state(self, y_true, y_pred, sample_weight=None):
     x = tf.cast(tf.reshape(y_pred, [-1]), tf.float64)

@@ -7,11 +7,12 @@ equals a normalized gold answer; F1 is the token-overlap F1 of the normalized
 texts. Each question takes its maximum over the gold answers; totals are
 averages x 100.
 
-SQuAD 2.0 differences: gold answers that normalize to "" are dropped and an
-unanswerable question has the single gold answer ""; F1 of an empty token list
-is 1 if both sides are empty, else 0; with a na_prob file, a prediction whose
-no-answer probability exceeds `na_prob_thresh` counts as "" and the best
-threshold for exact match and F1 is searched.
+SQuAD 2.0 differences: gold answers that normalize to "" are dropped and a
+question left without gold answers has the single gold answer "" (it still
+counts as answerable, HasAns, when its answers list was not empty); F1 of an
+empty token list is 1 if both sides are empty, else 0; with a na_prob file,
+a prediction whose no-answer probability exceeds `na_prob_thresh` counts as
+"" and the best threshold for exact match and F1 is searched.
 
 Example:
   >>> exact_match_score("The Eiffel Tower!", "eiffel tower")
@@ -114,9 +115,11 @@ def evaluate_v1(dataset, predictions):
 def _v2_raw_scores(dataset, predictions):
   exact, f1, has_ans = {}, {}, {}
   for qas_id, qa in _questions(dataset):
-    golds = [a["text"] for a in qa.get("answers", [])
-             if normalize_answer(a["text"])]
-    has_ans[qas_id] = bool(golds)
+    answers = qa.get("answers", [])
+    # As the official script: answered iff the answers list is non-empty,
+    # even when every answer normalizes to "" (it then scores against "").
+    has_ans[qas_id] = bool(answers)
+    golds = [a["text"] for a in answers if normalize_answer(a["text"])]
     if not golds:
       golds = [""]
     if qas_id not in predictions:
@@ -183,7 +186,11 @@ def evaluate_v2(dataset, predictions, na_probs=None, na_prob_thresh=1.0):
   if na_probs is None:
     na_probs = {q: 0.0 for q, _ in _questions(dataset)}
   exact_raw, f1_raw, has_ans = _v2_raw_scores(dataset, predictions)
-  na_probs = {q: na_probs.get(q, 0.0) for q in has_ans}
+  # The file's order breaks ties in the best-threshold walk (as the
+  # official script's stable sort); questions it lacks score 0.
+  na_probs = dict(na_probs)
+  for q in has_ans:
+    na_probs.setdefault(q, 0.0)
   exact = _apply_na_thresh(exact_raw, na_probs, has_ans, na_prob_thresh)
   f1 = _apply_na_thresh(f1_raw, na_probs, has_ans, na_prob_thresh)
   all_qids = list(has_ans)

@@ -47,7 +47,7 @@ def _files(task):
   return ["train.tsv", "dev.tsv", "test.tsv"]
 
 
-@settings(max_examples=120, deadline=2000,
+@settings(max_examples=120, deadline=None,
           suppress_health_check=[HealthCheck.too_slow])
 @given(task=st.sampled_from(TASKS), data=CONTENTS)
 def test_random_files_give_examples_or_input_error(task, data):

@@ -4,6 +4,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 
 import numpy as np
 import pytest
@@ -239,10 +240,17 @@ def test_kill_9_mid_write_never_leaves_a_fake_complete_checkpoint(tmp_path):
         [sys.executable, "-c", _WRITER, directory, stage], cwd=REPO_ROOT,
         env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
   for stage, (directory, proc) in procs.items():
-    line = ""
-    while "FAULT_POINT" not in line:
-      line = proc.stderr.readline()
-      assert line or proc.poll() is None, "writer ended before " + stage
+    # A writer that hangs before its fault point is killed: readline then
+    # sees the end of the pipe and the test fails instead of hanging.
+    watchdog = threading.Timer(240, proc.kill)
+    watchdog.start()
+    try:
+      line = ""
+      while "FAULT_POINT" not in line:
+        line = proc.stderr.readline()
+        assert line or proc.poll() is None, "writer ended before " + stage
+    finally:
+      watchdog.cancel()
     proc.send_signal(signal.SIGKILL)
     proc.wait(timeout=60)
     assert proc.returncode == -signal.SIGKILL

@@ -97,3 +97,60 @@ def test_pipeline_with_dynamic_masking_yields_fresh_masks_each_epoch(
   np.testing.assert_array_equal(first["input_mask"], second["input_mask"])
   assert (first["masked_lm_positions"].numpy() !=
           second["masked_lm_positions"].numpy()).any()
+
+
+def test_random_replacements_are_uniform_over_the_whole_vocabulary():
+  """The 10% random branch draws ids from [0, vocab_size), as the original's
+  rng.randint(0, len(vocab_words) - 1) (both ends inclusive)."""
+  from scipy import stats  # pylint: disable=g-import-not-at-top
+  vocab, rows, token, cls_id, sep_id, mask_id = 40, 2000, 7, 1, 2, 3
+  ids = np.full([rows, SEQ], token, np.int32)
+  ids[:, 0], ids[:, -1] = cls_id, sep_id
+  batch = {"input_ids": tf.constant(ids),
+           "input_mask": tf.ones([rows, SEQ], tf.int32),
+           "masked_lm_positions": tf.zeros([rows, PRED], tf.int32),
+           "masked_lm_ids": tf.zeros([rows, PRED], tf.int32),
+           "masked_lm_weights": tf.zeros([rows, PRED], tf.float32)}
+  masker = dynamic_masking.DynamicMasker(vocab, PRED, cls_id=cls_id,
+                                         sep_id=sep_id, mask_id=mask_id,
+                                         seed=11)
+  replaced = []
+  for batch_index in range(3):
+    out = masker(batch, tf.constant(batch_index, tf.int64))
+    weights = out["masked_lm_weights"].numpy() > 0
+    positions = out["masked_lm_positions"].numpy()
+    new_ids = np.take_along_axis(out["input_ids"].numpy(), positions, 1)
+    assert (out["masked_lm_ids"].numpy()[weights] == token).all()
+    replaced.append(new_ids[weights])
+  replaced = np.concatenate(replaced)
+  counts = np.bincount(replaced, minlength=vocab)
+  assert len(counts) == vocab
+  total = len(replaced)  # 3 batches x 2000 rows x round(32 * 0.15) = 5
+  assert total == 3 * rows * 5
+  # [MASK] 80% (+ random draws of [MASK]), kept 10% (+ draws of the token).
+  assert abs(counts[mask_id] / total - (0.8 + 0.1 / vocab)) < 0.01
+  assert abs(counts[token] / total - (0.1 + 0.1 / vocab)) < 0.01
+  # Every other id, including 0 and vocab_size - 1, equally often: 10% of
+  # the predictions / vocab_size each (~75 here).
+  others = np.delete(counts, [mask_id, token])
+  assert others.min() > 0, np.flatnonzero(counts == 0)
+  assert abs(others.sum() / total - 0.1 * (vocab - 2) / vocab) < 0.006
+  _, p_value = stats.chisquare(others)
+  assert p_value > 1e-4, (p_value, counts.tolist())
+
+
+def test_rows_without_candidates_get_no_predictions():
+  """[CLS] [SEP] alone (or padding) has nothing to mask, whatever the other
+  rows of the batch have."""
+  ids = np.array([[1, 2, 0, 0, 0, 0], [1, 9, 8, 7, 6, 2]], np.int32)
+  mask = (ids > 0).astype(np.int32)
+  batch = {"input_ids": tf.constant(ids), "input_mask": tf.constant(mask),
+           "masked_lm_positions": tf.zeros([2, 3], tf.int32),
+           "masked_lm_ids": tf.zeros([2, 3], tf.int32),
+           "masked_lm_weights": tf.zeros([2, 3], tf.float32)}
+  masker = dynamic_masking.DynamicMasker(10, 3, masked_lm_prob=0.5, cls_id=1,
+                                         sep_id=2, mask_id=3)
+  out = masker(batch, tf.constant(0, tf.int64))
+  np.testing.assert_array_equal(out["masked_lm_weights"].numpy(),
+                                [[0, 0, 0], [1, 1, 1]])
+  np.testing.assert_array_equal(out["input_ids"].numpy()[0], ids[0])

@@ -2,7 +2,8 @@
 
 Random bytes as vocab.txt and random JSON as bert_config.json must either
 load or raise a clear `InputError` naming the file, never another exception
-and never hang (hypothesis' deadline turns a hang into a failure). The
+and never hang (pytest-timeout, pytest.ini, turns a hang into a failure; no
+per-example deadline: timings flake on a loaded machine). The
 tokenizer, TSV processors and create_pretraining_data are fuzzed in their
 own areas (see docs/reliability.md).
 """
@@ -32,20 +33,23 @@ _VOCAB_BYTES = st.one_of(
         lambda ls: "\n".join(ls).encode("utf-8", "surrogatepass")))
 
 
-def _write(data, name):
-  directory = tempfile.mkdtemp()
+def _write(directory, data, name):
   path = os.path.join(directory, name)
   with open(path, "wb") as f:
     f.write(data)
   return path
 
 
-@settings(max_examples=150, deadline=2000)
+@settings(max_examples=150, deadline=None)
 @given(data=_VOCAB_BYTES, text=st.text(max_size=60), lower=st.booleans())
 @example(data=b"\x00", text="0", lower=False)  # No [UNK]: documented error.
 @example(data=b"[UNK]\n\xff\n", text="x", lower=True)
 def test_random_vocab_loads_or_is_a_clear_error(data, text, lower):
-  path = _write(data, "vocab.txt")
+  with tempfile.TemporaryDirectory() as directory:
+    _check_vocab(_write(directory, data, "vocab.txt"), data, text, lower)
+
+
+def _check_vocab(path, data, text, lower):
   try:
     tokenizer = tokenization.FullTokenizer(path, do_lower_case=lower)
   except InputError as e:
@@ -80,12 +84,16 @@ _CONFIG_BYTES = st.one_of(
 )
 
 
-@settings(max_examples=200, deadline=2000)
+@settings(max_examples=200, deadline=None)
 @given(data=_CONFIG_BYTES)
 @example(data=b"\x80")  # Not UTF-8: was a UnicodeDecodeError traceback.
 @example(data=b'{"vocab_size": "12", "hidden_size": 1e400}')
 def test_random_config_loads_or_is_a_clear_error(data):
-  path = _write(data, "bert_config.json")
+  with tempfile.TemporaryDirectory() as directory:
+    _check_config(_write(directory, data, "bert_config.json"))
+
+
+def _check_config(path):
   try:
     config = modeling.BertConfig.from_json_file(path)
   except InputError as e:

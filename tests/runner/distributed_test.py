@@ -10,6 +10,7 @@ import os
 import signal
 import socket
 import subprocess
+import threading
 
 import numpy as np
 import pytest
@@ -121,10 +122,21 @@ def test_two_workers_preempted_then_restarted_equal_one_device(single,
       "slow_ms": 40, "iterations_per_loop": STEPS,
       "save_checkpoints_steps": 1000})
   lines = []
-  for line in procs[1].stderr:
-    lines.append(line)
-    if "SLOW_BATCH 10\n" in line:
-      break
+  # Workers that hang before batch 10 are killed (the pipe then ends), so
+  # the test fails instead of waiting forever.
+  watchdogs = [threading.Timer(240, p.kill) for p in procs]
+  for watchdog in watchdogs:
+    watchdog.start()
+  try:
+    for line in procs[1].stderr:
+      lines.append(line)
+      if "SLOW_BATCH 10\n" in line:
+        break
+  finally:
+    for watchdog in watchdogs:
+      watchdog.cancel()
+  assert lines and "SLOW_BATCH 10\n" in lines[-1], (
+      "worker 1 never reached batch 10:\n" + "".join(lines[-20:]))
   procs[1].send_signal(signal.SIGTERM)
   codes, errors = _finish(procs)
   assert codes == [143, 143], "".join(lines[-20:]) + errors[0][-3000:]

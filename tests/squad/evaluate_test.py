@@ -56,9 +56,10 @@ def test_v2_no_answer_handling_and_thresholds():
   ])
   preds = {"a": "Paris", "b": "", "c": "", "d": "sky"}
   result = ev.evaluate_v2(data, preds)
-  # c's only gold answer normalizes to "": it counts as no-answer.
+  # c's only gold answer normalizes to "": "" matches it, but c still counts
+  # as answerable (its answers list is not empty), as the official script.
   assert result["total"] == 4
-  assert result["HasAns_total"] == 2 and result["NoAns_total"] == 2
+  assert result["HasAns_total"] == 3 and result["NoAns_total"] == 1
   assert result["exact"] == pytest.approx(75.0)
   assert result["f1"] == pytest.approx(100 * (1 + 1 + 1 + 2 / 3) / 4)
   assert result["NoAns_exact"] == 100.0
@@ -67,9 +68,10 @@ def test_v2_no_answer_handling_and_thresholds():
   result = ev.evaluate_v2(data, preds, na, na_prob_thresh=1.0)
   assert result["exact"] == pytest.approx(75.0)
   assert result["f1"] == pytest.approx(75.0)
-  # Best thresholds: answering a (0.1) helps EM; answering d (2.0) helps F1.
+  # Best thresholds: answering a (0.1) and c (0.8) helps EM; answering d
+  # (2.0) helps F1.
   assert result["best_exact"] == pytest.approx(75.0)
-  assert result["best_exact_thresh"] == pytest.approx(0.1)
+  assert result["best_exact_thresh"] == pytest.approx(0.8)
   assert result["best_f1"] == pytest.approx(100 * (3 + 2 / 3) / 4)
   assert result["best_f1_thresh"] == pytest.approx(2.0)
 

@@ -2,7 +2,8 @@
 
 Also the tokenizer part of issue 9: random bytes and random Unicode never
 crash (other than the documented ValueError for non-string input) and never
-hang (hypothesis' per-example deadline guards against runaway inputs).
+hang (pytest-timeout in pytest.ini turns a hang into a failure; there is no
+per-example deadline, which flakes on a loaded 2-core machine).
 """
 
 import string
@@ -42,7 +43,7 @@ def _pair(lower, preserve):
   return _TOKENIZERS[key]
 
 
-@settings(max_examples=300, deadline=2000)
+@settings(max_examples=300, deadline=None)
 @given(text=_TEXT, lower=st.booleans(), preserve=st.booleans())
 def test_fast_path_equals_reference(text, lower, preserve):
   fast, reference = _pair(lower, preserve)
@@ -54,7 +55,7 @@ def test_fast_path_equals_reference(text, lower, preserve):
       reference.tokenize(text.encode("utf-8", "surrogatepass")))
 
 
-@settings(max_examples=300, deadline=2000)
+@settings(max_examples=300, deadline=None)
 @given(data=st.binary(max_size=200), lower=st.booleans())
 def test_random_bytes_never_crash(data, lower):
   fast, reference = _pair(lower, False)
@@ -63,7 +64,7 @@ def test_random_bytes_never_crash(data, lower):
   assert all(t in fast.vocab for t in tokens)
 
 
-@settings(max_examples=100, deadline=2000)
+@settings(max_examples=100, deadline=None)
 @given(words=st.lists(st.text(alphabet=u"abc\u00e9#", min_size=1,
                               max_size=250), max_size=5))
 def test_long_words_and_unk_rule(words):
