@@ -16,7 +16,7 @@ ORIGINAL_SCRIPTS = ["create_pretraining_data", "extract_features",
 # Every script, original or ours, as a console command bert-<name>.
 SCRIPTS = ORIGINAL_SCRIPTS + [
     "analyze_position_embeddings", "convert_hf_checkpoint", "create_vocab",
-    "evaluate_squad", "quickstart", "visualize_attention"]
+    "evaluate_squad", "quickstart", "run_ner", "visualize_attention"]
 
 ANALYSIS = ["matplotlib>=3.7", "scikit-learn>=1.3"]
 setup(
