@@ -75,7 +75,13 @@ flags.DEFINE_string("text_a_column", "1", "tsv/csv: column of the text "
                     "(0-based index, or name from the header line).")
 flags.DEFINE_string("text_b_column", None, "tsv/csv: column of the second "
                     "text of a pair task (index or name); unset: single.")
-flags.DEFINE_string("label_column", "0", "tsv/csv: column of the label.")
+flags.DEFINE_string("label_column", "0", "tsv/csv: column of the label; "
+                    "several comma-separated 0/1 columns (indexes or names) "
+                    "make a multi-label task.")
+flags.DEFINE_string("multi_label_delimiter", None, "tsv/csv: the label "
+                    "field holds several labels separated by this string "
+                    "(multi-label: sigmoid outputs, per-label and micro/"
+                    "macro F1).")
 flags.DEFINE_string("label_list", None, "tsv/csv: comma-separated labels in "
                     "output order; default: sorted labels of the train file.")
 flags.DEFINE_bool("has_header", True, "tsv/csv: the first line of each file "
