@@ -5,7 +5,7 @@
 # fine-tuning from each and from random initialisation.
 #   bash bench/ner_peoples_daily.sh [OUT_DIR] [STEP]   (STEP: all, data, crf,
 #   pretrain_chars, pretrain_wwm, ner_random, ner_chars, ner_wwm)
-# Each step prints its wall time ("<step> wall N s") into OUT_DIR/logs/.
+# Each step appends its wall and CPU seconds to OUT_DIR/logs/times.txt.
 set -euo pipefail
 D=${1:-output/pd}
 STEP=${2:-all}
@@ -17,9 +17,11 @@ NER_EPOCHS=${NER_EPOCHS:-0.5}
 
 timed() {  # timed NAME command...: runs it, logs to $D/logs/NAME.log
   local name=$1; shift
-  local start=$(date +%s)
-  "$@" > "$D/logs/$name.log" 2>&1
-  echo "$name wall $(( $(date +%s) - start )) s" | tee -a "$D/logs/times.txt"
+  /usr/bin/time -o "$D/logs/$name.time" -f "%e %U %S" \
+    "$@" > "$D/logs/$name.log" 2>&1
+  read -r wall user sys < "$D/logs/$name.time"
+  echo "$name wall $wall s, cpu (user+sys) $(echo "$user + $sys" | bc) s" \
+    | tee -a "$D/logs/times.txt"
 }
 
 data() {

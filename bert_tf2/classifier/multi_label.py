@@ -90,9 +90,15 @@ class MultiLabelProcessor(GenericProcessor):
     a = self._resolve(self.text_a_column, header, path, "text_a_column")
     b = (self._resolve(self.text_b_column, header, path, "text_b_column")
          if self.text_b_column is not None else None)
-    label_indexes = self._label_indexes(header, path)
-    self._column_names = [header[i] if header else "label_%d" % i
-                          for i in label_indexes]
+    try:
+      label_indexes = self._label_indexes(header, path)
+    except InputError:
+      if set_type != "test":
+        raise
+      label_indexes = None  # An unlabelled test file with a header.
+    if label_indexes is not None:
+      self._column_names = [header[i] if header else "label_%d" % i
+                            for i in label_indexes]
     known = set(self.get_labels()) if check_labels else None
     examples = []
     for i, row in enumerate(rows):
@@ -100,8 +106,8 @@ class MultiLabelProcessor(GenericProcessor):
       if not text_a.strip():
         raise InputError("%s: text_a (column %d) is empty" % (row.where(), a))
       text_b = row.get(b, "text_b") if b is not None else None
-      unlabelled = set_type == "test" and len(row.fields) <= max(
-          label_indexes)
+      unlabelled = label_indexes is None or (
+          set_type == "test" and len(row.fields) <= max(label_indexes))
       labels = () if unlabelled else self._labels(row, label_indexes)
       if known is not None:
         unknown = [x for x in labels if x not in known]
