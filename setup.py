@@ -44,6 +44,10 @@ setup(
     ],
     extras_require={
         "analysis": ANALYSIS,
+        # Chinese whole-word masking with --word_boundaries=jieba.
+        "chinese": ["jieba>=0.42"],
+        # The CRF baseline of docs/ner.md (bert_tf2/ner/crf_baseline.py).
+        "crf": ["sklearn-crfsuite>=0.5"],
         "test": [
             "pytest>=8",
             "pytest-xdist>=3.5",

@@ -14,6 +14,7 @@ export PYTHONPATH=${PYTHONPATH:-$PWD}
 mkdir -p "$D/logs"
 PRETRAIN_STEPS=${PRETRAIN_STEPS:-500}
 NER_EPOCHS=${NER_EPOCHS:-0.5}
+TAG=${TAG:-}  # suffix of run directories and logs, e.g. TAG=_2k
 
 timed() {  # timed NAME command...: runs it, logs to $D/logs/NAME.log
   local name=$1; shift
@@ -46,8 +47,9 @@ JSON
 }
 
 pretrain() {  # pretrain chars|wwm
-  timed pretrain_$1 $PY run_pretraining.py --input_file="$D/$1.tfrecord" \
-    --output_dir="$D/pretrain_$1" --do_train=true \
+  timed pretrain_$1$TAG $PY run_pretraining.py \
+    --input_file="$D/$1.tfrecord" --output_dir="$D/pretrain_$1$TAG" \
+    --do_train=true \
     --bert_config_file="$D/bert_config.json" --train_batch_size=64 \
     --max_seq_length=64 --max_predictions_per_seq=10 \
     --num_train_steps=$PRETRAIN_STEPS --num_warmup_steps=50 \
@@ -58,11 +60,11 @@ pretrain() {  # pretrain chars|wwm
 ner() {  # ner random|chars|wwm
   local init=""
   if [ "$1" != random ]; then
-    init="--init_checkpoint=$D/pretrain_$1"
+    init="--init_checkpoint=$D/pretrain_$1$TAG"
   fi
-  timed ner_$1 $PY run_ner.py --data_dir="$D" --vocab_file="$D/vocab.txt" \
+  timed ner_$1$TAG $PY run_ner.py --data_dir="$D" --vocab_file="$D/vocab.txt" \
     --bert_config_file="$D/bert_config.json" $init \
-    --output_dir="$D/ner_$1" --do_train=true --do_eval=true \
+    --output_dir="$D/ner_$1$TAG" --do_train=true --do_eval=true \
     --do_predict=true --max_seq_length=64 --doc_stride=48 \
     --train_batch_size=32 --eval_batch_size=64 --predict_batch_size=64 \
     --learning_rate=5e-4 --num_train_epochs=$NER_EPOCHS \
@@ -81,9 +83,8 @@ case $STEP in
   all) data; timed crf $PY -m bert_tf2.ner.crf_baseline --data_dir="$D" \
          --output_dir="$D/crf"
        pretrain chars; pretrain wwm; ner random; ner chars; ner wwm
-       grep -h "f1 = " "$D"/ner_*/test_results.txt | head -0
        for r in random chars wwm; do
-         echo "$r $(grep '^test_f1' "$D/ner_$r/test_results.txt")"
+         echo "$r $(grep '^test_f1' "$D/ner_$r$TAG/test_results.txt")"
        done ;;
   *) echo "unknown step $STEP" >&2; exit 1 ;;
 esac
