@@ -22,7 +22,7 @@ Example:
   >>> m = multi_label_metrics(np.array([[1, 0], [1, 1]]),
   ...                         np.array([[.9, .8], [.2, .7]]), ["a", "b"])
   >>> m["eval_a_recall"], m["eval_b_precision"], m["eval_micro_f1"]
-  (0.5, 0.5, 0.5)
+  (0.5, 0.5, 0.6666666666666666)
 """
 
 import os
