@@ -16,7 +16,7 @@ ORIGINAL_SCRIPTS = ["create_pretraining_data", "extract_features",
 # Every script, original or ours, as a console command bert-<name>.
 SCRIPTS = ORIGINAL_SCRIPTS + [
     "analyze_position_embeddings", "convert_hf_checkpoint", "create_vocab",
-    "evaluate_squad", "quickstart", "visualize_attention"]
+    "evaluate_squad", "quickstart", "run_ner", "visualize_attention"]
 
 ANALYSIS = ["matplotlib>=3.7", "scikit-learn>=1.3"]
 setup(
@@ -44,6 +44,10 @@ setup(
     ],
     extras_require={
         "analysis": ANALYSIS,
+        # Chinese whole-word masking with --word_boundaries=jieba.
+        "chinese": ["jieba>=0.42"],
+        # The CRF baseline of docs/ner.md (bert_tf2/ner/crf_baseline.py).
+        "crf": ["sklearn-crfsuite>=0.5"],
         "test": [
             "pytest>=8",
             "pytest-xdist>=3.5",

@@ -16,75 +16,95 @@ def define_flags(flag_values=flags.FLAGS):
   """Defines every run_classifier.py flag on `flag_values`."""
   fv = {"flag_values": flag_values}
   # The original's flags, names and defaults.
-  flags.DEFINE_string("data_dir", None, "The input data dir. Should contain "
-                      "the .tsv files (or other data files) for the task.",
-                      **fv)
-  flags.DEFINE_string("bert_config_file", None, "The config json file of the "
-                      "pre-trained BERT model (its architecture).", **fv)
+  flags.DEFINE_string(
+      "data_dir", None, "The input data dir. Should contain "
+      "the .tsv files (or other data files) for the task.", **fv)
+  flags.DEFINE_string(
+      "bert_config_file", None, "The config json file of the "
+      "pre-trained BERT model (its architecture).", **fv)
   flags.DEFINE_string("task_name", None, "The name of the task to train.", **fv)
-  flags.DEFINE_string("vocab_file", None, "The vocabulary file that the BERT "
-                      "model was trained on.", **fv)
-  flags.DEFINE_string("output_dir", None, "The output directory where the "
-                      "model checkpoints will be written.", **fv)
-  flags.DEFINE_string("init_checkpoint", None, "Initial checkpoint (usually "
-                      "from a pre-trained BERT model).", **fv)
-  flags.DEFINE_bool("do_lower_case", True, "Lower-case the input: True for "
-                    "uncased models, False for cased ones.", **fv)
-  flags.DEFINE_integer("max_seq_length", 128, "Maximum total input length in "
-                       "word pieces; longer inputs are truncated, shorter "
-                       "ones padded.", **fv)
+  flags.DEFINE_string(
+      "vocab_file", None, "The vocabulary file that the BERT "
+      "model was trained on.", **fv)
+  flags.DEFINE_string(
+      "output_dir", None, "The output directory where the "
+      "model checkpoints will be written.", **fv)
+  flags.DEFINE_string(
+      "init_checkpoint", None, "Initial checkpoint (usually "
+      "from a pre-trained BERT model).", **fv)
+  flags.DEFINE_bool(
+      "do_lower_case", True, "Lower-case the input: True for "
+      "uncased models, False for cased ones.", **fv)
+  flags.DEFINE_integer(
+      "max_seq_length", 128, "Maximum total input length in "
+      "word pieces; longer inputs are truncated, shorter "
+      "ones padded.", **fv)
   flags.DEFINE_bool("do_train", False, "Whether to run training.", **fv)
   flags.DEFINE_bool("do_eval", False, "Whether to run eval on the dev set.",
-  **fv)
-  flags.DEFINE_bool("do_predict", False, "Whether to run the model in "
-                    "inference mode on the test set.", **fv)
+                    **fv)
+  flags.DEFINE_bool(
+      "do_predict", False, "Whether to run the model in "
+      "inference mode on the test set.", **fv)
   flags.DEFINE_integer("train_batch_size", 32, "Total batch size for training.",
-  **fv)
+                       **fv)
   flags.DEFINE_integer("eval_batch_size", 8, "Total batch size for eval.", **fv)
   flags.DEFINE_integer("predict_batch_size", 8, "Total batch size for predict.",
-  **fv)
+                       **fv)
   flags.DEFINE_float("learning_rate", 5e-5, "The initial learning rate for "
                      "Adam.", **fv)
   flags.DEFINE_float("num_train_epochs", 3.0, "Total number of training "
                      "epochs to perform.", **fv)
-  flags.DEFINE_float("warmup_proportion", 0.1, "Proportion of training with "
-                     "linear learning rate warmup, e.g. 0.1 = 10%.", **fv)
+  flags.DEFINE_float(
+      "warmup_proportion", 0.1, "Proportion of training with "
+      "linear learning rate warmup, e.g. 0.1 = 10%.", **fv)
   # --save_checkpoints_steps, --iterations_per_loop, the TPU flags and the
   # runner's new ones.
   runner.define_flags(flag_values)
 
   # Beyond the original.
-  flags.DEFINE_string("export_dir", None, "If set, write a SavedModel here "
-                      "with signatures 'serving_default' (raw strings text_a, "
-                      "text_b; tokenizer in the graph) and 'serving_ids'.",
-                      **fv)
-  flags.DEFINE_enum("long_text", "truncate", ["truncate", "sliding_window"],
-                    "Inputs over max_seq_length: keep the first word pieces "
-                    "(the original) or average logits over sliding windows.",
-                    **fv)
-  flags.DEFINE_integer("doc_stride", 64, "With --long_text=sliding_window: "
-                       "word pieces between the starts of two windows.", **fv)
+  flags.DEFINE_string(
+      "export_dir", None, "If set, write a SavedModel here "
+      "with signatures 'serving_default' (raw strings text_a, "
+      "text_b; tokenizer in the graph) and 'serving_ids'.", **fv)
+  flags.DEFINE_enum(
+      "long_text", "truncate", ["truncate", "sliding_window"],
+      "Inputs over max_seq_length: keep the first word pieces "
+      "(the original) or average logits over sliding windows.", **fv)
+  flags.DEFINE_integer(
+      "doc_stride", 64, "With --long_text=sliding_window: "
+      "word pieces between the starts of two windows.", **fv)
   # The generic tsv/csv tasks (--task_name=tsv|csv).
-  flags.DEFINE_string("text_a_column", "1", "tsv/csv: column of the text "
-                      "(0-based index, or name from the header line).", **fv)
-  flags.DEFINE_string("text_b_column", None, "tsv/csv: column of the second "
-                      "text of a pair task (index or name); unset: single.",
-                      **fv)
-  flags.DEFINE_string("label_column", "0", "tsv/csv: column of the label.",
-  **fv)
-  flags.DEFINE_string("label_list", None, "tsv/csv: comma-separated labels in "
-                      "output order; default: sorted labels of the train file.",
-                      **fv)
-  flags.DEFINE_bool("has_header", True, "tsv/csv: the first line of each file "
-                    "is a header (skipped; gives column names).", **fv)
-  flags.DEFINE_string("delimiter", None, "tsv/csv: field delimiter (default "
-                      "tab for tsv, comma for csv; 'tab'/'comma' accepted).",
-                      **fv)
-  flags.DEFINE_string("quotechar", None, "tsv/csv: quote character (default "
-                      "none for tsv, '\"' for csv).", **fv)
-  flags.DEFINE_string("train_file", None, "tsv/csv: training file name in "
-                      "--data_dir (default train.tsv / train.csv).", **fv)
+  flags.DEFINE_string(
+      "text_a_column", "1", "tsv/csv: column of the text "
+      "(0-based index, or name from the header line).", **fv)
+  flags.DEFINE_string(
+      "text_b_column", None, "tsv/csv: column of the second "
+      "text of a pair task (index or name); unset: single.", **fv)
+  flags.DEFINE_string(
+      "label_column", "0", "tsv/csv: column of the label; "
+      "several comma-separated 0/1 columns (indexes or "
+      "names) make a multi-label task.", **fv)
+  flags.DEFINE_string(
+      "multi_label_delimiter", None, "tsv/csv: the label "
+      "field holds several labels separated by this string "
+      "(multi-label: sigmoid outputs, per-label and micro/"
+      "macro F1).", **fv)
+  flags.DEFINE_string(
+      "label_list", None, "tsv/csv: comma-separated labels in "
+      "output order; default: sorted labels of the train file.", **fv)
+  flags.DEFINE_bool(
+      "has_header", True, "tsv/csv: the first line of each file "
+      "is a header (skipped; gives column names).", **fv)
+  flags.DEFINE_string(
+      "delimiter", None, "tsv/csv: field delimiter (default "
+      "tab for tsv, comma for csv; 'tab'/'comma' accepted).", **fv)
+  flags.DEFINE_string(
+      "quotechar", None, "tsv/csv: quote character (default "
+      "none for tsv, '\"' for csv).", **fv)
+  flags.DEFINE_string(
+      "train_file", None, "tsv/csv: training file name in "
+      "--data_dir (default train.tsv / train.csv).", **fv)
   flags.DEFINE_string("dev_file", None, "tsv/csv: dev file (dev.tsv/.csv).",
-  **fv)
+                      **fv)
   flags.DEFINE_string("test_file", None, "tsv/csv: test file (test.tsv/.csv).",
-  **fv)
+                      **fv)

@@ -19,6 +19,7 @@ import optimization
 from bert_tf2 import runner
 from bert_tf2.classifier import features as features_lib
 from bert_tf2.classifier import long_text
+from bert_tf2.classifier import multi_label
 from bert_tf2.classifier import registry
 from bert_tf2.classifier.features import PaddingInputExample
 from bert_tf2.classifier.options import generic_options
@@ -106,10 +107,34 @@ def write_test_results(path, rows):
       f.write("\t".join(str(x) for x in row) + "\n")
 
 
+def _run_multi_label(o, bert_config, tokenizer):
+  """--label_column=a,b,c or --multi_label_delimiter: see multi_label.py."""
+  config = runner.run_config_from_flags(
+      o, runner.strategy_from_FLAGS(o),
+      log_step_count_steps=min(100, o.iterations_per_loop))
+
+  def make_estimator(task, num_train_steps):
+    refuse_other_model(o.output_dir, task)
+    warmup = int((num_train_steps or 0) * o.warmup_proportion)
+    return runner.Estimator(
+        task, config, optimizer_fn=lambda: optimization.create_optimizer(
+            o.learning_rate, num_train_steps or 1, warmup,
+            use_tpu=o.use_tpu, optimizer=getattr(o, "optimizer", "adamw")),
+        init_checkpoint=o.init_checkpoint,
+        train_batch_size=o.train_batch_size,
+        eval_batch_size=o.eval_batch_size,
+        predict_batch_size=o.predict_batch_size)
+  multi_label.run(o, bert_config, tokenizer, generic_options(o),
+                  make_estimator, runner.write_eval_results,
+                  write_test_results)
+
+
 def run(o):
   """Runs training / eval / predict / export as the flags in `o` say."""
   bert_config, tokenizer = validate(o)
   tf.io.gfile.makedirs(o.output_dir)
+  if multi_label.is_multi_label(o):
+    return _run_multi_label(o, bert_config, tokenizer)
   processor = registry.get_processor(o.task_name, o.data_dir,
                                      generic_options(o))
   label_list = processor.get_labels()

@@ -34,7 +34,7 @@ class InstanceOptions(object):
 
   def __init__(self, max_seq_length, short_seq_prob, masked_lm_prob,
                max_predictions_per_seq, cls_id, sep_id, masking_vocab,
-               do_whole_word_mask=False):
+               do_whole_word_mask=False, word_level=False):
     self.max_seq_length = max_seq_length
     self.short_seq_prob = short_seq_prob
     self.masked_lm_prob = masked_lm_prob
@@ -43,6 +43,7 @@ class InstanceOptions(object):
     self.sep_id = sep_id
     self.masking_vocab = masking_vocab
     self.do_whole_word_mask = do_whole_word_mask
+    self.word_level = word_level  # --word_boundaries: marks in the ids.
 
 
 def truncate_seq_pair(tokens_a, tokens_b, max_num_tokens, rng):
@@ -150,7 +151,7 @@ def _make_instance(tokens_a, tokens_b, is_random_next, options, rng):
   output, positions, labels = masking.create_masked_lm_predictions(
       ids, len(tokens_a), options.masked_lm_prob,
       options.max_predictions_per_seq, options.masking_vocab, rng,
-      options.do_whole_word_mask)
+      options.do_whole_word_mask, word_level=options.word_level)
   return Instance(output, len(tokens_a), positions, labels, is_random_next)
 
 

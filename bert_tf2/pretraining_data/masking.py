@@ -14,6 +14,14 @@ piece joins the candidate group of the token before it (across the middle
 count past `num_to_predict` is skipped, and the 80/10/10 draws are made per
 token of a chosen group.
 
+With word-level masking (`--word_boundaries`, Chinese whole words), ids may
+carry word_boundaries.CONTINUATION: such a token, or a "##" piece, joins the
+group of the token just before it (never across [SEP]); groups are shuffled
+and skipped as above, but the 80/10/10 decision is drawn once per word, so
+all characters of a word are masked, kept or replaced together (each
+replaced character draws its own random token). Output ids and labels have
+the mark removed.
+
 Example:
   >>> import random
   >>> ids = [101, 7, 8, 102, 9, 102]
@@ -23,6 +31,8 @@ Example:
   >>> len(pos), [ids[p] for p in pos] == labels, pos == sorted(pos)
   (2, True, True)
 """
+
+from bert_tf2.pretraining_data import word_boundaries
 
 
 class MaskingVocab(object):
@@ -65,7 +75,7 @@ def _candidate_positions(len_a, num_tokens):
 
 def create_masked_lm_predictions(ids, len_a, masked_lm_prob,
                                  max_predictions_per_seq, vocab, rng,
-                                 do_whole_word_mask=False):
+                                 do_whole_word_mask=False, word_level=False):
   """Chooses and applies the masked-LM predictions for one instance.
 
   Args:
@@ -76,6 +86,8 @@ def create_masked_lm_predictions(ids, len_a, masked_lm_prob,
     vocab: MaskingVocab.
     rng: random.Random, advanced exactly as the original advances it.
     do_whole_word_mask: bool.
+    word_level: bool, word groups from continuation marks, one 80/10/10
+      draw per word (see the module docstring); implies whole words.
 
   Returns:
     (output_ids, masked_lm_positions, masked_lm_label_ids): the masked copy
@@ -92,6 +104,8 @@ def create_masked_lm_predictions(ids, len_a, masked_lm_prob,
   mask_id = vocab.mask_id
   positions = []
 
+  if word_level:
+    return _mask_words(ids, len_a, num_to_predict, vocab, rng)
   if not do_whole_word_mask:
     cands = _candidate_positions(len_a, num_tokens)
     rng.shuffle(cands)
@@ -134,3 +148,34 @@ def _word_groups(ids, len_a, subword_ids):
     else:
       groups.append([index])
   return groups
+
+
+def _mask_words(ids, len_a, num_to_predict, vocab, rng):
+  """Word-level masking: one 80/10/10 draw per word group."""
+  continuation = word_boundaries.CONTINUATION
+  clean = [i & (continuation - 1) for i in ids]
+  groups = []
+  for index in _candidate_positions(len_a, len(ids)):
+    joins = ids[index] >= continuation or clean[index] in vocab.subword_ids
+    if joins and groups and groups[-1][-1] == index - 1:
+      groups[-1].append(index)
+    else:
+      groups.append([index])
+  rng.shuffle(groups)
+  output = list(clean)
+  positions = []
+  vocab_ids = vocab.vocab_ids
+  for group in groups:
+    if len(positions) >= num_to_predict:
+      break
+    if len(positions) + len(group) > num_to_predict:
+      continue
+    if rng.random() < 0.8:
+      for index in group:
+        output[index] = vocab.mask_id
+    elif rng.random() >= 0.5:
+      for index in group:
+        output[index] = vocab_ids[rng.randint(0, len(vocab_ids) - 1)]
+    positions.extend(group)
+  positions.sort()
+  return output, positions, [clean[p] for p in positions]

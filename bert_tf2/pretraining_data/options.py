@@ -32,7 +32,8 @@ class DataOptions(object):
                max_seq_length=128, max_predictions_per_seq=20,
                random_seed=12345, dupe_factor=10, masked_lm_prob=0.15,
                short_seq_prob=0.1, num_workers=1, shard_documents=1000,
-               log_examples=20, progress_seconds=30.0):
+               log_examples=20, progress_seconds=30.0,
+               word_boundaries="none", segmented_file=None):
     self.do_lower_case = do_lower_case
     self.do_whole_word_mask = do_whole_word_mask
     self.max_seq_length = max_seq_length
@@ -45,6 +46,8 @@ class DataOptions(object):
     self.shard_documents = shard_documents
     self.log_examples = log_examples
     self.progress_seconds = progress_seconds
+    self.word_boundaries = word_boundaries or "none"
+    self.segmented_file = segmented_file
 
   def validate(self):
     """Raises InputError for a flag value that cannot work."""
@@ -71,6 +74,14 @@ class DataOptions(object):
       raise InputError("--shard_documents=%d: must be at least 2 (random "
                        "next sentences come from other documents of the "
                        "shard)" % self.shard_documents)
+    if self.word_boundaries not in ("none", "spaces", "jieba"):
+      raise InputError("--word_boundaries=%s: expected none, spaces or jieba"
+                       % self.word_boundaries)
+    if self.word_boundaries != "none" and self.num_workers > 1:
+      raise InputError("--word_boundaries=%s: needs --num_workers=1"
+                       % self.word_boundaries)
+    if self.segmented_file and self.word_boundaries != "spaces":
+      raise InputError("--segmented_file needs --word_boundaries=spaces")
     return self
 
 

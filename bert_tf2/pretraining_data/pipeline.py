@@ -60,8 +60,17 @@ def run(input_files, output_files, tokenizer, options):
 
   stats = documents_lib.CorpusStats()
   start = time.time()
-  all_documents = documents_lib.read_documents(
-      input_files, stages.make_tokenize_ids(tokenizer), stats)
+  tokenize_ids = stages.make_tokenize_ids(tokenizer)
+  if options.word_boundaries != "none":
+    from bert_tf2.pretraining_data import word_boundaries  # pylint: disable=g-import-not-at-top
+    segmented = None
+    if options.segmented_file:
+      segmented = documents_lib.expand_input_patterns(
+          "segmented_file", options.segmented_file)
+    tokenize_ids = word_boundaries.make_tokenize_ids(
+        tokenizer, options.word_boundaries, segmented)
+  all_documents = documents_lib.read_documents(input_files, tokenize_ids,
+                                               stats)
   if not all_documents:
     raise InputError("--input_file: no text in %s (every line is empty or "
                      "tokenizes to nothing)" % ", ".join(input_files))

@@ -45,7 +45,8 @@ def make_instance_options(tokenizer, options):
       max_predictions_per_seq=options.max_predictions_per_seq,
       cls_id=vocab["[CLS]"], sep_id=vocab["[SEP]"],
       masking_vocab=masking.MaskingVocab.from_vocab(vocab),
-      do_whole_word_mask=options.do_whole_word_mask)
+      do_whole_word_mask=options.do_whole_word_mask,
+      word_level=getattr(options, "word_boundaries", "none") != "none")
 
 
 def make_encoder(tokenizer, options):

@@ -59,6 +59,16 @@ flags.DEFINE_integer("num_workers", 1,
                      "order.")
 flags.DEFINE_integer("shard_documents", 1000,
                      "With --num_workers >= 2: documents per shard.")
+flags.DEFINE_enum("word_boundaries", "none", ["none", "spaces", "jieba"],
+                  "Chinese whole-word masking: none (the original), spaces "
+                  "(input words separated by spaces, or see "
+                  "--segmented_file) or jieba (segmenter, pip install "
+                  "jieba). All characters of a word are masked together, "
+                  "one 80/10/10 draw per word.")
+flags.DEFINE_string("segmented_file", None,
+                    "With --word_boundaries=spaces: file(s) line-parallel to "
+                    "--input_file holding its text with words separated by "
+                    "spaces; the raw --input_file text is tokenized.")
 
 
 def main(_):
@@ -71,7 +81,9 @@ def main(_):
       random_seed=FLAGS.random_seed, dupe_factor=FLAGS.dupe_factor,
       masked_lm_prob=FLAGS.masked_lm_prob,
       short_seq_prob=FLAGS.short_seq_prob, num_workers=FLAGS.num_workers,
-      shard_documents=FLAGS.shard_documents).validate()
+      shard_documents=FLAGS.shard_documents,
+      word_boundaries=FLAGS.word_boundaries,
+      segmented_file=FLAGS.segmented_file).validate()
   input_files = documents.expand_input_patterns("input_file",
                                                 FLAGS.input_file)
   output_files = FLAGS.output_file.split(",")

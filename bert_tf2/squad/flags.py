@@ -16,7 +16,7 @@ def define_flags(flag_values=flags.FLAGS):
   flags.DEFINE_string("bert_config_file", None,
                       "bert_config.json of the pre-trained model.", **fv)
   flags.DEFINE_string("vocab_file", None, "vocab.txt of the pre-trained model.",
-  **fv)
+                      **fv)
   flags.DEFINE_string("output_dir", None,
                       "Directory for checkpoints, records and predictions.",
                       **fv)
@@ -38,9 +38,9 @@ def define_flags(flag_values=flags.FLAGS):
   flags.DEFINE_bool("do_train", False, "Train on --train_file.", **fv)
   flags.DEFINE_bool("do_predict", False, "Predict --predict_file.", **fv)
   flags.DEFINE_integer("train_batch_size", 32, "Global training batch size.",
-  **fv)
+                       **fv)
   flags.DEFINE_integer("predict_batch_size", 8, "Global prediction batch size.",
-  **fv)
+                       **fv)
   flags.DEFINE_float("learning_rate", 5e-5, "Peak learning rate of Adam.", **fv)
   flags.DEFINE_float("num_train_epochs", 3.0, "Training epochs.", **fv)
   flags.DEFINE_float("warmup_proportion", 0.1,
@@ -49,16 +49,17 @@ def define_flags(flag_values=flags.FLAGS):
   flags.DEFINE_integer("n_best_size", 20,
                        "Candidates per question in nbest_predictions.json.",
                        **fv)
-  flags.DEFINE_integer("max_answer_length", 30,
-                       "Longest answer, in tokens.", **fv)
+  flags.DEFINE_integer("max_answer_length", 30, "Longest answer, in tokens.",
+                       **fv)
   flags.DEFINE_bool("verbose_logging", False,
                     "Log every answer-alignment warning of post-processing.",
                     **fv)
   flags.DEFINE_bool("version_2_with_negative", False,
                     "SQuAD 2.0: some questions have no answer.", **fv)
-  flags.DEFINE_float("null_score_diff_threshold", 0.0,
-                     "Predict no answer when null score - best non-null score "
-                     "exceeds this.", **fv)
+  flags.DEFINE_float(
+      "null_score_diff_threshold", 0.0,
+      "Predict no answer when null score - best non-null score "
+      "exceeds this.", **fv)
   # use_tpu, tpu_name, tpu_zone, gcp_project, master, num_tpu_cores,
   # save_checkpoints_steps, iterations_per_loop and the runner's new flags.
   runner.define_flags(flag_values)

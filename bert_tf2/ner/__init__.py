@@ -1,0 +1,9 @@
+"""Named-entity recognition with BERT (run_ner.py).
+
+reader (CoNLL files), schemes (BIO / IOB1 / BIOES tags and conlleval's
+chunks), metrics (conlleval precision/recall/F1), features (first-piece
+labelling, overlapping windows), task and model (token classifier), merge
+(windows back to words), pipeline (the script's run), export (SavedModel
+and raw text -> entity spans), peoples_daily (the Chinese corpus), and
+crf_baseline (a CRF on character features).
+"""

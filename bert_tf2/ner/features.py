@@ -1,0 +1,181 @@
+"""Sentences -> model windows with first-piece labels (the BERT paper's).
+
+Every word is split into word pieces; its tag goes on its FIRST piece and
+the other pieces get label_mask 0 (ignored by the loss and by prediction).
+A word that tokenizes to nothing (e.g. a control character) becomes [UNK]
+so that every word gets a prediction.
+
+A sentence of more than max_seq_length - 2 pieces is cut into overlapping
+windows: windows start every `doc_stride` pieces until one reaches the end.
+Each word belongs to ONE window, its "home": among the windows holding its
+first piece, the one where that piece has the most context on its shorter
+side (SQuAD's max-context rule). label_mask is 1 only on first pieces in
+their home window, so the loss sees every word once, and merging
+predictions back takes each word's tag from its home window.
+
+  input_ids   [CLS] p1 p2 ... [SEP] 0 ...
+  label_ids   tag id at each home first piece, 0 elsewhere
+  label_mask  1 at home first pieces, 0 elsewhere
+  word_index  the word's index in the sentence at home first pieces, -1
+              elsewhere (kept in Window, not in the records)
+
+Example:
+  >>> class Tok:
+  ...   vocab = {"[CLS]": 1, "[SEP]": 2, "[UNK]": 3, "a": 4, "##b": 5}
+  ...   def tokenize(self, w): return ["a", "##b"] if w == "ab" else [w]
+  ...   def convert_tokens_to_ids(self, t): return [self.vocab[x] for x in t]
+  >>> w, = sentence_windows(["ab", "a"], [1, 2], 8, 4, Tok())
+  >>> w.input_ids, w.label_ids, w.label_mask, w.word_index
+  ([1, 4, 5, 4, 2, 0, 0, 0], [0, 1, 0, 2, 0, 0, 0, 0], [0, 1, 0, 1, 0, 0, 0, 0], [-1, 0, -1, 1, -1, -1, -1, -1])
+"""
+
+import collections
+
+from bert_tf2.common import atomic_path
+
+Window = collections.namedtuple(
+    "Window", ["example_index", "input_ids", "input_mask", "segment_ids",
+               "label_ids", "label_mask", "word_index"])
+
+
+def word_pieces(words, tokenizer):
+  """Returns (pieces, first_piece_positions) of a list of words."""
+  pieces, firsts = [], []
+  for word in words:
+    sub = tokenizer.tokenize(word) or ["[UNK]"]
+    firsts.append(len(pieces))
+    pieces.extend(sub)
+  return pieces, firsts
+
+
+def window_starts(num_pieces, max_pieces, doc_stride):
+  """Start offsets of the windows covering num_pieces pieces."""
+  starts = [0]
+  while starts[-1] + max_pieces < num_pieces:
+    starts.append(starts[-1] + doc_stride)
+  return starts
+
+
+def home_windows(firsts, starts, max_pieces, num_pieces):
+  """For each first-piece position, the index of its home window."""
+  homes = []
+  for p in firsts:
+    best, best_score = None, None
+    for w, start in enumerate(starts):
+      length = min(max_pieces, num_pieces - start)
+      if not start <= p < start + length:
+        continue
+      score = min(p - start, start + length - 1 - p) + 0.01 * length
+      if best_score is None or score > best_score:
+        best, best_score = w, score
+    homes.append(best)
+  return homes
+
+
+def sentence_windows(words, label_ids, max_seq_length, doc_stride, tokenizer,
+                     example_index=0):
+  """Windows (list of Window) of one sentence.
+
+  Args:
+    words: list of str.
+    label_ids: list of int (one per word), or None (prediction: zeros).
+    max_seq_length: int, window length with [CLS] and [SEP].
+    doc_stride: int, pieces between window starts.
+    tokenizer: FullTokenizer.
+    example_index: int, stored in each Window.
+  """
+  max_pieces = max_seq_length - 2
+  pieces, firsts = word_pieces(words, tokenizer)
+  starts = window_starts(len(pieces), max_pieces, doc_stride)
+  homes = home_windows(firsts, starts, max_pieces, len(pieces))
+  ids = tokenizer.convert_tokens_to_ids(pieces)
+  cls_id, sep_id = tokenizer.convert_tokens_to_ids(["[CLS]", "[SEP]"])
+  windows = []
+  for w, start in enumerate(starts):
+    chunk = ids[start:start + max_pieces]
+    n = len(chunk) + 2
+    pad = max_seq_length - n
+    labels = [0] * max_seq_length
+    mask = [0] * max_seq_length
+    index = [-1] * max_seq_length
+    for k, (p, home) in enumerate(zip(firsts, homes)):
+      if home == w:
+        pos = p - start + 1
+        labels[pos] = label_ids[k] if label_ids is not None else 0
+        mask[pos] = 1
+        index[pos] = k
+    windows.append(Window(example_index, [cls_id] + chunk + [sep_id] +
+                          [0] * pad, [1] * n + [0] * pad,
+                          [0] * max_seq_length, labels, mask, index))
+  return windows
+
+
+def _int_feature(values):
+  import tensorflow as tf  # pylint: disable=g-import-not-at-top
+  return tf.train.Feature(int64_list=tf.train.Int64List(value=list(values)))
+
+
+def write_windows(sentences, label_list, max_seq_length, doc_stride,
+                  tokenizer, path):
+  """Writes the windows of `sentences` (reader.Sentence) to a TFRecord.
+
+  Returns the list of Window (in record order) for merging predictions.
+  Tags not in label_list (None on unlabelled lines) get label_mask 1 and
+  label 0; they are never used for training.
+  """
+  import tensorflow as tf  # pylint: disable=g-import-not-at-top
+  label_map = {t: i for i, t in enumerate(label_list)}
+  windows = []
+  with atomic_path(path) as tmp, tf.io.TFRecordWriter(tmp) as writer:
+    for i, s in enumerate(sentences):
+      ids = [label_map.get(t, 0) for t in s.tags]
+      for w in sentence_windows(s.tokens, ids, max_seq_length, doc_stride,
+                                tokenizer, example_index=i):
+        windows.append(w)
+        features = {name: _int_feature(getattr(w, name)) for name in (
+            "input_ids", "input_mask", "segment_ids", "label_ids",
+            "label_mask")}
+        features["example_index"] = _int_feature([w.example_index])
+        writer.write(tf.train.Example(features=tf.train.Features(
+            feature=features)).SerializeToString())
+  return windows
+
+
+def input_fn_builder(path, seq_length, is_training, drop_remainder,
+                     seed=None):
+  """input_fn(params) -> tf.data.Dataset of int32 feature dicts."""
+  import tensorflow as tf  # pylint: disable=g-import-not-at-top
+  spec = {name: tf.io.FixedLenFeature([seq_length], tf.int64) for name in (
+      "input_ids", "input_mask", "segment_ids", "label_ids", "label_mask")}
+  spec["example_index"] = tf.io.FixedLenFeature([], tf.int64)
+
+  def decode(record):
+    example = tf.io.parse_single_example(record, spec)
+    return {k: tf.cast(v, tf.int32) for k, v in example.items()}
+
+  def input_fn(params):
+    d = tf.data.TFRecordDataset(path)
+    if is_training:
+      d = d.repeat().shuffle(buffer_size=1000, seed=seed)
+    d = d.map(decode, num_parallel_calls=tf.data.AUTOTUNE)
+    return d.batch(params["batch_size"], drop_remainder=drop_remainder)
+  return input_fn
+
+
+def merge_predictions(windows, predicted_ids, sentence_lengths):
+  """Windows' per-position label ids -> one list of label ids per sentence.
+
+  Args:
+    windows: list of Window, in record order.
+    predicted_ids: list of int arrays [max_seq_length], aligned with windows.
+    sentence_lengths: list of int, words per sentence.
+  """
+  merged = [[None] * n for n in sentence_lengths]
+  for w, ids in zip(windows, predicted_ids, strict=True):
+    for pos, k in enumerate(w.word_index):
+      if k >= 0:
+        merged[w.example_index][k] = int(ids[pos])
+  for i, row in enumerate(merged):
+    if any(x is None for x in row):
+      raise RuntimeError("sentence %d: a word has no prediction" % i)
+  return merged

@@ -1,0 +1,79 @@
+"""NerTask: token-classification loss, metrics and predictions for the runner.
+
+Loss: softmax cross-entropy of each first word piece (label_mask 1),
+averaged over those pieces in the batch; the other pieces, [CLS], [SEP] and
+padding count for nothing. Metrics (runner's evaluate): eval_loss and the
+token accuracy of the masked pieces; entity-level F1 needs whole sentences
+and is computed by the pipeline from predictions (metrics.py).
+Predictions: {"label_predictions": int [seq], "example_index"}.
+
+Example:
+  >>> import modeling, tensorflow as tf
+  >>> cfg = modeling.BertConfig(vocab_size=30, hidden_size=8,
+  ...     num_hidden_layers=1, num_attention_heads=2, intermediate_size=16)
+  >>> task = NerTask(cfg, num_labels=3)
+  >>> model = task.build_model()
+  >>> ids = tf.ones([2, 4], tf.int32)
+  >>> f = {"input_ids": ids, "input_mask": ids, "segment_ids": 0 * ids,
+  ...      "label_ids": 0 * ids, "label_mask": ids}
+  >>> loss, outputs = task.compute_loss(model, f, training=False)
+  >>> loss.shape, outputs["logits"].shape
+  (TensorShape([]), TensorShape([2, 4, 3]))
+"""
+
+import keras
+import tensorflow as tf
+
+import modeling
+from bert_tf2.ner.model import BertTokenClassifier
+from bert_tf2.runner.task import Task
+
+
+class NerTask(Task):
+  """Per-token tagging on BERT's sequence output."""
+
+  def __init__(self, bert_config, num_labels, use_one_hot_embeddings=False):
+    self.bert_config = bert_config
+    self.num_labels = int(num_labels)
+    self.use_one_hot_embeddings = use_one_hot_embeddings
+
+  def build_model(self):
+    return BertTokenClassifier(
+        self.bert_config, self.num_labels,
+        use_one_hot_embeddings=self.use_one_hot_embeddings)
+
+  def checkpoint_variables(self, model):
+    return modeling.original_variable_names(model)
+
+  def compute_loss(self, model, features, training):
+    logits = model(features, training=training)
+    labels = tf.one_hot(features["label_ids"], self.num_labels,
+                        dtype=tf.float32)
+    per_token = -tf.reduce_sum(labels * tf.nn.log_softmax(logits), axis=-1)
+    mask = tf.cast(features["label_mask"], tf.float32)
+    loss = tf.math.divide_no_nan(tf.reduce_sum(per_token * mask),
+                                 tf.reduce_sum(mask))
+    return loss, {"logits": logits, "per_token_loss": per_token,
+                  "mask": mask}
+
+  def create_metrics(self):
+    return {"eval_loss": keras.metrics.Mean(name="eval_loss"),
+            "eval_token_accuracy": keras.metrics.Mean(
+                name="eval_token_accuracy")}
+
+  def update_metrics(self, metrics, features, outputs):
+    mask = outputs["mask"]
+    metrics["eval_loss"].update_state(outputs["per_token_loss"],
+                                      sample_weight=mask)
+    predictions = tf.argmax(outputs["logits"], axis=-1, output_type=tf.int32)
+    correct = tf.cast(tf.equal(predictions, features["label_ids"]),
+                      tf.float32)
+    metrics["eval_token_accuracy"].update_state(correct, sample_weight=mask)
+
+  def predict_outputs(self, model, features):
+    logits = model(features, training=False)
+    out = {"label_predictions": tf.argmax(logits, axis=-1,
+                                          output_type=tf.int32)}
+    if "example_index" in features:
+      out["example_index"] = features["example_index"]
+    return out

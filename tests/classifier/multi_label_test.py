@@ -1,0 +1,138 @@
+"""Multi-label classification: metrics by hand, both label layouts, and a
+tiny end-to-end run through run_classifier's pipeline."""
+
+import json
+import os
+import random
+
+import keras
+import numpy as np
+import pytest
+
+from bert_tf2.common import InputError
+from bert_tf2.classifier import multi_label
+from bert_tf2.classifier import pipeline
+
+
+def test_metrics_hand_computed():
+  labels = np.array([[1, 0, 1], [0, 1, 1], [1, 1, 0], [0, 0, 0]])
+  probs = np.array([[.9, .6, .4], [.1, .7, .8], [.2, .5, .1], [.3, .2, .6]])
+  # Predicted at 0.5: [1,1,0], [0,1,1], [0,1,0], [0,0,1].
+  m = multi_label.multi_label_metrics(labels, probs, ["a", "b", "c"])
+  # a: tp 1, fp 0, fn 1 -> P 1, R 1/2, F1 2/3.
+  assert (m["eval_a_precision"], m["eval_a_recall"]) == (1.0, 0.5)
+  assert m["eval_a_f1"] == pytest.approx(2 / 3)
+  # b: tp 2, fp 1, fn 0 -> P 2/3, R 1, F1 0.8.
+  assert m["eval_b_precision"] == pytest.approx(2 / 3)
+  assert m["eval_b_f1"] == pytest.approx(0.8)
+  # c: tp 1, fp 1, fn 1 -> P = R = F1 = 1/2.
+  assert m["eval_c_f1"] == pytest.approx(0.5)
+  # micro: tp 4, fp 2, fn 2 -> P = R = F1 = 2/3.
+  assert m["eval_micro_precision"] == pytest.approx(2 / 3)
+  assert m["eval_micro_f1"] == pytest.approx(2 / 3)
+  assert m["eval_macro_f1"] == pytest.approx((2 / 3 + 0.8 + 0.5) / 3)
+  assert m["eval_exact_match"] == pytest.approx(1 / 4)  # Only row 1.
+  assert m["eval_a_support"] == 2
+
+
+def _write(path, lines):
+  with open(path, "w") as f:
+    f.write("\n".join(lines) + "\n")
+
+
+def test_column_layout_and_delimited_layout(tmp_path):
+  d = str(tmp_path)
+  _write(os.path.join(d, "train.tsv"),
+         ["text\ttoxic\tinsult", "you fool\t1\t1", "hello\t0\t0"])
+  p = multi_label.MultiLabelProcessor(d, text_a_column="text",
+                                      label_column="toxic,insult")
+  assert p.get_labels() == ["toxic", "insult"]
+  assert [e.label for e in p.get_train_examples(d)] == [
+      ("toxic", "insult"), ()]
+  _write(os.path.join(d, "dev.tsv"),
+         ["text\ttags", "a\tsport|politics", "b\t", "c\tsport"])
+  p = multi_label.MultiLabelProcessor(
+      d, text_a_column="text", label_column="tags",
+      multi_label_delimiter="|", train_file="dev.tsv")
+  assert p.get_labels() == ["politics", "sport"]
+  assert [e.label for e in p.get_dev_examples(d)] == [
+      ("sport", "politics"), (), ("sport",)]
+
+
+def test_bad_label_values_name_file_and_line(tmp_path):
+  d = str(tmp_path)
+  _write(os.path.join(d, "train.tsv"),
+         ["text\ttoxic\tinsult", "x\t1\t0", "y\t2\t0"])
+  p = multi_label.MultiLabelProcessor(d, text_a_column="text",
+                                      label_column="toxic,insult")
+  with pytest.raises(InputError, match=r"train.tsv.*3.*toxic is '2', "
+                     r"expected 0 or 1"):
+    p.get_train_examples(d)
+  _write(os.path.join(d, "dev.tsv"), ["text\ttags", "a\tsport|chess"])
+  p = multi_label.MultiLabelProcessor(
+      d, text_a_column="text", label_column="tags",
+      multi_label_delimiter="|", label_list=["sport"])
+  with pytest.raises(InputError, match="unknown label 'chess'"):
+    p.get_dev_examples(d)
+
+
+WORDS = ["w%d" % i for i in range(30)]
+VOCAB = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "alpha",
+         "beta"] + WORDS
+
+
+def _rows(rng, n):
+  rows = []
+  for i in range(n):
+    words = rng.sample(WORDS, rng.randint(3, 6))
+    tags = []
+    if i % 2 == 0:
+      words.insert(rng.randint(0, len(words)), "alpha")
+      tags.append("A")
+    if i % 3 == 0:
+      words.insert(rng.randint(0, len(words)), "beta")
+      tags.append("B")
+    rows.append("%s\t%s" % (" ".join(words), "|".join(tags)))
+  return rows
+
+
+def test_end_to_end_eval_and_predict(tmp_path):
+  keras.utils.set_random_seed(0)
+  d = str(tmp_path / "data")
+  os.makedirs(d)
+  rng = random.Random(0)
+  _write(os.path.join(d, "train.tsv"), ["text\ttags"] + _rows(rng, 240))
+  _write(os.path.join(d, "dev.tsv"), ["text\ttags"] + _rows(rng, 36))
+  _write(os.path.join(d, "test.tsv"), ["text"] + [
+      r.split("\t")[0] for r in _rows(rng, 7)])
+  vocab = str(tmp_path / "vocab.txt")
+  _write(vocab, VOCAB)
+  config = str(tmp_path / "bert_config.json")
+  with open(config, "w") as f:
+    json.dump({"vocab_size": len(VOCAB), "hidden_size": 32,
+               "num_hidden_layers": 1, "num_attention_heads": 2,
+               "intermediate_size": 64, "hidden_dropout_prob": 0.0,
+               "attention_probs_dropout_prob": 0.0,
+               "max_position_embeddings": 16}, f)
+  out = str(tmp_path / "out")
+  o = pipeline.default_options(
+      task_name="tsv", data_dir=d, vocab_file=vocab, bert_config_file=config,
+      output_dir=out, do_train=True, do_eval=True, do_predict=True,
+      max_seq_length=12, text_a_column="text", label_column="tags",
+      train_batch_size=16, learning_rate=3e-3, num_train_epochs=4.0,
+      iterations_per_loop=50, label_list="A,B")
+  o.multi_label_delimiter = "|"
+  pipeline.run(o)
+  with open(os.path.join(out, "eval_results.txt")) as f:
+    result = {k: float(v) for k, v in (l.strip().split(" = ") for l in f)}
+  for key in ("eval_A_f1", "eval_B_precision", "eval_B_recall",
+              "eval_micro_f1", "eval_macro_f1", "eval_exact_match",
+              "eval_loss", "global_step"):
+    assert key in result, key
+  assert result["eval_macro_f1"] == pytest.approx(
+      (result["eval_A_f1"] + result["eval_B_f1"]) / 2)
+  assert result["eval_loss"] < 0.6, result  # ln 2 = 0.69 untrained.
+  with open(os.path.join(out, "test_results.tsv")) as f:
+    rows = [[float(x) for x in line.split("\t")] for line in f]
+  assert len(rows) == 7 and all(len(r) == 2 for r in rows)
+  assert all(0.0 <= x <= 1.0 for r in rows for x in r)
