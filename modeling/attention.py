@@ -25,6 +25,7 @@ from modeling import ops
 FUSED_QKV_DEFAULT = False
 
 
+@layers.serializable
 class SelfAttention(keras.layers.Layer, layers.OriginalNamed):
   """Self-attention over a [batch, seq, hidden] tensor.
 
@@ -51,12 +52,13 @@ class SelfAttention(keras.layers.Layer, layers.OriginalNamed):
     self.fused_qkv = FUSED_QKV_DEFAULT if fused_qkv is None else fused_qkv
     def dense(name):
       return layers.Dense(hidden_size, input_width=hidden_size,
-                          initializer_range=initializer_range, name=name)
+                          initializer_range=initializer_range, name=name,
+                          dtype=self.dtype_policy)
     self.query = dense("query")
     self.key = dense("key")
     self.value = dense("value")
     rate = attention_probs_dropout_prob
-    self.dropout = dropout_lib.Dropout(rate) if rate else None
+    self.dropout = dropout_lib.Dropout(rate, dtype=self.dtype_policy) if rate else None
     self.built = True
 
   def _project(self, x):

@@ -82,6 +82,7 @@ def in_xla_context():
       tf_ops.get_default_graph())
 
 
+@keras.saving.register_keras_serializable(package="bert_tf2")
 class Dropout(keras.layers.Layer):
   """keras.layers.Dropout, with the hash mask inside XLA-compiled code."""
 
