@@ -49,6 +49,7 @@ class BertClassifier(task_model.TaskModel):
         self.num_labels, hidden_size=bert_config.hidden_size,
         initializer_range=bert_config.initializer_range,
         dtype=self.dtype_policy)
+    self.built = True  # All variables exist.
 
   def call(self, features, training=False):
     """Returns logits, float32 [batch_size, num_labels].

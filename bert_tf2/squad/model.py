@@ -47,6 +47,7 @@ class SquadModel(task_model.TaskModel):
         hidden_size=bert_config.hidden_size,
         initializer_range=bert_config.initializer_range,
         dtype=self.dtype_policy)
+    self.built = True  # All variables exist.
 
   def call(self, features, training=False):
     """Computes span logits.
