@@ -7,7 +7,7 @@ import pytest
 
 MODULES = ["activations", "attention", "bert_model", "checkpoint",
            "checkpoint_writer", "config", "dropout_layer", "embeddings", "heads",
-           "hf_import", "hf_names", "inputs", "layers", "losses", "ops",
+           "export", "hf_import", "hf_names", "inputs", "layers", "losses", "ops",
            "transformer"]
 
 
