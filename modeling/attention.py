@@ -18,6 +18,7 @@ from modeling import dropout_layer as dropout_lib
 from modeling import layers
 from modeling import ops
 
+@layers.serializable
 class SelfAttention(keras.layers.Layer, layers.OriginalNamed):
   """Self-attention over a [batch, seq, hidden] tensor.
 
@@ -48,12 +49,13 @@ class SelfAttention(keras.layers.Layer, layers.OriginalNamed):
     self.fused_qkv = bool(fused_qkv)
     def dense(name):
       return layers.Dense(hidden_size, input_width=hidden_size,
-                          initializer_range=initializer_range, name=name)
+                          initializer_range=initializer_range, name=name,
+                          dtype=self.dtype_policy)
     self.query = dense("query")
     self.key = dense("key")
     self.value = dense("value")
     rate = attention_probs_dropout_prob
-    self.dropout = dropout_lib.Dropout(rate) if rate else None
+    self.dropout = dropout_lib.Dropout(rate, dtype=self.dtype_policy) if rate else None
     self.built = True
 
   def _project(self, x):

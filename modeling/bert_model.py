@@ -30,13 +30,15 @@ import numpy as np
 import tensorflow as tf
 
 from modeling import embeddings
+from modeling import export
 from modeling import inputs as inputs_lib
 from modeling import layers
 from modeling import ops
 from modeling import transformer
 
 
-class BertModel(keras.Model, layers.OriginalNamed):
+@layers.serializable
+class BertModel(export.Exportable, keras.Model, layers.OriginalNamed):
   """BERT encoder: embeddings, transformer layers, tanh pooler on [CLS]."""
 
   def __init__(self, config, is_training=None, input_ids=None,
@@ -60,7 +62,9 @@ class BertModel(keras.Model, layers.OriginalNamed):
       scope: name prefix of the variables in checkpoints (default "bert").
       fused_qkv: compute query/key/value with one matmul (same result;
         faster on some hardware, see bench/).
-      **kwargs: keras.Model arguments (name, dtype, ...).
+      **kwargs: keras.Model arguments (name, dtype, ...). `dtype` (a
+        policy such as "mixed_bfloat16") reaches every sublayer: variables
+        float32, computation in the policy's compute dtype.
     """
     kwargs.setdefault("name", "bert")
     super().__init__(**kwargs)
@@ -75,7 +79,7 @@ class BertModel(keras.Model, layers.OriginalNamed):
     self.fused_qkv = fused_qkv
     self.embeddings = embeddings.Embeddings(
         config, use_one_hot_embeddings=use_one_hot_embeddings,
-        name="embeddings")
+        name="embeddings", dtype=self.dtype_policy)
     self.encoder_layers = [
         transformer.TransformerLayer(
             hidden_size=config.hidden_size,
@@ -85,11 +89,13 @@ class BertModel(keras.Model, layers.OriginalNamed):
             hidden_dropout_prob=config.hidden_dropout_prob,
             attention_probs_dropout_prob=config.attention_probs_dropout_prob,
             initializer_range=config.initializer_range,
-            fused_qkv=fused_qkv, name="layer_%d" % i)
+            fused_qkv=fused_qkv, name="layer_%d" % i,
+            dtype=self.dtype_policy)
         for i in range(config.num_hidden_layers)]
     self.pooler = layers.Dense(
         config.hidden_size, input_width=config.hidden_size, activation="tanh",
-        initializer_range=config.initializer_range, name="pooler_dense")
+        initializer_range=config.initializer_range, name="pooler_dense",
+        dtype=self.dtype_policy)
     self.built = True
     self._original_style = None
     if input_ids is not None:
@@ -205,7 +211,8 @@ class BertModel(keras.Model, layers.OriginalNamed):
     return {"config": self.config.to_dict(),
             "use_one_hot_embeddings": self.use_one_hot_embeddings,
             "scope": self.original_scope, "fused_qkv": self.fused_qkv,
-            "name": self.name}
+            "name": self.name, "trainable": self.trainable,
+            "dtype": keras.dtype_policies.serialize(self.dtype_policy)}
 
   @classmethod
   def from_config(cls, config):

@@ -74,6 +74,7 @@ def hash_dropout(x, rate, seed):
                   tf.zeros_like(x))
 
 
+@keras.saving.register_keras_serializable(package="bert_tf2")
 class Dropout(keras.layers.Layer):
   """keras.layers.Dropout, with the hash mask inside XLA-compiled code."""
 

@@ -16,6 +16,7 @@ from modeling import layers
 from modeling import ops
 
 
+@layers.serializable
 class Embeddings(keras.layers.Layer, layers.OriginalNamed):
   """Maps token ids to the encoder input, exactly as the original.
 
@@ -52,9 +53,10 @@ class Embeddings(keras.layers.Layer, layers.OriginalNamed):
         name="position_embeddings",
         shape=(config.max_position_embeddings, width),
         initializer=init, autocast=False)
-    self.layer_norm = layers.LayerNorm(width, name="LayerNorm")
+    self.layer_norm = layers.LayerNorm(width, name="LayerNorm",
+                                       dtype=self.dtype_policy)
     rate = config.hidden_dropout_prob
-    self.dropout = dropout_lib.Dropout(rate) if rate else None
+    self.dropout = dropout_lib.Dropout(rate, dtype=self.dtype_policy) if rate else None
     self.built = True
 
   def call(self, input_ids, token_type_ids, training=False):

@@ -66,10 +66,12 @@ class _OutputLayer(keras.layers.Layer, layers.OriginalNamed):
   def get_config(self):
     config = super().get_config()
     config.update(hidden_size=self.hidden_size,
-                  initializer_range=self.initializer_range)
+                  initializer_range=self.initializer_range,
+                  scope=self.original_scope)
     return config
 
 
+@layers.serializable
 class NextSentenceHead(_OutputLayer):
   """Next-sentence prediction: pooled_output -> logits [batch_size, 2].
 
@@ -93,6 +95,7 @@ class NextSentenceHead(_OutputLayer):
     return cls(config.hidden_size, config.initializer_range, **kwargs)
 
 
+@layers.serializable
 class ClassificationHead(_OutputLayer):
   """Classifier on the pooled output, as run_classifier.py's create_model.
 
@@ -113,7 +116,8 @@ class ClassificationHead(_OutputLayer):
                      **kwargs)
     self.num_labels = num_labels
     self.dropout_prob = dropout_prob
-    self.dropout = dropout_lib.Dropout(dropout_prob) if dropout_prob else None
+    self.dropout = (dropout_lib.Dropout(dropout_prob, dtype=self.dtype_policy)
+                    if dropout_prob else None)
 
   def call(self, pooled_output, training=False):
     """float [batch_size, hidden] -> float32 logits [batch_size, labels]."""
@@ -127,6 +131,7 @@ class ClassificationHead(_OutputLayer):
     return config
 
 
+@layers.serializable
 class SquadHead(_OutputLayer):
   """SQuAD span head: sequence_output -> (start_logits, end_logits).
 
@@ -151,6 +156,7 @@ class SquadHead(_OutputLayer):
     return logits[:, :, 0], logits[:, :, 1]
 
 
+@layers.serializable
 class MaskedLMHead(keras.layers.Layer, layers.OriginalNamed):
   """Masked-LM head: transform, then logits tied to the word embeddings.
 
@@ -176,9 +182,10 @@ class MaskedLMHead(keras.layers.Layer, layers.OriginalNamed):
     self.transform_dense = layers.Dense(
         config.hidden_size, input_width=config.hidden_size,
         activation=config.hidden_act,
-        initializer_range=config.initializer_range, name="transform_dense")
+        initializer_range=config.initializer_range, name="transform_dense",
+        dtype=self.dtype_policy)
     self.transform_layer_norm = layers.LayerNorm(
-        config.hidden_size, name="transform_LayerNorm")
+        config.hidden_size, name="transform_LayerNorm", dtype=self.dtype_policy)
     self.output_bias = self.add_weight(
         name="output_bias", shape=(config.vocab_size,), initializer="zeros")
     self.built = True

@@ -12,6 +12,14 @@ and under a `tf.distribute` scope they are created as distributed variables.
 
 Mixed precision: layers follow the Keras dtype policy; matmuls run in the
 compute dtype (e.g. bfloat16) while LayerNorm and softmax run in float32.
+Every composite layer hands its own policy (`dtype=` of its constructor, or
+the global policy) to the sublayers it creates, so
+`BertModel(config, dtype="mixed_bfloat16")` computes in bfloat16 throughout
+while every variable stays float32.
+
+Serialization: every layer and model of the project is registered with
+`@serializable` (Keras package "bert_tf2"), so `.keras` files load with
+plain `keras.models.load_model(path)`, without `custom_objects`.
 """
 
 import keras
@@ -19,6 +27,15 @@ import tensorflow as tf
 
 from modeling import activations
 from modeling import ops
+
+
+SERIALIZATION_PACKAGE = "bert_tf2"
+
+
+def serializable(cls):
+  """Class decorator: registers `cls` for Keras (de)serialization."""
+  return keras.saving.register_keras_serializable(
+      package=SERIALIZATION_PACKAGE)(cls)
 
 
 class OriginalNamed(object):
@@ -34,6 +51,7 @@ def nest(prefix, mapping):
   return {"%s/%s" % (prefix, k): v for k, v in mapping.items()}
 
 
+@serializable
 class Dense(keras.layers.Layer, OriginalNamed):
   """Affine layer with variables `kernel` [input_width, units] and `bias`.
 
@@ -94,6 +112,7 @@ class Dense(keras.layers.Layer, OriginalNamed):
     return config
 
 
+@serializable
 class LayerNorm(keras.layers.Layer, OriginalNamed):
   """Layer normalisation (epsilon 1e-12) with `gamma` and `beta`.
 

@@ -19,6 +19,7 @@ from modeling import dropout_layer as dropout_lib
 from modeling import layers
 
 
+@layers.serializable
 class TransformerLayer(keras.layers.Layer, layers.OriginalNamed):
   """Self-attention block followed by a feed-forward block, post-LN.
 
@@ -46,23 +47,26 @@ class TransformerLayer(keras.layers.Layer, layers.OriginalNamed):
         hidden_size, num_attention_heads,
         attention_probs_dropout_prob=attention_probs_dropout_prob,
         initializer_range=initializer_range, fused_qkv=fused_qkv,
-        name="self")
+        name="self", dtype=self.dtype_policy)
     self.attention_output_dense = layers.Dense(
         hidden_size, input_width=hidden_size,
-        initializer_range=initializer_range, name="attention_output_dense")
+        initializer_range=initializer_range, name="attention_output_dense",
+        dtype=self.dtype_policy)
     self.attention_output_layer_norm = layers.LayerNorm(
-        hidden_size, name="attention_output_LayerNorm")
+        hidden_size, name="attention_output_LayerNorm", dtype=self.dtype_policy)
     self.intermediate_dense = layers.Dense(
         intermediate_size, input_width=hidden_size, activation=hidden_act,
-        initializer_range=initializer_range, name="intermediate_dense")
+        initializer_range=initializer_range, name="intermediate_dense",
+        dtype=self.dtype_policy)
     self.output_dense = layers.Dense(
         hidden_size, input_width=intermediate_size,
-        initializer_range=initializer_range, name="output_dense")
+        initializer_range=initializer_range, name="output_dense", dtype=self.dtype_policy)
     self.output_layer_norm = layers.LayerNorm(hidden_size,
-                                              name="output_LayerNorm")
+                                              name="output_LayerNorm",
+                                              dtype=self.dtype_policy)
     rate = hidden_dropout_prob
-    self.attention_dropout = dropout_lib.Dropout(rate) if rate else None
-    self.output_dropout = dropout_lib.Dropout(rate) if rate else None
+    self.attention_dropout = dropout_lib.Dropout(rate, dtype=self.dtype_policy) if rate else None
+    self.output_dropout = dropout_lib.Dropout(rate, dtype=self.dtype_policy) if rate else None
     self.built = True
 
   def call(self, x, mask_adder, training=False):

@@ -5,6 +5,11 @@ bert/... for the encoder, top-level `output_weights` [num_labels, hidden]
 and `output_bias` [num_labels], dropout 0.1 on the pooled output in training.
 For regression (STS-B) num_labels is 1 and the logit is the prediction.
 
+An ordinary Keras model (`bert_tf2.common.task_model.TaskModel`): compiled
+without a loss it trains on the original loss from "label_ids" in the
+features, with "accuracy" (classification) as a metric; compiled with a
+loss, on `fit(features, labels)` as any Keras model. See docs/keras.md.
+
 Example:
   >>> import modeling, tensorflow as tf
   >>> cfg = modeling.BertConfig(vocab_size=30, hidden_size=8,
@@ -17,18 +22,21 @@ Example:
   ['output_bias', 'output_weights']
 """
 
-import keras
+import tensorflow as tf
 
 import modeling
+from bert_tf2.common import task_model
 from modeling import inputs as model_inputs
 
 
-class BertClassifier(keras.Model):
+@modeling.layers.serializable
+class BertClassifier(task_model.TaskModel):
   """BertModel + ClassificationHead; call(features) -> float32 logits."""
 
   def __init__(self, bert_config, num_labels, use_one_hot_embeddings=False,
                **kwargs):
     kwargs.setdefault("name", "bert_classifier")
+    self.metric_names = ("accuracy",) if int(num_labels) > 1 else ()
     super().__init__(**kwargs)
     if isinstance(bert_config, dict):
       bert_config = modeling.BertConfig.from_dict(bert_config)
@@ -36,10 +44,13 @@ class BertClassifier(keras.Model):
     self.num_labels = int(num_labels)
     self.use_one_hot_embeddings = use_one_hot_embeddings
     self.bert = modeling.BertModel(
-        bert_config, use_one_hot_embeddings=use_one_hot_embeddings)
+        bert_config, use_one_hot_embeddings=use_one_hot_embeddings,
+        dtype=self.dtype_policy)
     self.classifier = modeling.ClassificationHead(
         self.num_labels, hidden_size=bert_config.hidden_size,
-        initializer_range=bert_config.initializer_range)
+        initializer_range=bert_config.initializer_range,
+        dtype=self.dtype_policy)
+    self.built = True  # All variables exist.
 
   def call(self, features, training=False):
     """Returns logits, float32 [batch_size, num_labels].
@@ -53,11 +64,26 @@ class BertClassifier(keras.Model):
                         training=training)
     return self.classifier(outputs["pooled_output"], training=training)
 
+  serving_output_names = ("logits",)
+
+  def task_loss(self, features, y, y_pred):
+    """Softmax cross-entropy (MSE for num_labels=1) on "label_ids"."""
+    labels = tf.reshape(task_model.labels(features, y, "label_ids"), [-1])
+    if self.num_labels == 1:
+      error = tf.square(y_pred[:, 0] - tf.cast(labels, tf.float32))
+      return tf.reduce_mean(error), {}
+    loss, _, _ = modeling.classification_loss(y_pred, labels, self.num_labels)
+    predicted = tf.argmax(y_pred, axis=-1, output_type=tf.int32)
+    correct = tf.cast(tf.equal(predicted, tf.cast(labels, tf.int32)),
+                      tf.float32)
+    return loss, {"accuracy": (correct, None)}
+
   def get_config(self):
-    return {"bert_config": self.bert_config.to_dict(),
-            "num_labels": self.num_labels,
-            "use_one_hot_embeddings": self.use_one_hot_embeddings,
-            "name": self.name}
+    config = self.base_config()
+    config.update(bert_config=self.bert_config.to_dict(),
+                  num_labels=self.num_labels,
+                  use_one_hot_embeddings=self.use_one_hot_embeddings)
+    return config
 
   @classmethod
   def from_config(cls, config):

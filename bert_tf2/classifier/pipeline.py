@@ -147,6 +147,13 @@ def run(o):
   num_train_steps = num_warmup_steps = None
   train_file = os.path.join(o.output_dir, "train.tf_record")
   refuse_other_model(o.output_dir, task)
+  if o.do_train:  # What bert_tf2.predict.ClassifierPredictor needs.
+    from bert_tf2.predict import assets  # pylint: disable=g-import-not-at-top
+    assets.save_assets(
+        o.output_dir, "classifier", o.bert_config_file, o.vocab_file,
+        do_lower_case=o.do_lower_case, max_seq_length=o.max_seq_length,
+        label_list=list(label_list), long_text=o.long_text,
+        doc_stride=o.doc_stride)
   if o.do_train:
     train_examples = processor.get_train_examples(o.data_dir)
     if not train_examples:

@@ -8,6 +8,12 @@ Same variables, names and maths as the original `run_pretraining.py`:
 With `use_nsp=False` (`--no_nsp`, MLM-only pretraining) the NSP head is not
 built and the checkpoint has no cls/seq_relationship variables.
 
+An ordinary Keras model (`bert_tf2.common.task_model.TaskModel`): compiled
+without a loss it trains on the original loss from the pretraining features
+("masked_lm_ids", "masked_lm_weights", "next_sentence_labels") and reports
+masked_lm_loss, masked_lm_accuracy, next_sentence_loss and
+next_sentence_accuracy as metrics. See docs/keras.md.
+
 Example:
   >>> import modeling, tensorflow as tf
   >>> cfg = modeling.BertConfig(vocab_size=40, hidden_size=8,
@@ -21,27 +27,37 @@ Example:
   (TensorShape([2, 2, 40]), TensorShape([2, 2]))
 """
 
-import keras
+import tensorflow as tf
 
 import modeling
+from bert_tf2.common import task_model
 from modeling import inputs as model_inputs
 
 
-class PretrainingModel(keras.Model):
+@modeling.layers.serializable
+class PretrainingModel(task_model.TaskModel):
   """Keras model computing the MLM and NSP logits of a features batch."""
 
   def __init__(self, config, use_nsp=True, use_one_hot_embeddings=False,
                **kwargs):
     kwargs.setdefault("name", "bert_pretraining")
+    self.metric_names = ("masked_lm_loss", "masked_lm_accuracy")
+    if use_nsp:
+      self.metric_names += ("next_sentence_loss", "next_sentence_accuracy")
     super().__init__(**kwargs)
+    if isinstance(config, dict):
+      config = modeling.BertConfig.from_dict(config)
     self.config = config
     self.use_nsp = bool(use_nsp)
     self.use_one_hot_embeddings = bool(use_one_hot_embeddings)
     self.bert = modeling.BertModel(
-        config, use_one_hot_embeddings=use_one_hot_embeddings)
-    self.masked_lm = modeling.MaskedLMHead(config)
-    self.next_sentence = (modeling.NextSentenceHead.from_bert_config(config)
-                          if self.use_nsp else None)
+        config, use_one_hot_embeddings=use_one_hot_embeddings,
+        dtype=self.dtype_policy)
+    self.masked_lm = modeling.MaskedLMHead(config, dtype=self.dtype_policy)
+    self.next_sentence = (
+        modeling.NextSentenceHead.from_bert_config(config,
+                                                   dtype=self.dtype_policy)
+        if self.use_nsp else None)
     self.built = True
 
   def call(self, features, training=False):
@@ -73,13 +89,41 @@ class PretrainingModel(keras.Model):
           out["pooled_output"])
     return result
 
+  serving_feature_names = ("input_ids", "input_mask", "segment_ids",
+                           "masked_lm_positions")
+
+  def task_loss(self, features, y, y_pred):
+    """Masked-LM loss (+ next-sentence loss), as run_pretraining.py."""
+    del y  # The labels are features.
+    ids = features["masked_lm_ids"]
+    weights = tf.cast(features["masked_lm_weights"], tf.float32)
+    mlm_loss, mlm_example_loss, log_probs = modeling.masked_lm_loss(
+        y_pred["masked_lm_logits"], ids, weights)
+    flat_weights = tf.reshape(weights, [-1])
+    predicted = tf.argmax(log_probs, axis=-1, output_type=tf.int32)
+    correct = tf.cast(tf.equal(predicted, tf.reshape(tf.cast(ids, tf.int32),
+                                                     [-1])), tf.float32)
+    parts = {
+        "masked_lm_loss": (tf.reshape(mlm_example_loss, [-1]), flat_weights),
+        "masked_lm_accuracy": (correct, flat_weights)}
+    loss = mlm_loss
+    if self.next_sentence is not None:
+      labels = tf.reshape(features["next_sentence_labels"], [-1])
+      nsp_loss, nsp_example_loss, nsp_log_probs = modeling.next_sentence_loss(
+          y_pred["next_sentence_logits"], labels)
+      nsp_predicted = tf.argmax(nsp_log_probs, axis=-1, output_type=tf.int32)
+      parts["next_sentence_loss"] = (nsp_example_loss, None)
+      parts["next_sentence_accuracy"] = (tf.cast(tf.equal(
+          nsp_predicted, tf.cast(labels, tf.int32)), tf.float32), None)
+      loss = mlm_loss + nsp_loss
+    return loss, parts
+
   def get_config(self):
-    return {"config": self.config.to_dict(), "use_nsp": self.use_nsp,
-            "use_one_hot_embeddings": self.use_one_hot_embeddings,
-            "name": self.name}
+    config = self.base_config()
+    config.update(config=self.config.to_dict(), use_nsp=self.use_nsp,
+                  use_one_hot_embeddings=self.use_one_hot_embeddings)
+    return config
 
   @classmethod
   def from_config(cls, config):
-    config = dict(config)
-    config["config"] = modeling.BertConfig.from_dict(config["config"])
     return cls(**config)

@@ -4,6 +4,10 @@ Variables carry the original names: bert/... and cls/squad/output_weights
 [2, hidden_size], cls/squad/output_bias [2], so checkpoints of the original
 run_squad.py load directly and ours load in the original.
 
+An ordinary Keras model (`bert_tf2.common.task_model.TaskModel`): compiled
+without a loss it trains on run_squad.py's loss from "start_positions" and
+"end_positions" in the features. See docs/keras.md.
+
 Example:
   >>> import modeling, tensorflow as tf
   >>> cfg = modeling.BertConfig(vocab_size=30, hidden_size=8,
@@ -14,13 +18,15 @@ Example:
   TensorShape([2, 5])
 """
 
-import keras
+import tensorflow as tf
 
 import modeling
+from bert_tf2.common import task_model
 from modeling import inputs as model_inputs
 
 
-class SquadModel(keras.Model):
+@modeling.layers.serializable
+class SquadModel(task_model.TaskModel):
   """BertModel + modeling.SquadHead.
 
   Args:
@@ -31,13 +37,18 @@ class SquadModel(keras.Model):
   def __init__(self, bert_config, use_one_hot_embeddings=False, **kwargs):
     kwargs.setdefault("name", "squad_model")
     super().__init__(**kwargs)
+    if isinstance(bert_config, dict):
+      bert_config = modeling.BertConfig.from_dict(bert_config)
     self.bert_config = bert_config
     self.use_one_hot_embeddings = use_one_hot_embeddings
     self.bert = modeling.BertModel(
-        bert_config, use_one_hot_embeddings=use_one_hot_embeddings)
+        bert_config, use_one_hot_embeddings=use_one_hot_embeddings,
+        dtype=self.dtype_policy)
     self.span_head = modeling.SquadHead(
         hidden_size=bert_config.hidden_size,
-        initializer_range=bert_config.initializer_range)
+        initializer_range=bert_config.initializer_range,
+        dtype=self.dtype_policy)
+    self.built = True  # All variables exist.
 
   def call(self, features, training=False):
     """Computes span logits.
@@ -54,14 +65,26 @@ class SquadModel(keras.Model):
                         training=training)
     return self.span_head(outputs["sequence_output"])
 
+  serving_output_names = ("start_logits", "end_logits")
+
+  def task_loss(self, features, y, y_pred):
+    """(start loss + end loss) / 2 on "start_positions", "end_positions"."""
+    if isinstance(y, (list, tuple)):
+      starts, ends = y
+    else:
+      starts = task_model.labels(features, y, "start_positions")
+      ends = task_model.labels(features, y, "end_positions")
+    start_logits, end_logits = y_pred
+    return modeling.squad_loss(start_logits, end_logits,
+                               tf.reshape(starts, [-1]),
+                               tf.reshape(ends, [-1])), {}
+
   def get_config(self):
-    return {"bert_config": self.bert_config.to_dict(),
-            "use_one_hot_embeddings": self.use_one_hot_embeddings,
-            "name": self.name}
+    config = self.base_config()
+    config.update(bert_config=self.bert_config.to_dict(),
+                  use_one_hot_embeddings=self.use_one_hot_embeddings)
+    return config
 
   @classmethod
   def from_config(cls, config):
-    config = dict(config)
-    config["bert_config"] = modeling.BertConfig.from_dict(
-        config["bert_config"])
     return cls(**config)

@@ -176,6 +176,15 @@ def run(o, strategy=None, run_config=None):
 
   task = squad_task.SquadTask(bert_config, use_one_hot_embeddings=o.use_tpu)
   refuse_other_model(o.output_dir, task)
+  if o.do_train:  # What bert_tf2.predict.SquadPredictor needs.
+    from bert_tf2.predict import assets  # pylint: disable=g-import-not-at-top
+    assets.save_assets(
+        o.output_dir, "squad", o.bert_config_file, o.vocab_file,
+        do_lower_case=o.do_lower_case, max_seq_length=o.max_seq_length,
+        doc_stride=o.doc_stride, max_query_length=o.max_query_length,
+        n_best_size=o.n_best_size, max_answer_length=o.max_answer_length,
+        version_2_with_negative=o.version_2_with_negative,
+        null_score_diff_threshold=o.null_score_diff_threshold)
   num_train_steps = num_warmup_steps = train_examples = None
   if o.do_train:
     train_examples = read_train_examples(o)

@@ -210,3 +210,14 @@ def test_bad_inputs_fail_clearly(trained, tmp_path):
   with pytest.raises(InputError, match=r"dev\.tsv line 3: unknown label "
                      r"'maybe'"):
     pipeline.run(pipeline.default_options(**dict(base, data_dir=bad)))
+
+
+def test_python_predictor_from_the_output_dir_matches_test_results(trained):
+  from bert_tf2.predict import ClassifierPredictor  # pylint: disable=g-import-not-at-top
+  options, texts = trained
+  predictor = ClassifierPredictor.from_output_dir(options.output_dir)
+  out = predictor.predict(texts)
+  np.testing.assert_allclose([o["probabilities"] for o in out],
+                             _test_rows(options), atol=1e-5)
+  assert [o["label"] for o in out] == [
+      "yes" if "alpha" in t.split() else "no" for t in texts]

@@ -1,0 +1,77 @@
+"""`TaskModel`: what makes a task model an ordinary Keras model.
+
+The classifier, SQuAD and pretraining models subclass it and get:
+
+* Keras serialization: registered classes, `get_config()` with the dtype
+  policy, so `model.save("m.keras")` / `keras.models.load_model("m.keras")`
+  round-trip with no `custom_objects`.
+* `export(dir)`: a SavedModel with an int32 feature-dict signature (see
+  `modeling.export`).
+* The original's loss when compiled without one: `model.compile(optimizer)`
+  then `model.fit(dataset)` on the same feature dicts the scripts read from
+  TFRecords (labels inside the features: "label_ids", "start_positions" /
+  "end_positions", "masked_lm_ids" / "masked_lm_weights" /
+  "next_sentence_labels"). The per-part losses and accuracies are Keras
+  metrics of the model, so they appear in fit/evaluate logs (and in
+  TensorBoard, EarlyStopping, ModelCheckpoint). Compiled with a loss, the
+  model behaves as any Keras model (`fit(x, y)`).
+* A `dtype` policy reaching every sublayer.
+
+Subclasses implement `task_loss(features, y, y_pred)` -> (scalar loss,
+{metric name: (values, weights)}).
+"""
+
+import keras
+import tensorflow as tf
+
+from modeling import export
+
+
+class TaskModel(export.Exportable, keras.Model):
+  """Base class of the task models (see module docstring)."""
+
+  serving_feature_names = ("input_ids", "input_mask", "segment_ids")
+  metric_names = ()
+
+  def __init__(self, **kwargs):
+    super().__init__(**kwargs)
+    self._task_metrics = {name: keras.metrics.Mean(name=name)
+                          for name in self.metric_names}
+
+  def base_config(self):
+    """Config entries every task model has (name, trainable, dtype)."""
+    return {"name": self.name, "trainable": self.trainable,
+            "dtype": keras.dtype_policies.serialize(self.dtype_policy)}
+
+  def task_loss(self, features, y, y_pred):
+    """Returns (loss, {metric name: (values, weights or None)})."""
+    raise NotImplementedError
+
+  def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None,
+                   training=True):
+    """The original loss when compiled without a loss; else Keras' own."""
+    if getattr(self, "_compile_loss", None) is not None:
+      return super().compute_loss(x=x, y=y, y_pred=y_pred,
+                                  sample_weight=sample_weight,
+                                  training=training)
+    if not isinstance(x, dict):
+      raise ValueError(
+          "%s was compiled without a loss: fit/evaluate need feature dicts "
+          "with the labels inside (see %s.task_loss), or compile it with a "
+          "loss" % (type(self).__name__, type(self).__name__))
+    loss, parts = self.task_loss(x, y, y_pred)
+    for name, (values, weights) in parts.items():
+      self._task_metrics[name].update_state(values, sample_weight=weights)
+    losses = [loss] + [tf.cast(l, loss.dtype) for l in self.losses]
+    return tf.add_n(losses)
+
+
+def labels(features, y, key):
+  """`y` if given (not a dict), else features[key] (KeyError names it)."""
+  if y is not None and not isinstance(y, dict):
+    return y
+  source = y if isinstance(y, dict) else features
+  if key not in source:
+    raise KeyError("no %r in the features (compile the model with a loss "
+                   "to train on other labels)" % key)
+  return source[key]

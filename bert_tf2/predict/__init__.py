@@ -1,0 +1,22 @@
+"""Python prediction and serving: texts in, labels / answers / vectors out.
+
+  ClassifierPredictor  texts or (text_a, text_b) pairs -> label, probabilities
+                       (long texts through sliding windows)
+  SquadPredictor       (question, context) -> answer text, score, no-answer
+  FeatureEncoder       texts -> token vectors or pooled sentence vectors
+
+Each is built from a training output_dir (`from_output_dir`, reading the
+predictor.json the scripts write there and the latest, or best, checkpoint)
+or from explicit files, and `export(dir)` writes a SavedModel with raw-string
+signatures that needs only `tensorflow` and `tensorflow_text` to serve.
+See docs/prediction.md.
+"""
+
+from bert_tf2.predict.assets import load_assets
+from bert_tf2.predict.assets import save_assets
+from bert_tf2.predict.classifier import ClassifierPredictor
+from bert_tf2.predict.features import FeatureEncoder
+from bert_tf2.predict.squad import SquadPredictor
+
+__all__ = ["ClassifierPredictor", "FeatureEncoder", "SquadPredictor",
+           "load_assets", "save_assets"]

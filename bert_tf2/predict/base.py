@@ -1,0 +1,56 @@
+"""What every predictor shares: config, tokenizer, weights from a checkpoint."""
+
+import modeling
+import tokenization
+from bert_tf2.predict import assets as assets_lib
+
+
+class Predictor(object):
+  """Base: loads bert_config, the WordPiece vocabulary and a checkpoint.
+
+  Args:
+    bert_config_file: path of bert_config.json.
+    checkpoint: checkpoint prefix or directory with the model's weights.
+    vocab_file: the vocabulary.
+    do_lower_case: bool, as in training.
+    max_seq_length: int, the model's sequence length.
+    batch_size: int, examples per model call.
+  """
+
+  kind = None
+
+  def __init__(self, bert_config_file, checkpoint, vocab_file,
+               do_lower_case=True, max_seq_length=128, batch_size=32):
+    self.bert_config = modeling.BertConfig.from_json_file(bert_config_file)
+    modeling.check_sequence_length(self.bert_config, max_seq_length)
+    self.vocab_file = vocab_file
+    self.do_lower_case = bool(do_lower_case)
+    self.max_seq_length = int(max_seq_length)
+    self.batch_size = int(batch_size)
+    self.tokenizer = tokenization.FullTokenizer(vocab_file, do_lower_case)
+    modeling.check_vocab_size(self.bert_config, len(self.tokenizer.vocab))
+    self.checkpoint = checkpoint
+    self.model = self.build_model()
+    modeling.init_from_checkpoint(self.model, checkpoint,
+                                  flag="predictor checkpoint")
+
+  def build_model(self):
+    raise NotImplementedError
+
+  @classmethod
+  def from_output_dir(cls, output_dir, best=False, **overrides):
+    """A predictor from a training output_dir (its predictor.json).
+
+    Args:
+      output_dir: the training run's output_dir.
+      best: load output_dir/best/ (the kept best checkpoint) instead of the
+        latest checkpoint.
+      **overrides: constructor arguments replacing the saved ones (e.g.
+        batch_size, or checkpoint).
+    """
+    info = assets_lib.load_assets(output_dir, cls.kind)
+    info.pop("kind")
+    if "checkpoint" not in overrides:
+      info["checkpoint"] = assets_lib.checkpoint_of(output_dir, best=best)
+    info.update(overrides)
+    return cls(**info)

@@ -1,0 +1,128 @@
+"""`ClassifierPredictor`: texts (or text pairs) -> labels and probabilities.
+
+Same inputs as run_classifier.py builds them (`convert_single_example`, or
+`--long_text=sliding_window` windows whose logits are averaged per text);
+`export(dir)` writes the SavedModel of `bert_tf2.classifier.export`
+(signatures serving_default(text_a), serving_pair(text_a, text_b),
+serving_ids(...)); for texts that fit max_seq_length it gives the same
+outputs as `predict`.
+
+Example:
+  >>> p = ClassifierPredictor.from_output_dir("/tmp/mrpc_output")  # doctest: +SKIP
+  >>> p.predict(["a gripping film", ("text a", "text b")])        # doctest: +SKIP
+  [{'label': '1', 'probabilities': array([0.1, 0.9], dtype=float32)}, ...]
+"""
+
+import numpy as np
+import tensorflow as tf
+
+from bert_tf2.classifier import export as export_lib
+from bert_tf2.classifier import features as features_lib
+from bert_tf2.classifier import long_text
+from bert_tf2.classifier.model import BertClassifier
+from bert_tf2.classifier.processors import InputExample
+from bert_tf2.common import InputError
+from bert_tf2.predict import base
+from bert_tf2.predict import serving
+from tokenization.tf_text import InGraphTokenizer
+
+
+class ClassifierPredictor(base.Predictor):
+  """A fine-tuned classifier (or regressor) answering in Python.
+
+  Args (besides `base.Predictor`'s):
+    label_list: labels in output order ([None] for regression).
+    long_text: "truncate" (the original) or "sliding_window".
+    doc_stride: window stride for "sliding_window".
+  """
+
+  kind = "classifier"
+
+  def __init__(self, bert_config_file, checkpoint, vocab_file, label_list,
+               do_lower_case=True, max_seq_length=128, long_text="truncate",
+               doc_stride=128, batch_size=32):
+    self.label_list = list(label_list)
+    self.regression = self.label_list == [None]
+    if long_text not in ("truncate", "sliding_window"):
+      raise InputError("long_text=%r: expected truncate or sliding_window"
+                       % (long_text,))
+    self.long_text = long_text
+    self.doc_stride = int(doc_stride)
+    super().__init__(bert_config_file, checkpoint, vocab_file, do_lower_case,
+                     max_seq_length, batch_size)
+    self._logits = tf.function(self._forward, reduce_retracing=True)
+
+  def build_model(self):
+    return BertClassifier(self.bert_config, 1 if self.regression
+                          else len(self.label_list))
+
+  def _forward(self, input_ids, input_mask, segment_ids):
+    return self.model({"input_ids": input_ids, "input_mask": input_mask,
+                       "segment_ids": segment_ids}, training=False)
+
+  def _features(self, pairs):
+    dummy = "0" if self.regression else self.label_list[0]
+    features = []
+    for i, (a, b) in enumerate(pairs):
+      example = InputExample("predict-%d" % i, a, b, label=dummy)
+      if self.long_text == "sliding_window":
+        features.extend(long_text.convert_example_to_windows(
+            i, example, self.label_list, self.max_seq_length,
+            self.doc_stride, self.tokenizer))
+      else:
+        feature = features_lib.convert_single_example(
+            5, example, self.label_list, self.max_seq_length, self.tokenizer)
+        feature.example_index = i
+        features.append(feature)
+    return features
+
+  def predict_logits(self, texts):
+    """float32 logits [len(texts), num_labels] (window means, float64)."""
+    pairs = serving.check_texts(texts)
+    if not pairs:
+      return np.zeros([0, 1 if self.regression else len(self.label_list)],
+                      np.float32)
+    features = self._features(pairs)
+    arrays = [[getattr(f, name) for f in features]
+              for name in ("input_ids", "input_mask", "segment_ids")]
+    logits = serving.run_batches(self._logits, arrays, self.batch_size)
+    if self.long_text == "sliding_window":
+      return long_text.average_window_logits(
+          [f.example_index for f in features], logits, len(pairs))
+    return logits
+
+  def predict(self, texts):
+    """Predicts each text or (text_a, text_b) pair.
+
+    Args:
+      texts: list of str or of (str, str) pairs.
+
+    Returns:
+      list of dicts: {"label": str, "probabilities": float32 [num_labels]}
+      or, for regression, {"prediction": float}.
+
+    Raises:
+      InputError: `texts` is not such a list.
+    """
+    logits = self.predict_logits(texts)
+    if self.regression:
+      return [{"prediction": float(row[0])} for row in logits]
+    if self.long_text == "sliding_window":
+      probs = long_text.softmax(logits).astype(np.float32)
+    else:
+      probs = tf.nn.softmax(logits, axis=-1).numpy()
+    return [{"label": self.label_list[int(np.argmax(p))], "probabilities": p}
+            for p in probs]
+
+  def export(self, export_dir):
+    """Writes the serving SavedModel (raw-string signatures); returns it."""
+    tokenizer = InGraphTokenizer(self.vocab_file,
+                                 do_lower_case=self.do_lower_case)
+    vocab = self.tokenizer.vocab
+    server = export_lib.ClassifierServer(
+        self.model, tokenizer, self.max_seq_length, self.label_list,
+        vocab["[CLS]"], vocab["[SEP]"], regression=self.regression)
+    return serving.write_saved_model(
+        server, export_dir, {"serving_default": server.serve_text,
+                             "serving_pair": server.serve_pair,
+                             "serving_ids": server.serve_ids})

@@ -1,0 +1,144 @@
+"""`FeatureEncoder`: texts -> token vectors or pooled sentence vectors.
+
+The inputs are extract_features.py's (`convert_example`: [CLS] a [SEP]
+(b [SEP]), a pair truncated longest-first); the vectors are the encoder
+layers chosen by `layers` (Python-style indexes, -1 = last layer).
+
+  encode(texts)            -> per text {"tokens": [...], "token_vectors":
+                              float32 [num_tokens, len(layers), hidden]}
+                              (real tokens only, as extract_features.py)
+  sentence_vectors(texts, pooling="mean" | "cls")
+                           -> float32 [len(texts), len(layers), hidden]
+                              ("mean" over real tokens, [CLS] and [SEP]
+                              included, as --pooling=mean)
+
+`export(dir)` writes a SavedModel with serving_default(text) and
+serving_pair(text_a, text_b) -> token_vectors [batch, max_seq_length,
+len(layers), hidden], input_mask [batch, max_seq_length], mean_vectors and
+cls_vectors [batch, len(layers), hidden]: the same numbers as the Python API.
+
+Example:
+  >>> enc = FeatureEncoder("bert_config.json", "bert_model.ckpt",
+  ...                      "vocab.txt", layers=(-1,))        # doctest: +SKIP
+  >>> enc.sentence_vectors(["a text", "another"]).shape      # doctest: +SKIP
+  (2, 1, 768)
+"""
+
+import numpy as np
+import tensorflow as tf
+
+import modeling
+from bert_tf2.feature_extraction import examples as examples_lib
+from bert_tf2.feature_extraction.extractor import parse_layers
+from bert_tf2.predict import base
+from bert_tf2.predict import serving
+from tokenization.tf_text import InGraphTokenizer
+
+POOLINGS = ("mean", "cls")
+
+
+class FeatureEncoder(base.Predictor):
+  """A BERT encoder turning texts into vectors (see module docstring)."""
+
+  kind = "features"
+
+  def __init__(self, bert_config_file, checkpoint, vocab_file,
+               do_lower_case=True, max_seq_length=128, layers=(-1,),
+               batch_size=32):
+    self._layer_spec = ",".join(str(i) for i in layers)
+    super().__init__(bert_config_file, checkpoint, vocab_file, do_lower_case,
+                     max_seq_length, batch_size)
+    self.layers = parse_layers(self._layer_spec,
+                               self.bert_config.num_hidden_layers, "layers")
+    self._vectors = tf.function(self._forward, reduce_retracing=True)
+
+  def build_model(self):
+    return modeling.BertModel(self.bert_config)
+
+  def _forward(self, input_ids, input_mask, segment_ids):
+    out = self.model({"input_ids": input_ids, "input_mask": input_mask,
+                      "token_type_ids": segment_ids}, training=False)
+    return pool({"token_vectors": tf.stack(
+        [out["encoder_outputs"][i] for i in self.layers], axis=2),
+                 "input_mask": input_mask})
+
+  def _run(self, texts):
+    pairs = serving.check_texts(texts)
+    features = [examples_lib.convert_example(
+        examples_lib.InputExample(i, a, b), self.max_seq_length,
+        self.tokenizer) for i, (a, b) in enumerate(pairs)]
+    if not features:
+      return features, None
+    arrays = [[getattr(f, name) for f in features]
+              for name in ("input_ids", "input_mask", "input_type_ids")]
+    return features, serving.run_batches(
+        lambda *a: tuple(self._vectors(*a)[k] for k in (
+            "token_vectors", "mean_vectors", "cls_vectors")),
+        arrays, self.batch_size)
+
+  def encode(self, texts):
+    """Token vectors of each text or (text_a, text_b) pair (see module doc)."""
+    features, outputs = self._run(texts)
+    if not features:
+      return []
+    tokens = outputs[0]
+    return [{"tokens": f.tokens, "token_vectors": tokens[i, :len(f.tokens)]}
+            for i, f in enumerate(features)]
+
+  def sentence_vectors(self, texts, pooling="mean"):
+    """float32 [len(texts), len(layers), hidden] pooled vectors."""
+    if pooling not in POOLINGS:
+      raise ValueError("pooling=%r: expected one of %s" % (pooling,
+                                                            POOLINGS))
+    features, outputs = self._run(texts)
+    if not features:
+      return np.zeros([0, len(self.layers), self.bert_config.hidden_size],
+                      np.float32)
+    return outputs[1] if pooling == "mean" else outputs[2]
+
+  def export(self, export_dir):
+    """Writes the serving SavedModel (see module docstring); returns it."""
+    server = FeatureServer(self, InGraphTokenizer(
+        self.vocab_file, do_lower_case=self.do_lower_case))
+    return serving.write_saved_model(
+        server, export_dir, {"serving_default": server.serve_text,
+                             "serving_pair": server.serve_pair})
+
+
+def pool(outputs):
+  """Adds "mean_vectors" and "cls_vectors" to {"token_vectors", "input_mask"}."""
+  vectors = outputs["token_vectors"]   # [batch, seq, layers, hidden]
+  mask = tf.cast(outputs["input_mask"], vectors.dtype)[:, :, None, None]
+  mean = (tf.reduce_sum(vectors * mask, axis=1) /
+          tf.maximum(tf.reduce_sum(mask, axis=1), 1.0))
+  return dict(outputs, mean_vectors=mean, cls_vectors=vectors[:, 0])
+
+
+class FeatureServer(tf.Module):
+  """The encoder and an in-graph tokenizer; raw-string signatures."""
+
+  def __init__(self, encoder, tokenizer):
+    super().__init__(name="feature_server")
+    self.model = encoder.model
+    self.tokenizer = tokenizer
+    self._forward = encoder._forward  # pylint: disable=protected-access
+    self.max_seq_length = encoder.max_seq_length
+    text = tf.TensorSpec([None], tf.string)
+    self.serve_text = tf.function(self._serve_text, input_signature=[text])
+    self.serve_pair = tf.function(self._serve_pair,
+                                  input_signature=[text, text])
+
+  def _serve_pair(self, text_a, text_b):
+    # An empty text_b is a single text, as in convert_example.
+    ids_b = self.tokenizer.tokenize(text_b)
+    single = self.tokenizer.bert_inputs(text_a, None, self.max_seq_length)
+    pair = self.tokenizer.bert_inputs(text_a, text_b, self.max_seq_length)
+    has_b = (ids_b.row_lengths() > 0)[:, tf.newaxis]
+    inputs = {k: tf.where(has_b, pair[k], single[k]) for k in pair}
+    return self._forward(inputs["input_ids"], inputs["input_mask"],
+                         inputs["segment_ids"])
+
+  def _serve_text(self, text):
+    inputs = self.tokenizer.bert_inputs(text, None, self.max_seq_length)
+    return self._forward(inputs["input_ids"], inputs["input_mask"],
+                         inputs["segment_ids"])

@@ -1,0 +1,188 @@
+"""Python prediction (classifier, SQuAD, features) and its SavedModels.
+
+Tiny random-weight models saved as original checkpoints; the exported
+SavedModels are loaded in a fresh process that imports only tensorflow and
+tensorflow_text, and must give the Python API's outputs.
+"""
+
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import modeling
+from bert_tf2.classifier.model import BertClassifier
+from bert_tf2.common import InputError
+from bert_tf2.predict import ClassifierPredictor
+from bert_tf2.predict import FeatureEncoder
+from bert_tf2.predict import SquadPredictor
+from bert_tf2.predict import save_assets
+from bert_tf2.squad.model import SquadModel
+
+WORDS = ["w%d" % i for i in range(30)] + ["alpha", "beta", "##s", "##ed"]
+VOCAB = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "(", ")", ".", ",",
+         "?", "-"] + WORDS
+CONFIG = modeling.BertConfig(
+    vocab_size=len(VOCAB), hidden_size=32, num_hidden_layers=2,
+    num_attention_heads=2, intermediate_size=48, max_position_embeddings=64,
+    type_vocab_size=2, initializer_range=0.5)
+TEXTS = ["w1 w2 alpha w3", ("w4 beta, w5", "w6 (w7)."), "Alpha W9 w10 zzz",
+         " ".join(WORDS[:25]) * 2]
+QUESTIONS = [("w1 w2?", "w3 (w4 w5), w6. alpha betas w7-w8 w9."),
+             ("alpha?", "w10 w11 w12 w13."),
+             ("w14 w15 w16", "(w17) w18, w19 w20 alphaed w21 w22 w23.")]
+
+
+def _checkpoint(model, directory):
+  modeling.save_checkpoint(modeling.original_variable_names(model),
+                           str(directory), 1)
+  return str(directory)
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+  root = tmp_path_factory.mktemp("predict")
+  vocab = root / "vocab.txt"
+  vocab.write_text("\n".join(VOCAB) + "\n")
+  config = root / "bert_config.json"
+  config.write_text(CONFIG.to_json_string())
+  classifier_dir = root / "classifier_out"
+  _checkpoint(BertClassifier(CONFIG, 3), classifier_dir)
+  save_assets(str(classifier_dir), "classifier", str(config), str(vocab),
+              do_lower_case=True, max_seq_length=16,
+              label_list=["a", "b", "c"])
+  squad_ckpt = _checkpoint(SquadModel(CONFIG), root / "squad")
+  bert_ckpt = _checkpoint(modeling.BertModel(CONFIG), root / "bert")
+  return {"root": root, "vocab": str(vocab), "config": str(config),
+          "classifier_dir": str(classifier_dir), "squad": squad_ckpt,
+          "bert": bert_ckpt}
+
+
+def test_classifier_from_output_dir_and_sliding_window(files):
+  p = ClassifierPredictor.from_output_dir(files["classifier_dir"])
+  out = p.predict(TEXTS)
+  assert [o["label"] for o in out] == [
+      ["a", "b", "c"][int(np.argmax(o["probabilities"]))] for o in out]
+  np.testing.assert_allclose([o["probabilities"].sum() for o in out], 1.0,
+                             rtol=1e-5)
+  windows = ClassifierPredictor.from_output_dir(
+      files["classifier_dir"], long_text="sliding_window", doc_stride=4)
+  long_out = windows.predict(TEXTS)
+  # Short texts: one window, same result; the long one is averaged.
+  np.testing.assert_allclose(long_out[0]["probabilities"],
+                             out[0]["probabilities"], atol=1e-6)
+  assert not np.allclose(long_out[3]["probabilities"],
+                         out[3]["probabilities"], atol=1e-4)
+
+
+@pytest.mark.parametrize("bad", ["just a string", [1, 2], [("a",)], None])
+def test_prediction_input_of_wrong_type_is_one_clear_error(files, bad):
+  p = ClassifierPredictor.from_output_dir(files["classifier_dir"])
+  with pytest.raises(InputError, match="texts"):
+    p.predict(bad)
+
+
+def test_output_dir_without_checkpoint_or_assets_is_refused(files, tmp_path):
+  with pytest.raises(InputError, match="predictor.json"):
+    ClassifierPredictor.from_output_dir(str(tmp_path))
+  empty = tmp_path / "no_ckpt"
+  save_assets(str(empty), "classifier", files["config"], files["vocab"],
+              label_list=["a", "b"])
+  with pytest.raises(InputError, match="no checkpoint"):
+    ClassifierPredictor.from_output_dir(str(empty))
+  with pytest.raises(InputError, match="not a 'squad'"):
+    SquadPredictor.from_output_dir(files["classifier_dir"])
+
+
+def test_squad_answers_are_spans_of_the_context(files):
+  p = SquadPredictor(files["config"], files["squad"], files["vocab"],
+                     max_seq_length=24, doc_stride=8, max_query_length=6,
+                     max_answer_length=6)
+  for (question, context), out in zip(QUESTIONS, p.predict(QUESTIONS)):
+    assert out["answer"] and out["answer"] in context
+    assert out["score"] == pytest.approx(out["start_logit"] +
+                                         out["end_logit"])
+  with pytest.raises(InputError):
+    p.predict(["a question without a context"])
+
+
+_SERVE = r"""
+import json, sys
+import tensorflow as tf, tensorflow_text  # noqa: F401 (registers ops)
+args = json.loads(sys.argv[1])
+out = {}
+c = tf.saved_model.load(args["classifier"])
+single = c.signatures["serving_default"](text_a=tf.constant(args["single"]))
+pair = c.signatures["serving_pair"](text_a=tf.constant(args["a"]),
+                                    text_b=tf.constant(args["b"]))
+out["classifier"] = [single["probabilities"].numpy().tolist(),
+                     [x.decode() for x in single["label"].numpy()],
+                     pair["probabilities"].numpy().tolist()]
+s = tf.saved_model.load(args["squad"]).signatures["serving_default"]
+r = s(question=tf.constant(args["q"]), context=tf.constant(args["ctx"]))
+out["squad"] = [[x.decode() for x in r["answer"].numpy()],
+                r["score"].numpy().tolist(), r["no_answer"].numpy().tolist(),
+                r["null_score_diff"].numpy().tolist()]
+f = tf.saved_model.load(args["features"])
+v = f.signatures["serving_default"](text=tf.constant(args["single"]))
+out["features"] = [v["mean_vectors"].numpy().tolist(),
+                   v["cls_vectors"].numpy().tolist(),
+                   v["token_vectors"].numpy()[0, :5].tolist()]
+assert not any(m.split(".")[0] in ("modeling", "bert_tf2", "tokenization")
+               for m in sys.modules), "loaded project code"
+print("RESULT" + json.dumps(out))
+"""
+
+
+def test_saved_models_in_a_fresh_process_equal_the_python_api(files):
+  root = files["root"]
+  classifier = ClassifierPredictor.from_output_dir(files["classifier_dir"])
+  squad = SquadPredictor(files["config"], files["squad"], files["vocab"],
+                         max_seq_length=32, max_query_length=6,
+                         max_answer_length=6, version_2_with_negative=True,
+                         null_score_diff_threshold=-100.0)
+  encoder = FeatureEncoder(files["config"], files["bert"], files["vocab"],
+                           max_seq_length=16, layers=(-1, 0))
+  singles = [t for t in TEXTS if isinstance(t, str)]
+  pairs = [t for t in TEXTS if not isinstance(t, str)]
+  args = {"classifier": classifier.export(str(root / "c_export")),
+          "squad": squad.export(str(root / "s_export")),
+          "features": encoder.export(str(root / "f_export")),
+          "single": singles, "a": [a for a, _ in pairs],
+          "b": [b for _, b in pairs],
+          "q": [q for q, _ in QUESTIONS], "ctx": [c for _, c in QUESTIONS]}
+  env = dict(os.environ, PYTHONPATH="")
+  proc = subprocess.run([sys.executable, "-c", _SERVE, json.dumps(args)],
+                        capture_output=True, text=True, env=env,
+                        cwd=str(root), timeout=300)
+  assert proc.returncode == 0, proc.stderr[-3000:]
+  served = json.loads(proc.stdout.split("RESULT", 1)[1])
+
+  probs, labels, pair_probs = served["classifier"]
+  ours = classifier.predict(singles)
+  np.testing.assert_allclose(probs, [o["probabilities"] for o in ours],
+                             atol=1e-5)
+  assert labels == [o["label"] for o in ours]
+  np.testing.assert_allclose(
+      pair_probs, [o["probabilities"] for o in classifier.predict(pairs)],
+      atol=1e-5)
+
+  answers, scores, no_answer, diffs = served["squad"]
+  ours = squad.predict(QUESTIONS)
+  assert answers == [o["answer"] for o in ours]
+  assert no_answer == [o["no_answer"] for o in ours]
+  np.testing.assert_allclose(scores, [o["score"] for o in ours], atol=1e-4)
+  np.testing.assert_allclose(diffs, [o["null_score_diff"] for o in ours],
+                             atol=1e-4)
+
+  mean, cls, tokens = served["features"]
+  np.testing.assert_allclose(mean, encoder.sentence_vectors(singles),
+                             atol=1e-5)
+  np.testing.assert_allclose(cls, encoder.sentence_vectors(singles, "cls"),
+                             atol=1e-5)
+  first = encoder.encode(singles[:1])[0]
+  assert first["tokens"][:3] == ["[CLS]", "w1", "w2"]
+  np.testing.assert_allclose(tokens, first["token_vectors"][:5], atol=1e-5)
