@@ -20,54 +20,13 @@ text. See docs/ner.md.
 from absl import flags
 
 from bert_tf2.common import cli
-from bert_tf2 import runner
 import tokenization  # pylint: disable=unused-import  (--preserve_unused_tokens)
+from bert_tf2.ner import flags as ner_flags
 from bert_tf2.ner import pipeline
 
 FLAGS = flags.FLAGS
 
-flags.DEFINE_string("data_dir", None, "Directory of the CoNLL files.")
-flags.DEFINE_string("bert_config_file", None, "The config json file of the "
-                    "pre-trained BERT model (its architecture).")
-flags.DEFINE_string("vocab_file", None, "The vocabulary file that the BERT "
-                    "model was trained on.")
-flags.DEFINE_string("output_dir", None, "The output directory where the "
-                    "model checkpoints and results will be written.")
-flags.DEFINE_string("init_checkpoint", None, "Initial checkpoint (usually "
-                    "from a pre-trained BERT model).")
-flags.DEFINE_bool("do_lower_case", True, "Lower-case the input: True for "
-                  "uncased models, False for cased ones.")
-flags.DEFINE_integer("max_seq_length", 128, "Window length in word pieces "
-                     "([CLS] and [SEP] included); longer sentences are "
-                     "split into overlapping windows and merged back.")
-flags.DEFINE_integer("doc_stride", 64, "Word pieces between the starts of "
-                     "two windows of a long sentence.")
-flags.DEFINE_bool("do_train", False, "Whether to run training.")
-flags.DEFINE_bool("do_eval", False, "Whether to evaluate on the dev file.")
-flags.DEFINE_bool("do_predict", False, "Whether to tag the test file.")
-flags.DEFINE_integer("train_batch_size", 32, "Total batch size for training.")
-flags.DEFINE_integer("eval_batch_size", 8, "Total batch size for eval.")
-flags.DEFINE_integer("predict_batch_size", 8, "Total batch size for predict.")
-flags.DEFINE_float("learning_rate", 5e-5, "The initial learning rate for "
-                   "Adam.")
-flags.DEFINE_float("num_train_epochs", 3.0, "Total number of training "
-                   "epochs to perform.")
-flags.DEFINE_float("warmup_proportion", 0.1, "Proportion of training with "
-                   "linear learning rate warmup, e.g. 0.1 = 10%.")
-flags.DEFINE_integer("save_checkpoints_steps", 1000, "How often to save the "
-                     "model checkpoint.")
-flags.DEFINE_integer("iterations_per_loop", 1000, "How many steps to make in "
-                     "each estimator call.")
-runner.define_flags()
-flags.DEFINE_string("train_file", "train.txt", "Training file in --data_dir.")
-flags.DEFINE_string("dev_file", "dev.txt", "Dev file in --data_dir.")
-flags.DEFINE_string("test_file", "test.txt", "Test file in --data_dir (tags "
-                    "optional: a line may hold the token only).")
-flags.DEFINE_string("labels_file", None, "One tag per line; default: the "
-                    "tags of the training file ('O' first, then sorted).")
-flags.DEFINE_string("export_dir", None, "If set, write a SavedModel here: "
-                    "'serving_default' takes raw text and returns entity "
-                    "spans; 'serving_ids' takes ids.")
+ner_flags.define_flags()
 
 
 def main(_):
