@@ -241,6 +241,7 @@ class Estimator(object):
     save_every = cfg.save_checkpoints_steps
     last_saved = step
     pending_loss, pending_steps = 0.0, 0
+    pending_scalars = np.zeros([len(self._train_steps.scalar_names)])
     last_log_step, log_time = step, time.time()
     stalled = 0
     with preemption.SignalWatcher(cfg.handle_signals) as watcher:
@@ -250,7 +251,7 @@ class Estimator(object):
           n = min(n, save_every - step % save_every)
         if eval_every:
           n = min(n, eval_every - step % eval_every)
-        done, loss_sum, ok, stop = self._train_steps.loop(
+        done, loss_sum, ok, stop, scalar_sums = self._train_steps.loop(
             iterator, tf.constant(n, tf.int32), watcher.stop_flag)
         done = int(done)
         new_step = self.global_step
@@ -270,20 +271,24 @@ class Estimator(object):
         step = new_step
         pending_loss += float(loss_sum)
         pending_steps += done
+        pending_scalars += np.asarray(scalar_sums, np.float64)
         stop = bool(stop)
         if pending_steps and (step - last_log_step >= cfg.log_step_count_steps
                               or step >= max_steps or stop):
           now = time.time()
           elapsed = max(now - log_time, 1e-9)
-          self._log_training(step, {
-              "loss": pending_loss / pending_steps,
+          scalars = {"loss": pending_loss / pending_steps}
+          scalars.update(zip(self._train_steps.scalar_names,
+                             pending_scalars / pending_steps))
+          self._log_training(step, dict(scalars, **{
               "learning_rate": float(
                   precision.inner_optimizer(self._optimizer).learning_rate),
               "examples_per_second":
                   pending_steps * self.train_batch_size / elapsed,
               "global_step/sec": (step - last_log_step) / elapsed,
-          })
+          }))
           pending_loss, pending_steps = 0.0, 0
+          pending_scalars[:] = 0.0
           last_log_step, log_time = step, now
         evaluate = bool(eval_every and not stop and (
             step % eval_every == 0 or step >= max_steps))
@@ -301,9 +306,11 @@ class Estimator(object):
               signum, step, self.latest_checkpoint())
 
   def _log_training(self, step, scalars):
-    logging.info("global_step = %d, loss = %.6g, learning_rate = %.6g, "
+    task_scalars = "".join(", %s = %.6g" % (name, scalars[name])
+                           for name in self._train_steps.scalar_names)
+    logging.info("global_step = %d, loss = %.6g%s, learning_rate = %.6g, "
                  "examples/sec = %.1f, global_step/sec = %.3g", step,
-                 scalars["loss"], scalars["learning_rate"],
+                 scalars["loss"], task_scalars, scalars["learning_rate"],
                  scalars["examples_per_second"], scalars["global_step/sec"])
     self._summaries.write("", step, scalars)
 

@@ -156,3 +156,34 @@ def test_flag_combinations():
   with pytest.raises(InputError, match="--early_stopping_patience needs "
                      "--eval_every_n_steps"):
     runner.early_stopping_from_flags(values)
+
+
+class ToyWithScalars(toy.ToyTask):
+  """Logs its batch loss as a training scalar (so it must equal "loss")."""
+
+  def compute_loss(self, model, features, training):
+    loss, outputs = super().compute_loss(model, features, training)
+    outputs["batch_loss"] = loss
+    return loss, outputs
+
+  def training_scalars(self):
+    return ("batch_loss",)
+
+
+@pytest.mark.parametrize("accumulation", [1, 2])
+def test_training_scalars_logged_beside_loss(tmp_path, accumulation):
+  cfg = runner.RunConfig(str(tmp_path), save_checkpoints_steps=0,
+                         iterations_per_loop=3, log_step_count_steps=3,
+                         gradient_accumulation_steps=accumulation)
+  est = runner.Estimator(ToyWithScalars(), cfg,
+                         optimizer_fn=toy.optimizer_fn, train_batch_size=8)
+  est.train(toy.make_input_fn(), 9)
+  values = {}
+  for path in glob.glob(str(tmp_path / "events.out.tfevents.*")):
+    for event in tf.compat.v1.train.summary_iterator(path):
+      for v in event.summary.value:
+        values.setdefault(v.tag, {})[event.step] = float(
+            tf.make_ndarray(v.tensor))
+  assert sorted(values["batch_loss"]) == [3, 6, 9]
+  for step, loss in values["loss"].items():
+    assert values["batch_loss"][step] == pytest.approx(loss, rel=1e-6)
