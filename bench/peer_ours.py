@@ -143,7 +143,7 @@ def build(args, opts):
   n = tf.constant(opts["steps_per_call"], tf.int32)
 
   def train_step():
-    done, loss_sum, ok, _ = steps.loop(iterator, n, stop_flag)
+    done, loss_sum, ok, _, _ = steps.loop(iterator, n, stop_flag)
     if not bool(ok):
       raise FloatingPointError("non-finite loss %s" % float(loss_sum))
     return int(done)

@@ -28,6 +28,7 @@ from bert_tf2.classifier.options import validate
 from bert_tf2.classifier.task import ClassifierTask
 from bert_tf2.runner.checkpoints import checkpoint_step
 from bert_tf2.runner.checkpoints import refuse_other_model
+from bert_tf2.runner.periodic_eval import metric_names as runner_metric_names
 
 
 def _write_records(examples, label_list, o, tokenizer, path):
@@ -129,11 +130,29 @@ def _run_multi_label(o, bert_config, tokenizer):
                   write_test_results)
 
 
+def _periodic_eval_options(o, task):
+  """(every_n_steps, EarlyStopping, keep_best), checked before any output."""
+  every, stopping, keep_best = runner.early_stopping_from_flags(o)
+  if every and not (o.do_train and o.do_eval):
+    raise InputError("--eval_every_n_steps=%d needs --do_train and --do_eval "
+                     "(evaluation runs on the dev set)" % every)
+  if every and o.long_text == "sliding_window":
+    raise InputError("--eval_every_n_steps is not supported with "
+                     "--long_text=sliding_window (document-level evaluation)")
+  if stopping is not None:
+    stopping.check_metric(runner_metric_names(task))
+  return every, stopping, keep_best
+
+
 def run(o):
   """Runs training / eval / predict / export as the flags in `o` say."""
   bert_config, tokenizer = validate(o)
-  tf.io.gfile.makedirs(o.output_dir)
   if multi_label.is_multi_label(o):
+    if o.eval_every_n_steps:
+      raise InputError("--eval_every_n_steps: not supported for multi-label "
+                       "tasks (--label_column=a,b,c or "
+                       "--multi_label_delimiter)")
+    tf.io.gfile.makedirs(o.output_dir)
     return _run_multi_label(o, bert_config, tokenizer)
   processor = registry.get_processor(o.task_name, o.data_dir,
                                      generic_options(o))
@@ -141,6 +160,8 @@ def run(o):
   regression = processor.is_regression
   task = ClassifierTask(bert_config, len(label_list), regression,
                         use_one_hot_embeddings=bool(o.use_tpu))
+  eval_every, early_stopping, keep_best = _periodic_eval_options(o, task)
+  tf.io.gfile.makedirs(o.output_dir)
   config = runner.run_config_from_flags(
       o, runner.strategy_from_FLAGS(o),
       log_step_count_steps=min(100, o.iterations_per_loop))
@@ -178,18 +199,26 @@ def run(o):
       train_batch_size=o.train_batch_size, eval_batch_size=o.eval_batch_size,
       predict_batch_size=o.predict_batch_size)
 
-  if o.do_train:
-    estimator.train(_input_fn(train_file, o, True, processor),
-                    max_steps=num_train_steps)
-
   if o.do_eval:
     eval_examples = processor.get_dev_examples(o.data_dir)
     eval_file = os.path.join(o.output_dir, "eval.tf_record")
     padded = _pad(eval_examples, o.eval_batch_size, o)
     _write_records(padded, label_list, o, tokenizer, eval_file)
+    input_fn = _input_fn(eval_file, o, False, processor)
+
+  if o.do_train and eval_every:
+    estimator.train_and_evaluate(
+        _input_fn(train_file, o, True, processor), input_fn,
+        max_steps=num_train_steps, every_n_steps=eval_every,
+        eval_steps=len(padded) // o.eval_batch_size if o.use_tpu else None,
+        early_stopping=early_stopping, keep_best=keep_best)
+  elif o.do_train:
+    estimator.train(_input_fn(train_file, o, True, processor),
+                    max_steps=num_train_steps)
+
+  if o.do_eval:
     logging.info("***** Running evaluation ***** examples=%d (%d padding)",
                  len(padded), len(padded) - len(eval_examples))
-    input_fn = _input_fn(eval_file, o, False, processor)
     if o.long_text == "sliding_window":
       result = _windowed_eval(estimator, input_fn, eval_examples, label_list,
                               regression)
@@ -228,6 +257,9 @@ def run(o):
   if getattr(o, "export_dir", None):
     from bert_tf2.classifier import export  # pylint: disable=g-import-not-at-top
     checkpoint = estimator.latest_checkpoint() or o.init_checkpoint
+    if keep_best and runner.best_checkpoint(o.output_dir):
+      checkpoint = runner.best_checkpoint(o.output_dir)
+      logging.info("Exporting the best checkpoint %s", checkpoint)
     if not checkpoint:
       raise InputError("--export_dir=%s: no checkpoint to export in "
                        "--output_dir=%s" % (o.export_dir, o.output_dir))

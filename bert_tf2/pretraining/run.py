@@ -21,6 +21,7 @@ from bert_tf2.pretraining import input_pipeline
 from bert_tf2.pretraining import record_check
 from bert_tf2.pretraining import task as task_lib
 from bert_tf2 import runner
+from bert_tf2.runner import periodic_eval
 
 EVAL_RESULTS = "eval_results.txt"
 
@@ -56,6 +57,13 @@ def check_flags(flags_values):
                        % f.learning_rate)
   if f.do_eval:
     _check_positive("max_eval_steps", f.max_eval_steps)
+  every, stopping, _ = runner.early_stopping_from_flags(f)
+  if every and not (f.do_train and f.do_eval):
+    raise InputError("--eval_every_n_steps=%d needs --do_train and --do_eval"
+                     % every)
+  if stopping is not None:
+    stopping.check_metric(periodic_eval.metric_names(
+        task_lib.PretrainingTask(config, use_nsp=not f.no_nsp)))
   modeling.check_sequence_length(config, f.max_seq_length)
   if f.max_predictions_per_seq > f.max_seq_length:
     raise InputError("--max_predictions_per_seq=%d is larger than "
@@ -147,6 +155,9 @@ def run_pretraining(f):
       input_files, f.max_seq_length, f.max_predictions_per_seq,
       _value_limits(f, config))
   result = None
+  eval_input_fn = input_pipeline.input_fn_builder(
+      input_files, f.max_seq_length, f.max_predictions_per_seq,
+      is_training=False, masker=masker)
   if f.do_train:
     logging.info("***** Running training *****")
     logging.info("  Batch size = %d", f.train_batch_size)
@@ -155,14 +166,18 @@ def run_pretraining(f):
         is_training=True, masker=masker,
         deterministic=f.deterministic_input,
         seed=12345 if f.deterministic_input else None)
+    every, stopping, keep_best = runner.early_stopping_from_flags(f)
     with explain():
-      estimator.train(train_input_fn, max_steps=f.num_train_steps)
+      if every:  # Evaluation during training (--eval_every_n_steps).
+        estimator.train_and_evaluate(
+            train_input_fn, eval_input_fn, f.num_train_steps,
+            every_n_steps=every, eval_steps=f.max_eval_steps,
+            early_stopping=stopping, keep_best=keep_best)
+      else:
+        estimator.train(train_input_fn, max_steps=f.num_train_steps)
   if f.do_eval:
     logging.info("***** Running evaluation *****")
     logging.info("  Batch size = %d", f.eval_batch_size)
-    eval_input_fn = input_pipeline.input_fn_builder(
-        input_files, f.max_seq_length, f.max_predictions_per_seq,
-        is_training=False, masker=masker)
     with explain():
       result = estimator.evaluate(eval_input_fn, steps=f.max_eval_steps)
     path = os.path.join(f.output_dir, EVAL_RESULTS)

@@ -12,6 +12,10 @@ batches):
   next_sentence_loss      mean per-example nll
 The runner adds "loss" (mean of the batch losses) and "global_step".
 
+Training logs (`training_scalars`, averaged over the logged steps): the
+batch's masked_lm_loss and masked_lm_accuracy (weighted as above) and, with
+NSP, next_sentence_loss and next_sentence_accuracy, beside the total loss.
+
 Example:
   >>> import modeling
   >>> cfg = modeling.BertConfig(vocab_size=40, hidden_size=8,
@@ -49,14 +53,27 @@ class PretrainingTask(task_lib.Task):
         features["masked_lm_weights"])
     outputs = {"masked_lm_example_loss": mlm_example_loss,
                "masked_lm_log_probs": mlm_log_probs}
+    outputs["masked_lm_loss"] = mlm_loss
+    outputs["masked_lm_accuracy"] = _accuracy(
+        mlm_log_probs, features["masked_lm_ids"],
+        features["masked_lm_weights"])
     loss = mlm_loss
     if self.use_nsp:
       nsp_loss, nsp_example_loss, nsp_log_probs = modeling.next_sentence_loss(
           logits["next_sentence_logits"], features["next_sentence_labels"])
       outputs.update(next_sentence_example_loss=nsp_example_loss,
-                     next_sentence_log_probs=nsp_log_probs)
+                     next_sentence_log_probs=nsp_log_probs,
+                     next_sentence_loss=nsp_loss,
+                     next_sentence_accuracy=_accuracy(
+                         nsp_log_probs, features["next_sentence_labels"]))
       loss = mlm_loss + nsp_loss
     return loss, outputs
+
+  def training_scalars(self):
+    names = ("masked_lm_loss", "masked_lm_accuracy")
+    if self.use_nsp:
+      names += ("next_sentence_loss", "next_sentence_accuracy")
+    return names
 
   def create_metrics(self):
     names = ["masked_lm_accuracy", "masked_lm_loss"]
@@ -91,3 +108,21 @@ class PretrainingTask(task_lib.Task):
       out["next_sentence_probabilities"] = tf.nn.softmax(
           logits["next_sentence_logits"], axis=-1)
     return out
+
+
+def _accuracy(log_probs, labels, weights=None):
+  """Weighted fraction of argmax(log_probs) == labels (a float32 scalar).
+
+  Args:
+    log_probs: float Tensor of shape [num_predictions, num_classes].
+    labels: int Tensor with num_predictions elements.
+    weights: float Tensor with num_predictions elements, or None (all 1).
+  """
+  labels = tf.reshape(tf.cast(labels, tf.int32), [-1])
+  predictions = tf.argmax(log_probs, axis=-1, output_type=tf.int32)
+  correct = tf.cast(tf.equal(labels, predictions), tf.float32)
+  if weights is None:
+    return tf.reduce_mean(correct)
+  weights = tf.reshape(tf.cast(weights, tf.float32), [-1])
+  return tf.math.divide_no_nan(tf.reduce_sum(correct * weights),
+                               tf.reduce_sum(weights))

@@ -26,6 +26,11 @@ API (see docs/runner.md for details):
         init_checkpoint=None, train_batch_size=32, eval_batch_size=8,
         predict_batch_size=8)
     est.train(input_fn, max_steps)        # resumes from output_dir
+    est.train_and_evaluate(train_input_fn, eval_input_fn, max_steps,
+                           every_n_steps=1000,  # eval_history.jsonl, eval/
+                           early_stopping=runner.EarlyStopping(
+                               "eval_accuracy", patience=3),
+                           keep_best=True)   # output_dir/best/
     results = est.evaluate(input_fn, steps=None)  # metrics + loss + global_step
     for row in est.predict(input_fn): ... # one numpy dict per example
     runner.write_eval_results(path, results)
@@ -41,6 +46,9 @@ from bert_tf2.runner.config import RunConfig
 from bert_tf2.runner.estimator import Estimator
 from bert_tf2.runner.estimator import NonFiniteLossError
 from bert_tf2.runner.flags import define_flags
+from bert_tf2.runner.flags import early_stopping_from_flags
+from bert_tf2.runner.periodic_eval import EarlyStopping
+from bert_tf2.runner.periodic_eval import best_checkpoint
 from bert_tf2.runner.flags import run_config_from_flags
 from bert_tf2.runner.flags import strategy_from_FLAGS
 from bert_tf2.runner.preemption import TrainingInterrupted
@@ -51,8 +59,10 @@ from bert_tf2.runner.strategy import strategy_from_flags
 from bert_tf2.runner.task import Task
 
 __all__ = [
-    "Estimator", "NonFiniteLossError", "PRECISIONS", "RunConfig", "STRATEGIES",
-    "Task", "TrainingInterrupted", "define_flags", "format_eval_results",
+    "EarlyStopping", "Estimator", "NonFiniteLossError", "PRECISIONS",
+    "RunConfig", "STRATEGIES",
+    "Task", "TrainingInterrupted", "best_checkpoint", "define_flags",
+    "early_stopping_from_flags", "format_eval_results",
     "latest_checkpoint", "run_config_from_flags", "strategy_from_FLAGS",
     "strategy_from_flags", "write_eval_results",
 ]

@@ -7,6 +7,7 @@ compiled training loop is `runner.loops.TrainSteps`; the input side is
 `runner.inputs`.
 """
 
+import os
 import time
 
 from absl import logging
@@ -18,6 +19,7 @@ import optimization
 from bert_tf2.runner import checkpoints
 from bert_tf2.runner import inputs
 from bert_tf2.runner import loops
+from bert_tf2.runner import periodic_eval
 from bert_tf2.runner import precision
 from bert_tf2.runner import preemption
 from bert_tf2.runner import summaries
@@ -80,6 +82,7 @@ class Estimator(object):
     self._metrics = None
     self._eval_fn = None
     self._predict_fn = None
+    self.stopped_early = False  # Set by train_and_evaluate.
 
   # ------------------------------------------------------------ properties
   @property
@@ -121,6 +124,61 @@ class Estimator(object):
       NonFiniteLossError: the loss became NaN/Inf; the last good checkpoint
         is kept and no checkpoint is written for the bad step.
     """
+    return self._train(input_fn, max_steps)
+
+  def train_and_evaluate(self, train_input_fn, eval_input_fn, max_steps,
+                         every_n_steps, eval_steps=None, early_stopping=None,
+                         keep_best=False):
+    """Trains to `max_steps`, evaluating every `every_n_steps` on the way.
+
+    Each evaluation runs on the weights of a checkpoint saved at that step
+    (so a resumed run continues exactly) and at `max_steps`; see
+    `runner.periodic_eval` for what is recorded (eval_history.jsonl,
+    TensorBoard scalars in output_dir/eval, output_dir/best/,
+    early_stopping.json).
+
+    Args:
+      train_input_fn, eval_input_fn: as for `train` and `evaluate`.
+      max_steps: train until this global step (unless stopped early).
+      every_n_steps: evaluate every this many global steps.
+      eval_steps: batches per evaluation (None: the whole eval input).
+      early_stopping: a `runner.EarlyStopping` (metric, mode, patience).
+      keep_best: keep the best evaluation's checkpoint in output_dir/best/.
+
+    Returns:
+      self. `self.stopped_early` says whether early stopping ended training.
+
+    Raises:
+      InputError: the early-stopping metric is not one evaluation produces
+        (checked before training starts).
+    """
+    if early_stopping is not None:
+      with self._strategy.scope():
+        early_stopping.check_metric(periodic_eval.metric_names(self._task))
+    periodic = periodic_eval.PeriodicEval(
+        self._config.output_dir, every_n_steps, early_stopping, keep_best,
+        enabled=self._strategy.extended.should_checkpoint)
+    stop = periodic.stopped()
+    if stop:
+      logging.info("Not training: this run stopped early at global_step %s "
+                   "(%s did not improve); delete %s to train further",
+                   stop["global_step"], stop["metric"],
+                   os.path.join(self._config.output_dir,
+                                periodic_eval.STOP_FILE))
+      self.stopped_early = True
+      return self
+
+    def evaluate_now(checkpoint):
+      results = self._evaluate(eval_input_fn, eval_steps, restore=False)
+      return periodic.after_evaluation(results, checkpoint)
+    return self._train(train_input_fn, max_steps,
+                       eval_every=periodic.every_n_steps,
+                       evaluate_now=evaluate_now)
+
+  def _train(self, input_fn, max_steps, eval_every=0, evaluate_now=None):
+    """`train`, with a call to evaluate_now(checkpoint) every
+    `eval_every` steps and at max_steps (it returns True to stop)."""
+    self.stopped_early = False
     cfg = self._config
     max_steps = int(max_steps)
     strategy = self._strategy
@@ -157,7 +215,7 @@ class Estimator(object):
                  self.train_batch_size, replicas,
                  " x %d micro-batches" % k if k > 1 else "",
                  cfg.iterations_per_loop)
-    self._train_loop(iterator, step, max_steps)
+    self._train_loop(iterator, step, max_steps, eval_every, evaluate_now)
     return self
 
   def _make_train_steps(self):
@@ -175,12 +233,15 @@ class Estimator(object):
                                 tf.distribute.MultiWorkerMirroredStrategy),
         accumulator=accumulator)
 
-  def _train_loop(self, iterator, step, max_steps):
-    """Runs the compiled loop in chunks; logs, saves, stops on signals."""
+  def _train_loop(self, iterator, step, max_steps, eval_every=0,
+                  evaluate_now=None):
+    """Runs the compiled loop in chunks; logs, saves, evaluates, stops on
+    signals."""
     cfg = self._config
     save_every = cfg.save_checkpoints_steps
     last_saved = step
     pending_loss, pending_steps = 0.0, 0
+    pending_scalars = np.zeros([len(self._train_steps.scalar_names)])
     last_log_step, log_time = step, time.time()
     stalled = 0
     with preemption.SignalWatcher(cfg.handle_signals) as watcher:
@@ -188,7 +249,9 @@ class Estimator(object):
         n = min(cfg.iterations_per_loop, max_steps - step)
         if save_every:
           n = min(n, save_every - step % save_every)
-        done, loss_sum, ok, stop = self._train_steps.loop(
+        if eval_every:
+          n = min(n, eval_every - step % eval_every)
+        done, loss_sum, ok, stop, scalar_sums = self._train_steps.loop(
             iterator, tf.constant(n, tf.int32), watcher.stop_flag)
         done = int(done)
         new_step = self.global_step
@@ -208,35 +271,46 @@ class Estimator(object):
         step = new_step
         pending_loss += float(loss_sum)
         pending_steps += done
+        pending_scalars += np.asarray(scalar_sums, np.float64)
         stop = bool(stop)
         if pending_steps and (step - last_log_step >= cfg.log_step_count_steps
                               or step >= max_steps or stop):
           now = time.time()
           elapsed = max(now - log_time, 1e-9)
-          self._log_training(step, {
-              "loss": pending_loss / pending_steps,
+          scalars = {"loss": pending_loss / pending_steps}
+          scalars.update(zip(self._train_steps.scalar_names,
+                             pending_scalars / pending_steps))
+          self._log_training(step, dict(scalars, **{
               "learning_rate": float(
                   precision.inner_optimizer(self._optimizer).learning_rate),
               "examples_per_second":
                   pending_steps * self.train_batch_size / elapsed,
               "global_step/sec": (step - last_log_step) / elapsed,
-          })
+          }))
           pending_loss, pending_steps = 0.0, 0
+          pending_scalars[:] = 0.0
           last_log_step, log_time = step, now
+        evaluate = bool(eval_every and not stop and (
+            step % eval_every == 0 or step >= max_steps))
         if (step != last_saved and (
             (save_every and step % save_every == 0) or step >= max_steps or
-            stop)) or (stop and self.latest_checkpoint() is None):
+            stop or evaluate)) or (stop and self.latest_checkpoint() is None):
           self._save(step)
           last_saved = step
+        if evaluate and evaluate_now(self.latest_checkpoint()):
+          self.stopped_early = True
+          return
         if stop:
           signum = watcher.signum or 15  # Another worker was signalled.
           raise preemption.TrainingInterrupted(
               signum, step, self.latest_checkpoint())
 
   def _log_training(self, step, scalars):
-    logging.info("global_step = %d, loss = %.6g, learning_rate = %.6g, "
+    task_scalars = "".join(", %s = %.6g" % (name, scalars[name])
+                           for name in self._train_steps.scalar_names)
+    logging.info("global_step = %d, loss = %.6g%s, learning_rate = %.6g, "
                  "examples/sec = %.1f, global_step/sec = %.3g", step,
-                 scalars["loss"], scalars["learning_rate"],
+                 scalars["loss"], task_scalars, scalars["learning_rate"],
                  scalars["examples_per_second"], scalars["global_step/sec"])
     self._summaries.write("", step, scalars)
 
@@ -262,10 +336,18 @@ class Estimator(object):
       dict: the task's metrics, "loss" (mean over batches of the batch mean
       loss) and "global_step", as numpy scalars.
     """
+    return self._evaluate(input_fn, steps, checkpoint_path, name)
+
+  def _evaluate(self, input_fn, steps=None, checkpoint_path=None, name=None,
+                restore=True):
+    """`evaluate`; restore=False: the current weights (while training)."""
     strategy = self._strategy
     per_replica = self.eval_batch_size // strategy.num_replicas_in_sync
     make_dataset = self._build_model(input_fn, per_replica, "eval")
-    step = self._restore_for_inference(checkpoint_path)
+    if restore:
+      step = self._restore_for_inference(checkpoint_path)
+    else:
+      step = self.global_step
     if self._metrics is None:
       with strategy.scope():
         self._metrics = dict(self._task.create_metrics())

@@ -12,12 +12,16 @@ Original flags and defaults: --use_tpu=False, --tpu_name, --tpu_zone,
 --gcp_project, --master, --num_tpu_cores=8, --iterations_per_loop=1000,
 --save_checkpoints_steps=1000. New: --strategy, --precision,
 --jit_compile, --keep_checkpoint_max, --gradient_accumulation_steps,
---optimizer, --skip_consumed_batches.
+--optimizer, --skip_consumed_batches, and evaluation during training:
+--eval_every_n_steps, --early_stopping_metric, --early_stopping_mode,
+--early_stopping_patience, --keep_best_checkpoint.
 """
 
 from absl import flags
 
+from bert_tf2.common import InputError
 from bert_tf2.runner import config as config_lib
+from bert_tf2.runner import periodic_eval
 from bert_tf2.runner import strategy as strategy_lib
 
 
@@ -66,6 +70,50 @@ def define_flags(flag_values=flags.FLAGS):
     enum_values=["adamw", "lamb"])
   d("bool", "skip_consumed_batches", False,
     "On resume, skip the input batches the restored steps consumed.")
+  d("integer", "eval_every_n_steps", 0,
+    "Evaluate on the eval set every this many training steps (and at the "
+    "end), appending to output_dir/eval_history.jsonl. 0: only after "
+    "training, as the original.")
+  d("string", "early_stopping_metric", None,
+    "Eval result that defines the best checkpoint and early stopping, e.g. "
+    "eval_accuracy, eval_loss, masked_lm_accuracy.")
+  d("enum", "early_stopping_mode", None,
+    "max or min; unset: min for names containing 'loss', else max.",
+    enum_values=list(periodic_eval.MODES))
+  d("integer", "early_stopping_patience", 0,
+    "Stop training after this many evaluations without improvement of "
+    "--early_stopping_metric (0: never stop).")
+  d("bool", "keep_best_checkpoint", False,
+    "Keep the checkpoint of the best evaluation in output_dir/best/ with "
+    "best_metrics.json.")
+
+
+def early_stopping_from_flags(flag_values=flags.FLAGS):
+  """(every_n_steps, EarlyStopping or None, keep_best) from the flags.
+
+  Raises:
+    InputError: inconsistent flags (a metric, patience or best checkpoint
+      without --eval_every_n_steps, or --keep_best_checkpoint /
+      --early_stopping_patience without --early_stopping_metric).
+  """
+  f = flag_values
+  every = int(f.eval_every_n_steps or 0)
+  if every < 0:
+    raise InputError("--eval_every_n_steps=%d: must be >= 0" % every)
+  wanted = [name for name, on in (
+      ("early_stopping_metric", f.early_stopping_metric),
+      ("early_stopping_patience", f.early_stopping_patience),
+      ("keep_best_checkpoint", f.keep_best_checkpoint)) if on]
+  if wanted and not every:
+    raise InputError("--%s needs --eval_every_n_steps > 0" % wanted[0])
+  stopping = None
+  if f.early_stopping_metric:
+    stopping = periodic_eval.EarlyStopping(
+        f.early_stopping_metric, f.early_stopping_mode,
+        f.early_stopping_patience)
+  elif wanted:
+    raise InputError("--%s needs --early_stopping_metric" % wanted[0])
+  return every, stopping, bool(f.keep_best_checkpoint)
 
 
 def strategy_from_FLAGS(flag_values=flags.FLAGS):  # pylint: disable=invalid-name

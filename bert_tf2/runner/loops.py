@@ -12,6 +12,8 @@ what the original's tf.clip_by_global_norm counted (see optimization.base).
 With gradient accumulation the gradients of K micro-batches are summed
 locally first and reduced once. The loop runs up to `num_steps` steps in one
 tf.function call and stops early on a non-finite loss or a stop request.
+It also sums the task's `training_scalars()` (e.g. pretraining's MLM and NSP
+losses), replica-averaged, for the training log.
 """
 
 import tensorflow as tf
@@ -44,6 +46,7 @@ class TrainSteps(object):
     self._multi_worker = multi_worker
     self._accumulator = accumulator
     self._sparse = []
+    self.scalar_names = tuple(task.training_scalars())
     self._scaled = precision.is_loss_scaled(optimizer)
     replicas = strategy.num_replicas_in_sync
     self._replicas = replicas
@@ -62,8 +65,14 @@ class TrainSteps(object):
   def _loss_and_grads(self, features):
     variables = self._model.trainable_variables
     with tf.GradientTape() as tape:
-      loss, _ = self._task.compute_loss(self._model, features, training=True)
+      loss, outputs = self._task.compute_loss(self._model, features,
+                                              training=True)
       loss = tf.cast(loss, tf.float32)
+      scalars = tf.zeros([0])
+      if self.scalar_names:
+        scalars = tf.stack([tf.cast(tf.stop_gradient(outputs[name]),
+                                    tf.float32)
+                            for name in self.scalar_names])
       objective = loss
       if self._scaled:
         objective = self._optimizer.scale_loss(objective)
@@ -80,7 +89,7 @@ class TrainSteps(object):
           [2.0 * tf.nn.l2_loss(tf.cast(grads[i].values, tf.float32))
            for i in self._sparse], [len(grads)])
     grads = [None if g is None else tf.convert_to_tensor(g) for g in grads]
-    return loss, grads, terms
+    return loss, grads, terms, scalars
 
   def _all_reduce(self, grads, terms):
     """Replica mean of the gradients; squared-norm terms of that mean."""
@@ -115,14 +124,14 @@ class TrainSteps(object):
       self._optimizer.apply(grads, variables, squared_norm_terms=norm_terms)
 
   def _replica_step(self, features):
-    loss, grads, terms = self._grads_fn(features)
+    loss, grads, terms, scalars = self._grads_fn(features)
     self._apply(*self._all_reduce(grads, terms))
-    return loss
+    return loss, scalars
 
   def _replica_accumulate(self, features):
-    loss, grads, terms = self._grads_fn(features)
+    loss, grads, terms, scalars = self._grads_fn(features)
     self._accumulator.add(grads, terms)
-    return loss
+    return loss, scalars
 
   def _replica_apply_accumulated(self):
     self._apply(*self._all_reduce(self._accumulator.mean(self._k),
@@ -134,19 +143,29 @@ class TrainSteps(object):
     return self._strategy.reduce(tf.distribute.ReduceOp.MEAN, per_replica,
                                  axis=None)
 
-  def _one_update(self, iterator):
-    if self._k == 1:
-      return self._mean(self._strategy.run(self._step_fn,
-                                           args=(next(iterator),)))
+  def _mean_scalars(self, per_replica):
+    if not self.scalar_names:  # Nothing to all-reduce.
+      return tf.zeros([0])
+    return self._mean(per_replica)
 
-    def micro_body(j, total):
-      loss = self._mean(self._strategy.run(self._replica_accumulate,
-                                           args=(next(iterator),)))
-      return j + 1, total + loss
-    _, total = tf.while_loop(lambda j, _: j < self._k, micro_body,
-                             [tf.constant(0), tf.constant(0.0)])
+  def _one_update(self, iterator):
+    """(mean loss, mean training scalars) of one optimizer update."""
+    if self._k == 1:
+      loss, scalars = self._strategy.run(self._step_fn,
+                                         args=(next(iterator),))
+      return self._mean(loss), self._mean_scalars(scalars)
+
+    def micro_body(j, total, scalar_total):
+      loss, scalars = self._strategy.run(self._replica_accumulate,
+                                         args=(next(iterator),))
+      return (j + 1, total + self._mean(loss),
+              scalar_total + self._mean_scalars(scalars))
+    _, total, scalar_total = tf.while_loop(
+        lambda j, *_: j < self._k, micro_body,
+        [tf.constant(0), tf.constant(0.0),
+         tf.zeros([len(self.scalar_names)])])
     self._strategy.run(self._replica_apply_accumulated)
-    return total / float(self._k)
+    return total / float(self._k), scalar_total / float(self._k)
 
   def _stop_requested(self, stop_flag):
     local = stop_flag.read_value()
@@ -157,18 +176,24 @@ class TrainSteps(object):
                                  axis=None) > 0.0
 
   def _loop(self, iterator, num_steps, stop_flag):
-    """Runs up to num_steps updates; returns (steps, loss_sum, ok, stop)."""
-    def cond(i, loss_sum, ok, stop):
-      del loss_sum
+    """Runs up to num_steps updates.
+
+    Returns:
+      (steps, loss_sum, ok, stop, scalar_sums): scalar_sums is a float32
+      vector, the sums of `scalar_names` over the steps run.
+    """
+    def cond(i, loss_sum, ok, stop, scalar_sums):
+      del loss_sum, scalar_sums
       return (i < num_steps) & ok & tf.logical_not(stop)
 
-    def body(i, loss_sum, ok, stop):
+    def body(i, loss_sum, ok, stop, scalar_sums):
       del ok, stop
-      loss = self._one_update(iterator)
+      loss, scalars = self._one_update(iterator)
       return (i + 1, loss_sum + loss, tf.math.is_finite(loss),
-              self._stop_requested(stop_flag))
+              self._stop_requested(stop_flag), scalar_sums + scalars)
 
     return tf.while_loop(
         cond, body,
         [tf.constant(0), tf.constant(0.0), tf.constant(True),
-         self._stop_requested(stop_flag)])
+         self._stop_requested(stop_flag),
+         tf.zeros([len(self.scalar_names)])])

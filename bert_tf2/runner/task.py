@@ -54,6 +54,15 @@ class Task(object):
     """
     raise NotImplementedError("Task.compute_loss")
 
+  def training_scalars(self):
+    """Names of scalar entries of compute_loss's outputs to log in training.
+
+    The runner averages them over replicas and steps and logs them beside
+    the loss (and to TensorBoard), e.g. pretraining's ("masked_lm_loss",
+    "next_sentence_loss", ...). Default: none.
+    """
+    return ()
+
   def create_metrics(self):
     """dict {name: keras.metrics.Metric} for `Estimator.evaluate`."""
     return {}

@@ -76,7 +76,7 @@ def _loss_curve(record_file, cfg, precision_name, initial_weights):
   stop = tf.Variable(False, trainable=False)
   curve = []
   for _ in range(CHUNKS):
-    done, loss_sum, ok, _ = steps.loop(
+    done, loss_sum, ok, _, _ = steps.loop(
         iterator, tf.constant(STEPS_PER_CHUNK), stop)
     assert bool(ok) and int(done) == STEPS_PER_CHUNK
     curve.append(float(loss_sum) / STEPS_PER_CHUNK)

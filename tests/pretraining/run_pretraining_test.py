@@ -213,3 +213,42 @@ def test_records_of_other_settings_fail_with_one_clear_line(data, tmp_path):
   assert ("error: --input_file: %s: record 0: feature 'input_ids' has 64 "
           "values, expected 32 (--max_seq_length=32)" % records) in proc.stderr
   assert "Traceback" not in proc.stderr
+
+
+@pytest.mark.slow
+def test_eval_every_n_steps_logs_mlm_and_nsp_separately(data, tmp_path):
+  out = str(tmp_path / "run")
+  proc = _script("run_pretraining.py", *_common(
+      data, out, "--do_train=True", "--do_eval=True", "--train_batch_size=8",
+      "--eval_batch_size=8", "--learning_rate=2e-3", "--num_warmup_steps=2",
+      "--num_train_steps=6", "--iterations_per_loop=3",
+      "--save_checkpoints_steps=100", "--max_eval_steps=2",
+      "--eval_every_n_steps=3", "--early_stopping_metric=masked_lm_loss",
+      "--keep_best_checkpoint"))
+  with open(os.path.join(out, "eval_history.jsonl")) as f:
+    history = [json.loads(line) for line in f]
+  assert [r["global_step"] for r in history] == [3, 6]
+  assert sorted(history[0]) == EVAL_KEYS
+  best = min(history, key=lambda r: r["masked_lm_loss"])
+  with open(os.path.join(out, "best", "best_metrics.json")) as f:
+    assert json.load(f) == best
+  logged = [line for line in proc.stderr.splitlines()
+            if "global_step = 6, loss = " in line]
+  assert logged, proc.stderr[-3000:]
+  for name in ("masked_lm_loss", "masked_lm_accuracy", "next_sentence_loss",
+               "next_sentence_accuracy"):
+    assert "%s = " % name in logged[-1]
+
+
+def test_unknown_early_stopping_metric_is_one_line(data, tmp_path):
+  out = str(tmp_path / "run")
+  proc = _script("run_pretraining.py", *_common(
+      data, out, "--do_train=True", "--do_eval=True", "--no_nsp",
+      "--eval_every_n_steps=3", "--early_stopping_metric=next_sentence_loss"),
+                 expect_ok=False)
+  assert proc.returncode == 1
+  errors = [l for l in proc.stderr.splitlines() if l.startswith("error: ")]
+  assert errors == ["error: --early_stopping_metric=next_sentence_loss: "
+                    "evaluation does not produce it; it produces loss, "
+                    "masked_lm_accuracy, masked_lm_loss"], proc.stderr[-2000:]
+  assert not os.path.exists(out)
