@@ -33,7 +33,7 @@ def default_options(**overrides):
       long_text="truncate", doc_stride=64, text_a_column="1",
       text_b_column=None, label_column="0", label_list=None, has_header=True,
       delimiter=None, quotechar=None, train_file=None, dev_file=None,
-      test_file=None)
+      test_file=None, trim_padding=True)
   unknown = set(overrides) - set(values)
   if unknown:
     raise TypeError("unknown options: %s" % sorted(unknown))

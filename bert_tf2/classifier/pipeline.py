@@ -43,7 +43,13 @@ def _input_fn(path, o, is_training, processor):
       path, o.max_seq_length, is_training=is_training,
       drop_remainder=is_training or bool(o.use_tpu),
       regression=processor.is_regression,
-      with_example_index=o.long_text == "sliding_window")
+      with_example_index=o.long_text == "sliding_window",
+      trim_padding=trim_padding_enabled(o))
+
+
+def trim_padding_enabled(o):
+  """--trim_padding (default true); never with --use_tpu (static shapes)."""
+  return bool(getattr(o, "trim_padding", True)) and not o.use_tpu
 
 
 def _pad(examples, batch_size, o):

@@ -44,7 +44,8 @@ class InferenceMixin(object):
         weighted, n = strategy.run(self._eval_replica, args=(features,))
         return (strategy.reduce(tf.distribute.ReduceOp.SUM, weighted, None),
                 strategy.reduce(tf.distribute.ReduceOp.SUM, n, None))
-      self._eval_fn = tf.function(eval_step)
+      # reduce_retracing: batches trimmed to different lengths share traces.
+      self._eval_fn = tf.function(eval_step, reduce_retracing=True)
     for metric in self._metrics.values():
       metric.reset_state()
     batch_losses = []
@@ -83,7 +84,7 @@ class InferenceMixin(object):
         return strategy.run(
             lambda f: self._task.predict_outputs(self._model, f),
             args=(features,))
-      self._predict_fn = tf.function(predict_step)
+      self._predict_fn = tf.function(predict_step, reduce_retracing=True)
     for features in self._distribute(dataset_fn):
       outputs = strategy.experimental_local_results(
           self._predict_fn(features))

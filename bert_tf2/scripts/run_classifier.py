@@ -68,6 +68,10 @@ flags.DEFINE_string("export_dir", None, "If set, write a SavedModel here "
 flags.DEFINE_enum("long_text", "truncate", ["truncate", "sliding_window"],
                   "Inputs over max_seq_length: keep the first word pieces "
                   "(the original) or average logits over sliding windows.")
+flags.DEFINE_bool("trim_padding", True, "Run each train/eval/predict batch "
+                  "at its longest sequence (rounded up to a multiple of 16/"
+                  "32/64) instead of --max_seq_length: same results, less "
+                  "work. false: the original's fixed padding.")
 flags.DEFINE_integer("doc_stride", 64, "With --long_text=sliding_window: "
                      "word pieces between the starts of two windows.")
 # The generic tsv/csv tasks (--task_name=tsv|csv).
