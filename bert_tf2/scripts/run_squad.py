@@ -58,6 +58,13 @@ flags.DEFINE_bool("version_2_with_negative", False,
 flags.DEFINE_float("null_score_diff_threshold", 0.0,
                    "Predict no answer when null score - best non-null score "
                    "exceeds this.")
+flags.DEFINE_bool("trim_padding", False, "Predict each batch at its longest "
+                  "sequence (rounded up to a multiple of 16/32/64) instead "
+                  "of --max_seq_length: less work, same logits at real "
+                  "positions; but the original ranks padding positions in "
+                  "its n-best search, so n-best lists (rarely the answer) "
+                  "can differ. Training always runs at --max_seq_length: "
+                  "its loss counts padding positions.")
 # use_tpu, tpu_name, tpu_zone, gcp_project, master, num_tpu_cores,
 # save_checkpoints_steps, iterations_per_loop and the runner's new flags.
 runner.define_flags()

@@ -151,8 +151,13 @@ def predict(o, estimator, tokenizer):
   logging.info("  Num split examples = %d", len(features))
   logging.info("  Batch size = %d", o.predict_batch_size)
 
-  input_fn = records.input_fn_builder(path, o.max_seq_length,
-                                      is_training=False, drop_remainder=False)
+  # --trim_padding (opt-in here): logits only up to each batch's bucket
+  # length. Real positions get the same logits, but the original's n-best
+  # search ranks padding positions too (then drops them), so with trimming
+  # an n-best list can hold candidates that padding pushed out.
+  input_fn = records.input_fn_builder(
+      path, o.max_seq_length, is_training=False, drop_remainder=False,
+      trim_padding=bool(getattr(o, "trim_padding", False)) and not o.use_tpu)
   results = []
   for result in estimator.predict(input_fn):
     if len(results) % 1000 == 0:
