@@ -194,5 +194,6 @@ def run(o):
       raise InputError("--export_dir=%s: no checkpoint to export in "
                        "--output_dir=%s" % (o.export_dir, o.output_dir))
     export.export_saved_model(task, checkpoint, o.export_dir, o.vocab_file,
-                              o.do_lower_case, o.max_seq_length, label_list)
+                              o.do_lower_case, o.max_seq_length, label_list,
+                              trim_padding=trim_padding_enabled(o))
     print("SavedModel written to %s" % o.export_dir)

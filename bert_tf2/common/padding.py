@@ -51,6 +51,19 @@ def round_up_length(length, buckets):
   return int(buckets[min(index, len(buckets) - 1)])
 
 
+def longest_length(input_mask):
+  """int32 scalar Tensor: 1 + the last position where any mask is set.
+
+  Args:
+    input_mask: int Tensor of shape [batch_size, seq_length], 1 at real
+      positions (0 for an empty batch or an all-padding one).
+  """
+  import tensorflow as tf  # pylint: disable=g-import-not-at-top
+  used = tf.reduce_any(tf.not_equal(input_mask, 0), axis=0)
+  positions = tf.range(1, tf.shape(used)[0] + 1)
+  return tf.reduce_max(tf.where(used, positions, 0))
+
+
 def trimmed_length(input_mask, buckets):
   """int32 scalar Tensor: the bucket holding every real position.
 
@@ -60,9 +73,7 @@ def trimmed_length(input_mask, buckets):
     buckets: ascending list of int lengths; the last is seq_length.
   """
   import tensorflow as tf  # pylint: disable=g-import-not-at-top
-  used = tf.reduce_any(tf.not_equal(input_mask, 0), axis=0)
-  positions = tf.range(1, tf.shape(used)[0] + 1)
-  longest = tf.reduce_max(tf.where(used, positions, 0))
+  longest = longest_length(input_mask)
   table = tf.constant(buckets, tf.int32)
   index = tf.searchsorted(table, tf.reshape(longest, [1]), side="left")[0]
   return table[tf.minimum(index, len(buckets) - 1)]

@@ -81,7 +81,8 @@ def _run(data, name, **overrides):
       text_a_column="text", label_column="label", label_list="no,yes",
       do_train=True, do_eval=True, do_predict=True, max_seq_length=64,
       train_batch_size=16, eval_batch_size=8, predict_batch_size=8,
-      learning_rate=5e-3, num_train_epochs=2.0, save_checkpoints_steps=100),
+      learning_rate=5e-3, num_train_epochs=2.0, save_checkpoints_steps=100,
+      export_dir=os.path.join(root, name + "_export")),
       **overrides))
   pipeline.run(options)
   out = options.output_dir
@@ -135,3 +136,35 @@ def test_trimmed_run_equals_fixed_padding(runs):
   for name, value in weights.items():
     np.testing.assert_allclose(value, fixed_weights[name], atol=2e-5,
                                rtol=1e-4, err_msg=name)
+
+
+def test_saved_model_trims_and_equals_fixed_padding(runs, data):
+  import tensorflow_text  # pylint: disable=unused-import  (registers ops)
+  (fixed_options, _, fixed_probs, _), (options, _, probs, _) = runs
+  with open(os.path.join(data[1], "test.tsv")) as f:
+    texts = [l.rstrip("\n") for l in f.readlines()[1:]]
+  trimmed = tf.saved_model.load(options.export_dir)
+  fixed = tf.saved_model.load(fixed_options.export_dir)
+  got = trimmed.signatures["serving_default"](text_a=tf.constant(texts))
+  want = fixed.signatures["serving_default"](text_a=tf.constant(texts))
+  np.testing.assert_allclose(got["probabilities"], want["probabilities"],
+                             atol=2e-6)
+  np.testing.assert_allclose(got["probabilities"], probs, atol=2e-6)
+  np.testing.assert_allclose(want["probabilities"], fixed_probs, atol=2e-6)
+
+
+def test_server_runs_the_model_at_the_longest_sequence():
+  from bert_tf2.classifier import export
+  seen = []
+
+  def model(features, training):
+    del training
+    seen.append(features["input_ids"].shape.as_list())
+    return tf.zeros([tf.shape(features["input_ids"])[0], 2])
+
+  mask = tf.constant([[1] * 5 + [0] * 11, [1] * 9 + [0] * 7])
+  for trim in (True, False):
+    server = export.ClassifierServer(model, None, 16, ["a", "b"], 2, 3,
+                                     trim_padding=trim)
+    server._serve_ids(mask, mask, 0 * mask)  # pylint: disable=protected-access
+  assert seen == [[2, 9], [2, 16]]
