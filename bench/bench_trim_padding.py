@@ -34,7 +34,10 @@ def main():
   p.add_argument("--max_seq_length", type=int, default=128)
   p.add_argument("--batch_size", type=int, default=32)
   p.add_argument("--train_steps", type=int, default=20)
-  p.add_argument("--predict_sentences", type=int, default=1024)
+  p.add_argument("--warmup_steps", type=int, default=2)
+  p.add_argument("--predict_batch_size", type=int, default=8,
+                 help="the original's default")
+  p.add_argument("--predict_sentences", type=int, default=512)
   p.add_argument("--rounds", type=int, default=2)
   p.add_argument("--jit_compile", type=int, default=0)
   args = p.parse_args()
@@ -67,15 +70,27 @@ def main():
         "%.1f, median %d, p95 %d, max %d" % (
             len(splits["train"]), len(splits["dev"]), lengths.mean(),
             np.median(lengths), np.percentile(lengths, 95), lengths.max()))
-  buckets = padding.bucket_lengths(args.max_seq_length)
+  # What run_classifier uses: multiples of 8, of 16 under XLA.
+  buckets = padding.bucket_lengths(args.max_seq_length,
+                                   fine=not args.jit_compile)
   fn = F.file_based_input_fn_builder(paths["train"], args.max_seq_length,
-                                     True, True, seed=1, trim_padding=True)
+                                     True, True, seed=1, trim_padding=True,
+                                     buckets=buckets)
   seen = [int(b["input_ids"].shape[1]) for b in
           fn({"batch_size": args.batch_size}).take(200)]
   print("trimmed train batch lengths (200 batches, buckets %s): mean %.1f "
         "-> %.2fx fewer positions than %d" % (
             buckets, np.mean(seen), args.max_seq_length / np.mean(seen),
             args.max_seq_length))
+
+  fn = F.file_based_input_fn_builder(paths["dev"], args.max_seq_length,
+                                     False, False, trim_padding=True,
+                                     buckets=buckets)
+  seen = [int(b["input_ids"].shape[1]) for b in
+          fn({"batch_size": args.predict_batch_size})]
+  print("trimmed dev batch lengths at predict batch %d: mean %.1f -> %.2fx "
+        "fewer positions" % (args.predict_batch_size, np.mean(seen),
+                             args.max_seq_length / np.mean(seen)))
 
   config = modeling.BertConfig(**SHAPES["minilm"])
   task = ClassifierTask(config, 2)
@@ -88,7 +103,7 @@ def main():
         task, run_config, optimizer_fn=lambda: optimization.create_optimizer(
             2e-5, 10000, 100, use_tpu=False),
         train_batch_size=args.batch_size, eval_batch_size=args.batch_size,
-        predict_batch_size=args.batch_size)
+        predict_batch_size=args.predict_batch_size)
 
   def load():
     return os.getloadavg()[0]
@@ -100,14 +115,15 @@ def main():
     tf.random.set_seed(0)
     ests[trim].train(F.file_based_input_fn_builder(
         paths["train"], args.max_seq_length, True, True, seed=1,
-        trim_padding=trim), max_steps=10)  # Warm-up: traces, first steps.
+        trim_padding=trim, buckets=buckets),
+        max_steps=args.warmup_steps)  # Traces.
   n_pred = args.predict_sentences
   for r in range(args.rounds):
     for trim in (True, False):
       est = ests[trim]
       input_fn = F.file_based_input_fn_builder(
           paths["train"], args.max_seq_length, True, True, seed=2 + r,
-          trim_padding=trim)
+          trim_padding=trim, buckets=buckets)
       start = time.time()
       est.train(input_fn, max_steps=est.global_step + args.train_steps)
       elapsed = time.time() - start
@@ -118,11 +134,12 @@ def main():
     for trim in (True, False):
       base = F.file_based_input_fn_builder(
           paths["dev"], args.max_seq_length, False, False,
-          trim_padding=trim)
+          trim_padding=trim, buckets=buckets)
       input_fn = lambda params, base=base: base(params).take(
-          n_pred // args.batch_size)
+          n_pred // args.predict_batch_size)
       if r == 0:  # Warm-up: traces.
-        for _ in zip(range(2 * args.batch_size), ests[trim].predict(input_fn)):
+        for _ in zip(range(4 * args.predict_batch_size),
+                     ests[trim].predict(input_fn)):
           pass
       start = time.time()
       count = sum(1 for _ in ests[trim].predict(input_fn))

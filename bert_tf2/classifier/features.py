@@ -180,13 +180,14 @@ def file_based_convert_examples_to_features(examples, label_list,
 def file_based_input_fn_builder(input_file, seq_length, is_training,
                                 drop_remainder, regression=False,
                                 with_example_index=False, seed=None,
-                                trim_padding=False):
+                                trim_padding=False, buckets=None):
   """Returns input_fn(params) -> tf.data.Dataset of int32 feature dicts.
 
   Training repeats and shuffles (buffer 100) as the original; eval/predict
   read the file once in order. params["batch_size"] sets the batch size.
   With trim_padding, each batch's sequence features are cut to its longest
-  sequence rounded up to a bucket (`common.padding`; same results).
+  sequence rounded up to one of `buckets` (default: the coarse
+  `common.padding.bucket_lengths`); same results.
   """
   import tensorflow as tf
   spec = {
@@ -212,7 +213,7 @@ def file_based_input_fn_builder(input_file, seq_length, is_training,
     d = d.map(decode, num_parallel_calls=tf.data.AUTOTUNE)
     d = d.batch(params["batch_size"], drop_remainder=drop_remainder)
     if trim_padding:
-      d = padding.trim_batch_padding(d, seq_length)
+      d = padding.trim_batch_padding(d, seq_length, buckets)
     return d
 
   return input_fn

@@ -15,6 +15,7 @@ import tensorflow as tf
 
 from bert_tf2.common import InputError
 from bert_tf2.common import atomic_open
+from bert_tf2.common import padding
 import optimization
 from bert_tf2 import runner
 from bert_tf2.classifier import features as features_lib
@@ -44,7 +45,9 @@ def _input_fn(path, o, is_training, processor):
       drop_remainder=is_training or bool(o.use_tpu),
       regression=processor.is_regression,
       with_example_index=o.long_text == "sliding_window",
-      trim_padding=trim_padding_enabled(o))
+      trim_padding=trim_padding_enabled(o),
+      buckets=padding.bucket_lengths(o.max_seq_length,
+                                     fine=not o.jit_compile))
 
 
 def trim_padding_enabled(o):

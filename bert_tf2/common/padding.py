@@ -13,6 +13,8 @@ Example:
   >>> import tensorflow as tf
   >>> bucket_lengths(128)
   [16, 32, 48, 64, 80, 96, 112, 128]
+  >>> bucket_lengths(40, fine=True)
+  [8, 16, 24, 32, 40]
   >>> mask = tf.constant([[1, 1, 1] + [0] * 125, [1] * 20 + [0] * 108])
   >>> int(trimmed_length(mask, bucket_lengths(128)))
   32
@@ -25,21 +27,26 @@ Example:
 import numpy as np
 
 
-def bucket_lengths(max_seq_length):
+def bucket_lengths(max_seq_length, fine=False):
   """The lengths a trimmed batch may have, ascending, ending at the max.
 
-  Multiples of 16 up to 128, of 32 up to 256, of 64 beyond (for 128: 8
-  lengths; for 512: 16), then `max_seq_length` itself.
+  Coarse (for XLA, which compiles once per length): multiples of 16 up to
+  128, of 32 up to 256, of 64 beyond (for 128: 8 lengths; for 512: 16).
+  Fine (for uncompiled runs, where a new length costs nothing): multiples
+  of 8. Both end with `max_seq_length` itself.
 
   Args:
     max_seq_length: int, the records' fixed sequence length.
+    fine: bool, multiples of 8.
 
   Returns:
     list of int.
   """
   max_seq_length = int(max_seq_length)
   lengths = set()
-  for step, limit in ((16, 128), (32, 256), (64, max_seq_length)):
+  steps = ((8, max_seq_length),) if fine else (
+      (16, 128), (32, 256), (64, max_seq_length))
+  for step, limit in steps:
     lengths.update(range(step, min(limit, max_seq_length) + 1, step))
   lengths = sorted(x for x in lengths if x < max_seq_length)
   return lengths + [max_seq_length]

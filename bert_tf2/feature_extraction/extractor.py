@@ -2,7 +2,7 @@
 
 The model is `modeling.BertModel` in inference mode, loaded from an
 original-format checkpoint, run batched inside one `tf.function` ([batch_size, length] inputs, length
-the batch's longest sequence rounded up to a bucket of `common.padding`, or
+the batch's longest sequence rounded up to a multiple of 8, or
 seq_length without trimming; the last partial batch is zero-padded). Layer indexes are Python-style over the encoder layers: -1 is the
 last layer, 0 the first.
 
@@ -103,7 +103,7 @@ class FeatureExtractor(object):
         longest = max(int(np.flatnonzero(f.input_mask)[-1]) + 1
                       if any(f.input_mask) else 0 for f in chunk)
         length = padding.round_up_length(
-            longest, padding.bucket_lengths(seq_length))
+            longest, padding.bucket_lengths(seq_length, fine=True))
       arrays = []
       for name in ("input_ids", "input_mask", "input_type_ids"):
         rows = [list(getattr(f, name))[:length] for f in chunk]

@@ -89,12 +89,13 @@ def name_to_features(seq_length, is_training):
 
 
 def input_fn_builder(input_file, seq_length, is_training, drop_remainder,
-                     trim_padding=False):
+                     trim_padding=False, buckets=None):
   """Returns input_fn(params) -> batched tf.data.Dataset of int32 features.
 
   Training data repeats forever and is shuffled with a buffer of 100, as in
   the original. With trim_padding, each batch's sequence features are cut
-  to its longest sequence rounded up to a bucket (`common.padding`); only
+  to its longest sequence rounded up to one of `buckets` (default: the
+  coarse `common.padding.bucket_lengths`); only
   for prediction: the training loss softmaxes over every position up to
   seq_length, padding included (the original's), so trimming would change
   it.
@@ -115,7 +116,7 @@ def input_fn_builder(input_file, seq_length, is_training, drop_remainder,
     d = d.map(_decode, num_parallel_calls=tf.data.AUTOTUNE)
     d = d.batch(params["batch_size"], drop_remainder=drop_remainder)
     if trim_padding:
-      d = padding.trim_batch_padding(d, seq_length)
+      d = padding.trim_batch_padding(d, seq_length, buckets)
     return d.prefetch(tf.data.AUTOTUNE)
 
   return input_fn

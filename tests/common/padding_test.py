@@ -13,6 +13,8 @@ def test_bucket_lengths():
   assert len(padding.bucket_lengths(512)) == 16
   assert padding.bucket_lengths(40) == [16, 32, 40]
   assert padding.bucket_lengths(10) == [10]
+  assert padding.bucket_lengths(128, fine=True) == list(range(8, 129, 8))
+  assert padding.bucket_lengths(30, fine=True) == [8, 16, 24, 30]
 
 
 def test_round_up_length():
