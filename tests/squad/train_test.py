@@ -132,7 +132,7 @@ def test_output_dir_with_another_models_checkpoint_is_rejected(trained,
 def _predict_files(trained, name, trim_padding):
   out = os.path.join(trained["tmp"], name)
   pipeline.run(_options(
-      trained, output_dir=out, do_train=False, max_seq_length=64,
+      trained, output_dir=out, do_train=False, max_seq_length=32,
       init_checkpoint=os.path.join(trained["out"], "model.ckpt-150"),
       trim_padding=trim_padding))
   loaded = {}
@@ -143,19 +143,20 @@ def _predict_files(trained, name, trim_padding):
 
 
 def test_trimmed_prediction_matches_fixed_padding(trained):
-  # Predicting at max_seq_length 64 (windows hold <= ~30 word pieces), the
-  # trimmed run computes 16 or 32 positions per batch. The logits of real
-  # positions agree; the n-best lists may gain candidates the padded run's
-  # padding positions pushed out (why --trim_padding is opt-in for SQuAD).
+  # At the trained max_seq_length (32) the shorter windows run trimmed to
+  # 24 or 16 positions. Answers, null odds and the best candidate agree;
+  # lower n-best entries can differ where a padding position's logit
+  # ranked among the n_best_size best (seen here; why --trim_padding is
+  # opt-in for SQuAD).
   fixed = _predict_files(trained, "fixed", trim_padding=False)
   trimmed = _predict_files(trained, "trimmed", trim_padding=True)
   input_fn = records.input_fn_builder(
-      os.path.join(trained["tmp"], "trimmed", "eval.tf_record"), 64,
+      os.path.join(trained["tmp"], "trimmed", "eval.tf_record"), 32,
       is_training=False, drop_remainder=False, trim_padding=True,
-      buckets=padding.bucket_lengths(64, fine=True))
+      buckets=padding.bucket_lengths(32, fine=True))
   lengths = [int(b["input_ids"].shape[1])
              for b in input_fn({"batch_size": 8})]
-  assert max(lengths) <= 32 and len(lengths) > 5, lengths
+  assert min(lengths) < 32 and len(lengths) > 5, lengths
   assert trimmed["predictions"] == fixed["predictions"]
   assert sorted(trimmed["null_odds"]) == sorted(fixed["null_odds"])
   for qid, value in fixed["null_odds"].items():
