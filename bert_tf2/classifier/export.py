@@ -27,6 +27,7 @@ import tensorflow as tf
 
 import modeling
 from bert_tf2.common import InputError
+from bert_tf2.common import padding
 from tokenization.tf_text import InGraphTokenizer
 
 
@@ -101,8 +102,9 @@ class ClassifierServer(tf.Module):
   """Holds the model, tokenizer and labels; its functions are the signatures."""
 
   def __init__(self, model, tokenizer, max_seq_length, label_list,
-               cls_id, sep_id, regression=False):
+               cls_id, sep_id, regression=False, trim_padding=True):
     super().__init__(name="classifier_server")
+    self.trim_padding = bool(trim_padding)
     self.model = model
     self.tokenizer = tokenizer
     self.max_seq_length = int(max_seq_length)
@@ -119,6 +121,10 @@ class ClassifierServer(tf.Module):
                                   input_signature=[text_spec] * 2)
 
   def _outputs(self, input_ids, input_mask, segment_ids):
+    if self.trim_padding:  # The batch's longest sequence (same outputs).
+      length = padding.longest_length(input_mask)
+      input_ids, input_mask, segment_ids = (
+          t[:, :length] for t in (input_ids, input_mask, segment_ids))
     logits = self.model({"input_ids": input_ids, "input_mask": input_mask,
                          "segment_ids": segment_ids}, training=False)
     if self.regression:
@@ -141,7 +147,8 @@ class ClassifierServer(tf.Module):
 
 
 def export_saved_model(task, checkpoint, export_dir, vocab_file,
-                       do_lower_case, max_seq_length, label_list):
+                       do_lower_case, max_seq_length, label_list,
+                       trim_padding=True):
   """Writes a SavedModel of `task`'s model with weights from `checkpoint`.
 
   Args:
@@ -151,6 +158,8 @@ def export_saved_model(task, checkpoint, export_dir, vocab_file,
     vocab_file, do_lower_case: the tokenizer of the raw-string signatures.
     max_seq_length: sequence length of every signature.
     label_list: labels in output order ([None] for regression).
+    trim_padding: the signatures run each batch at its longest sequence
+      (inputs still [batch, max_seq_length]; same outputs, less work).
 
   Returns:
     export_dir.
@@ -161,7 +170,8 @@ def export_saved_model(task, checkpoint, export_dir, vocab_file,
   vocab = tokenization_vocab(vocab_file)
   server = ClassifierServer(model, tokenizer, max_seq_length, label_list,
                             vocab["[CLS]"], vocab["[SEP]"],
-                            regression=task.is_regression)
+                            regression=task.is_regression,
+                            trim_padding=trim_padding)
   signatures = {"serving_default": server.serve_text,
                 "serving_pair": server.serve_pair,
                 "serving_ids": server.serve_ids}

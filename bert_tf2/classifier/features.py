@@ -30,6 +30,7 @@ from absl import logging
 
 from bert_tf2.common import InputError
 from bert_tf2.common import atomic_path
+from bert_tf2.common import padding
 
 
 class PaddingInputExample(object):
@@ -178,11 +179,15 @@ def file_based_convert_examples_to_features(examples, label_list,
 
 def file_based_input_fn_builder(input_file, seq_length, is_training,
                                 drop_remainder, regression=False,
-                                with_example_index=False, seed=None):
+                                with_example_index=False, seed=None,
+                                trim_padding=False, buckets=None):
   """Returns input_fn(params) -> tf.data.Dataset of int32 feature dicts.
 
   Training repeats and shuffles (buffer 100) as the original; eval/predict
   read the file once in order. params["batch_size"] sets the batch size.
+  With trim_padding, each batch's sequence features are cut to its longest
+  sequence rounded up to one of `buckets` (default: the coarse
+  `common.padding.bucket_lengths`); same results.
   """
   import tensorflow as tf
   spec = {
@@ -206,6 +211,9 @@ def file_based_input_fn_builder(input_file, seq_length, is_training,
     if is_training:
       d = d.repeat().shuffle(buffer_size=100, seed=seed)
     d = d.map(decode, num_parallel_calls=tf.data.AUTOTUNE)
-    return d.batch(params["batch_size"], drop_remainder=drop_remainder)
+    d = d.batch(params["batch_size"], drop_remainder=drop_remainder)
+    if trim_padding:
+      d = padding.trim_batch_padding(d, seq_length, buckets)
+    return d
 
   return input_fn

@@ -70,6 +70,11 @@ def define_flags(flag_values=flags.FLAGS):
       "long_text", "truncate", ["truncate", "sliding_window"],
       "Inputs over max_seq_length: keep the first word pieces "
       "(the original) or average logits over sliding windows.", **fv)
+  flags.DEFINE_bool(
+      "trim_padding", True, "Run each train/eval/predict batch at its "
+      "longest sequence (rounded up to a bucket) instead of "
+      "--max_seq_length: same results, less work. false: the original's "
+      "fixed padding.", **fv)
   flags.DEFINE_integer(
       "doc_stride", 64, "With --long_text=sliding_window: "
       "word pieces between the starts of two windows.", **fv)

@@ -15,6 +15,7 @@ import tensorflow as tf
 
 from bert_tf2.common import InputError
 from bert_tf2.common import atomic_open
+from bert_tf2.common import padding
 import optimization
 from bert_tf2 import runner
 from bert_tf2.classifier import features as features_lib
@@ -45,7 +46,15 @@ def _input_fn(path, o, is_training, processor):
       path, o.max_seq_length, is_training=is_training,
       drop_remainder=is_training or bool(o.use_tpu),
       regression=processor.is_regression,
-      with_example_index=o.long_text == "sliding_window")
+      with_example_index=o.long_text == "sliding_window",
+      trim_padding=trim_padding_enabled(o),
+      buckets=padding.bucket_lengths(o.max_seq_length,
+                                     fine=not o.jit_compile))
+
+
+def trim_padding_enabled(o):
+  """--trim_padding (default true); never with --use_tpu (static shapes)."""
+  return bool(getattr(o, "trim_padding", True)) and not o.use_tpu
 
 
 def _pad(examples, batch_size, o):
@@ -264,5 +273,6 @@ def run(o):
       raise InputError("--export_dir=%s: no checkpoint to export in "
                        "--output_dir=%s" % (o.export_dir, o.output_dir))
     export.export_saved_model(task, checkpoint, o.export_dir, o.vocab_file,
-                              o.do_lower_case, o.max_seq_length, label_list)
+                              o.do_lower_case, o.max_seq_length, label_list,
+                              trim_padding=trim_padding_enabled(o))
     print("SavedModel written to %s" % o.export_dir)

@@ -1,15 +1,15 @@
 """Runs a BERT checkpoint over InputFeatures and returns chosen layers.
 
 The model is `modeling.BertModel` in inference mode, loaded from an
-original-format checkpoint, run batched inside one `tf.function` (fixed
-[batch_size, seq_length] inputs; the last partial batch is zero-padded and
-trimmed). Layer indexes are Python-style over the encoder layers: -1 is the
+original-format checkpoint, run batched inside one `tf.function` ([batch_size, length] inputs, length
+the batch's longest sequence rounded up to a multiple of 8, or
+seq_length without trimming; the last partial batch is zero-padded). Layer indexes are Python-style over the encoder layers: -1 is the
 last layer, 0 the first.
 
 Example:
   >>> extractor = FeatureExtractor(config, "bert_model.ckpt", [-1, -2])  # doctest: +SKIP
   >>> for feature, layers in extractor.run(features, batch_size=32):  # doctest: +SKIP
-  ...   layers[-1].shape   # float32 [seq_length, hidden_size]
+  ...   layers[-1].shape   # float32 [length >= len(feature.tokens), hidden]
 """
 
 from absl import logging
@@ -17,6 +17,7 @@ import numpy as np
 import tensorflow as tf
 
 from bert_tf2.common import InputError
+from bert_tf2.common import padding
 import modeling
 
 
@@ -83,20 +84,30 @@ class FeatureExtractor(object):
                             self.strategy.experimental_local_results(o)])
             for o in outputs]
 
-  def run(self, features, batch_size):
-    """Yields (feature, {layer_index: float32 array [seq_length, hidden]}).
+  def run(self, features, batch_size, trim_padding=True):
+    """Yields (feature, {layer_index: float32 array [length, hidden]}).
 
     Args:
       features: list of feature_extraction.examples.InputFeatures.
       batch_size: int, examples per model call.
+      trim_padding: run each batch at its longest sequence rounded up to a
+        bucket (`common.padding`); `length` is then that bucket, else
+        seq_length. Real positions get the same values either way.
     """
     for begin in range(0, len(features), batch_size):
       chunk = features[begin:begin + batch_size]
       pad = batch_size - len(chunk)
+      seq_length = len(chunk[0].input_ids)
+      length = seq_length
+      if trim_padding:
+        longest = max(int(np.flatnonzero(f.input_mask)[-1]) + 1
+                      if any(f.input_mask) else 0 for f in chunk)
+        length = padding.round_up_length(
+            longest, padding.bucket_lengths(seq_length, fine=True))
       arrays = []
       for name in ("input_ids", "input_mask", "input_type_ids"):
-        rows = [getattr(f, name) for f in chunk]
-        rows += [[0] * len(rows[0])] * pad
+        rows = [list(getattr(f, name))[:length] for f in chunk]
+        rows += [[0] * length] * pad
         arrays.append(tf.constant(rows, dtype=tf.int32))
       outputs = self._run_batch(arrays)
       for row, feature in enumerate(chunk):

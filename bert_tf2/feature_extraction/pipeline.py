@@ -21,7 +21,7 @@ def extract_to_file(input_file, output_file, bert_config_file,
                     init_checkpoint, vocab_file, layers="-1,-2,-3,-4",
                     max_seq_length=128, do_lower_case=True, batch_size=32,
                     use_one_hot_embeddings=False, pooling="none",
-                    strategy=None):
+                    strategy=None, trim_padding=True):
   """Writes one JSON line per input line to `output_file` (atomically).
 
   Args: as the flags of extract_features.py.
@@ -57,7 +57,8 @@ def extract_to_file(input_file, output_file, bert_config_file,
       use_one_hot_embeddings=use_one_hot_embeddings, strategy=strategy)
   count = 0
   with atomic_open(output_file, "w") as writer:
-    for feature, outputs in extractor.run(features, batch_size):
+    for feature, outputs in extractor.run(features, batch_size,
+                                          trim_padding=trim_padding):
       writer.write(fe_output.format_line(feature, outputs, pooling) + "\n")
       count += 1
   logging.info("Wrote %d lines to %s", count, output_file)

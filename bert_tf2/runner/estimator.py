@@ -351,7 +351,8 @@ class Estimator(object):
     if self._metrics is None:
       with strategy.scope():
         self._metrics = dict(self._task.create_metrics())
-      self._eval_fn = tf.function(self._eval_step)
+      # reduce_retracing: batches trimmed to different lengths share traces.
+      self._eval_fn = tf.function(self._eval_step, reduce_retracing=True)
     for metric in self._metrics.values():
       metric.reset_state()
     batch_losses = []
@@ -399,9 +400,11 @@ class Estimator(object):
     make_dataset = self._build_model(input_fn, per_replica, "predict")
     self._restore_for_inference(checkpoint_path)
     if self._predict_fn is None:
-      self._predict_fn = tf.function(lambda features: strategy.run(
-          lambda f: self._task.predict_outputs(self._model, f),
-          args=(features,)))
+      self._predict_fn = tf.function(
+          lambda features: strategy.run(
+              lambda f: self._task.predict_outputs(self._model, f),
+              args=(features,)),
+          reduce_retracing=True)
     for features in strategy.distribute_datasets_from_function(make_dataset):
       outputs = strategy.experimental_local_results(
           self._predict_fn(features))

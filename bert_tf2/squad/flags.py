@@ -31,6 +31,13 @@ def define_flags(flag_values=flags.FLAGS):
                     "Lower-case the input (True for uncased models).", **fv)
   flags.DEFINE_integer("max_seq_length", 384,
                        "Sequence length after WordPiece tokenization.", **fv)
+  flags.DEFINE_bool(
+      "trim_padding", False, "Predict each batch at its longest sequence "
+      "(rounded up to a bucket) instead of --max_seq_length: less work, "
+      "same logits at real positions; but the original ranks padding "
+      "positions in its n-best search, so n-best lists (rarely the answer) "
+      "can differ. Training always runs at --max_seq_length: its loss counts "
+      "padding positions.", **fv)
   flags.DEFINE_integer("doc_stride", 128,
                        "Stride between the windows of a long context.", **fv)
   flags.DEFINE_integer("max_query_length", 64,

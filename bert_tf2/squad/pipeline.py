@@ -13,6 +13,7 @@ from absl import logging
 import tensorflow as tf
 
 from bert_tf2.common import InputError
+from bert_tf2.common import padding
 from bert_tf2.common.cli import require_file
 from bert_tf2.common import setup_checks
 import optimization
@@ -134,8 +135,14 @@ def predict(o, estimator, tokenizer):
   logging.info("  Num split examples = %d", len(features))
   logging.info("  Batch size = %d", o.predict_batch_size)
 
-  input_fn = records.input_fn_builder(path, o.max_seq_length,
-                                      is_training=False, drop_remainder=False)
+  # --trim_padding (opt-in here): logits only up to each batch's bucket
+  # length. Real positions get the same logits, but the original's n-best
+  # search ranks padding positions too (then drops them), so with trimming
+  # an n-best list can hold candidates that padding pushed out.
+  input_fn = records.input_fn_builder(
+      path, o.max_seq_length, is_training=False, drop_remainder=False,
+      trim_padding=bool(getattr(o, "trim_padding", False)) and not o.use_tpu,
+      buckets=padding.bucket_lengths(o.max_seq_length, fine=True))
   results = []
   for result in estimator.predict(input_fn):
     if len(results) % 1000 == 0:

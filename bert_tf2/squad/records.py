@@ -16,6 +16,7 @@ import collections
 import tensorflow as tf
 
 from bert_tf2.common import atomic_path
+from bert_tf2.common import padding
 
 
 def _int_feature(values):
@@ -87,12 +88,21 @@ def name_to_features(seq_length, is_training):
   return spec
 
 
-def input_fn_builder(input_file, seq_length, is_training, drop_remainder):
+def input_fn_builder(input_file, seq_length, is_training, drop_remainder,
+                     trim_padding=False, buckets=None):
   """Returns input_fn(params) -> batched tf.data.Dataset of int32 features.
 
   Training data repeats forever and is shuffled with a buffer of 100, as in
-  the original.
+  the original. With trim_padding, each batch's sequence features are cut
+  to its longest sequence rounded up to one of `buckets` (default: the
+  coarse `common.padding.bucket_lengths`); only
+  for prediction: the training loss softmaxes over every position up to
+  seq_length, padding included (the original's), so trimming would change
+  it.
   """
+  if trim_padding and is_training:
+    raise ValueError("SQuAD training records cannot be trimmed: the loss "
+                     "counts padding positions")
   spec = name_to_features(seq_length, is_training)
 
   def _decode(record):
@@ -105,6 +115,8 @@ def input_fn_builder(input_file, seq_length, is_training, drop_remainder):
       d = d.repeat().shuffle(buffer_size=100)
     d = d.map(_decode, num_parallel_calls=tf.data.AUTOTUNE)
     d = d.batch(params["batch_size"], drop_remainder=drop_remainder)
+    if trim_padding:
+      d = padding.trim_batch_padding(d, seq_length, buckets)
     return d.prefetch(tf.data.AUTOTUNE)
 
   return input_fn

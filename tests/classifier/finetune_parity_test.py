@@ -129,8 +129,11 @@ def test_finetuning_matches_original(tmp_path, monkeypatch):
       assert int(got) == int(expected) == STEPS
       continue
     # The attention key bias has a zero gradient in exact arithmetic (a
-    # softmax ignores a constant shift): its values are round-off noise.
-    scale = max(float(np.abs(expected).max()), 1e-2)
+    # softmax ignores a constant shift): its values are round-off noise
+    # (~1e-7 here), which --trim_padding (the default: shorter matmuls, so
+    # other summation orders) reshuffles; compare them at a 1e-6 floor.
+    floor = 5e-2 if name.endswith("key/bias") else 1e-2
+    scale = max(float(np.abs(expected).max()), floor)
     np.testing.assert_allclose(got, expected, rtol=0,
                                atol=2e-5 * scale, err_msg=name)
     if not name.endswith(("adam_m", "adam_v", "key/bias")):

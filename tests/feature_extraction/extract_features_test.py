@@ -135,6 +135,36 @@ def test_pooling_cls_and_mean(setup):
                                  atol=1e-5)
 
 
+def test_trimmed_batches_equal_fixed_padding(setup, monkeypatch):
+  from bert_tf2.feature_extraction import extractor as fe_extractor
+  lengths = []
+  original_run_batch = fe_extractor.FeatureExtractor._run_batch
+
+  def spy(self, arrays):
+    lengths.append(int(arrays[0].shape[1]))
+    return original_run_batch(self, arrays)
+  monkeypatch.setattr(fe_extractor.FeatureExtractor, "_run_batch", spy)
+  outputs = {}
+  for trim in (False, True):
+    out = str(setup["tmp"] / ("trim_%s.jsonl" % trim))
+    feature_extraction.extract_to_file(
+        input_file=setup["input_file"], output_file=out,
+        bert_config_file=setup["config"], init_checkpoint=setup["ckpt"],
+        vocab_file=setup["vocab"], layers=LAYERS, max_seq_length=40,
+        batch_size=2, trim_padding=trim)
+    outputs[trim] = _load(out)
+  # 4 batches of 2 lines at 40, then trimmed to the buckets of 40.
+  assert len(lengths) == 8 and lengths[:4] == [40] * 4
+  assert all(n % 8 == 0 for n in lengths[4:]), lengths
+  assert sum(lengths[4:]) < 120, lengths
+  for a, b in zip(outputs[True], outputs[False]):
+    assert [t["token"] for t in a["features"]] == \
+        [t["token"] for t in b["features"]]
+    for ta, tb in zip(a["features"], b["features"]):
+      for la, lb in zip(ta["layers"], tb["layers"]):
+        np.testing.assert_allclose(la["values"], lb["values"], atol=3e-6)
+
+
 @pytest.mark.parametrize("change,message", [
     (dict(layers="-1,x"), "--layers=-1,x"),
     (dict(layers="-1,5"), "layer 5 does not exist"),

@@ -14,8 +14,10 @@ import pytest
 import tensorflow as tf
 
 from bert_tf2.common import InputError
+from bert_tf2.common import padding
 from bert_tf2.squad import evaluate as squad_eval
 from bert_tf2.squad import pipeline
+from bert_tf2.squad import records
 from tests.golden import REPO_ROOT
 from tests.squad import synthetic
 
@@ -125,3 +127,49 @@ def test_output_dir_with_another_models_checkpoint_is_rejected(trained,
   o = _options(trained, bert_config_file=str(path), do_train=False)
   with pytest.raises(InputError, match=r"\[.*32\].*\[.*48\]|\[.*48\].*\[.*32\]"):
     pipeline.run(o)
+
+
+def _predict_files(trained, name, trim_padding):
+  out = os.path.join(trained["tmp"], name)
+  pipeline.run(_options(
+      trained, output_dir=out, do_train=False, max_seq_length=32,
+      init_checkpoint=os.path.join(trained["out"], "model.ckpt-150"),
+      trim_padding=trim_padding))
+  loaded = {}
+  for name in ("predictions", "nbest_predictions", "null_odds"):
+    with open(os.path.join(out, name + ".json")) as f:
+      loaded[name] = json.load(f)
+  return loaded
+
+
+def test_trimmed_prediction_matches_fixed_padding(trained):
+  # At the trained max_seq_length (32) the shorter windows run trimmed to
+  # 24 or 16 positions. Answers, null odds and the best candidate agree;
+  # lower n-best entries can differ where a padding position's logit
+  # ranked among the n_best_size best (seen here; why --trim_padding is
+  # opt-in for SQuAD).
+  fixed = _predict_files(trained, "fixed", trim_padding=False)
+  trimmed = _predict_files(trained, "trimmed", trim_padding=True)
+  input_fn = records.input_fn_builder(
+      os.path.join(trained["tmp"], "trimmed", "eval.tf_record"), 32,
+      is_training=False, drop_remainder=False, trim_padding=True,
+      buckets=padding.bucket_lengths(32, fine=True))
+  lengths = [int(b["input_ids"].shape[1])
+             for b in input_fn({"batch_size": 8})]
+  assert min(lengths) < 32 and len(lengths) > 5, lengths
+  assert trimmed["predictions"] == fixed["predictions"]
+  assert sorted(trimmed["null_odds"]) == sorted(fixed["null_odds"])
+  for qid, value in fixed["null_odds"].items():
+    assert abs(trimmed["null_odds"][qid] - value) < 1e-4, qid
+  for qid, entries in fixed["nbest_predictions"].items():
+    best, got = entries[0], trimmed["nbest_predictions"][qid][0]
+    assert got["text"] == best["text"], qid
+    for key in ("start_logit", "end_logit"):
+      assert abs(got[key] - best[key]) < 1e-4, (qid, key)
+
+
+def test_training_records_are_never_trimmed(trained):
+  with pytest.raises(ValueError, match="loss counts padding"):
+    records.input_fn_builder(os.path.join(trained["out"], "train.tf_record"),
+                             32, is_training=True, drop_remainder=True,
+                             trim_padding=True)

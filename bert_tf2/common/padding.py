@@ -1,0 +1,120 @@
+"""Per-batch padding trimming: run each batch at the length it needs.
+
+Records on disk keep the original's fixed [max_seq_length] format. After
+batching, every [batch, max_seq_length] feature is cut to the batch's
+longest sequence (the last position where any `input_mask` is 1), rounded
+up to one of a few bucket lengths so that compiled shapes (XLA, traced
+functions) stay few. Padding positions are masked out of attention (their
+keys get -10000 before the softmax, an exact 0.0 probability in float32),
+so the outputs at real positions, the pooled output and every loss that
+ignores padding positions equal the padded run's to float32 round-off.
+
+Example:
+  >>> import tensorflow as tf
+  >>> bucket_lengths(128)
+  [16, 32, 48, 64, 80, 96, 112, 128]
+  >>> bucket_lengths(40, fine=True)
+  [8, 16, 24, 32, 40]
+  >>> mask = tf.constant([[1, 1, 1] + [0] * 125, [1] * 20 + [0] * 108])
+  >>> int(trimmed_length(mask, bucket_lengths(128)))
+  32
+  >>> out = trim_features({"input_ids": mask, "input_mask": mask,
+  ...                      "label_ids": tf.constant([0, 1])}, 128)
+  >>> out["input_ids"].shape.as_list(), out["label_ids"].shape.as_list()
+  ([2, 32], [2])
+"""
+
+import numpy as np
+
+
+def bucket_lengths(max_seq_length, fine=False):
+  """The lengths a trimmed batch may have, ascending, ending at the max.
+
+  Coarse (for XLA, which compiles once per length): multiples of 16 up to
+  128, of 32 up to 256, of 64 beyond (for 128: 8 lengths; for 512: 16).
+  Fine (for uncompiled runs, where a new length costs nothing): multiples
+  of 8. Both end with `max_seq_length` itself.
+
+  Args:
+    max_seq_length: int, the records' fixed sequence length.
+    fine: bool, multiples of 8.
+
+  Returns:
+    list of int.
+  """
+  max_seq_length = int(max_seq_length)
+  lengths = set()
+  steps = ((8, max_seq_length),) if fine else (
+      (16, 128), (32, 256), (64, max_seq_length))
+  for step, limit in steps:
+    lengths.update(range(step, min(limit, max_seq_length) + 1, step))
+  lengths = sorted(x for x in lengths if x < max_seq_length)
+  return lengths + [max_seq_length]
+
+
+def round_up_length(length, buckets):
+  """The smallest bucket >= `length` (numpy ints; the last bucket caps)."""
+  index = int(np.searchsorted(np.asarray(buckets), int(length), side="left"))
+  return int(buckets[min(index, len(buckets) - 1)])
+
+
+def longest_length(input_mask):
+  """int32 scalar Tensor: 1 + the last position where any mask is set.
+
+  Args:
+    input_mask: int Tensor of shape [batch_size, seq_length], 1 at real
+      positions (0 for an empty batch or an all-padding one).
+  """
+  import tensorflow as tf  # pylint: disable=g-import-not-at-top
+  used = tf.reduce_any(tf.not_equal(input_mask, 0), axis=0)
+  positions = tf.range(1, tf.shape(used)[0] + 1)
+  return tf.reduce_max(tf.where(used, positions, 0))
+
+
+def trimmed_length(input_mask, buckets):
+  """int32 scalar Tensor: the bucket holding every real position.
+
+  Args:
+    input_mask: int Tensor of shape [batch_size, seq_length], 1 at real
+      positions.
+    buckets: ascending list of int lengths; the last is seq_length.
+  """
+  import tensorflow as tf  # pylint: disable=g-import-not-at-top
+  longest = longest_length(input_mask)
+  table = tf.constant(buckets, tf.int32)
+  index = tf.searchsorted(table, tf.reshape(longest, [1]), side="left")[0]
+  return table[tf.minimum(index, len(buckets) - 1)]
+
+
+def trim_features(features, max_seq_length, buckets=None,
+                  mask_key="input_mask"):
+  """Cuts every [batch, max_seq_length] Tensor of `features` to the bucket.
+
+  Args:
+    features: dict of Tensors, one batch; features[mask_key] is int
+      [batch_size, max_seq_length].
+    max_seq_length: int, the static length of the sequence features.
+    buckets: list of lengths; default `bucket_lengths(max_seq_length)`.
+    mask_key: the feature that marks real positions.
+
+  Returns:
+    dict like `features`; sequence features have shape [batch_size, None].
+  """
+  buckets = list(buckets or bucket_lengths(max_seq_length))
+  length = trimmed_length(features[mask_key], buckets)
+  out = {}
+  for key, value in features.items():
+    shape = value.shape
+    if shape.rank == 2 and shape[1] == max_seq_length:
+      value = value[:, :length]
+    out[key] = value
+  return out
+
+
+def trim_batch_padding(dataset, max_seq_length, buckets=None,
+                       mask_key="input_mask"):
+  """`trim_features` on every batch of a batched tf.data.Dataset of dicts."""
+  import tensorflow as tf  # pylint: disable=g-import-not-at-top
+  return dataset.map(
+      lambda f: trim_features(f, max_seq_length, buckets, mask_key),
+      num_parallel_calls=tf.data.AUTOTUNE, deterministic=True)
