@@ -117,3 +117,25 @@ def test_every_gold_answer_counts():
     qa["is_impossible"] = False
   result = ev.evaluate_v2(data, predictions)
   assert result["exact"] == result["f1"] == 100.0
+
+
+def test_v2_missing_predictions_and_no_answer_scores():
+  """Beyond the official script (which stops with a KeyError): a question
+  without a prediction scores 0 and counts in the totals; one missing from
+  the no-answer file has probability 0."""
+  qas = [{"id": "q1", "answers": [{"text": "Paris"}], "is_impossible": False},
+         {"id": "q2", "answers": [{"text": "blue sky"}],
+          "is_impossible": False},
+         {"id": "q3", "answers": [], "is_impossible": True}]
+  data = [{"paragraphs": [{"context": "c", "qas": qas}]}]
+  predictions = {"q1": "Paris", "q3": ""}  # q2 has none.
+  result = ev.evaluate_v2(data, predictions, {"q2": 0.0, "q3": 0.2}, 0.5)
+  assert result["exact"] == result["f1"] == pytest.approx(200 / 3)
+  assert result["total"] == 3
+  assert result["HasAns_exact"] == 50.0 and result["NoAns_exact"] == 100.0
+  # Walk (ties in file order, q1 appended): q2 skipped, q1 +1, q3 +0.
+  assert result["best_exact"] == 100.0
+  assert result["best_exact_thresh"] == 0.0
+  # Without a no-answer file every probability is 0: no threshold applies.
+  assert ev.evaluate_v2(data, predictions, None, 0.5) == ev.evaluate_v2(
+      data, predictions)
