@@ -43,7 +43,8 @@ def _input_fn(path, o, is_training, processor):
       path, o.max_seq_length, is_training=is_training,
       drop_remainder=is_training or bool(o.use_tpu),
       regression=processor.is_regression,
-      with_example_index=o.long_text == "sliding_window")
+      with_example_index=o.long_text == "sliding_window",
+      seed=runner.data_seed(o))
 
 
 def _pad(examples, batch_size, o):
@@ -96,6 +97,7 @@ def write_test_results(path, rows):
 
 def run(o):
   """Runs training / eval / predict / export as the flags in `o` say."""
+  runner.start_strategy(o)  # Before any other TensorFlow op (multi-worker).
   bert_config, tokenizer = validate(o)
   tf.io.gfile.makedirs(o.output_dir)
   processor = registry.get_processor(o.task_name, o.data_dir,

@@ -40,6 +40,21 @@ def _dummy_batch(spec):
   return tf.nest.map_structure(make, spec)
 
 
+def _shard_batches(dataset, ctx):
+  """This worker's batches: runs of `local replicas` consecutive batches.
+
+  Worker w of P with k replicas gets batches (s*P + w)*k + r, r < k, at
+  step s, so replica order (worker-major) is batch order: gathering the
+  replicas' outputs across workers keeps the input order.
+  """
+  pipelines, index = ctx.num_input_pipelines, ctx.input_pipeline_id
+  local = max(1, ctx.num_replicas_in_sync // pipelines)
+  if local == 1:
+    return dataset.shard(pipelines, index)
+  return dataset.enumerate().filter(
+      lambda i, _: (i // local) % pipelines == index).map(lambda _, x: x)
+
+
 class EstimatorBase(object):
   """State and helpers of an Estimator; see `runner.Estimator`."""
 
@@ -113,6 +128,10 @@ class EstimatorBase(object):
   def _is_chief(self):
     return self._strategy.extended.should_checkpoint
 
+  def _num_input_pipelines(self):
+    """Input pipelines (one per worker of a multi-worker job)."""
+    return max(1, int(getattr(self._strategy.extended, "_num_workers", 1)))
+
   def _dataset_fn(self, input_fn, per_replica_batch, mode, skip_batches=0):
     def dataset_fn(ctx):
       params = dict(self._params)
@@ -123,8 +142,7 @@ class EstimatorBase(object):
         raise TypeError("input_fn must return a tf.data.Dataset, got %r"
                         % type(dataset))
       if ctx.num_input_pipelines > 1:
-        dataset = dataset.shard(ctx.num_input_pipelines,
-                                ctx.input_pipeline_id)
+        dataset = _shard_batches(dataset, ctx)
       if skip_batches:
         dataset = dataset.skip(skip_batches)
       return dataset

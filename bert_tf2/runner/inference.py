@@ -7,6 +7,43 @@ import tensorflow as tf
 from bert_tf2.runner import loops
 
 
+def _gather_rows(outputs, max_rows):
+  """Every replica's rows of `outputs`, on every replica (replica context).
+
+  Returns {key: [replicas, max_rows, ...] rows zero-padded per replica} plus
+  "__rows__": int32 [replicas], the real row count of each replica. Built on
+  all_reduce (exact: x + 0 = x), which the collectives of every strategy
+  support for numbers, with batches of different sizes (a final partial or
+  empty batch). Replica order is input order (see _shard_batches).
+  """
+  ctx = tf.distribute.get_replica_context()
+  replicas = ctx.num_replicas_in_sync
+  slot = tf.one_hot(ctx.replica_id_in_sync_group, replicas, dtype=tf.int32)
+  n = loops.batch_size_of(outputs)
+  gathered = {"__rows__": ctx.all_reduce(tf.distribute.ReduceOp.SUM,
+                                         slot * n)}
+  for key, value in outputs.items():
+    value = tf.convert_to_tensor(value)
+    dtype = value.dtype
+    if dtype == tf.bool:
+      value = tf.cast(value, tf.int32)
+    pad = [[0, max_rows - n]] + [[0, 0]] * (value.shape.rank - 1)
+    value = tf.pad(value, pad)
+    placed = tf.cast(tf.reshape(slot, [replicas] + [1] * value.shape.rank),
+                     value.dtype) * value[tf.newaxis]
+    total = ctx.all_reduce(tf.distribute.ReduceOp.SUM, placed)
+    gathered[key] = tf.cast(total, tf.bool) if dtype == tf.bool else total
+  return gathered
+
+
+def _split_gathered(gathered):
+  """{key: numpy rows} from `_gather_rows`' padded per-replica blocks."""
+  rows = np.asarray(gathered["__rows__"])
+  return [{key: np.asarray(value)[i, :rows[i]]
+           for key, value in gathered.items() if key != "__rows__"}
+          for i in range(len(rows))]
+
+
 class InferenceMixin(object):
   """evaluate() and predict() for `runner.Estimator`."""
 
@@ -72,21 +109,30 @@ class InferenceMixin(object):
     """Yields one dict of numpy values per example, in input order.
 
     Every example is returned, including those of a final partial batch.
+    In a multi-worker job every worker yields every example (the replicas'
+    outputs are gathered across workers), not only its own shard.
     """
     strategy = self._strategy
+    multi_worker = self._num_input_pipelines() > 1
     per_replica = self.predict_batch_size // strategy.num_replicas_in_sync
     dataset_fn = self._dataset_fn(input_fn, per_replica, "predict")
     self._ensure_model(self._element_spec(dataset_fn), "predict")
     self._restore_for_inference(checkpoint_path)
     if self._predict_fn is None:
+      def replica_predict(features):
+        outputs = self._task.predict_outputs(self._model, features)
+        if multi_worker:
+          outputs = _gather_rows(outputs, per_replica)
+        return outputs
+
       def predict_step(features):
-        return strategy.run(
-            lambda f: self._task.predict_outputs(self._model, f),
-            args=(features,))
+        return strategy.run(replica_predict, args=(features,))
       self._predict_fn = tf.function(predict_step)
     for features in self._distribute(dataset_fn):
       outputs = strategy.experimental_local_results(
           self._predict_fn(features))
+      if multi_worker:  # Every replica holds every replica's rows.
+        outputs = _split_gathered(outputs[0])
       merged = {key: np.concatenate([np.asarray(o[key]) for o in outputs],
                                     axis=0)
                 for key in outputs[0]}

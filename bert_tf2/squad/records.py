@@ -87,11 +87,12 @@ def name_to_features(seq_length, is_training):
   return spec
 
 
-def input_fn_builder(input_file, seq_length, is_training, drop_remainder):
+def input_fn_builder(input_file, seq_length, is_training, drop_remainder,
+                     seed=None):
   """Returns input_fn(params) -> batched tf.data.Dataset of int32 features.
 
   Training data repeats forever and is shuffled with a buffer of 100, as in
-  the original.
+  the original (with `seed`, in a reproducible order).
   """
   spec = name_to_features(seq_length, is_training)
 
@@ -102,7 +103,7 @@ def input_fn_builder(input_file, seq_length, is_training, drop_remainder):
   def input_fn(params):
     d = tf.data.TFRecordDataset(input_file)
     if is_training:
-      d = d.repeat().shuffle(buffer_size=100)
+      d = d.repeat().shuffle(buffer_size=100, seed=seed)
     d = d.map(_decode, num_parallel_calls=tf.data.AUTOTUNE)
     d = d.batch(params["batch_size"], drop_remainder=drop_remainder)
     return d.prefetch(tf.data.AUTOTUNE)
