@@ -22,7 +22,7 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from bert_tf2.runner import launch_local
+from bert_tf2.common import launch_local
 from tests.golden import REPO_ROOT
 from tests.reliability import fixtures
 

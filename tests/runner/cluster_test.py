@@ -9,7 +9,7 @@ import pytest
 
 from bert_tf2.common import InputError
 from bert_tf2.runner import cluster
-from bert_tf2.runner import launch_local
+from bert_tf2.common import launch_local
 
 
 def _config(workers, index=0, task_type="worker", **extra):

@@ -1,16 +1,16 @@
-"""bert_tf2.runner.launch_local: N local workers, each with its TF_CONFIG."""
+"""bert_tf2.common.launch_local: N local workers, each with its TF_CONFIG."""
 
 import json
 import subprocess
 import sys
 
-from bert_tf2.runner import launch_local
+from bert_tf2.common import launch_local
 from tests.runner import conftest
 
 
 def _launch(args, timeout=60):
   return subprocess.run(
-      [sys.executable, "-m", "bert_tf2.runner.launch_local"] + args,
+      [sys.executable, "-m", "bert_tf2.common.launch_local"] + args,
       cwd=conftest.REPO, env=conftest.subprocess_env(), capture_output=True,
       text=True, timeout=timeout, check=False)
 

@@ -1,6 +1,6 @@
 """Runs a multi-worker job on this machine: N copies of a command.
 
-    python -m bert_tf2.runner.launch_local --num_workers=2 -- \\
+    python -m bert_tf2.common.launch_local --num_workers=2 -- \\
         python run_pretraining.py --strategy=multi_worker ... \\
         --output_dir=/tmp/shared_output
 
@@ -80,7 +80,7 @@ def wait(procs, poll_secs=0.2):
 def main(argv=None):
   parser = argparse.ArgumentParser(
       description=__doc__.split("\n\n")[0],
-      usage="python -m bert_tf2.runner.launch_local --num_workers=N -- "
+      usage="python -m bert_tf2.common.launch_local --num_workers=N -- "
             "COMMAND [ARGS...]")
   parser.add_argument("--num_workers", type=int, default=2)
   parser.add_argument("--ports", default="",
