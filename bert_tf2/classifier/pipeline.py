@@ -49,7 +49,8 @@ def _input_fn(path, o, is_training, processor):
       with_example_index=o.long_text == "sliding_window",
       trim_padding=trim_padding_enabled(o),
       buckets=padding.bucket_lengths(o.max_seq_length,
-                                     fine=not o.jit_compile))
+                                     fine=not o.jit_compile),
+      seed=runner.data_seed(o))
 
 
 def trim_padding_enabled(o):
@@ -155,6 +156,7 @@ def _periodic_eval_options(o, task):
 
 def run(o):
   """Runs training / eval / predict / export as the flags in `o` say."""
+  runner.start_strategy(o)  # Before any other TensorFlow op (multi-worker).
   bert_config, tokenizer = validate(o)
   if multi_label.is_multi_label(o):
     if o.eval_every_n_steps:

@@ -159,6 +159,7 @@ def evaluation(sentences, predicted_tags, step, prefix="eval_"):
 
 def run(o):
   """Runs training / eval / predict / export as the flags in `o` say."""
+  runner.start_strategy(o)  # Before any other TensorFlow op (multi-worker).
   bert_config, tokenizer = validate(o)
   tf.io.gfile.makedirs(o.output_dir)
   train_sentences = None

@@ -144,6 +144,7 @@ def build_estimator(f, config):
 
 def run_pretraining(f):
   """Trains and/or evaluates as the flags say; returns the eval results."""
+  runner.start_strategy(f)  # Before any other TensorFlow op (multi-worker).
   config, input_files = check_flags(f)
   tf.io.gfile.makedirs(f.output_dir)
   logging.info("*** Input Files (%d) ***", len(input_files))
@@ -161,11 +162,13 @@ def run_pretraining(f):
   if f.do_train:
     logging.info("***** Running training *****")
     logging.info("  Batch size = %d", f.train_batch_size)
+    # Every worker of a multi-worker job must read the same order (the
+    # runner splits the batches between them).
+    deterministic = f.deterministic_input or runner.data_seed(f) is not None
     train_input_fn = input_pipeline.input_fn_builder(
         input_files, f.max_seq_length, f.max_predictions_per_seq,
-        is_training=True, masker=masker,
-        deterministic=f.deterministic_input,
-        seed=12345 if f.deterministic_input else None)
+        is_training=True, masker=masker, deterministic=deterministic,
+        seed=12345 if deterministic else None)
     every, stopping, keep_best = runner.early_stopping_from_flags(f)
     with explain():
       if every:  # Evaluation during training (--eval_every_n_steps).

@@ -53,6 +53,8 @@ from bert_tf2.runner.flags import run_config_from_flags
 from bert_tf2.runner.flags import strategy_from_FLAGS
 from bert_tf2.runner.preemption import TrainingInterrupted
 from bert_tf2.runner.results import format_eval_results
+from bert_tf2.runner.startup import data_seed
+from bert_tf2.runner.startup import start_strategy
 from bert_tf2.runner.results import write_eval_results
 from bert_tf2.runner.strategy import STRATEGIES
 from bert_tf2.runner.strategy import strategy_from_flags
@@ -60,9 +62,9 @@ from bert_tf2.runner.task import Task
 
 __all__ = [
     "EarlyStopping", "Estimator", "NonFiniteLossError", "PRECISIONS",
-    "RunConfig", "STRATEGIES",
-    "Task", "TrainingInterrupted", "best_checkpoint", "define_flags",
-    "early_stopping_from_flags", "format_eval_results",
-    "latest_checkpoint", "run_config_from_flags", "strategy_from_FLAGS",
+    "RunConfig", "STRATEGIES", "Task", "TrainingInterrupted",
+    "best_checkpoint", "data_seed", "define_flags",
+    "early_stopping_from_flags", "format_eval_results", "latest_checkpoint",
+    "run_config_from_flags", "start_strategy", "strategy_from_FLAGS",
     "strategy_from_flags", "write_eval_results",
 ]

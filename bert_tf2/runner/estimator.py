@@ -17,6 +17,7 @@ import tensorflow as tf
 from bert_tf2.common import InputError
 import optimization
 from bert_tf2.runner import checkpoints
+from bert_tf2.runner import gather
 from bert_tf2.runner import inputs
 from bert_tf2.runner import loops
 from bert_tf2.runner import periodic_eval
@@ -203,7 +204,7 @@ class Estimator(object):
       return self
     skip = 0
     if cfg.skip_consumed_batches and step:
-      pipelines = max(1, getattr(strategy.extended, "_num_workers", 1))
+      pipelines = self._num_input_pipelines()
       skip = step * k * (replicas // pipelines)
     iterator = iter(strategy.distribute_datasets_from_function(
         inputs.dataset_fn(input_fn, self._params, per_replica, "train",
@@ -394,20 +395,28 @@ class Estimator(object):
     """Yields one dict of numpy values per example, in input order.
 
     Every example is returned, including those of a final partial batch.
+    In a multi-worker job every worker yields every example (the replicas'
+    outputs are gathered across workers), not only its own shard.
     """
     strategy = self._strategy
+    multi_worker = self._num_input_pipelines() > 1
     per_replica = self.predict_batch_size // strategy.num_replicas_in_sync
     make_dataset = self._build_model(input_fn, per_replica, "predict")
     self._restore_for_inference(checkpoint_path)
     if self._predict_fn is None:
+      def replica_predict(features):
+        outputs = self._task.predict_outputs(self._model, features)
+        if multi_worker:
+          outputs = gather.gather_rows(outputs, per_replica)
+        return outputs
       self._predict_fn = tf.function(
-          lambda features: strategy.run(
-              lambda f: self._task.predict_outputs(self._model, f),
-              args=(features,)),
+          lambda features: strategy.run(replica_predict, args=(features,)),
           reduce_retracing=True)
     for features in strategy.distribute_datasets_from_function(make_dataset):
       outputs = strategy.experimental_local_results(
           self._predict_fn(features))
+      if multi_worker:  # Every replica holds every replica's rows.
+        outputs = gather.split_gathered(outputs[0])
       merged = {key: np.concatenate([np.asarray(o[key]) for o in outputs],
                                     axis=0)
                 for key in outputs[0]}
@@ -418,6 +427,10 @@ class Estimator(object):
       count = next(iter(sizes.values()), 0)
       for i in range(count):
         yield {key: value[i] for key, value in merged.items()}
+
+  def _num_input_pipelines(self):
+    """Input pipelines: one per worker of a multi-worker job, else 1."""
+    return max(1, int(getattr(self._strategy.extended, "_num_workers", 1)))
 
   # ------------------------------------------------- model, optimizer, state
   def _build_model(self, input_fn, per_replica_batch, mode):

@@ -12,9 +12,9 @@ Original flags and defaults: --use_tpu=False, --tpu_name, --tpu_zone,
 --gcp_project, --master, --num_tpu_cores=8, --iterations_per_loop=1000,
 --save_checkpoints_steps=1000. New: --strategy, --precision,
 --jit_compile, --keep_checkpoint_max, --gradient_accumulation_steps,
---optimizer, --skip_consumed_batches, and evaluation during training:
---eval_every_n_steps, --early_stopping_metric, --early_stopping_mode,
---early_stopping_patience, --keep_best_checkpoint.
+--optimizer, --skip_consumed_batches, --worker_timeout_secs, and
+evaluation during training: --eval_every_n_steps, --early_stopping_metric,
+--early_stopping_mode, --early_stopping_patience, --keep_best_checkpoint.
 """
 
 from absl import flags
@@ -22,6 +22,7 @@ from absl import flags
 from bert_tf2.common import InputError
 from bert_tf2.runner import config as config_lib
 from bert_tf2.runner import periodic_eval
+from bert_tf2.runner import startup
 from bert_tf2.runner import strategy as strategy_lib
 
 
@@ -57,6 +58,11 @@ def define_flags(flag_values=flags.FLAGS):
     "Distribution when not --use_tpu: default (one device), one_device, "
     "mirrored (all local GPUs), multi_worker (TF_CONFIG). Unset: mirrored "
     "if 2+ GPUs, else default.", enum_values=list(strategy_lib.STRATEGIES))
+  d("integer", "worker_timeout_secs",
+    strategy_lib.DEFAULT_WORKER_TIMEOUT_SECS,
+    "--strategy=multi_worker: fail (exit 1) if the other workers of "
+    "TF_CONFIG do not answer within this many seconds; --use_tpu: timeout "
+    "of the TPU lookups.")
   d("enum", "precision", "float32",
     "Computation precision; float16 uses dynamic loss scaling.",
     enum_values=list(config_lib.PRECISIONS))
@@ -117,12 +123,12 @@ def early_stopping_from_flags(flag_values=flags.FLAGS):
 
 
 def strategy_from_FLAGS(flag_values=flags.FLAGS):  # pylint: disable=invalid-name
-  """`strategy_from_flags` with the values of the defined flags."""
-  f = flag_values
-  return strategy_lib.strategy_from_flags(
-      use_tpu=f.use_tpu, tpu_name=f.tpu_name, tpu_zone=f.tpu_zone,
-      gcp_project=f.gcp_project, master=f.master,
-      num_tpu_cores=f.num_tpu_cores, strategy=f.strategy)
+  """`strategy_from_flags` with the values of the defined flags.
+
+  The strategy `startup.start_strategy` created for the same flags, if any
+  (created now otherwise).
+  """
+  return startup.start_strategy(flag_values)
 
 
 def run_config_from_flags(flag_values=flags.FLAGS, strategy=None,

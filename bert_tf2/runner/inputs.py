@@ -31,11 +31,26 @@ def dataset_fn(input_fn, params, per_replica_batch, mode, skip_batches=0):
       raise TypeError("input_fn must return a tf.data.Dataset, got %r"
                       % type(dataset))
     if ctx.num_input_pipelines > 1:
-      dataset = dataset.shard(ctx.num_input_pipelines, ctx.input_pipeline_id)
+      dataset = shard_batches(dataset, ctx)
     if skip_batches:
       dataset = dataset.skip(skip_batches)
     return dataset
   return make
+
+
+def shard_batches(dataset, ctx):
+  """This worker's batches: runs of `local replicas` consecutive batches.
+
+  Worker w of P with k replicas gets batches (s*P + w)*k + r, r < k, at
+  step s, so replica order (worker-major) is batch order: gathering the
+  replicas' outputs across workers keeps the input order.
+  """
+  pipelines, index = ctx.num_input_pipelines, ctx.input_pipeline_id
+  local = max(1, ctx.num_replicas_in_sync // pipelines)
+  if local == 1:
+    return dataset.shard(pipelines, index)
+  return dataset.enumerate().filter(
+      lambda i, _: (i // local) % pipelines == index).map(lambda _, x: x)
 
 
 def element_spec(make_dataset):

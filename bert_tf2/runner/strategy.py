@@ -1,28 +1,62 @@
 """tf.distribute strategy from the original TPU flags (+ --strategy)."""
 
-import json
 import os
+import socket
 
 from absl import logging
 import tensorflow as tf
 
 from bert_tf2.common import InputError
+from bert_tf2.runner import cluster as cluster_lib
 
 STRATEGIES = ("default", "one_device", "mirrored", "multi_worker", "tpu")
 
 
-def _tpu_strategy(tpu_name, tpu_zone, gcp_project, master, num_tpu_cores):
-  """TPUStrategy via TPUClusterResolver, as the original's --use_tpu path."""
-  tpu = tpu_name or master or ""
+DEFAULT_WORKER_TIMEOUT_SECS = 600
+
+
+def _tpu_address_check(tpu, timeout_secs):
+  """Fails fast when a grpc://host:port TPU address does not answer."""
+  if not tpu.startswith("grpc://"):
+    return
+  host, port = cluster_lib.split_address(tpu[len("grpc://"):], "--tpu_name")
   try:
+    socket.create_connection((host, port), timeout=timeout_secs).close()
+  except OSError as e:
+    raise InputError("--tpu_name=%s: no TPU answers at %s:%d within %gs: %s"
+                     % (tpu, host, port, timeout_secs, e)) from e
+
+
+def _tpu_strategy(tpu_name, tpu_zone, gcp_project, master, num_tpu_cores,
+                  timeout_secs=DEFAULT_WORKER_TIMEOUT_SECS):
+  """TPUStrategy via TPUClusterResolver, as the original's --use_tpu path.
+
+  Any failure to find or reach the TPU (a name that does not resolve, no
+  GCE metadata server, no Cloud TPU API access, an address that does not
+  answer) is an InputError naming the flag. Lookups over HTTP (metadata
+  server, TPU API) time out after `timeout_secs`.
+  """
+  flag, tpu = ("tpu_name", tpu_name) if tpu_name else ("master", master or "")
+  what = "--%s=%s" % (flag, tpu) if tpu else "--use_tpu (no --tpu_name)"
+  where = "".join(", --%s=%s" % (n, v) for n, v in (
+      ("tpu_zone", tpu_zone), ("gcp_project", gcp_project)) if v)
+  previous_timeout = socket.getdefaulttimeout()
+  socket.setdefaulttimeout(timeout_secs)  # urllib lookups have none.
+  try:
+    _tpu_address_check(tpu, timeout_secs)
     resolver = tf.distribute.cluster_resolver.TPUClusterResolver(
         tpu=tpu, zone=tpu_zone, project=gcp_project)
     tf.config.experimental_connect_to_cluster(resolver)
     tf.tpu.experimental.initialize_tpu_system(resolver)
-  except (ValueError, tf.errors.OpError, RuntimeError) as e:
-    raise InputError("--use_tpu: cannot reach TPU %r (--tpu_name/--master, "
-                     "--tpu_zone=%s, --gcp_project=%s): %s"
-                     % (tpu, tpu_zone, gcp_project, e)) from e
+  except InputError:
+    raise
+  except Exception as e:  # pylint: disable=broad-except
+    # URLError, HttpError, ValueError, OpError, ...: the TPU cannot be used.
+    detail = " ".join(str(e).split())[:300] or type(e).__name__
+    raise InputError("%s%s: cannot find or reach the TPU (%s: %s)"
+                     % (what, where, type(e).__name__, detail)) from e
+  finally:
+    socket.setdefaulttimeout(previous_timeout)
   strategy = tf.distribute.TPUStrategy(resolver)
   if num_tpu_cores and strategy.num_replicas_in_sync != num_tpu_cores:
     logging.warning("--num_tpu_cores=%d but the TPU has %d cores; using %d",
@@ -31,24 +65,31 @@ def _tpu_strategy(tpu_name, tpu_zone, gcp_project, master, num_tpu_cores):
   return strategy
 
 
-def _multi_worker_strategy():
-  config = os.environ.get("TF_CONFIG")
-  if not config:
-    raise InputError("--strategy=multi_worker needs the TF_CONFIG environment "
-                     "variable (cluster and task of this worker)")
+def _multi_worker_strategy(timeout_secs=DEFAULT_WORKER_TIMEOUT_SECS):
+  """MultiWorkerMirroredStrategy from a checked TF_CONFIG, peers waited for.
+
+  Must run before any other TensorFlow op of the process.
+  """
+  info = cluster_lib.parse_tf_config(os.environ.get("TF_CONFIG"))
+  logging.info("TF_CONFIG: task %s:%d (%s) of %d; waiting up to %gs for %s",
+               info.task_type, info.task_index, info.address,
+               info.num_workers, timeout_secs, ", ".join(info.peers) or "-")
+  cluster_lib.wait_for_peers(info, timeout_secs)
   try:
-    parsed = json.loads(config)
-    parsed["cluster"]  # pylint: disable=pointless-statement
-    parsed["task"]  # pylint: disable=pointless-statement
-  except (ValueError, KeyError, TypeError) as e:
-    raise InputError("TF_CONFIG is not valid JSON with 'cluster' and 'task': "
-                     "%s" % e) from e
-  return tf.distribute.MultiWorkerMirroredStrategy()
+    return tf.distribute.MultiWorkerMirroredStrategy()
+  except RuntimeError as e:
+    if "at program startup" in str(e):
+      raise RuntimeError(
+          "--strategy=multi_worker: the strategy must be created before any "
+          "other TensorFlow op of the process; call "
+          "runner.start_strategy(FLAGS) first thing in main") from e
+    raise
 
 
 def strategy_from_flags(use_tpu=False, tpu_name=None, tpu_zone=None,
                         gcp_project=None, master=None, num_tpu_cores=8,
-                        strategy=None):
+                        strategy=None,
+                        worker_timeout_secs=DEFAULT_WORKER_TIMEOUT_SECS):
   """Returns the tf.distribute.Strategy the flags ask for.
 
   --use_tpu wins (TPUStrategy through TPUClusterResolver with --tpu_name or
@@ -57,8 +98,14 @@ def strategy_from_flags(use_tpu=False, tpu_name=None, tpu_zone=None,
     "default": no distribution (the current device).
     "one_device": OneDeviceStrategy on GPU:0 if there is one, else CPU:0.
     "mirrored": MirroredStrategy over all visible GPUs (or CPU/logical CPUs).
-    "multi_worker": MultiWorkerMirroredStrategy from TF_CONFIG.
+    "multi_worker": MultiWorkerMirroredStrategy from TF_CONFIG, once every
+      other task of the cluster answers (InputError after
+      `worker_timeout_secs`).
     "tpu": same as --use_tpu.
+
+  multi_worker and TPU strategies must be created before any other
+  TensorFlow op of the process: scripts call `runner.start_strategy(FLAGS)`
+  first (see bert_tf2/runner/startup.py).
 
   Example:
     >>> strategy_from_flags(strategy="default").num_replicas_in_sync
@@ -66,14 +113,14 @@ def strategy_from_flags(use_tpu=False, tpu_name=None, tpu_zone=None,
   """
   if use_tpu or strategy == "tpu":
     return _tpu_strategy(tpu_name, tpu_zone, gcp_project, master,
-                         num_tpu_cores)
+                         num_tpu_cores, worker_timeout_secs)
   if strategy and strategy not in STRATEGIES:
     raise InputError("--strategy=%s: expected one of %s"
                      % (strategy, ", ".join(STRATEGIES)))
   if strategy == "multi_worker":
     # Before anything else touches the TF runtime: collectives must be
     # configured at program startup.
-    return _multi_worker_strategy()
+    return _multi_worker_strategy(worker_timeout_secs)
   gpus = tf.config.list_logical_devices("GPU")
   if not strategy:
     strategy = "mirrored" if len(gpus) >= 2 else "default"

@@ -103,7 +103,8 @@ def train(o, estimator, tokenizer, examples, num_train_steps):
   logging.info("  Batch size = %d", o.train_batch_size)
   logging.info("  Num steps = %d", num_train_steps)
   input_fn = records.input_fn_builder(path, o.max_seq_length,
-                                      is_training=True, drop_remainder=True)
+                                      is_training=True, drop_remainder=True,
+                                      seed=runner.data_seed(o))
   estimator.train(input_fn, max_steps=num_train_steps)
 
 
@@ -173,10 +174,10 @@ def run(o, strategy=None, run_config=None):
   Returns:
     dict with "num_train_steps" and "predictions" (None when not run).
   """
+  if strategy is None:  # Before any other TensorFlow op (multi-worker).
+    strategy = runner.start_strategy(o)
   bert_config, tokenizer = validate(o)
   tf.io.gfile.makedirs(o.output_dir)
-  if strategy is None:
-    strategy = runner.strategy_from_FLAGS(o)
   if run_config is None:
     run_config = runner.run_config_from_flags(o, strategy,
                                               output_dir=o.output_dir)

@@ -89,16 +89,16 @@ def name_to_features(seq_length, is_training):
 
 
 def input_fn_builder(input_file, seq_length, is_training, drop_remainder,
-                     trim_padding=False, buckets=None):
+                     trim_padding=False, buckets=None, seed=None):
   """Returns input_fn(params) -> batched tf.data.Dataset of int32 features.
 
   Training data repeats forever and is shuffled with a buffer of 100, as in
-  the original. With trim_padding, each batch's sequence features are cut
-  to its longest sequence rounded up to one of `buckets` (default: the
-  coarse `common.padding.bucket_lengths`); only
-  for prediction: the training loss softmaxes over every position up to
-  seq_length, padding included (the original's), so trimming would change
-  it.
+  the original (with `seed`, in a reproducible order). With trim_padding,
+  each batch's sequence features are cut to its longest sequence rounded up
+  to one of `buckets` (default: the coarse `common.padding.bucket_lengths`);
+  only for prediction: the training loss softmaxes over every position up
+  to seq_length, padding included (the original's), so trimming would
+  change it.
   """
   if trim_padding and is_training:
     raise ValueError("SQuAD training records cannot be trimmed: the loss "
@@ -112,7 +112,7 @@ def input_fn_builder(input_file, seq_length, is_training, drop_remainder,
   def input_fn(params):
     d = tf.data.TFRecordDataset(input_file)
     if is_training:
-      d = d.repeat().shuffle(buffer_size=100)
+      d = d.repeat().shuffle(buffer_size=100, seed=seed)
     d = d.map(_decode, num_parallel_calls=tf.data.AUTOTUNE)
     d = d.batch(params["batch_size"], drop_remainder=drop_remainder)
     if trim_padding:

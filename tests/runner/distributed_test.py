@@ -112,6 +112,25 @@ def _finish(procs, timeout=240):
 
 
 @pytest.mark.slow
+def test_two_workers_evaluate_and_predict_equal_one_device(single, tmp_path):
+  """Evaluation and prediction in a 2-worker job see every example once:
+  each worker returns the numbers (and all rows, in order) of one device,
+  not those of its own shard (50 and 21 examples, global batch 8)."""
+  codes, errors = _finish(_start_workers(tmp_path, tmp_path / "out",
+                                         {"eval": True}))
+  assert codes == [0, 0], errors[0][-3000:] + errors[1][-3000:]
+  ours = dict(np.load(tmp_path / "chief.npz"))
+  _compare(ours, single)
+  for key in ("eval:loss", "eval:accuracy", "eval:mean_loss"):
+    np.testing.assert_allclose(ours[key], single[key], rtol=1e-5,
+                               err_msg=key)
+  np.testing.assert_array_equal(ours["predict:ids"], np.arange(21))
+  np.testing.assert_allclose(ours["predict:probabilities"],
+                             single["predict:probabilities"], rtol=1e-5,
+                             atol=1e-6)
+
+
+@pytest.mark.slow
 def test_two_workers_preempted_then_restarted_equal_one_device(single,
                                                                tmp_path):
   """2 localhost workers; SIGTERM to worker 1 stops BOTH at the same step,

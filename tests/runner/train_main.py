@@ -74,20 +74,20 @@ def main(argv):
   sys.stderr.write("TRAINING_STARTS\n")
   sys.stderr.flush()
   est.train(train_input_fn, args.max_steps)
+  out = {}
+  if args.eval:  # On every worker: evaluation and prediction are collective.
+    results = est.evaluate(toy.make_input_fn(50, repeat=False,
+                                             drop_remainder=False))
+    out.update({"eval:" + k: v for k, v in results.items()})
+    rows = list(est.predict(toy.make_input_fn(
+        21, repeat=False, drop_remainder=False)))
+    out["predict:ids"] = np.array([r["id"] for r in rows])
+    out["predict:probabilities"] = np.stack(
+        [r["probabilities"] for r in rows])
   if args.result:
-    out = {k.replace("/", "|"): v for k, v in toy.checkpoint_arrays(
-        est.latest_checkpoint()).items()}
-    if args.eval:
-      results = est.evaluate(toy.make_input_fn(50, repeat=False,
-                                               drop_remainder=False))
-      out.update({"eval:" + k: v for k, v in results.items()})
-      rows = list(est.predict(toy.make_input_fn(
-          21, repeat=False, drop_remainder=False)))
-      out["predict:ids"] = np.array([r["id"] for r in rows])
-      out["predict:probabilities"] = np.stack(
-          [r["probabilities"] for r in rows])
+    out.update({k.replace("/", "|"): v for k, v in toy.checkpoint_arrays(
+        est.latest_checkpoint()).items()})
     np.savez(args.result, **out)
-
 
 if __name__ == "__main__":
   main(sys.argv[1:])

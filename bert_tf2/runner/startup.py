@@ -1,0 +1,79 @@
+"""Start-up of a training script: the distribution strategy comes first.
+
+MultiWorkerMirroredStrategy must configure TensorFlow's collectives before
+the process runs any other TensorFlow op ("Collective ops must be configured
+at program startup"), and a TPU system is initialized before anything is
+placed on it. Scripts check their inputs with TensorFlow (records, vocab
+tables, checkpoints), so every training pipeline calls
+
+    strategy = runner.start_strategy(FLAGS)
+
+as its first step (run_pretraining, run_classifier, run_squad). It checks
+the distribution flags and TF_CONFIG, waits at most --worker_timeout_secs for
+the other workers (or the TPU) to answer, and creates the strategy once per
+process; `runner.strategy_from_FLAGS(FLAGS)` later returns the same object.
+Errors are `InputError`s (one `error: ...` line, exit status 1), raised
+before anything is written.
+"""
+
+import threading
+
+from bert_tf2.runner import strategy as strategy_lib
+
+# Training data order shared by every worker of a multi-worker job: the
+# runner splits each pipeline's batches between the workers, so all of them
+# must read the same order (an unseeded shuffle differs per process).
+MULTI_WORKER_DATA_SEED = 12345
+
+_LOCK = threading.Lock()
+_STARTED = {}  # {"key": flag values, "strategy": the strategy}
+
+
+def _key(f):
+  return (bool(f.use_tpu), f.tpu_name, f.tpu_zone, f.gcp_project, f.master,
+          f.num_tpu_cores, getattr(f, "strategy", None))
+
+
+def is_multi_worker(flag_values):
+  f = flag_values
+  return (getattr(f, "strategy", None) == "multi_worker" and
+          not getattr(f, "use_tpu", False))
+
+
+def data_seed(flag_values):
+  """Seed for training-data shuffles: fixed in a multi-worker job, else None
+  (the original's unseeded shuffles)."""
+  return MULTI_WORKER_DATA_SEED if is_multi_worker(flag_values) else None
+
+
+def start_strategy(flag_values):
+  """Creates (once per process) the strategy the flags ask for; returns it.
+
+  Call it before any other TensorFlow work. Later calls with the same
+  distribution flags return the same strategy.
+
+  Args:
+    flag_values: absl FLAGS or any object with the runner's flags as
+      attributes (use_tpu, tpu_name, tpu_zone, gcp_project, master,
+      num_tpu_cores, strategy and optionally worker_timeout_secs).
+
+  Raises:
+    InputError: bad --strategy, missing or malformed TF_CONFIG, workers that
+      do not answer within --worker_timeout_secs, a TPU that cannot be found
+      or reached.
+  """
+  f = flag_values
+  key = _key(f)
+  with _LOCK:
+    if _STARTED.get("key") == key:
+      return _STARTED["strategy"]
+    timeout = getattr(f, "worker_timeout_secs", None)
+    if timeout is None:
+      timeout = strategy_lib.DEFAULT_WORKER_TIMEOUT_SECS
+    strategy = strategy_lib.strategy_from_flags(
+        use_tpu=f.use_tpu, tpu_name=f.tpu_name, tpu_zone=f.tpu_zone,
+        gcp_project=f.gcp_project, master=f.master,
+        num_tpu_cores=f.num_tpu_cores, strategy=getattr(f, "strategy", None),
+        worker_timeout_secs=timeout)
+    _STARTED.update(key=key, strategy=strategy)
+    return strategy

@@ -1,0 +1,300 @@
+"""The real scripts under --strategy=multi_worker: two workers on localhost.
+
+Each worker is `python run_X.py ... --strategy=multi_worker` with its own
+TF_CONFIG (a cluster of two 127.0.0.1 ports), as a user starts them. The
+two-worker job must end on the weights, Adam slots and global_step of one
+process with the same global batch; a SIGTERM to one worker stops both at
+the same step and restarting both resumes there; evaluation and prediction
+report every example, not one worker's shard. Bad distribution input
+(TF_CONFIG missing or malformed, a peer that never comes, a TPU that cannot
+be found) is one `error:` line, exit status 1, nothing written.
+"""
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+import tensorflow as tf
+
+from bert_tf2.common import launch_local
+from tests.golden import REPO_ROOT
+from tests.reliability import fixtures
+
+TIMEOUT = 240  # Per wait on a worker; processes are killed after it.
+
+
+@pytest.fixture(scope="module")
+def no_dropout(inputs, tmp_path_factory):
+  """bert_config.json without dropout: replicas draw different masks."""
+  d = tmp_path_factory.mktemp("multi_worker_config")
+  return fixtures.write_json(d / "bert_config.json", fixtures.config_dict(
+      hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0))
+
+
+@pytest.fixture(scope="module")
+def full_records(inputs, tmp_path_factory):
+  """Pretraining records whose every example has MAX_PRED weighted masked
+  positions: the masked-LM loss is normalized per replica (as the
+  original's per TPU core), which equals the global batch's normalization
+  only when every replica has as many weighted predictions."""
+  from tests.pretraining import records  # pylint: disable=g-import-not-at-top
+  path = str(tmp_path_factory.mktemp("multi_worker_records") / "full.tfr")
+
+  def fill(index, instance):
+    del index
+    instance["masked_lm_weights"] = [1.0] * fixtures.MAX_PRED
+  records.write_records(path, 16, seq_length=fixtures.SEQ,
+                        max_pred=fixtures.MAX_PRED,
+                        vocab_size=len(fixtures.VOCAB), edit=fill)
+  return dict(inputs, records=path)
+
+
+def _pretraining_args(p, config, out, steps, **extra):
+  flags = dict(input_file=p["records"], bert_config_file=config,
+               output_dir=out, do_train="true", max_seq_length=fixtures.SEQ,
+               max_predictions_per_seq=fixtures.MAX_PRED, train_batch_size=4,
+               eval_batch_size=4, num_train_steps=steps, num_warmup_steps=2,
+               save_checkpoints_steps=3, iterations_per_loop=1000,
+               learning_rate=1e-2, deterministic_input="true",
+               skip_consumed_batches="true", keep_checkpoint_max=3)
+  flags.update(extra)
+  return ["--%s=%s" % kv for kv in flags.items()]
+
+
+def _env(tf_config=None):
+  env = fixtures.script_env()
+  env.pop("TF_CONFIG", None)
+  if tf_config is not None:
+    env["TF_CONFIG"] = tf_config
+  return env
+
+
+def _start(script, args, tf_config=None):
+  return subprocess.Popen(
+      [sys.executable, os.path.join(REPO_ROOT, script)] + list(args),
+      cwd=REPO_ROOT, env=_env(tf_config), stdout=subprocess.PIPE,
+      stderr=subprocess.PIPE, text=True)
+
+
+def _start_workers(script, args, num_workers=2):
+  configs = launch_local.tf_configs(num_workers)
+  return [_start(script, args + ["--strategy=multi_worker",
+                                 "--worker_timeout_secs=120"], json.dumps(c))
+          for c in configs]
+
+
+def _finish(procs, timeout=TIMEOUT):
+  """(exit codes, stderr texts); kills every process on any failure."""
+  errors = []
+  try:
+    for proc in procs:
+      errors.append(proc.communicate(timeout=timeout)[1])
+  finally:
+    for proc in procs:
+      if proc.poll() is None:
+        proc.kill()
+        proc.communicate()
+  return [p.returncode for p in procs], errors
+
+
+def _checkpoint(out, step):
+  prefix = tf.train.latest_checkpoint(out)
+  assert prefix and prefix.endswith("model.ckpt-%d" % step), prefix
+  reader = tf.train.load_checkpoint(prefix)
+  return {n: reader.get_tensor(n) for n in reader.get_variable_to_shape_map()}
+
+
+def _assert_same_checkpoint(ours, reference):
+  assert sorted(ours) == sorted(reference)
+  assert any(n.endswith("/adam_v") for n in ours)
+  for name in reference:
+    # Float32 all-reduce sums in another order than one device's batch.
+    np.testing.assert_allclose(ours[name], reference[name], rtol=2e-4,
+                               atol=2e-6, err_msg=name)
+
+
+def _eval_results(path):
+  with open(path) as f:
+    return dict(line.strip().split(" = ") for line in f if " = " in line)
+
+
+def _checkpoint_steps(out):
+  if not os.path.isdir(out):
+    return []
+  return sorted(int(n[len("model.ckpt-"):-len(".index")])
+                for n in os.listdir(out)
+                if n.startswith("model.ckpt-") and n.endswith(".index")
+                and ".tmp-" not in n)
+
+
+@pytest.mark.slow
+def test_pretraining_sigterm_to_one_worker_then_restart_equals_one_process(
+    full_records, no_dropout, tmp_path):
+  """SIGTERM to worker 1 stops both workers at the same step (status 143,
+  the chief saves it); restarting both resumes there, and they end with the
+  weights, Adam slots, global_step and eval results of one process resuming
+  from the same checkpoint with the same global batch."""
+  inputs = full_records
+  shared = str(tmp_path / "shared")
+  procs = _start_workers("run_pretraining.py", _pretraining_args(
+      inputs, no_dropout, shared, 100000))
+  try:
+    deadline = time.time() + TIMEOUT
+    while not _checkpoint_steps(shared):  # Training is under way.
+      for proc in procs:
+        assert proc.poll() is None, proc.communicate()[1][-3000:]
+      assert time.time() < deadline, "no checkpoint written"
+      time.sleep(0.2)
+    procs[1].send_signal(signal.SIGTERM)  # Not the chief.
+  finally:
+    codes, errors = _finish(procs)
+  assert codes == [143, 143], errors[0][-3000:] + errors[1][-3000:]
+  assert "Traceback" not in errors[0] + errors[1]
+  stopped = _checkpoint_steps(shared)[-1]
+  assert 3 <= stopped < 100000
+  assert int(_checkpoint(shared, stopped)["global_step"]) == stopped
+
+  # One process resuming from a copy of that checkpoint is the reference
+  # (the learning-rate schedule depends on --num_train_steps, which the
+  # rerun changes).
+  single = str(tmp_path / "single")
+  os.makedirs(single)
+  for name in os.listdir(shared):
+    if name.startswith(("model.ckpt-%d." % stopped, "checkpoint")):
+      shutil.copy(os.path.join(shared, name), single)
+
+  evaluation = dict(do_eval="true", max_eval_steps=2)
+  # The same command lines, two more steps: both workers resume at
+  # `stopped` and end where one process resuming there ends.
+  codes, errors = _finish(_start_workers("run_pretraining.py",
+                                         _pretraining_args(
+                                             inputs, no_dropout, shared,
+                                             stopped + 2, **evaluation)))
+  assert codes == [0, 0], errors[0][-3000:] + errors[1][-3000:]
+  for err in errors:
+    assert "Resuming from %s" % os.path.join(
+        shared, "model.ckpt-%d" % stopped) in err
+  codes, errors = _finish([_start("run_pretraining.py", _pretraining_args(
+      inputs, no_dropout, single, stopped + 2, **evaluation))])
+  assert codes == [0], errors[0][-3000:]
+  ours = _checkpoint(shared, stopped + 2)
+  assert int(ours["global_step"]) == stopped + 2
+  _assert_same_checkpoint(ours, _checkpoint(single, stopped + 2))
+  # Evaluation covered the same 2 global batches as one process.
+  got = _eval_results(os.path.join(shared, "eval_results.txt"))
+  want = _eval_results(os.path.join(single, "eval_results.txt"))
+  assert sorted(got) == sorted(want)
+  for key in want:
+    np.testing.assert_allclose(float(got[key]), float(want[key]), rtol=1e-4,
+                               err_msg=key)
+
+
+@pytest.mark.slow
+def test_classifier_two_workers_train_eval_predict_like_one_process(
+    inputs, no_dropout, tmp_path):
+  """run_classifier.py trains on 2 workers; its eval_results.txt and
+  test_results.tsv (written by the chief) equal those of one process
+  evaluating the same checkpoint: every dev/test example, in order."""
+  shared = str(tmp_path / "shared")
+
+  def args(out, train):
+    return ["--task_name=cola", "--data_dir=" + inputs["glue"],
+            "--vocab_file=" + inputs["vocab"],
+            "--bert_config_file=" + no_dropout,
+            "--init_checkpoint=" + inputs["ckpt"], "--output_dir=" + out,
+            "--do_train=%s" % train, "--do_eval=true", "--do_predict=true",
+            "--max_seq_length=16", "--train_batch_size=4",
+            "--eval_batch_size=2", "--predict_batch_size=2",
+            "--num_train_epochs=2", "--learning_rate=1e-3",
+            "--save_checkpoints_steps=100"]
+  codes, errors = _finish(_start_workers("run_classifier.py",
+                                         args(shared, "true")))
+  assert codes == [0, 0], errors[0][-3000:] + errors[1][-3000:]
+  ours = _checkpoint(shared, 4)  # 8 examples / batch 4 x 2 epochs.
+  assert np.any(ours["output_weights/adam_v"] > 0)
+  single = str(tmp_path / "single")
+  os.makedirs(single)
+  for name in os.listdir(shared):
+    if name.startswith(("model.ckpt-", "checkpoint")):
+      shutil.copy(os.path.join(shared, name), single)
+  codes, errors = _finish([_start("run_classifier.py", args(single,
+                                                            "false"))])
+  assert codes == [0], errors[0][-3000:]
+  got = _eval_results(os.path.join(shared, "eval_results.txt"))
+  want = _eval_results(os.path.join(single, "eval_results.txt"))
+  assert got["global_step"] == want["global_step"] == "4"
+  for key in ("eval_accuracy", "eval_loss"):
+    np.testing.assert_allclose(float(got[key]), float(want[key]), rtol=1e-5)
+  got = np.loadtxt(os.path.join(shared, "test_results.tsv"))
+  want = np.loadtxt(os.path.join(single, "test_results.tsv"))
+  assert got.shape == want.shape == (8, 2)
+  np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-7)
+
+
+# ------------------------------------------------------------- bad input
+def _run(args, tf_config=None, timeout=120):
+  return subprocess.run(
+      [sys.executable, os.path.join(REPO_ROOT, "run_pretraining.py")] + args,
+      cwd=REPO_ROOT, env=_env(tf_config), capture_output=True, text=True,
+      timeout=timeout, check=False)
+
+
+@pytest.mark.parametrize("tf_config,expected", [
+    (None, "needs the TF_CONFIG environment variable"),
+    ('{"cluster": {"worker": ["127.0.0.1:1"]', "TF_CONFIG is not valid JSON"),
+    ('{"cluster": {"worker": ["127.0.0.1:5000"]}, "task": {"type": '
+     '"worker", "index": 3}}', "task index 3 is not in 0..0"),
+])  # Every other case: tests/runner/cluster_test.py.
+def test_bad_tf_config_is_one_line(inputs, tmp_path, tf_config, expected):
+  out = tmp_path / "out"
+  result = _run(_pretraining_args(inputs, inputs["config"], str(out), 2) +
+                ["--strategy=multi_worker"], tf_config)
+  assert expected in fixtures.error_line(result)
+  assert not out.exists()
+
+
+def test_worker_that_never_comes_is_one_line_within_timeout(inputs,
+                                                            tmp_path):
+  out = tmp_path / "out"
+  tf_config = launch_local.tf_configs(2)[0]  # Worker 1 is never started.
+  start = time.time()
+  result = _run(_pretraining_args(inputs, inputs["config"], str(out), 2) +
+                ["--strategy=multi_worker", "--worker_timeout_secs=3"],
+                json.dumps(tf_config))
+  line = fixtures.error_line(result)
+  assert "did not answer within --worker_timeout_secs=3" in line, line
+  assert tf_config["cluster"]["worker"][1] in line
+  assert time.time() - start < 90
+  assert not out.exists()
+
+
+def test_tpu_name_that_does_not_resolve_is_one_line(inputs, tmp_path):
+  out = tmp_path / "out"
+  env_result = subprocess.run(
+      [sys.executable, os.path.join(REPO_ROOT, "run_pretraining.py")] +
+      _pretraining_args(inputs, inputs["config"], str(out), 2) +
+      ["--use_tpu=true", "--tpu_name=no-such-tpu", "--worker_timeout_secs=5"],
+      cwd=REPO_ROOT, capture_output=True, text=True, timeout=120,
+      check=False,
+      # No metadata server here: a refused port fails at once, offline.
+      env=dict(_env(), GCE_METADATA_HOST="127.0.0.1:1"))
+  line = fixtures.error_line(env_result)
+  assert "--tpu_name=no-such-tpu" in line and "cannot find or reach" in line
+  assert not out.exists()
+
+
+def test_tpu_address_that_does_not_answer_is_one_line(inputs, tmp_path):
+  out = tmp_path / "out"
+  port = launch_local.free_ports(1)[0]
+  result = _run(_pretraining_args(inputs, inputs["config"], str(out), 2) +
+                ["--use_tpu=true", "--tpu_name=grpc://127.0.0.1:%d" % port,
+                 "--worker_timeout_secs=5"])
+  line = fixtures.error_line(result)
+  assert "--tpu_name=grpc://127.0.0.1:%d" % port in line, line
+  assert not out.exists()
