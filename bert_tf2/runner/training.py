@@ -12,6 +12,7 @@ from bert_tf2.runner import checkpoints
 from bert_tf2.runner import loops
 from bert_tf2.runner import precision
 from bert_tf2.runner import preemption
+from bert_tf2.runner import progress
 
 
 class NonFiniteLossError(FloatingPointError, InputError):
@@ -94,6 +95,10 @@ class TrainingMixin(object):
     last_saved = step
     pending_loss, pending_steps = 0.0, 0
     last_log_step, log_time = step, time.time()
+    start_time = log_time
+    # The ETA's rate is measured from the end of the first loop on, which
+    # leaves out tracing and compilation.
+    rate_from = None
     stalled = 0
     with preemption.SignalWatcher(cfg.handle_signals) as watcher:
       while step < max_steps:
@@ -132,14 +137,19 @@ class TrainingMixin(object):
                   pending_steps * self.train_batch_size / elapsed,
               "global_step/sec": (step - last_log_step) / elapsed,
           }
-          logging.info("global_step = %d, loss = %.6g, learning_rate = %.6g, "
-                       "examples/sec = %.1f, global_step/sec = %.3g", step,
+          rate = scalars["global_step/sec"]
+          if rate_from and step > rate_from[0]:
+            rate = (step - rate_from[0]) / max(now - rate_from[1], 1e-9)
+          logging.info("%s, loss = %.6g, learning_rate = %.6g, "
+                       "examples/sec = %.1f",
+                       progress.progress_message(step, max_steps,
+                                                 now - start_time, rate),
                        scalars["loss"], scalars["learning_rate"],
-                       scalars["examples_per_second"],
-                       scalars["global_step/sec"])
+                       scalars["examples_per_second"])
           self._summarize("", step, scalars)
           pending_loss, pending_steps = 0.0, 0
           last_log_step, log_time = step, now
+          rate_from = rate_from or (step, now)
         if (step != last_saved and (
             (save_every and step % save_every == 0) or step >= max_steps or
             stop)) or (stop and self.latest_checkpoint() is None):
