@@ -1,10 +1,16 @@
 """`Estimator.evaluate` and `Estimator.predict`."""
 
+import time
+
 from absl import logging
 import numpy as np
 import tensorflow as tf
 
 from bert_tf2.runner import loops
+from bert_tf2.runner import progress
+
+# A long evaluation logs how far it got this often (batches, elapsed).
+EVAL_LOG_EVERY_SECS = 5.0
 
 
 class InferenceMixin(object):
@@ -48,12 +54,18 @@ class InferenceMixin(object):
     for metric in self._metrics.values():
       metric.reset_state()
     batch_losses = []
+    started = last_log = time.time()
     for i, features in enumerate(self._distribute(dataset_fn)):
       if steps is not None and i >= steps:
         break
       weighted, n = self._eval_fn(features)
       if float(n) > 0:
         batch_losses.append(float(weighted) / float(n))
+      if time.time() - last_log >= EVAL_LOG_EVERY_SECS:
+        last_log = time.time()
+        logging.info("evaluation: %d batches%s, elapsed %s", i + 1,
+                     "/%d" % steps if steps is not None else "",
+                     progress.format_duration(last_log - started))
     results = {key: np.float32(metric.result())
                for key, metric in self._metrics.items()}
     results["loss"] = np.float32(np.mean(batch_losses) if batch_losses
