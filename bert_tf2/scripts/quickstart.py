@@ -24,6 +24,7 @@ import importlib.util
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 import time
@@ -118,14 +119,20 @@ def run_step(label, title, argv, log_dir, times):
     proc = subprocess.Popen([sys.executable] + argv, cwd=HERE, stdout=log,
                             stderr=subprocess.STDOUT, env=env)
     last_report = 0.0
-    while proc.poll() is None:
-      time.sleep(0.5)
-      now = time.time() - start
-      if now - last_report >= REPORT_EVERY_SECS:
-        last_report = now
-        print("      %s  %s" % (format_duration(now),
-                                last_progress_line(log_path) or
-                                "starting (loading TensorFlow)"), flush=True)
+    try:
+      while proc.poll() is None:
+        time.sleep(0.5)
+        now = time.time() - start
+        if now - last_report >= REPORT_EVERY_SECS:
+          last_report = now
+          print("      %s  %s" % (format_duration(now),
+                                  last_progress_line(log_path) or
+                                  "starting (loading TensorFlow)"),
+                flush=True)
+    except BaseException:  # Ctrl-C, SIGTERM: stop the script too.
+      proc.terminate()
+      proc.wait()
+      raise
   elapsed = time.time() - start
   if proc.returncode != 0:
     with open(log_path, "rb") as f:
@@ -324,8 +331,15 @@ def main(argv=None):
       format_duration(total), total, out, logs))
 
 
+def _exit_on_sigterm(signum, frame):
+  del frame
+  sys.exit(128 + signum)
+
+
 def run():
   """Console entry point: `bert-quickstart` (run from a checkout)."""
+  # SIGTERM unwinds like Ctrl-C, so run_step stops the running script.
+  signal.signal(signal.SIGTERM, _exit_on_sigterm)
   main()
 
 
