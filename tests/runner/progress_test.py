@@ -4,6 +4,7 @@ import re
 import types
 
 from bert_tf2 import runner
+from bert_tf2.runner import inference
 from bert_tf2.runner import progress
 from bert_tf2.runner import training
 from tests.runner import toy
@@ -56,3 +57,21 @@ def test_scripts_log_at_least_every_loop():
   assert runner.run_config_from_flags(f).log_step_count_steps == 5
   f.iterations_per_loop = 1000
   assert runner.run_config_from_flags(f).log_step_count_steps == 100
+
+
+def test_evaluation_logs_batches_done(tmp_path, monkeypatch):
+  messages = []
+  monkeypatch.setattr(inference, "EVAL_LOG_EVERY_SECS", 0.0)
+  monkeypatch.setattr(inference.logging, "info",
+                      lambda fmt, *args: messages.append(fmt % args))
+  est = make_estimator(tmp_path)
+  est.train(toy.make_input_fn(), 5)
+  # 21 examples, eval batch 8: 3 batches; then 2 with steps=2.
+  est.evaluate(toy.make_input_fn(21, repeat=False, drop_remainder=False))
+  est.evaluate(toy.make_input_fn(), steps=2)
+  lines = [m for m in messages if m.startswith("evaluation: ")]
+  assert [l.split(", elapsed ")[0] for l in lines] == [
+      "evaluation: 1 batches", "evaluation: 2 batches",
+      "evaluation: 3 batches", "evaluation: 1 batches/2",
+      "evaluation: 2 batches/2"]
+  assert all(re.search(r", elapsed \d+:\d\d:\d\d$", l) for l in lines)
