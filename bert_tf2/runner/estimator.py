@@ -23,7 +23,11 @@ from bert_tf2.runner import loops
 from bert_tf2.runner import periodic_eval
 from bert_tf2.runner import precision
 from bert_tf2.runner import preemption
+from bert_tf2.runner import progress
 from bert_tf2.runner import summaries
+
+# A long evaluation logs how far it got this often (batches, elapsed).
+EVAL_LOG_EVERY_SECS = 5.0
 
 
 class NonFiniteLossError(FloatingPointError, InputError):
@@ -244,6 +248,10 @@ class Estimator(object):
     pending_loss, pending_steps = 0.0, 0
     pending_scalars = np.zeros([len(self._train_steps.scalar_names)])
     last_log_step, log_time = step, time.time()
+    start_time = log_time
+    # The ETA's rate is measured from the end of the first loop on, which
+    # leaves out tracing and compilation.
+    rate_from = None
     stalled = 0
     with preemption.SignalWatcher(cfg.handle_signals) as watcher:
       while step < max_steps:
@@ -281,16 +289,21 @@ class Estimator(object):
           scalars = {"loss": pending_loss / pending_steps}
           scalars.update(zip(self._train_steps.scalar_names,
                              pending_scalars / pending_steps))
-          self._log_training(step, dict(scalars, **{
+          rate = (step - last_log_step) / elapsed
+          if rate_from and step > rate_from[0]:
+            rate = (step - rate_from[0]) / max(now - rate_from[1], 1e-9)
+          scalars.update({
               "learning_rate": float(
                   precision.inner_optimizer(self._optimizer).learning_rate),
               "examples_per_second":
                   pending_steps * self.train_batch_size / elapsed,
               "global_step/sec": (step - last_log_step) / elapsed,
-          }))
+          })
+          self._log_training(step, max_steps, now - start_time, rate, scalars)
           pending_loss, pending_steps = 0.0, 0
           pending_scalars[:] = 0.0
           last_log_step, log_time = step, now
+          rate_from = rate_from or (step, now)
         evaluate = bool(eval_every and not stop and (
             step % eval_every == 0 or step >= max_steps))
         if (step != last_saved and (
@@ -306,13 +319,16 @@ class Estimator(object):
           raise preemption.TrainingInterrupted(
               signum, step, self.latest_checkpoint())
 
-  def _log_training(self, step, scalars):
+  def _log_training(self, step, max_steps, elapsed_secs, rate, scalars):
+    """Logs "step S/M (P%), R steps/s, elapsed, ETA, loss = ..., <task>"."""
     task_scalars = "".join(", %s = %.6g" % (name, scalars[name])
                            for name in self._train_steps.scalar_names)
-    logging.info("global_step = %d, loss = %.6g%s, learning_rate = %.6g, "
-                 "examples/sec = %.1f, global_step/sec = %.3g", step,
+    logging.info("%s, loss = %.6g%s, learning_rate = %.6g, "
+                 "examples/sec = %.1f",
+                 progress.progress_message(step, max_steps, elapsed_secs,
+                                           rate),
                  scalars["loss"], task_scalars, scalars["learning_rate"],
-                 scalars["examples_per_second"], scalars["global_step/sec"])
+                 scalars["examples_per_second"])
     self._summaries.write("", step, scalars)
 
   def _save(self, step):
@@ -358,12 +374,18 @@ class Estimator(object):
       metric.reset_state()
     batch_losses = []
     dataset = strategy.distribute_datasets_from_function(make_dataset)
+    started = last_log = time.time()
     for i, features in enumerate(dataset):
       if steps is not None and i >= steps:
         break
       weighted, n = self._eval_fn(features)
       if float(n) > 0:
         batch_losses.append(float(weighted) / float(n))
+      if time.time() - last_log >= EVAL_LOG_EVERY_SECS:
+        last_log = time.time()
+        logging.info("evaluation: %d batches%s, elapsed %s", i + 1,
+                     "/%d" % steps if steps is not None else "",
+                     progress.format_duration(last_log - started))
     results = {key: np.float32(metric.result())
                for key, metric in self._metrics.items()}
     results["loss"] = np.float32(np.mean(batch_losses) if batch_losses

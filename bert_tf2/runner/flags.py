@@ -133,12 +133,18 @@ def strategy_from_FLAGS(flag_values=flags.FLAGS):  # pylint: disable=invalid-nam
 
 def run_config_from_flags(flag_values=flags.FLAGS, strategy=None,
                           output_dir=None, **overrides):
-  """A RunConfig from the flags (output_dir from --output_dir)."""
+  """A RunConfig from the flags (output_dir from --output_dir).
+
+  Progress is logged every min(100, --iterations_per_loop) steps: at every
+  loop's end when loops are short, so --iterations_per_loop also sets how
+  often a script reports (step/total, rate, elapsed, ETA).
+  """
   f = flag_values
   kwargs = dict(
       output_dir=output_dir or f.output_dir,
       save_checkpoints_steps=f.save_checkpoints_steps,
       iterations_per_loop=f.iterations_per_loop,
+      log_step_count_steps=min(100, f.iterations_per_loop),
       keep_checkpoint_max=f.keep_checkpoint_max,
       strategy=strategy, precision=f.precision, jit_compile=f.jit_compile,
       gradient_accumulation_steps=f.gradient_accumulation_steps,

