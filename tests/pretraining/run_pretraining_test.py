@@ -233,7 +233,7 @@ def test_eval_every_n_steps_logs_mlm_and_nsp_separately(data, tmp_path):
   with open(os.path.join(out, "best", "best_metrics.json")) as f:
     assert json.load(f) == best
   logged = [line for line in proc.stderr.splitlines()
-            if "global_step = 6, loss = " in line]
+            if "step 6/6 (100.0%)" in line and ", loss = " in line]
   assert logged, proc.stderr[-3000:]
   for name in ("masked_lm_loss", "masked_lm_accuracy", "next_sentence_loss",
                "next_sentence_accuracy"):
