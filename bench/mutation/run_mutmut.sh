@@ -83,9 +83,9 @@ for t in $TESTS; do [ -f "$DIR/${t%%::*}" ] && EXISTING="$EXISTING $t"; done
   echo "source_paths = $SRC"
   [ -n "$ONLY" ] && echo "only_mutate = $ONLY"
   echo "also_copy ="
-  for p in modeling optimization tokenization bert_tf2 tests pytest.ini conftest.py \
-           run_classifier.py run_pretraining.py run_squad.py \
-           extract_features.py create_pretraining_data.py; do
+  # The root scripts (run_classifier.py, convert_hf_checkpoint.py, ...) too.
+  for p in modeling optimization tokenization bert_tf2 tests pytest.ini \
+           $(cd "$DIR" && ls *.py); do
     [ "$p" = "$SRC" ] || echo "    $p"
   done
   echo "pytest_add_cli_args_test_selection ="
