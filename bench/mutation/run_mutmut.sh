@@ -39,12 +39,43 @@ case "$TARGET" in
     TESTS="tests/squad/evaluate_test.py tests/squad/official_metrics_test.py" ;;
   *) echo "unknown target $TARGET" >&2; exit 2 ;;
 esac
+# MUTMUT_TESTS="a_test.py b_test.py" replaces the target's test files.
+TESTS=${MUTMUT_TESTS:-$TESTS}
 
 DIR=$WORK/$TARGET
 mkdir -p "$DIR"
 # A plain copy of the tracked and new files (no .git, no outputs).
 (cd "$REPO" && git ls-files -co --exclude-standard -z) |
   (cd "$REPO" && xargs -0 -I{} cp --parents {} "$DIR" 2>/dev/null || true)
+# mutmut wraps each mutated function in a (*args, **kwargs) trampoline;
+# Keras' Operation.__new__ reads the argspec of a layer's __init__ and fails
+# on it (IndexError), so give each __init__ trampoline its function's
+# signature (only __init__: functools.wraps in Keras' build() wrapper would
+# copy a __signature__ that still names `self`).
+cat > "$DIR/conftest.py" <<'PYEOF'
+import inspect
+try:
+  from mutmut.mutation import trampoline as _trampoline
+except ImportError:
+  _trampoline = None
+if _trampoline is not None:
+  _wrap = _trampoline.wrap_in_trampoline
+
+  def _wrap_with_signature(*args, **kwargs):
+    decorate = _wrap(*args, **kwargs)
+
+    def decorator(func):
+      wrapper = decorate(func)
+      try:
+        if func.__name__ == "__init__":
+          wrapper.__signature__ = inspect.signature(func)
+      except (TypeError, ValueError, AttributeError):
+        pass
+      return wrapper
+    return decorator
+
+  _trampoline.wrap_in_trampoline = _wrap_with_signature
+PYEOF
 EXISTING=""
 for t in $TESTS; do [ -f "$DIR/${t%%::*}" ] && EXISTING="$EXISTING $t"; done
 {
@@ -52,9 +83,9 @@ for t in $TESTS; do [ -f "$DIR/${t%%::*}" ] && EXISTING="$EXISTING $t"; done
   echo "source_paths = $SRC"
   [ -n "$ONLY" ] && echo "only_mutate = $ONLY"
   echo "also_copy ="
+  # The root scripts (run_classifier.py, convert_hf_checkpoint.py, ...) too.
   for p in modeling optimization tokenization bert_tf2 tests pytest.ini \
-           run_classifier.py run_pretraining.py run_squad.py \
-           extract_features.py create_pretraining_data.py; do
+           $(cd "$DIR" && ls *.py); do
     [ "$p" = "$SRC" ] || echo "    $p"
   done
   echo "pytest_add_cli_args_test_selection ="
@@ -68,6 +99,21 @@ for t in $TESTS; do [ -f "$DIR/${t%%::*}" ] && EXISTING="$EXISTING $t"; done
 } > "$DIR/setup.cfg"
 cd "$DIR"
 export TF_CPP_MIN_LOG_LEVEL=2 CUDA_VISIBLE_DEVICES=""
+if [ "${MUTMUT_LIST:-0}" = 1 ]; then
+  # Generate the mutants only and print their names (to draw a sample).
+  "$PY" - <<'PYEOF'
+import json, pathlib
+from mutmut import __main__ as m
+from mutmut.utils import file_utils as f
+m.makedirs(pathlib.Path("mutants"), exist_ok=True)
+f.copy_src_dir(); m.copy_also_copy_files(); f.setup_source_paths()
+m.create_mutants(1)
+for meta in sorted(pathlib.Path("mutants").rglob("*.meta")):
+  for name in sorted(json.loads(meta.read_text())["exit_code_by_key"]):
+    print("MUTANT", name)
+PYEOF
+  exit 0
+fi
 "$MUTMUT" run --max-children "${MAX_CHILDREN:-1}" "$@" || true
 "$MUTMUT" export-cicd-stats >/dev/null 2>&1 || true
 cat mutants/mutmut-cicd-stats.json 2>/dev/null || true

@@ -70,6 +70,11 @@ def test_bad_files(tmp_path):
   bad.write_text("[1, 2]")
   with pytest.raises(InputError, match="JSON object"):
     modeling.BertConfig.from_json_file(str(bad))
+  # E.g. a checkpoint passed as --bert_config_file.
+  bad.write_bytes(b'{"a": "\xff"}')
+  with pytest.raises(InputError, match=r"bad\.json: not a text file "
+                     r"\(not valid UTF-8 at byte 7\)"):
+    modeling.BertConfig.from_json_file(str(bad))
 
 
 def test_bert_model_rejects_invalid_config():

@@ -62,6 +62,17 @@ def test_masked_lm_head_and_loss_match_numpy():
   assert float(zero) == 0.0
 
 
+def test_masked_lm_head_config_round_trip():
+  config = helpers.tiny_config(hidden_act="tanh")
+  head = modeling.MaskedLMHead(config, scope="mlm/predictions")
+  clone = modeling.MaskedLMHead.from_config(head.get_config())
+  assert clone.config.to_dict() == config.to_dict()
+  assert clone.original_scope == "mlm/predictions"
+  assert clone.name == head.name == "predictions"
+  assert sorted(clone.original_variables()) == sorted(
+      head.original_variables())
+
+
 def test_next_sentence_and_classification():
   nsp = modeling.NextSentenceHead(hidden_size=6)
   x = np.random.RandomState(2).randn(4, 6).astype(np.float32)

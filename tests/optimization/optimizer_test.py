@@ -64,7 +64,7 @@ def _quadratic_run(opt, steps=5):
   return w.numpy(), b.numpy()
 
 
-def _numpy_adamw(steps, lr, wd, lamb=False):
+def _numpy_adamw(steps, lr, wd, lamb=False, clip_norm=1.0):
   w = np.array([[1.0, -2.0], [0.5, 3.0]], np.float64)
   b = np.array([0.1, -0.1], np.float64)
   params = [(w, True), (b, False)]
@@ -73,7 +73,8 @@ def _numpy_adamw(steps, lr, wd, lamb=False):
   for _ in range(steps):
     grads = [2 * (w - 0.3), 2 * b]
     norm = np.sqrt(sum((g ** 2).sum() for g in grads))
-    grads = [g * min(1.0, 1.0 / norm) for g in grads]
+    if clip_norm:
+      grads = [g * min(1.0, clip_norm / norm) for g in grads]
     for i, ((p, decay), g) in enumerate(zip(params, grads)):
       m[i] = 0.9 * m[i] + 0.1 * g
       v[i] = 0.999 * v[i] + 0.001 * g * g
@@ -111,8 +112,37 @@ def test_set_variable_names_after_build_fails():
   opt = optimization.create_optimizer(0.1, 100, 0)
   w = keras.Variable([1.0])
   opt.build([w])
-  with pytest.raises(RuntimeError):
+  with pytest.raises(RuntimeError, match="must be called before"):
     opt.set_variable_names({"w": w})
+
+
+def test_slot_variables_before_build_fails():
+  opt = optimization.AdamWeightDecay(0.1)
+  with pytest.raises(RuntimeError, match="not built"):
+    opt.slot_variables()
+
+
+@pytest.mark.parametrize("clip_norm", [None, 0.0])
+def test_clip_norm_none_or_zero_disables_clipping(clip_norm):
+  # The quadratic's gradient norm is ~6, so the clipped run (clip_norm=1.0)
+  # differs from the unclipped reference after the first step.
+  opt = optimization.AdamWeightDecay(0.1, weight_decay_rate=0.01,
+                                     exclude_from_weight_decay=["bias"],
+                                     clip_norm=clip_norm)
+  w, b = _quadratic_run(opt)
+  rw, rb = _numpy_adamw(5, 0.1, 0.01, clip_norm=None)
+  np.testing.assert_allclose(w, rw, rtol=2e-5, atol=2e-5)
+  np.testing.assert_allclose(b, rb, rtol=2e-5, atol=2e-5)
+  cw, _ = _numpy_adamw(5, 0.1, 0.01, clip_norm=1.0)
+  assert np.abs(rw - cw).max() > 1e-3
+
+
+def test_schedule_rejects_negative_warmup_and_bad_train_steps():
+  with pytest.raises(ValueError, match="num_warmup_steps must be >= 0"):
+    optimization.WarmupPolynomialDecay(1e-3, 10, -1)
+  with pytest.raises(ValueError, match="num_train_steps must be a positive"):
+    optimization.WarmupPolynomialDecay(1e-3, 0, 1)
+  assert optimization.WarmupPolynomialDecay(1e-3, 10, None).num_warmup_steps == 0
 
 
 def test_gradient_accumulator_means_and_resets():
@@ -126,13 +156,28 @@ def test_gradient_accumulator_means_and_resets():
   acc.reset()
   acc.add([tf.constant([1.0, 1.0, 1.0]), None])
   np.testing.assert_allclose(acc.mean(1)[0].numpy(), [1.0, 1.0, 1.0])
-  with pytest.raises(ValueError):
+  with pytest.raises(ValueError, match="changed between micro-batches"):
     acc.add([tf.constant([1.0, 1.0, 1.0]), tf.constant(1.0)])
+
+
+def test_gradient_accumulator_norm_terms_are_summed_and_scaled():
+  acc = optimization.GradientAccumulator([tf.Variable(tf.zeros([2])),
+                                          tf.Variable(0.0)])
+  acc.add([tf.constant([1.0, 2.0]), tf.constant(1.0)],
+          norm_terms=tf.constant([5.0, 1.0]))
+  acc.add([tf.constant([3.0, 4.0]), tf.constant(2.0)],
+          norm_terms=tf.constant([25.0, 4.0]))
+  # Sum over micro-batches / steps^2: the mean gradient's squared norms.
+  np.testing.assert_allclose(acc.mean_norm_terms(2).numpy(), [7.5, 1.25])
+  acc.reset()
+  acc.add([tf.constant([1.0, 1.0]), tf.constant(1.0)])
+  np.testing.assert_allclose(acc.mean_norm_terms(1).numpy(), [0.0, 0.0])
 
 
 def test_optimizer_config_round_trip():
   opt = optimization.create_optimizer(2e-5, 100, 10, optimizer="lamb")
   clone = optimization.Lamb.from_config(opt.get_config())
+  assert opt.name == clone.name == "Lamb"
   assert clone.weight_decay_rate == 0.01
   assert clone.exclude_from_weight_decay == ["LayerNorm", "layer_norm",
                                              "bias"]
