@@ -4,9 +4,8 @@ import re
 import types
 
 from bert_tf2 import runner
-from bert_tf2.runner import inference
+from bert_tf2.runner import estimator as estimator_lib
 from bert_tf2.runner import progress
-from bert_tf2.runner import training
 from tests.runner import toy
 from tests.runner.estimator_test import make_estimator
 
@@ -32,7 +31,7 @@ def test_progress_message():
 
 def test_training_logs_progress_every_loop(tmp_path, monkeypatch):
   messages = []
-  monkeypatch.setattr(training.logging, "info",
+  monkeypatch.setattr(estimator_lib.logging, "info",
                       lambda fmt, *args: messages.append(fmt % args))
   est = make_estimator(tmp_path, iterations_per_loop=5,
                        log_step_count_steps=5, save_checkpoints_steps=20)
@@ -61,8 +60,8 @@ def test_scripts_log_at_least_every_loop():
 
 def test_evaluation_logs_batches_done(tmp_path, monkeypatch):
   messages = []
-  monkeypatch.setattr(inference, "EVAL_LOG_EVERY_SECS", 0.0)
-  monkeypatch.setattr(inference.logging, "info",
+  monkeypatch.setattr(estimator_lib, "EVAL_LOG_EVERY_SECS", 0.0)
+  monkeypatch.setattr(estimator_lib.logging, "info",
                       lambda fmt, *args: messages.append(fmt % args))
   est = make_estimator(tmp_path)
   est.train(toy.make_input_fn(), 5)
