@@ -9,8 +9,8 @@ K-times larger batch (up to float32 round-off).
 
 It also sums each micro-batch's squared-norm terms for gradient clipping
 (`BertOptimizer.apply`'s squared_norm_terms), one float per variable: the
-mean gradient concatenates the micro-batches' IndexedSlices scaled by 1/K, so its
-terms are the sum over micro-batches divided by K^2.
+mean gradient concatenates the micro-batches' IndexedSlices scaled by 1/K,
+so its terms are the sum over micro-batches divided by K^2.
 """
 
 import tensorflow as tf

@@ -48,7 +48,9 @@ class BertOptimizer(tf_internals.PreAggregatedGradients,
     self.epsilon = float(epsilon)
     self.exclude_from_weight_decay = list(exclude_from_weight_decay or [])
     self.clip_norm = None if clip_norm is None else float(clip_norm)
-    self.gradients_aggregated = False  # See tf_internals.PreAggregatedGradients.
+    # True when the runner averages over replicas itself; see
+    # tf_internals.PreAggregatedGradients.
+    self.gradients_aggregated = False
     self._names_by_key = {}
     self._slot_names = []  # Original names, by variable index.
 

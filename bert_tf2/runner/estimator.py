@@ -408,9 +408,8 @@ class Estimator(object):
       n = tf.cast(inputs.batch_size_of(features), tf.float32)
       return tf.where(n > 0.0, tf.cast(loss, tf.float32) * n, 0.0), n
     weighted, n = self._strategy.run(replica, args=(features,))
-    total = lambda x: self._strategy.reduce(  # pylint: disable=unnecessary-lambda-assignment
-        tf.distribute.ReduceOp.SUM, x, None)
-    return total(weighted), total(n)
+    return tuple(self._strategy.reduce(tf.distribute.ReduceOp.SUM, x, None)
+                 for x in (weighted, n))
 
   # ---------------------------------------------------------------- predict
   def predict(self, input_fn, checkpoint_path=None):
