@@ -16,7 +16,6 @@ import tensorflow as tf
 from bert_tf2.common import InputError
 from bert_tf2.common import atomic_open
 from bert_tf2.common import padding
-import optimization
 from bert_tf2 import runner
 from bert_tf2.classifier import features as features_lib
 from bert_tf2.classifier import long_text
@@ -127,14 +126,8 @@ def _run_multi_label(o, bert_config, tokenizer):
   def make_estimator(task, num_train_steps):
     refuse_other_model(o.output_dir, task)
     warmup = int((num_train_steps or 0) * o.warmup_proportion)
-    return runner.Estimator(
-        task, config, optimizer_fn=lambda: optimization.create_optimizer(
-            o.learning_rate, num_train_steps or 1, warmup,
-            use_tpu=o.use_tpu, optimizer=getattr(o, "optimizer", "adamw")),
-        init_checkpoint=o.init_checkpoint,
-        train_batch_size=o.train_batch_size,
-        eval_batch_size=o.eval_batch_size,
-        predict_batch_size=o.predict_batch_size)
+    return runner.estimator_from_flags(task, config, o, num_train_steps,
+                                       warmup)
   multi_label.run(o, bert_config, tokenizer, generic_options(o),
                   make_estimator, runner.write_eval_results,
                   write_test_results)
@@ -199,16 +192,8 @@ def run(o):
                  "batch=%d steps=%d", len(train_examples), num_records,
                  o.train_batch_size, num_train_steps)
 
-  def optimizer_fn():
-    return optimization.create_optimizer(
-        o.learning_rate, num_train_steps or 1, num_warmup_steps or 0,
-        use_tpu=o.use_tpu, optimizer=getattr(o, "optimizer", "adamw"))
-
-  estimator = runner.Estimator(
-      task, config, optimizer_fn=optimizer_fn,
-      init_checkpoint=o.init_checkpoint,
-      train_batch_size=o.train_batch_size, eval_batch_size=o.eval_batch_size,
-      predict_batch_size=o.predict_batch_size)
+  estimator = runner.estimator_from_flags(task, config, o, num_train_steps,
+                                          num_warmup_steps)
 
   if o.do_eval:
     eval_examples = processor.get_dev_examples(o.data_dir)

@@ -23,7 +23,6 @@ from bert_tf2.common import atomic_open
 from bert_tf2.common import atomic_write_text
 from bert_tf2.common import cli
 import modeling
-import optimization
 from bert_tf2 import runner
 import tokenization
 from bert_tf2.ner import features as features_lib
@@ -194,16 +193,8 @@ def run(o):
                  "batch=%d steps=%d", len(train_sentences), len(windows),
                  o.train_batch_size, num_train_steps)
 
-  def optimizer_fn():
-    return optimization.create_optimizer(
-        o.learning_rate, num_train_steps or 1, num_warmup_steps or 0,
-        use_tpu=o.use_tpu, optimizer=getattr(o, "optimizer", "adamw"))
-
-  estimator = runner.Estimator(
-      task, config, optimizer_fn=optimizer_fn,
-      init_checkpoint=o.init_checkpoint,
-      train_batch_size=o.train_batch_size, eval_batch_size=o.eval_batch_size,
-      predict_batch_size=o.predict_batch_size)
+  estimator = runner.estimator_from_flags(task, config, o, num_train_steps,
+                                          num_warmup_steps)
   if o.do_train:
     estimator.train(features_lib.input_fn_builder(
         train_file, o.max_seq_length, True, drop_remainder=True),

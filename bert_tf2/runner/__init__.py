@@ -46,6 +46,7 @@ from bert_tf2.runner.config import RunConfig
 from bert_tf2.runner.estimator import Estimator
 from bert_tf2.runner.estimator import NonFiniteLossError
 from bert_tf2.runner.flags import define_flags
+from bert_tf2.runner.flags import estimator_from_flags
 from bert_tf2.runner.flags import early_stopping_from_flags
 from bert_tf2.runner.periodic_eval import EarlyStopping
 from bert_tf2.runner.periodic_eval import best_checkpoint
@@ -61,10 +62,11 @@ from bert_tf2.runner.strategy import strategy_from_flags
 from bert_tf2.runner.task import Task
 
 __all__ = [
-    "EarlyStopping", "Estimator", "NonFiniteLossError", "PRECISIONS",
-    "RunConfig", "STRATEGIES", "Task", "TrainingInterrupted",
     "best_checkpoint", "data_seed", "define_flags",
-    "early_stopping_from_flags", "format_eval_results", "latest_checkpoint",
-    "run_config_from_flags", "start_strategy", "strategy_from_FLAGS",
-    "strategy_from_flags", "write_eval_results",
+    "early_stopping_from_flags", "EarlyStopping", "Estimator",
+    "estimator_from_flags", "format_eval_results", "latest_checkpoint",
+    "NonFiniteLossError", "PRECISIONS", "run_config_from_flags",
+    "RunConfig", "start_strategy", "STRATEGIES", "strategy_from_FLAGS",
+    "strategy_from_flags", "Task", "TrainingInterrupted",
+    "write_eval_results",
 ]

@@ -20,6 +20,7 @@ evaluation during training: --eval_every_n_steps, --early_stopping_metric,
 from absl import flags
 
 from bert_tf2.common import InputError
+import optimization
 from bert_tf2.runner import config as config_lib
 from bert_tf2.runner import periodic_eval
 from bert_tf2.runner import startup
@@ -151,3 +152,32 @@ def run_config_from_flags(flag_values=flags.FLAGS, strategy=None,
       skip_consumed_batches=f.skip_consumed_batches)
   kwargs.update(overrides)
   return config_lib.RunConfig(**kwargs)
+
+
+def estimator_from_flags(task, config, flag_values=flags.FLAGS,
+                         num_train_steps=None, num_warmup_steps=0):
+  """The fine-tuning scripts' `Estimator`: their optimizer and batch flags.
+
+  Args:
+    task: a `runner.Task`.
+    config: a `runner.RunConfig` (see `run_config_from_flags`).
+    flag_values: --learning_rate, --optimizer, --use_tpu, --init_checkpoint
+      and --train/eval/predict_batch_size.
+    num_train_steps: int or None (no training): the schedule's length.
+    num_warmup_steps: int, warmup steps of the schedule.
+
+  Returns:
+    runner.Estimator.
+  """
+  from bert_tf2.runner import estimator as estimator_lib  # pylint: disable=g-import-not-at-top
+  f = flag_values
+
+  def optimizer_fn():
+    return optimization.create_optimizer(
+        f.learning_rate, num_train_steps or 1, num_warmup_steps or 0,
+        use_tpu=f.use_tpu, optimizer=getattr(f, "optimizer", "adamw"))
+  return estimator_lib.Estimator(
+      task, config, optimizer_fn=optimizer_fn,
+      init_checkpoint=f.init_checkpoint,
+      train_batch_size=f.train_batch_size, eval_batch_size=f.eval_batch_size,
+      predict_batch_size=f.predict_batch_size)
