@@ -180,14 +180,17 @@ def file_based_convert_examples_to_features(examples, label_list,
 def file_based_input_fn_builder(input_file, seq_length, is_training,
                                 drop_remainder, regression=False,
                                 with_example_index=False, seed=None,
-                                trim_padding=False, buckets=None):
+                                trim_padding=False, buckets=None,
+                                group_by_length=False):
   """Returns input_fn(params) -> tf.data.Dataset of int32 feature dicts.
 
   Training repeats and shuffles (buffer 100) as the original; eval/predict
   read the file once in order. params["batch_size"] sets the batch size.
   With trim_padding, each batch's sequence features are cut to its longest
   sequence rounded up to one of `buckets` (default: the coarse
-  `common.padding.bucket_lengths`); same results.
+  `common.padding.bucket_lengths`); same results. With group_by_length
+  (training only), batches group sequences of similar length
+  (`common.padding.group_by_length`): other batches, less padding.
   """
   import tensorflow as tf
   spec = {
@@ -211,7 +214,12 @@ def file_based_input_fn_builder(input_file, seq_length, is_training,
     if is_training:
       d = d.repeat().shuffle(buffer_size=100, seed=seed)
     d = d.map(decode, num_parallel_calls=tf.data.AUTOTUNE)
-    d = d.batch(params["batch_size"], drop_remainder=drop_remainder)
+    if group_by_length and is_training:
+      d = padding.group_by_length(
+          d, params["batch_size"],
+          buckets or padding.bucket_lengths(seq_length), drop_remainder)
+    else:
+      d = d.batch(params["batch_size"], drop_remainder=drop_remainder)
     if trim_padding:
       d = padding.trim_batch_padding(d, seq_length, buckets)
     return d

@@ -75,6 +75,11 @@ def define_flags(flag_values=flags.FLAGS):
       "longest sequence (rounded up to a bucket) instead of "
       "--max_seq_length: same results, less work. false: the original's "
       "fixed padding.", **fv)
+  flags.DEFINE_bool(
+      "group_by_length", False, "Training batches group sentences of "
+      "similar length (with --trim_padding): much less padding on real "
+      "text, but other batches than the original's shuffle gives, so "
+      "results differ. Default false: the original's batches.", **fv)
   flags.DEFINE_integer(
       "doc_stride", 64, "With --long_text=sliding_window: "
       "word pieces between the starts of two windows.", **fv)

@@ -75,6 +75,10 @@ def validate(o):
   for flag in ("train_batch_size", "eval_batch_size", "predict_batch_size"):
     if getattr(o, flag) < 1:
       raise InputError("--%s=%d: must be >= 1" % (flag, getattr(o, flag)))
+  if getattr(o, "group_by_length", False) and (
+      not getattr(o, "trim_padding", True) or o.use_tpu):
+    raise InputError("--group_by_length needs --trim_padding (and no "
+                     "--use_tpu: TPUs run one fixed length)")
   return bert_config, tokenizer
 
 

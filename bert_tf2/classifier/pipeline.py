@@ -49,6 +49,8 @@ def _input_fn(path, o, is_training, processor):
       trim_padding=trim_padding_enabled(o),
       buckets=padding.bucket_lengths(o.max_seq_length,
                                      fine=not o.jit_compile),
+      group_by_length=is_training and trim_padding_enabled(o) and bool(
+          getattr(o, "group_by_length", False)),
       seed=runner.data_seed(o))
 
 

@@ -118,3 +118,48 @@ def trim_batch_padding(dataset, max_seq_length, buckets=None,
   return dataset.map(
       lambda f: trim_features(f, max_seq_length, buckets, mask_key),
       num_parallel_calls=tf.data.AUTOTUNE, deterministic=True)
+
+
+def group_by_length(dataset, batch_size, buckets, drop_remainder=True,
+                    mask_key="input_mask"):
+  """Batches similar lengths together (training only; changes the batches).
+
+  Hugging Face's `group_by_length`, on tf.data's own
+  `bucket_by_sequence_length`: each element goes to the first of `buckets`
+  that holds its real length (the sum of its `mask_key`), and a batch is
+  emitted when a bucket has `batch_size` elements. With `trim_batch_padding`
+  after it, a batch of short sentences runs at a short length instead of at
+  its longest member's: on real text, where a few long sentences set the
+  length of most random batches, this is where most padding goes. Each
+  batch mixes the order the input stream (shuffled) gives it.
+
+  Example:
+    >>> import tensorflow as tf
+    >>> masks = [[1] * n + [0] * (16 - n) for n in (2, 15, 3, 14, 4, 16)]
+    >>> d = tf.data.Dataset.from_tensor_slices({"input_mask": masks})
+    >>> batches = group_by_length(d, 2, [8, 16], drop_remainder=False)
+    >>> [sorted(b["input_mask"].numpy().sum(1).tolist()) for b in batches]
+    [[2, 3], [14, 15], [4], [16]]
+
+  Args:
+    dataset: tf.data.Dataset of unbatched feature dicts; features[mask_key]
+      is int [seq_length].
+    batch_size: int, examples per batch.
+    buckets: ascending list of int lengths (`bucket_lengths`).
+    drop_remainder: bool, drop the buckets' last partial batches.
+    mask_key: the feature that marks real positions.
+
+  Returns:
+    tf.data.Dataset of batched feature dicts (still [batch_size,
+    seq_length]: `trim_batch_padding` cuts them).
+  """
+  import tensorflow as tf  # pylint: disable=g-import-not-at-top
+  buckets = list(buckets)
+  return dataset.bucket_by_sequence_length(
+      element_length_func=lambda f: tf.cast(
+          tf.reduce_sum(tf.cast(tf.not_equal(f[mask_key], 0), tf.int32)),
+          tf.int32),
+      # Length L joins the first bucket B with L <= B: boundaries B + 1.
+      bucket_boundaries=[b + 1 for b in buckets[:-1]],
+      bucket_batch_sizes=[batch_size] * len(buckets),
+      no_padding=True, drop_remainder=drop_remainder)

@@ -168,3 +168,44 @@ def test_server_runs_the_model_at_the_longest_sequence():
                                      trim_padding=trim)
     server._serve_ids(mask, mask, 0 * mask)  # pylint: disable=protected-access
   assert seen == [[2, 9], [2, 16]]
+
+
+def test_group_by_length_batches_hold_one_bucket_each(runs):
+  """--group_by_length: each training batch's sentences share a bucket,
+  and a pass over the data sees every example once."""
+  options = runs[0][0]
+  path = os.path.join(options.output_dir, "train.tf_record")
+  fixed = F.file_based_input_fn_builder(path, 64, False, False)
+  want = sorted(tuple(r) for b in fixed({"batch_size": 8})
+                for r in b["input_ids"].numpy().tolist())
+  grouped = F.file_based_input_fn_builder(path, 64, True, True,
+                                          trim_padding=True,
+                                          buckets=[16, 32, 48, 64],
+                                          group_by_length=True, seed=1)
+  seen, lengths = [], []
+  for batch in grouped({"batch_size": 8}).take(40):
+    real = batch["input_mask"].numpy().sum(axis=1)
+    length = batch["input_ids"].shape[1]
+    lengths.append(length)
+    assert batch["input_ids"].shape[0] == 8
+    # Every sentence of the batch needs this bucket: none fits a smaller.
+    assert real.max() <= length and real.min() > length - 16, (real, length)
+    seen.extend(tuple(r) + (0,) * (64 - length)
+                for r in batch["input_ids"].numpy().tolist())
+  assert set(lengths) == {16, 32, 48}  # Short, 20- and 40-word sentences.
+  assert set(seen) == set(want)
+
+
+def test_group_by_length_trains(data, runs):
+  options, results, _, _ = _run(data, "grouped", group_by_length=True)
+  assert results["global_step"] == 12
+  assert np.isfinite(results["loss"]) and 0 <= results["eval_accuracy"] <= 1
+  assert options.group_by_length
+
+
+def test_group_by_length_needs_trim_padding(data):
+  from bert_tf2.common import InputError  # pylint: disable=g-import-not-at-top
+  with pytest.raises(InputError, match="--group_by_length needs "
+                     "--trim_padding"):
+    _run(data, "bad", group_by_length=True, trim_padding=False)
+  assert not os.path.exists(os.path.join(data[0], "bad", "train.tf_record"))
