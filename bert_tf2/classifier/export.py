@@ -7,6 +7,13 @@ Signatures (batch dimension free):
                    -> (same)
 For a regression task (STS-B) the outputs are predictions and logits.
 
+With long_text="sliding_window" (`--long_text=sliding_window`) the raw-string
+signatures cut text_a into the overlapping windows of
+`bert_tf2.classifier.long_text` (same rule, in graph: `sliding_windows`),
+run every window and average each text's window logits before the softmax,
+as run_classifier.py's windowed predictions; they also return num_windows
+(int32 [batch]). serving_ids stays one row = one window.
+
 The raw-string signatures tokenize inside the graph with
 `tokenization.tf_text.InGraphTokenizer` and build the inputs exactly as
 `convert_single_example`: [CLS] a [SEP] (b [SEP]), longest-first pair
@@ -98,12 +105,61 @@ def build_inputs(ids_a, ids_b, max_seq_length, cls_id, sep_id):
           tf.cast(segment_ids, tf.int32))
 
 
+def sliding_windows(ids_a, ids_b, max_seq_length, doc_stride):
+  """The windows of `long_text.convert_example_to_windows`, in graph.
+
+  text_b (if any) is cut to (max_seq_length - 3) // 2 pieces and repeated in
+  every window; text_a is cut into windows of the longest length that fits,
+  starting every min(doc_stride, window) pieces, until one reaches its end.
+
+  Args:
+    ids_a, ids_b: int64 RaggedTensor [batch, (pieces)]; empty rows of ids_b
+      mean single texts.
+    max_seq_length, doc_stride: ints.
+
+  Returns:
+    (window_a, window_b, example_index): int64 RaggedTensors
+    [num_windows, (pieces)] and int64 [num_windows], the text of each window
+    (windows in text order, a text's windows in order).
+  """
+  len_a, len_b = ids_a.row_lengths(), ids_b.row_lengths()
+  has_b = len_b > 0
+  keep_b = tf.where(has_b, tf.minimum(len_b, (max_seq_length - 3) // 2),
+                    tf.zeros_like(len_b))
+  ids_b = _take(ids_b, keep_b)
+  window = tf.where(has_b, max_seq_length - 3 - keep_b,
+                    tf.fill(tf.shape(len_b), tf.cast(max_seq_length - 2,
+                                                     tf.int64)))
+  step = tf.minimum(tf.cast(doc_stride, tf.int64), window)
+  count = 1 + (tf.maximum(len_a - window, 0) + step - 1) // step
+  example = tf.repeat(tf.range(tf.shape(len_a, out_type=tf.int64)[0]), count)
+  start = (tf.ragged.range(count).flat_values *
+           tf.gather(step, example))
+  length = tf.minimum(tf.gather(window, example),
+                      tf.gather(len_a, example) - start)
+  begin = tf.gather(ids_a.row_starts(), example) + start
+  window_a = tf.gather(ids_a.flat_values,
+                       tf.ragged.range(begin, begin + length))
+  return window_a, tf.gather(ids_b, example), example
+
+
 class ClassifierServer(tf.Module):
   """Holds the model, tokenizer and labels; its functions are the signatures."""
 
   def __init__(self, model, tokenizer, max_seq_length, label_list,
-               cls_id, sep_id, regression=False, trim_padding=True):
+               cls_id, sep_id, regression=False, trim_padding=True,
+               long_text="truncate", doc_stride=128):
     super().__init__(name="classifier_server")
+    if long_text not in ("truncate", "sliding_window"):
+      raise InputError("long_text=%r: expected truncate or sliding_window"
+                       % (long_text,))
+    if long_text == "sliding_window" and (doc_stride < 1 or
+                                          max_seq_length < 4):
+      raise InputError("--doc_stride=%d, --max_seq_length=%d: sliding "
+                       "windows need doc_stride >= 1 and max_seq_length >= 4"
+                       % (doc_stride, max_seq_length))
+    self.sliding_window = long_text == "sliding_window"
+    self.doc_stride = int(doc_stride)
     self.trim_padding = bool(trim_padding)
     self.model = model
     self.tokenizer = tokenizer
@@ -120,13 +176,18 @@ class ClassifierServer(tf.Module):
     self.serve_pair = tf.function(self._serve_pair,
                                   input_signature=[text_spec] * 2)
 
-  def _outputs(self, input_ids, input_mask, segment_ids):
+  def _logits(self, input_ids, input_mask, segment_ids):
     if self.trim_padding:  # The batch's longest sequence (same outputs).
       length = padding.longest_length(input_mask)
       input_ids, input_mask, segment_ids = (
           t[:, :length] for t in (input_ids, input_mask, segment_ids))
-    logits = self.model({"input_ids": input_ids, "input_mask": input_mask,
-                         "segment_ids": segment_ids}, training=False)
+    return self.model({"input_ids": input_ids, "input_mask": input_mask,
+                       "segment_ids": segment_ids}, training=False)
+
+  def _outputs(self, input_ids, input_mask, segment_ids):
+    return self._head(self._logits(input_ids, input_mask, segment_ids))
+
+  def _head(self, logits):
     if self.regression:
       return {"predictions": logits[:, 0], "logits": logits}
     return {"probabilities": tf.nn.softmax(logits, axis=-1),
@@ -137,10 +198,22 @@ class ClassifierServer(tf.Module):
     return self._outputs(input_ids, input_mask, segment_ids)
 
   def _serve_pair(self, text_a, text_b):
-    ids = build_inputs(self.tokenizer.tokenize(text_a),
-                       self.tokenizer.tokenize(text_b), self.max_seq_length,
-                       self.cls_id, self.sep_id)
-    return self._outputs(*ids)
+    ids_a = self.tokenizer.tokenize(text_a)
+    ids_b = self.tokenizer.tokenize(text_b)
+    if not self.sliding_window:
+      return self._outputs(*build_inputs(ids_a, ids_b, self.max_seq_length,
+                                         self.cls_id, self.sep_id))
+    window_a, window_b, example = sliding_windows(
+        ids_a, ids_b, self.max_seq_length, self.doc_stride)
+    logits = self._logits(*build_inputs(window_a, window_b,
+                                        self.max_seq_length, self.cls_id,
+                                        self.sep_id))
+    batch = tf.shape(text_a)[0]
+    outputs = self._head(tf.math.unsorted_segment_mean(logits, example,
+                                                       batch))
+    outputs["num_windows"] = tf.math.bincount(
+        tf.cast(example, tf.int32), minlength=batch, maxlength=batch)
+    return outputs
 
   def _serve_text(self, text_a):
     return self._serve_pair(text_a, tf.fill(tf.shape(text_a), ""))
@@ -148,7 +221,8 @@ class ClassifierServer(tf.Module):
 
 def export_saved_model(task, checkpoint, export_dir, vocab_file,
                        do_lower_case, max_seq_length, label_list,
-                       trim_padding=True):
+                       trim_padding=True, long_text="truncate",
+                       doc_stride=128):
   """Writes a SavedModel of `task`'s model with weights from `checkpoint`.
 
   Args:
@@ -160,6 +234,8 @@ def export_saved_model(task, checkpoint, export_dir, vocab_file,
     label_list: labels in output order ([None] for regression).
     trim_padding: the signatures run each batch at its longest sequence
       (inputs still [batch, max_seq_length]; same outputs, less work).
+    long_text, doc_stride: "sliding_window" serves long texts as
+      --long_text=sliding_window predicts them (see module docstring).
 
   Returns:
     export_dir.
@@ -171,7 +247,8 @@ def export_saved_model(task, checkpoint, export_dir, vocab_file,
   server = ClassifierServer(model, tokenizer, max_seq_length, label_list,
                             vocab["[CLS]"], vocab["[SEP]"],
                             regression=task.is_regression,
-                            trim_padding=trim_padding)
+                            trim_padding=trim_padding,
+                            long_text=long_text, doc_stride=doc_stride)
   signatures = {"serving_default": server.serve_text,
                 "serving_pair": server.serve_pair,
                 "serving_ids": server.serve_ids}

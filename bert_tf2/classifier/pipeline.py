@@ -263,5 +263,6 @@ def run(o):
                  o.export_dir)
     export.export_saved_model(task, checkpoint, o.export_dir, o.vocab_file,
                               o.do_lower_case, o.max_seq_length, label_list,
-                              trim_padding=trim_padding_enabled(o))
+                              trim_padding=trim_padding_enabled(o),
+                              long_text=o.long_text, doc_stride=o.doc_stride)
     print("SavedModel written to %s" % o.export_dir)

@@ -4,8 +4,9 @@ Same inputs as run_classifier.py builds them (`convert_single_example`, or
 `--long_text=sliding_window` windows whose logits are averaged per text);
 `export(dir)` writes the SavedModel of `bert_tf2.classifier.export`
 (signatures serving_default(text_a), serving_pair(text_a, text_b),
-serving_ids(...)); for texts that fit max_seq_length it gives the same
-outputs as `predict`.
+serving_ids(...)); it gives the same outputs as `predict`, long texts
+included (with long_text="sliding_window" the SavedModel windows and
+averages in graph).
 
 Example:
   >>> p = ClassifierPredictor.from_output_dir("/tmp/mrpc_output")  # doctest: +SKIP
@@ -121,7 +122,8 @@ class ClassifierPredictor(base.Predictor):
     vocab = self.tokenizer.vocab
     server = export_lib.ClassifierServer(
         self.model, tokenizer, self.max_seq_length, self.label_list,
-        vocab["[CLS]"], vocab["[SEP]"], regression=self.regression)
+        vocab["[CLS]"], vocab["[SEP]"], regression=self.regression,
+        long_text=self.long_text, doc_stride=self.doc_stride)
     return serving.write_saved_model(
         server, export_dir, {"serving_default": server.serve_text,
                              "serving_pair": server.serve_pair,

@@ -7,6 +7,7 @@ tensorflow_text, and must give the Python API's outputs.
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 
@@ -31,6 +32,9 @@ CONFIG = modeling.BertConfig(
     type_vocab_size=2, initializer_range=0.5)
 TEXTS = ["w1 w2 alpha w3", ("w4 beta, w5", "w6 (w7)."), "Alpha W9 w10 zzz",
          " ".join(WORDS[:25]) * 2]
+LONG_TEXTS = [" ".join(WORDS[:25]) * 2, "w3 w4", "alpha " * 14 + "betas w2"]
+LONG_PAIRS = [(" ".join(WORDS[5:30]), "w1 (w2)"), ("w7 w8", "alpha beta"),
+              ("w9 " * 20, " ".join(WORDS[:20]))]
 QUESTIONS = [("w1 w2?", "w3 (w4 w5), w6. alpha betas w7-w8 w9."),
              ("alpha?", "w10 w11 w12 w13."),
              ("w14 w15 w16", "(w17) w18, w19 w20 alphaed w21 w22 w23.")]
@@ -97,6 +101,35 @@ def test_output_dir_without_checkpoint_or_assets_is_refused(files, tmp_path):
     SquadPredictor.from_output_dir(files["classifier_dir"])
 
 
+def test_long_texts_predictor_equals_run_classifier_windows(files,
+                                                           tmp_path):
+  from bert_tf2.classifier import options as options_lib  # pylint: disable=g-import-not-at-top
+  from bert_tf2.classifier import pipeline  # pylint: disable=g-import-not-at-top
+  data_dir = tmp_path / "data"
+  data_dir.mkdir()
+  rows = [(t, "") for t in LONG_TEXTS] + LONG_PAIRS
+  (data_dir / "test.tsv").write_text("label\ta\tb\n" + "".join(
+      "a\t%s\t%s\n" % row for row in rows))
+  out = tmp_path / "out"
+  shutil.copytree(files["classifier_dir"], str(out))
+  pipeline.run(options_lib.default_options(
+      task_name="tsv", data_dir=str(data_dir), output_dir=str(out),
+      vocab_file=files["vocab"], bert_config_file=files["config"],
+      text_a_column="a", text_b_column="b", label_column="label",
+      label_list="a,b,c",
+      do_predict=True, max_seq_length=16, long_text="sliding_window",
+      doc_stride=4, predict_batch_size=4))
+  script = np.loadtxt(str(out / "test_results.tsv"), ndmin=2)
+  windows = ClassifierPredictor.from_output_dir(
+      files["classifier_dir"], long_text="sliding_window", doc_stride=4)
+  ours = windows.predict([t for t, _ in rows[:3]] + LONG_PAIRS)
+  np.testing.assert_allclose(script, [o["probabilities"] for o in ours],
+                             atol=1e-6)
+  truncated = ClassifierPredictor.from_output_dir(files["classifier_dir"])
+  assert not np.allclose(script[0], truncated.predict(rows[:1])[0][
+      "probabilities"], atol=1e-4)
+
+
 def test_squad_answers_are_spans_of_the_context(files):
   p = SquadPredictor(files["config"], files["squad"], files["vocab"],
                      max_seq_length=24, doc_stride=8, max_query_length=6,
@@ -126,6 +159,14 @@ r = s(question=tf.constant(args["q"]), context=tf.constant(args["ctx"]))
 out["squad"] = [[x.decode() for x in r["answer"].numpy()],
                 r["score"].numpy().tolist(), r["no_answer"].numpy().tolist(),
                 r["null_score_diff"].numpy().tolist()]
+w = tf.saved_model.load(args["windows"])
+ws = w.signatures["serving_default"](text_a=tf.constant(args["long"]))
+wp = w.signatures["serving_pair"](text_a=tf.constant(args["long_a"]),
+                                  text_b=tf.constant(args["long_b"]))
+out["windows"] = [ws["probabilities"].numpy().tolist(),
+                  ws["num_windows"].numpy().tolist(),
+                  wp["probabilities"].numpy().tolist(),
+                  [x.decode() for x in wp["label"].numpy()]]
 f = tf.saved_model.load(args["features"])
 v = f.signatures["serving_default"](text=tf.constant(args["single"]))
 out["features"] = [v["mean_vectors"].numpy().tolist(),
@@ -146,11 +187,16 @@ def test_saved_models_in_a_fresh_process_equal_the_python_api(files):
                          null_score_diff_threshold=-100.0)
   encoder = FeatureEncoder(files["config"], files["bert"], files["vocab"],
                            max_seq_length=16, layers=(-1, 0))
+  windows = ClassifierPredictor.from_output_dir(
+      files["classifier_dir"], long_text="sliding_window", doc_stride=4)
   singles = [t for t in TEXTS if isinstance(t, str)]
   pairs = [t for t in TEXTS if not isinstance(t, str)]
   args = {"classifier": classifier.export(str(root / "c_export")),
           "squad": squad.export(str(root / "s_export")),
           "features": encoder.export(str(root / "f_export")),
+          "windows": windows.export(str(root / "w_export")),
+          "long": LONG_TEXTS, "long_a": [a for a, _ in LONG_PAIRS],
+          "long_b": [b for _, b in LONG_PAIRS],
           "single": singles, "a": [a for a, _ in pairs],
           "b": [b for _, b in pairs],
           "q": [q for q, _ in QUESTIONS], "ctx": [c for _, c in QUESTIONS]}
@@ -169,6 +215,19 @@ def test_saved_models_in_a_fresh_process_equal_the_python_api(files):
   np.testing.assert_allclose(
       pair_probs, [o["probabilities"] for o in classifier.predict(pairs)],
       atol=1e-5)
+
+  # Long texts: windows averaged in graph as in Python.
+  probs, num_windows, pair_probs, pair_labels = served["windows"]
+  ours = windows.predict(LONG_TEXTS)
+  np.testing.assert_allclose(probs, [o["probabilities"] for o in ours],
+                             atol=1e-5)
+  assert num_windows == [len(windows._features([(t, None)]))  # pylint: disable=protected-access
+                         for t in LONG_TEXTS]
+  assert max(num_windows) > 3 and min(num_windows) == 1
+  ours = windows.predict(LONG_PAIRS)
+  np.testing.assert_allclose(pair_probs, [o["probabilities"] for o in ours],
+                             atol=1e-5)
+  assert pair_labels == [o["label"] for o in ours]
 
   answers, scores, no_answer, diffs = served["squad"]
   ours = squad.predict(QUESTIONS)
