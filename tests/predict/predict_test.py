@@ -11,6 +11,7 @@ import shutil
 import subprocess
 import sys
 
+import keras
 import numpy as np
 import pytest
 
@@ -38,6 +39,16 @@ LONG_PAIRS = [(" ".join(WORDS[5:30]), "w1 (w2)"), ("w7 w8", "alpha beta"),
 QUESTIONS = [("w1 w2?", "w3 (w4 w5), w6. alpha betas w7-w8 w9."),
              ("alpha?", "w10 w11 w12 w13."),
              ("w14 w15 w16", "(w17) w18, w19 w20 alphaed w21 w22 w23.")]
+# Contexts of several doc_stride windows (max_seq_length 32, stride 8).
+LONG_CONTEXT = " ".join("w%d%s" % (i % 30, ["", ",", ".", " alpha",
+                                           " betas"][i % 5])
+                        for i in range(70))
+SQUAD_QUESTIONS = QUESTIONS + [("w3 alpha?", LONG_CONTEXT),
+                               ("beta w2", LONG_CONTEXT[:150]),
+                               ("w5 (w6)?", LONG_CONTEXT[100:])]
+SQUAD_SETTINGS = dict(max_seq_length=32, doc_stride=8, max_query_length=6,
+                      max_answer_length=6, version_2_with_negative=True,
+                      null_score_diff_threshold=-2.0)
 
 
 def _checkpoint(model, directory):
@@ -48,6 +59,7 @@ def _checkpoint(model, directory):
 
 @pytest.fixture(scope="module")
 def files(tmp_path_factory):
+  keras.utils.set_random_seed(0)  # The same tiny models in every run.
   root = tmp_path_factory.mktemp("predict")
   vocab = root / "vocab.txt"
   vocab.write_text("\n".join(VOCAB) + "\n")
@@ -130,6 +142,33 @@ def test_long_texts_predictor_equals_run_classifier_windows(files,
       "probabilities"], atol=1e-4)
 
 
+def test_squad_predictor_equals_run_squad_on_long_contexts(files,
+                                                          tmp_path):
+  from bert_tf2.squad import pipeline  # pylint: disable=g-import-not-at-top
+  from tests.squad.train_test import _options  # pylint: disable=g-import-not-at-top
+  data = {"version": "v2.0", "data": [{"title": "t", "paragraphs": [
+      {"context": c, "qas": [{"id": "q%d" % i, "question": q, "answers": [],
+                              "is_impossible": False}]}
+      for i, (q, c) in enumerate(SQUAD_QUESTIONS)]}]}
+  (tmp_path / "dev.json").write_text(json.dumps(data))
+  out = tmp_path / "out"
+  pipeline.run(_options(dict(
+      config=files["config"], vocab=files["vocab"], out=str(out),
+      train=None, dev=str(tmp_path / "dev.json")), do_train=False,
+      init_checkpoint=files["squad"], n_best_size=20, **SQUAD_SETTINGS))
+  predictions = json.loads((out / "predictions.json").read_text())
+  null_odds = json.loads((out / "null_odds.json").read_text())
+  squad = SquadPredictor(files["config"], files["squad"], files["vocab"],
+                         **SQUAD_SETTINGS)
+  ours = squad.predict(SQUAD_QUESTIONS)
+  assert [predictions["q%d" % i] for i in range(len(ours))] == [
+      o["answer"] for o in ours]
+  np.testing.assert_allclose(
+      [null_odds["q%d" % i] for i in range(len(ours))],
+      [o["null_score_diff"] for o in ours], atol=1e-5)
+  assert any(o["answer"] for o in ours[len(QUESTIONS):])
+
+
 def test_squad_answers_are_spans_of_the_context(files):
   p = SquadPredictor(files["config"], files["squad"], files["vocab"],
                      max_seq_length=24, doc_stride=8, max_query_length=6,
@@ -158,7 +197,8 @@ s = tf.saved_model.load(args["squad"]).signatures["serving_default"]
 r = s(question=tf.constant(args["q"]), context=tf.constant(args["ctx"]))
 out["squad"] = [[x.decode() for x in r["answer"].numpy()],
                 r["score"].numpy().tolist(), r["no_answer"].numpy().tolist(),
-                r["null_score_diff"].numpy().tolist()]
+                r["null_score_diff"].numpy().tolist(),
+                r["num_windows"].numpy().tolist()]
 w = tf.saved_model.load(args["windows"])
 ws = w.signatures["serving_default"](text_a=tf.constant(args["long"]))
 wp = w.signatures["serving_pair"](text_a=tf.constant(args["long_a"]),
@@ -182,9 +222,7 @@ def test_saved_models_in_a_fresh_process_equal_the_python_api(files):
   root = files["root"]
   classifier = ClassifierPredictor.from_output_dir(files["classifier_dir"])
   squad = SquadPredictor(files["config"], files["squad"], files["vocab"],
-                         max_seq_length=32, max_query_length=6,
-                         max_answer_length=6, version_2_with_negative=True,
-                         null_score_diff_threshold=-100.0)
+                         **SQUAD_SETTINGS)
   encoder = FeatureEncoder(files["config"], files["bert"], files["vocab"],
                            max_seq_length=16, layers=(-1, 0))
   windows = ClassifierPredictor.from_output_dir(
@@ -199,7 +237,8 @@ def test_saved_models_in_a_fresh_process_equal_the_python_api(files):
           "long_b": [b for _, b in LONG_PAIRS],
           "single": singles, "a": [a for a, _ in pairs],
           "b": [b for _, b in pairs],
-          "q": [q for q, _ in QUESTIONS], "ctx": [c for _, c in QUESTIONS]}
+          "q": [q for q, _ in SQUAD_QUESTIONS],
+          "ctx": [c for _, c in SQUAD_QUESTIONS]}
   env = dict(os.environ, PYTHONPATH="")
   proc = subprocess.run([sys.executable, "-c", _SERVE, json.dumps(args)],
                         capture_output=True, text=True, env=env,
@@ -229,8 +268,13 @@ def test_saved_models_in_a_fresh_process_equal_the_python_api(files):
                              atol=1e-5)
   assert pair_labels == [o["label"] for o in ours]
 
-  answers, scores, no_answer, diffs = served["squad"]
-  ours = squad.predict(QUESTIONS)
+  # SQuAD over every doc_stride window of long contexts, as predict.
+  answers, scores, no_answer, diffs, num_windows = served["squad"]
+  assert num_windows[:len(QUESTIONS)] == [1] * len(QUESTIONS)
+  assert min(num_windows[len(QUESTIONS):]) >= 2 and max(num_windows) > 5
+  ours = squad.predict(SQUAD_QUESTIONS)
+  assert any(o["no_answer"] for o in ours)
+  assert not all(o["no_answer"] for o in ours[len(QUESTIONS):])
   assert answers == [o["answer"] for o in ours]
   assert no_answer == [o["no_answer"] for o in ours]
   np.testing.assert_allclose(scores, [o["score"] for o in ours], atol=1e-4)
