@@ -5,7 +5,10 @@ Signatures (batch dimension free):
   serving_pair     text_a, text_b: tf.string [batch] -> (same)
   serving_ids      input_ids, input_mask, segment_ids: int32 [batch, seq]
                    -> (same)
-For a regression task (STS-B) the outputs are predictions and logits.
+For a regression task (STS-B) the outputs are predictions and logits; for
+a multi-label task (`--label_column=a,b,c`) probabilities are per-label
+sigmoids, with logits and predicted (bool [batch, num_labels]: probability
+>= 0.5, as eval_results.txt's threshold).
 
 With long_text="sliding_window" (`--long_text=sliding_window`) the raw-string
 signatures cut text_a into the overlapping windows of
@@ -148,8 +151,9 @@ class ClassifierServer(tf.Module):
 
   def __init__(self, model, tokenizer, max_seq_length, label_list,
                cls_id, sep_id, regression=False, trim_padding=True,
-               long_text="truncate", doc_stride=128):
+               long_text="truncate", doc_stride=128, multi_label=False):
     super().__init__(name="classifier_server")
+    self.multi_label = bool(multi_label)
     if long_text not in ("truncate", "sliding_window"):
       raise InputError("long_text=%r: expected truncate or sliding_window"
                        % (long_text,))
@@ -188,6 +192,10 @@ class ClassifierServer(tf.Module):
     return self._head(self._logits(input_ids, input_mask, segment_ids))
 
   def _head(self, logits):
+    if self.multi_label:
+      probabilities = tf.sigmoid(logits)
+      return {"probabilities": probabilities, "logits": logits,
+              "predicted": probabilities >= 0.5}
     if self.regression:
       return {"predictions": logits[:, 0], "logits": logits}
     return {"probabilities": tf.nn.softmax(logits, axis=-1),
@@ -222,7 +230,7 @@ class ClassifierServer(tf.Module):
 def export_saved_model(task, checkpoint, export_dir, vocab_file,
                        do_lower_case, max_seq_length, label_list,
                        trim_padding=True, long_text="truncate",
-                       doc_stride=128):
+                       doc_stride=128, multi_label=False):
   """Writes a SavedModel of `task`'s model with weights from `checkpoint`.
 
   Args:
@@ -236,6 +244,7 @@ def export_saved_model(task, checkpoint, export_dir, vocab_file,
       (inputs still [batch, max_seq_length]; same outputs, less work).
     long_text, doc_stride: "sliding_window" serves long texts as
       --long_text=sliding_window predicts them (see module docstring).
+    multi_label: sigmoid probabilities per label (a `MultiLabelTask`).
 
   Returns:
     export_dir.
@@ -248,7 +257,8 @@ def export_saved_model(task, checkpoint, export_dir, vocab_file,
                             vocab["[CLS]"], vocab["[SEP]"],
                             regression=task.is_regression,
                             trim_padding=trim_padding,
-                            long_text=long_text, doc_stride=doc_stride)
+                            long_text=long_text, doc_stride=doc_stride,
+                            multi_label=multi_label)
   signatures = {"serving_default": server.serve_text,
                 "serving_pair": server.serve_pair,
                 "serving_ids": server.serve_ids}

@@ -151,12 +151,7 @@ def run(o):
   """Runs training / eval / predict / export as the flags in `o` say."""
   runner.start_strategy(o)  # Before any other TensorFlow op (multi-worker).
   bert_config, tokenizer = validate(o)
-  if multi_label.is_multi_label(o):
-    if o.eval_every_n_steps:
-      raise InputError("--eval_every_n_steps: not supported for multi-label "
-                       "tasks (--label_column=a,b,c or "
-                       "--multi_label_delimiter)")
-    tf.io.gfile.makedirs(o.output_dir)
+  if multi_label.is_multi_label(o):  # (Checks its flags before writing.)
     return _run_multi_label(o, bert_config, tokenizer)
   processor = registry.get_processor(o.task_name, o.data_dir,
                                      generic_options(o))
