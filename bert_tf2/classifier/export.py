@@ -227,6 +227,27 @@ class ClassifierServer(tf.Module):
     return self._serve_pair(text_a, tf.fill(tf.shape(text_a), ""))
 
 
+def check_export_flags(o):
+  """Refuses a --export_dir that cannot be written, before any output.
+
+  Raises:
+    InputError: --export_dir exists and is not a SavedModel, or nothing
+      would be exported (no --do_train, no checkpoint in --output_dir and
+      no --init_checkpoint).
+  """
+  if not getattr(o, "export_dir", None):
+    return
+  from bert_tf2.predict import serving  # pylint: disable=g-import-not-at-top
+  from bert_tf2.runner import checkpoints  # pylint: disable=g-import-not-at-top
+  serving.check_export_dir(o.export_dir)
+  if (not o.do_train and not o.init_checkpoint and
+      not (tf.io.gfile.isdir(o.output_dir) and
+           checkpoints.latest_checkpoint(o.output_dir))):
+    raise InputError("--export_dir=%s: no checkpoint to export in "
+                     "--output_dir=%s (and no --init_checkpoint)"
+                     % (o.export_dir, o.output_dir))
+
+
 def export_saved_model(task, checkpoint, export_dir, vocab_file,
                        do_lower_case, max_seq_length, label_list,
                        trim_padding=True, long_text="truncate",

@@ -300,9 +300,6 @@ def run(o, bert_config, tokenizer, processor_options, make_estimator,
                      "(evaluation runs on the dev set)" % every)
   if stopping is not None:
     stopping.check_metric(runner.periodic_eval.metric_names(task))
-  if getattr(o, "export_dir", None):
-    from bert_tf2.predict import serving  # pylint: disable=g-import-not-at-top
-    serving.check_export_dir(o.export_dir)
   tf.io.gfile.makedirs(o.output_dir)
   steps = None
   train_file = os.path.join(o.output_dir, "train.tf_record")

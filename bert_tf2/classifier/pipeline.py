@@ -151,6 +151,8 @@ def run(o):
   """Runs training / eval / predict / export as the flags in `o` say."""
   runner.start_strategy(o)  # Before any other TensorFlow op (multi-worker).
   bert_config, tokenizer = validate(o)
+  from bert_tf2.classifier import export  # pylint: disable=g-import-not-at-top
+  export.check_export_flags(o)
   if multi_label.is_multi_label(o):  # (Checks its flags before writing.)
     return _run_multi_label(o, bert_config, tokenizer)
   processor = registry.get_processor(o.task_name, o.data_dir,

@@ -101,6 +101,47 @@ def test_prediction_input_of_wrong_type_is_one_clear_error(files, bad):
     p.predict(bad)
 
 
+@pytest.mark.parametrize("bad", ["a question?", [("q",)], [("q", 3)],
+                                 [["q", "c", "x"]]])
+def test_squad_and_features_inputs_of_wrong_type(files, bad):
+  squad = SquadPredictor(files["config"], files["squad"], files["vocab"],
+                         max_seq_length=24, max_query_length=6)
+  with pytest.raises(InputError, match="questions"):
+    squad.predict(bad)
+  encoder = FeatureEncoder(files["config"], files["bert"], files["vocab"],
+                           max_seq_length=16)
+  for method in (encoder.encode, encoder.sentence_vectors):
+    with pytest.raises(InputError, match="texts"):
+      method(bad if not isinstance(bad, str) else 7)
+
+
+def test_export_without_checkpoint_is_one_error_nothing_written(files,
+                                                                tmp_path):
+  from bert_tf2.classifier import options as options_lib  # pylint: disable=g-import-not-at-top
+  from bert_tf2.classifier import pipeline  # pylint: disable=g-import-not-at-top
+  data_dir = tmp_path / "data"
+  data_dir.mkdir()
+  (data_dir / "test.tsv").write_text("label\ta\na\tw1 w2\n")
+  flags = dict(task_name="tsv", data_dir=str(data_dir),
+               output_dir=str(tmp_path / "out"), vocab_file=files["vocab"],
+               bert_config_file=files["config"], text_a_column="a",
+               label_column="label", label_list="a,b,c", do_predict=True,
+               max_seq_length=16, export_dir=str(tmp_path / "export"))
+  for extra in ({}, {"label_column": "label,a"}):  # single, multi-label
+    with pytest.raises(InputError, match="--export_dir=.*: no checkpoint to "
+                       "export in --output_dir=.*out"):
+      pipeline.run(options_lib.default_options(**dict(flags, **extra)))
+  (tmp_path / "not_a_model").mkdir()
+  with pytest.raises(InputError, match="not a SavedModel"):
+    pipeline.run(options_lib.default_options(**dict(
+        flags, export_dir=str(tmp_path / "not_a_model"))))
+  assert sorted(os.listdir(str(tmp_path))) == ["data", "not_a_model"]
+  p = ClassifierPredictor.from_output_dir(files["classifier_dir"])
+  with pytest.raises(InputError, match="not a SavedModel"):
+    p.export(str(tmp_path / "not_a_model"))
+  assert os.listdir(str(tmp_path / "not_a_model")) == []
+
+
 def test_output_dir_without_checkpoint_or_assets_is_refused(files, tmp_path):
   with pytest.raises(InputError, match="predictor.json"):
     ClassifierPredictor.from_output_dir(str(tmp_path))
