@@ -27,6 +27,7 @@ the Python path. Steps (all batched, [batch] = number of questions):
 import tensorflow as tf
 
 from bert_tf2.common import InputError
+from bert_tf2.predict import squad_windows as windows_lib
 from bert_tf2.squad.postprocess import NO_CANDIDATE_SCORE_DIFF
 
 _WHITESPACE = "[ \t\r\n\u202f]"
@@ -71,110 +72,6 @@ class SquadServer(tf.Module):
     words = tf.strings.split(tf.strings.regex_replace(context, _WHITESPACE,
                                                       " "), sep=" ")
     return tf.ragged.boolean_mask(words, tf.strings.length(words) > 0)
-
-  def _context_pieces(self, words):
-    """Word pieces of every context, each with its word and characters.
-
-    Returns:
-      doc: int64 RaggedTensor [batch, (pieces)], the context's word pieces;
-      per_piece: (local word index, first character, end character), each
-        int64 RaggedTensor [batch, (pieces)];
-      aligned: bool RaggedTensor [batch, (words)], whether a word's pieces
-        spell it character for character (no [UNK], no stripped accents).
-    """
-    tok = self.tokenizer
-    word_pieces = tok.tokenize(words.flat_values)   # [all words, (pieces)]
-    pieces_per_example = tf.math.unsorted_segment_sum(
-        word_pieces.row_lengths(), words.value_rowids(), words.nrows())
-    word_of_piece = word_pieces.value_rowids()
-    local_word = word_of_piece - tf.gather(words.row_starts(),
-                                           tf.gather(words.value_rowids(),
-                                                     word_of_piece))
-    strings = tf.gather(tok._vocab_tokens, word_pieces.flat_values)  # pylint: disable=protected-access
-    suffix = tf.strings.regex_full_match(strings, "##.+")
-    length = tf.strings.length(strings, unit="UTF8_CHAR") - tf.where(
-        suffix, 2, 0)
-    unk = tf.equal(strings, tok.unk_token)
-    piece_len = tf.RaggedTensor.from_row_lengths(length,
-                                                 word_pieces.row_lengths())
-    start = tf.math.cumsum(piece_len, axis=1, exclusive=True).flat_values
-    aligned = tf.logical_and(
-        tf.equal(tf.reduce_sum(piece_len, axis=1),
-                 tf.strings.length(words.flat_values, unit="UTF8_CHAR")),
-        tf.logical_not(tf.reduce_any(tf.RaggedTensor.from_row_lengths(
-            unk, word_pieces.row_lengths()), axis=1)))
-    by_example = lambda x: tf.RaggedTensor.from_row_lengths(
-        x, pieces_per_example)
-    per_piece = tuple(by_example(x) for x in (
-        local_word, tf.cast(start, tf.int64),
-        tf.cast(start + length, tf.int64)))
-    aligned = tf.RaggedTensor.from_row_lengths(
-        aligned, tf.cast(words.row_lengths(), tf.int64))
-    return by_example(word_pieces.flat_values), per_piece, aligned
-
-  def _windows(self, query, doc):
-    """run_squad's doc_stride windows (`squad.windows.make_doc_spans`).
-
-    Args:
-      query: int64 RaggedTensor [batch, (pieces)], the cut questions.
-      doc: int64 RaggedTensor [batch, (pieces)], the contexts.
-
-    Returns:
-      inputs: the model's int32 features [num_windows, max_seq_length];
-      example, start, length, offset: int64 [num_windows], each window's
-        question, first context piece, number of context pieces and the
-        position of that first piece in the sequence. An empty context
-        gets one window with no context piece.
-    """
-    tok = self.tokenizer
-    num_doc = doc.row_lengths()
-    window = self.max_seq_length - 3 - query.row_lengths()
-    step = tf.minimum(tf.cast(self.doc_stride, tf.int64), window)
-    count = 1 + (tf.maximum(num_doc - window, 0) + step - 1) // step
-    example = tf.repeat(tf.range(doc.nrows()), count)
-    start = tf.ragged.range(count).flat_values * tf.gather(step, example)
-    length = tf.minimum(tf.gather(window, example),
-                        tf.gather(num_doc, example) - start)
-    begin = tf.gather(doc.row_starts(), example) + start
-    pieces = tf.gather(doc.flat_values, tf.ragged.range(begin,
-                                                        begin + length))
-    query = tf.gather(query, example)
-    column = lambda i: tf.RaggedTensor.from_tensor(tf.fill(
-        [tf.shape(example, out_type=tf.int64)[0], 1], tf.cast(i, tf.int64)))
-    first = tf.concat([column(tok.cls_id), query, column(tok.sep_id)], 1)
-    second = tf.concat([pieces, column(tok.sep_id)], 1)
-    ids = tf.concat([first, second], 1)
-    segments = tf.concat([tf.zeros_like(first), tf.ones_like(second)], 1)
-    shape = [None, self.max_seq_length]
-    inputs = {
-        "input_ids": tf.cast(ids.to_tensor(0, shape=shape), tf.int32),
-        "input_mask": tf.cast(tf.ones_like(ids).to_tensor(0, shape=shape),
-                              tf.int32),
-        "segment_ids": tf.cast(segments.to_tensor(0, shape=shape), tf.int32)}
-    return inputs, example, start, length, first.row_lengths()
-
-  def _max_context(self, doc, example, start, length, in_doc, relative):
-    """bool [num_windows, seq]: the window is the token's max-context one.
-
-    As `squad.windows.check_is_max_context`: score min(left, right) + 0.01 *
-    window length (float64, as Python), the first window with the highest.
-    """
-    length = length[:, tf.newaxis]
-    clipped = tf.clip_by_value(relative, 0, tf.maximum(length - 1, 0))
-    score = (tf.cast(tf.minimum(clipped, length - 1 - clipped), tf.float64) +
-             0.01 * tf.cast(length, tf.float64))
-    total = tf.shape(doc.flat_values, out_type=tf.int64)[0]
-    piece = start[:, tf.newaxis] + clipped + tf.gather(
-        doc.row_starts(), example)[:, tf.newaxis]
-    piece = tf.where(in_doc, piece, total)     # Outside: a spare segment.
-    best = tf.math.unsorted_segment_max(score, piece, total + 1)
-    window = tf.broadcast_to(
-        tf.range(tf.shape(start, out_type=tf.int64)[0])[:, tf.newaxis],
-        tf.shape(piece))
-    first = tf.math.unsorted_segment_min(
-        tf.where(tf.equal(score, tf.gather(best, piece)), window,
-                 tf.int64.max), piece, total + 1)
-    return in_doc & tf.equal(tf.gather(first, piece), window)
 
   def _best_spans(self, start_logits, end_logits, in_doc, max_context):
     """(start, end, score, found) of the best valid span of each window."""
@@ -227,15 +124,18 @@ class SquadServer(tf.Module):
 
   def _serve(self, question, context):
     words = self._words(context)
-    doc, per_piece, aligned = self._context_pieces(words)
+    doc, per_piece, aligned = windows_lib.context_pieces(words,
+                                                         self.tokenizer)
     query = self.tokenizer.tokenize(question)[:, :self.max_query_length]
-    inputs, example, start, length, offset = self._windows(query, doc)
+    inputs, example, start, length, offset = windows_lib.doc_stride_windows(
+        query, doc, self.max_seq_length, self.doc_stride,
+        self.tokenizer.cls_id, self.tokenizer.sep_id)
     start_logits, end_logits = self.model(inputs, training=False)
     relative = (tf.range(self.max_seq_length, dtype=tf.int64)[tf.newaxis] -
                 offset[:, tf.newaxis])
     in_doc = (relative >= 0) & (relative < length[:, tf.newaxis])
-    max_context = self._max_context(doc, example, start, length, in_doc,
-                                    relative)
+    max_context = windows_lib.max_context(doc, example, start, length,
+                                          in_doc, relative)
     w_start, w_end, w_score, w_found = self._best_spans(
         start_logits, end_logits, in_doc, max_context)
     # The best window of each question (the first on ties, as the stable
