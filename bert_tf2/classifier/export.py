@@ -5,7 +5,18 @@ Signatures (batch dimension free):
   serving_pair     text_a, text_b: tf.string [batch] -> (same)
   serving_ids      input_ids, input_mask, segment_ids: int32 [batch, seq]
                    -> (same)
-For a regression task (STS-B) the outputs are predictions and logits.
+For a regression task (STS-B) the outputs are predictions and logits; for
+a multi-label task (`--label_column=a,b,c`) probabilities are per-label
+sigmoids, with logits and predicted (bool [batch, num_labels]: probability
+>= 0.5, as eval_results.txt's threshold).
+
+With long_text="sliding_window" (`--long_text=sliding_window`) the raw-string
+signatures cut text_a into the overlapping windows of
+`bert_tf2.classifier.long_text` (same rule, in graph:
+`serving_inputs.sliding_windows`),
+run every window and average each text's window logits before the softmax,
+as run_classifier.py's windowed predictions; they also return num_windows
+(int32 [batch]). serving_ids stays one row = one window.
 
 The raw-string signatures tokenize inside the graph with
 `tokenization.tf_text.InGraphTokenizer` and build the inputs exactly as
@@ -28,82 +39,30 @@ import tensorflow as tf
 import modeling
 from bert_tf2.common import InputError
 from bert_tf2.common import padding
+from bert_tf2.classifier.serving_inputs import build_inputs
+from bert_tf2.classifier.serving_inputs import pair_lengths  # pylint: disable=unused-import
+from bert_tf2.classifier.serving_inputs import sliding_windows
 from tokenization.tf_text import InGraphTokenizer
-
-
-def pair_lengths(len_a, len_b, max_length):
-  """Lengths after the original's longest-first pair truncation.
-
-  Same result as popping from the longer list (tokens_b on ties) until
-  len_a + len_b <= max_length, computed elementwise on int Tensors.
-
-  Example:
-    >>> [int(x) for x in pair_lengths(tf.constant(5), tf.constant(4), 7)]
-    [4, 3]
-  """
-  m = tf.cast(max_length, len_a.dtype)
-  fits = len_a + len_b <= m
-  a_longer = len_a > len_b
-  keep_b = a_longer & (2 * len_b <= m)       # Only a is trimmed.
-  keep_a = (~a_longer) & (2 * len_a <= m)    # Only b is trimmed.
-  half_up, half_down = (m + 1) // 2, m // 2
-  new_a = tf.where(fits | keep_a, len_a,
-                   tf.where(keep_b, m - len_b, half_up))
-  new_b = tf.where(fits | keep_b, len_b,
-                   tf.where(keep_a, m - len_a, half_down))
-  return new_a, new_b
-
-
-def _take(ids, lengths):
-  """First `lengths[i]` items of each row of a RaggedTensor."""
-  positions = tf.ragged.range(ids.row_lengths())
-  return tf.ragged.boolean_mask(ids, positions < tf.expand_dims(lengths, 1))
-
-
-def build_inputs(ids_a, ids_b, max_seq_length, cls_id, sep_id):
-  """Ragged word-piece ids -> int32 input_ids, input_mask, segment_ids.
-
-  Args:
-    ids_a, ids_b: int64 RaggedTensor [batch, (pieces)]; rows of ids_b may be
-      empty (single-sentence examples).
-    max_seq_length: int.
-    cls_id, sep_id: ids of [CLS] and [SEP].
-
-  Returns:
-    Three int32 Tensors [batch, max_seq_length].
-  """
-  len_a, len_b = ids_a.row_lengths(), ids_b.row_lengths()
-  has_b = len_b > 0
-  single_a = tf.minimum(len_a, max_seq_length - 2)
-  pair_a, pair_b = pair_lengths(len_a, len_b, max_seq_length - 3)
-  ids_a = _take(ids_a, tf.where(has_b, pair_a, single_a))
-  ids_b = _take(ids_b, tf.where(has_b, pair_b, tf.zeros_like(len_b)))
-  batch = tf.shape(len_a, out_type=tf.int64)[0]
-  cls = tf.RaggedTensor.from_tensor(tf.fill([batch, 1], tf.cast(cls_id,
-                                                                tf.int64)))
-  sep = tf.RaggedTensor.from_tensor(tf.fill([batch, 1], tf.cast(sep_id,
-                                                                tf.int64)))
-  n_b = tf.cast(has_b, tf.int64)
-  sep_b = tf.RaggedTensor.from_row_lengths(
-      tf.fill([tf.reduce_sum(n_b)], tf.cast(sep_id, tf.int64)), n_b)
-  first = tf.concat([cls, ids_a, sep], axis=1)
-  second = tf.concat([ids_b, sep_b], axis=1)
-  tokens = tf.concat([first, second], axis=1)
-  segments = tf.concat([tf.zeros_like(first), tf.ones_like(second)], axis=1)
-  shape = [None, max_seq_length]
-  input_ids = tokens.to_tensor(0, shape=shape)
-  segment_ids = segments.to_tensor(0, shape=shape)
-  input_mask = tf.ones_like(tokens).to_tensor(0, shape=shape)
-  return (tf.cast(input_ids, tf.int32), tf.cast(input_mask, tf.int32),
-          tf.cast(segment_ids, tf.int32))
 
 
 class ClassifierServer(tf.Module):
   """Holds the model, tokenizer and labels; its functions are the signatures."""
 
   def __init__(self, model, tokenizer, max_seq_length, label_list,
-               cls_id, sep_id, regression=False, trim_padding=True):
+               cls_id, sep_id, regression=False, trim_padding=True,
+               long_text="truncate", doc_stride=128, multi_label=False):
     super().__init__(name="classifier_server")
+    self.multi_label = bool(multi_label)
+    if long_text not in ("truncate", "sliding_window"):
+      raise InputError("long_text=%r: expected truncate or sliding_window"
+                       % (long_text,))
+    if long_text == "sliding_window" and (doc_stride < 1 or
+                                          max_seq_length < 4):
+      raise InputError("--doc_stride=%d, --max_seq_length=%d: sliding "
+                       "windows need doc_stride >= 1 and max_seq_length >= 4"
+                       % (doc_stride, max_seq_length))
+    self.sliding_window = long_text == "sliding_window"
+    self.doc_stride = int(doc_stride)
     self.trim_padding = bool(trim_padding)
     self.model = model
     self.tokenizer = tokenizer
@@ -120,13 +79,22 @@ class ClassifierServer(tf.Module):
     self.serve_pair = tf.function(self._serve_pair,
                                   input_signature=[text_spec] * 2)
 
-  def _outputs(self, input_ids, input_mask, segment_ids):
+  def _logits(self, input_ids, input_mask, segment_ids):
     if self.trim_padding:  # The batch's longest sequence (same outputs).
       length = padding.longest_length(input_mask)
       input_ids, input_mask, segment_ids = (
           t[:, :length] for t in (input_ids, input_mask, segment_ids))
-    logits = self.model({"input_ids": input_ids, "input_mask": input_mask,
-                         "segment_ids": segment_ids}, training=False)
+    return self.model({"input_ids": input_ids, "input_mask": input_mask,
+                       "segment_ids": segment_ids}, training=False)
+
+  def _outputs(self, input_ids, input_mask, segment_ids):
+    return self._head(self._logits(input_ids, input_mask, segment_ids))
+
+  def _head(self, logits):
+    if self.multi_label:
+      probabilities = tf.sigmoid(logits)
+      return {"probabilities": probabilities, "logits": logits,
+              "predicted": probabilities >= 0.5}
     if self.regression:
       return {"predictions": logits[:, 0], "logits": logits}
     return {"probabilities": tf.nn.softmax(logits, axis=-1),
@@ -137,18 +105,52 @@ class ClassifierServer(tf.Module):
     return self._outputs(input_ids, input_mask, segment_ids)
 
   def _serve_pair(self, text_a, text_b):
-    ids = build_inputs(self.tokenizer.tokenize(text_a),
-                       self.tokenizer.tokenize(text_b), self.max_seq_length,
-                       self.cls_id, self.sep_id)
-    return self._outputs(*ids)
+    ids_a = self.tokenizer.tokenize(text_a)
+    ids_b = self.tokenizer.tokenize(text_b)
+    if not self.sliding_window:
+      return self._outputs(*build_inputs(ids_a, ids_b, self.max_seq_length,
+                                         self.cls_id, self.sep_id))
+    window_a, window_b, example = sliding_windows(
+        ids_a, ids_b, self.max_seq_length, self.doc_stride)
+    logits = self._logits(*build_inputs(window_a, window_b,
+                                        self.max_seq_length, self.cls_id,
+                                        self.sep_id))
+    batch = tf.shape(text_a)[0]
+    outputs = self._head(tf.math.unsorted_segment_mean(logits, example,
+                                                       batch))
+    outputs["num_windows"] = tf.math.bincount(
+        tf.cast(example, tf.int32), minlength=batch, maxlength=batch)
+    return outputs
 
   def _serve_text(self, text_a):
     return self._serve_pair(text_a, tf.fill(tf.shape(text_a), ""))
 
 
+def check_export_flags(o):
+  """Refuses a --export_dir that cannot be written, before any output.
+
+  Raises:
+    InputError: --export_dir exists and is not a SavedModel, or nothing
+      would be exported (no --do_train, no checkpoint in --output_dir and
+      no --init_checkpoint).
+  """
+  if not getattr(o, "export_dir", None):
+    return
+  from bert_tf2.predict import serving  # pylint: disable=g-import-not-at-top
+  from bert_tf2.runner import checkpoints  # pylint: disable=g-import-not-at-top
+  serving.check_export_dir(o.export_dir)
+  if (not o.do_train and not o.init_checkpoint and
+      not (tf.io.gfile.isdir(o.output_dir) and
+           checkpoints.latest_checkpoint(o.output_dir))):
+    raise InputError("--export_dir=%s: no checkpoint to export in "
+                     "--output_dir=%s (and no --init_checkpoint)"
+                     % (o.export_dir, o.output_dir))
+
+
 def export_saved_model(task, checkpoint, export_dir, vocab_file,
                        do_lower_case, max_seq_length, label_list,
-                       trim_padding=True):
+                       trim_padding=True, long_text="truncate",
+                       doc_stride=128, multi_label=False):
   """Writes a SavedModel of `task`'s model with weights from `checkpoint`.
 
   Args:
@@ -160,6 +162,9 @@ def export_saved_model(task, checkpoint, export_dir, vocab_file,
     label_list: labels in output order ([None] for regression).
     trim_padding: the signatures run each batch at its longest sequence
       (inputs still [batch, max_seq_length]; same outputs, less work).
+    long_text, doc_stride: "sliding_window" serves long texts as
+      --long_text=sliding_window predicts them (see module docstring).
+    multi_label: sigmoid probabilities per label (a `MultiLabelTask`).
 
   Returns:
     export_dir.
@@ -171,7 +176,9 @@ def export_saved_model(task, checkpoint, export_dir, vocab_file,
   server = ClassifierServer(model, tokenizer, max_seq_length, label_list,
                             vocab["[CLS]"], vocab["[SEP]"],
                             regression=task.is_regression,
-                            trim_padding=trim_padding)
+                            trim_padding=trim_padding,
+                            long_text=long_text, doc_stride=doc_stride,
+                            multi_label=multi_label)
   signatures = {"serving_default": server.serve_text,
                 "serving_pair": server.serve_pair,
                 "serving_ids": server.serve_ids}

@@ -17,6 +17,13 @@ per-label precision/recall/F1 (eval_<label>_precision ...), micro-averaged
 F1) F1, exact-match accuracy and eval_loss; test_results.tsv one line of
 per-label probabilities per example.
 
+Like the single-label classifier: --eval_every_n_steps evaluates on the dev
+set while training (in-graph eval_loss, eval_micro_precision/recall/f1,
+eval_exact_match; early stopping on any of them, --keep_best_checkpoint),
+--export_dir writes the raw-string SavedModel (sigmoid probabilities per
+label) of the best or latest checkpoint, and training writes the
+predictor.json of `bert_tf2.predict.ClassifierPredictor` (multi_label=True).
+
 Example:
   >>> import numpy as np
   >>> m = multi_label_metrics(np.array([[1, 0], [1, 1]]),
@@ -191,11 +198,33 @@ class MultiLabelTask(ClassifierTask):
         "per_example_loss": per_example_loss}
 
   def create_metrics(self):
+    """In-graph eval metrics (periodic evaluation, early stopping).
+
+    eval_loss; at threshold 0.5 (a probability above 0.5) micro-averaged
+    precision, recall and F1 over all example-label decisions and the
+    exact-match accuracy. The final eval_results.txt computes these (and
+    per-label ones) with `multi_label_metrics` from the predictions.
+    """
     import keras  # pylint: disable=g-import-not-at-top
-    return {"eval_loss": keras.metrics.Mean(name="eval_loss")}
+    return {
+        "eval_loss": keras.metrics.Mean(name="eval_loss"),
+        "eval_exact_match": keras.metrics.Mean(name="eval_exact_match"),
+        "eval_micro_precision": keras.metrics.Precision(
+            thresholds=0.5, name="eval_micro_precision"),
+        "eval_micro_recall": keras.metrics.Recall(
+            thresholds=0.5, name="eval_micro_recall"),
+        "eval_micro_f1": keras.metrics.F1Score(
+            average="micro", threshold=0.5, name="eval_micro_f1")}
 
   def update_metrics(self, metrics, features, outputs):
+    labels = tf.cast(features["label_ids"], tf.float32)
+    probabilities = outputs["probabilities"]
     metrics["eval_loss"].update_state(outputs["per_example_loss"])
+    metrics["eval_exact_match"].update_state(tf.cast(tf.reduce_all(
+        tf.equal(labels > 0.5, probabilities > 0.5), axis=-1), tf.float32))
+    for name in ("eval_micro_precision", "eval_micro_recall",
+                 "eval_micro_f1"):
+      metrics[name].update_state(labels, probabilities)
 
   def predict_outputs(self, model, features):
     logits = model(features, training=False)
@@ -248,8 +277,6 @@ def run(o, bert_config, tokenizer, processor_options, make_estimator,
   if o.long_text != "truncate":
     raise InputError("--long_text=%s: multi-label tasks only truncate" %
                      o.long_text)
-  if getattr(o, "export_dir", None):
-    raise InputError("--export_dir: not supported for multi-label tasks yet")
   if (o.task_name or "").lower() not in ("tsv", "csv"):
     raise InputError("--task_name=%s: multi-label needs --task_name=tsv or "
                      "csv" % o.task_name)
@@ -266,8 +293,22 @@ def run(o, bert_config, tokenizer, processor_options, make_estimator,
   num = len(label_list)
   task = MultiLabelTask(bert_config, num,
                         use_one_hot_embeddings=bool(o.use_tpu))
+  from bert_tf2 import runner  # pylint: disable=g-import-not-at-top
+  every, stopping, keep_best = runner.early_stopping_from_flags(o)
+  if every and not (o.do_train and o.do_eval):
+    raise InputError("--eval_every_n_steps=%d needs --do_train and --do_eval "
+                     "(evaluation runs on the dev set)" % every)
+  if stopping is not None:
+    stopping.check_metric(runner.periodic_eval.metric_names(task))
+  tf.io.gfile.makedirs(o.output_dir)
   steps = None
   train_file = os.path.join(o.output_dir, "train.tf_record")
+  if o.do_train:  # What bert_tf2.predict.ClassifierPredictor needs.
+    from bert_tf2.predict import assets  # pylint: disable=g-import-not-at-top
+    assets.save_assets(
+        o.output_dir, "classifier", o.bert_config_file, o.vocab_file,
+        do_lower_case=o.do_lower_case, max_seq_length=o.max_seq_length,
+        label_list=list(label_list), multi_label=True)
   if o.do_train:
     examples = processor.get_train_examples(o.data_dir)
     if not examples:
@@ -279,9 +320,18 @@ def run(o, bert_config, tokenizer, processor_options, make_estimator,
     logging.info("***** Multi-label training ***** labels=%s steps=%d",
                  label_list, steps)
   estimator = make_estimator(task, steps)
-  if o.do_train:
-    estimator.train(input_fn_builder(train_file, o.max_seq_length, num,
-                                     True, True), max_steps=steps)
+  train_fn = input_fn_builder(train_file, o.max_seq_length, num, True, True)
+  if o.do_train and every:
+    dev_file = os.path.join(o.output_dir, "eval.tf_record")
+    write_records(processor.get_dev_examples(o.data_dir), label_list,
+                  o.max_seq_length, tokenizer, dev_file)
+    estimator.train_and_evaluate(
+        train_fn, input_fn_builder(dev_file, o.max_seq_length, num, False,
+                                   False),
+        max_steps=steps, every_n_steps=every, early_stopping=stopping,
+        keep_best=keep_best)
+  elif o.do_train:
+    estimator.train(train_fn, max_steps=steps)
 
   def predict(examples, name):
     path = os.path.join(o.output_dir, name + ".tf_record")
@@ -310,3 +360,17 @@ def run(o, bert_config, tokenizer, processor_options, make_estimator,
     probs = predict(examples, "predict")
     write_rows(os.path.join(o.output_dir, "test_results.tsv"),
                [np.asarray(r, dtype=np.float32) for r in probs])
+  if getattr(o, "export_dir", None):
+    from bert_tf2.classifier import export  # pylint: disable=g-import-not-at-top
+    checkpoint = estimator.latest_checkpoint() or o.init_checkpoint
+    if keep_best and runner.best_checkpoint(o.output_dir):
+      checkpoint = runner.best_checkpoint(o.output_dir)
+    if not checkpoint:
+      raise InputError("--export_dir=%s: no checkpoint to export in "
+                       "--output_dir=%s" % (o.export_dir, o.output_dir))
+    logging.info("Exporting %s as a SavedModel to %s", checkpoint,
+                 o.export_dir)
+    export.export_saved_model(task, checkpoint, o.export_dir, o.vocab_file,
+                              o.do_lower_case, o.max_seq_length, label_list,
+                              multi_label=True)
+    print("SavedModel written to %s" % o.export_dir)

@@ -153,12 +153,9 @@ def run(o):
   """Runs training / eval / predict / export as the flags in `o` say."""
   runner.start_strategy(o)  # Before any other TensorFlow op (multi-worker).
   bert_config, tokenizer = validate(o)
-  if multi_label.is_multi_label(o):
-    if o.eval_every_n_steps:
-      raise InputError("--eval_every_n_steps: not supported for multi-label "
-                       "tasks (--label_column=a,b,c or "
-                       "--multi_label_delimiter)")
-    tf.io.gfile.makedirs(o.output_dir)
+  from bert_tf2.classifier import export  # pylint: disable=g-import-not-at-top
+  export.check_export_flags(o)
+  if multi_label.is_multi_label(o):  # (Checks its flags before writing.)
     return _run_multi_label(o, bert_config, tokenizer)
   processor = registry.get_processor(o.task_name, o.data_dir,
                                      generic_options(o))
@@ -265,5 +262,6 @@ def run(o):
                  o.export_dir)
     export.export_saved_model(task, checkpoint, o.export_dir, o.vocab_file,
                               o.do_lower_case, o.max_seq_length, label_list,
-                              trim_padding=trim_padding_enabled(o))
+                              trim_padding=trim_padding_enabled(o),
+                              long_text=o.long_text, doc_stride=o.doc_stride)
     print("SavedModel written to %s" % o.export_dir)

@@ -21,10 +21,14 @@ def extract_to_file(input_file, output_file, bert_config_file,
                     init_checkpoint, vocab_file, layers="-1,-2,-3,-4",
                     max_seq_length=128, do_lower_case=True, batch_size=32,
                     use_one_hot_embeddings=False, pooling="none",
-                    strategy=None, trim_padding=True):
+                    strategy=None, trim_padding=True, export_dir=None):
   """Writes one JSON line per input line to `output_file` (atomically).
 
-  Args: as the flags of extract_features.py.
+  Args: as the flags of extract_features.py. With export_dir, also writes
+  the same encoder (layers, max_seq_length, do_lower_case) as a SavedModel
+  with raw-string signatures (`bert_tf2.predict.FeatureEncoder.export`):
+  serving_pair(text_a, text_b)["token_vectors"] gives the JSON lines'
+  numbers for every input line, without this package.
 
   Returns:
     int, the number of lines written.
@@ -35,6 +39,9 @@ def extract_to_file(input_file, output_file, bert_config_file,
   if pooling not in fe_output.POOLING_MODES:
     raise InputError("--pooling=%s: expected one of %s" % (
         pooling, ", ".join(fe_output.POOLING_MODES)))
+  if export_dir:  # Refused before any output is written.
+    from bert_tf2.predict import serving  # pylint: disable=g-import-not-at-top
+    serving.check_export_dir(export_dir)
   if batch_size < 1:
     raise InputError("--batch_size=%d: must be positive" % batch_size)
   if max_seq_length < 3:
@@ -62,4 +69,11 @@ def extract_to_file(input_file, output_file, bert_config_file,
       writer.write(fe_output.format_line(feature, outputs, pooling) + "\n")
       count += 1
   logging.info("Wrote %d lines to %s", count, output_file)
+  if export_dir:
+    from bert_tf2.predict import FeatureEncoder  # pylint: disable=g-import-not-at-top
+    FeatureEncoder(bert_config_file, init_checkpoint, vocab_file,
+                   do_lower_case=do_lower_case, max_seq_length=max_seq_length,
+                   layers=layer_indexes, batch_size=batch_size
+                   ).export(export_dir)
+    logging.info("SavedModel written to %s", export_dir)
   return count

@@ -2,10 +2,13 @@
 
 Same inputs as run_classifier.py builds them (`convert_single_example`, or
 `--long_text=sliding_window` windows whose logits are averaged per text);
+a multi-label model (`--label_column=a,b,c`) answers the labels whose
+sigmoid probability is >= 0.5, as its eval_results.txt;
 `export(dir)` writes the SavedModel of `bert_tf2.classifier.export`
 (signatures serving_default(text_a), serving_pair(text_a, text_b),
-serving_ids(...)); for texts that fit max_seq_length it gives the same
-outputs as `predict`.
+serving_ids(...)); it gives the same outputs as `predict`, long texts
+included (with long_text="sliding_window" the SavedModel windows and
+averages in graph).
 
 Example:
   >>> p = ClassifierPredictor.from_output_dir("/tmp/mrpc_output")  # doctest: +SKIP
@@ -34,15 +37,21 @@ class ClassifierPredictor(base.Predictor):
     label_list: labels in output order ([None] for regression).
     long_text: "truncate" (the original) or "sliding_window".
     doc_stride: window stride for "sliding_window".
+    multi_label: a multi-label model (`--label_column=a,b,c`): per-label
+      sigmoid probabilities; a label is predicted at probability >= 0.5.
   """
 
   kind = "classifier"
 
   def __init__(self, bert_config_file, checkpoint, vocab_file, label_list,
                do_lower_case=True, max_seq_length=128, long_text="truncate",
-               doc_stride=128, batch_size=32):
+               doc_stride=128, batch_size=32, multi_label=False):
     self.label_list = list(label_list)
     self.regression = self.label_list == [None]
+    self.multi_label = bool(multi_label)
+    if self.multi_label and long_text != "truncate":
+      raise InputError("long_text=%s: multi-label models only truncate"
+                       % long_text)
     if long_text not in ("truncate", "sliding_window"):
       raise InputError("long_text=%r: expected truncate or sliding_window"
                        % (long_text,))
@@ -99,7 +108,8 @@ class ClassifierPredictor(base.Predictor):
 
     Returns:
       list of dicts: {"label": str, "probabilities": float32 [num_labels]}
-      or, for regression, {"prediction": float}.
+      or, for regression, {"prediction": float}, or, multi-label,
+      {"labels": [str, ...], "probabilities": float32 [num_labels]}.
 
     Raises:
       InputError: `texts` is not such a list.
@@ -107,6 +117,10 @@ class ClassifierPredictor(base.Predictor):
     logits = self.predict_logits(texts)
     if self.regression:
       return [{"prediction": float(row[0])} for row in logits]
+    if self.multi_label:
+      probs = tf.sigmoid(logits).numpy()
+      return [{"labels": [n for n, q in zip(self.label_list, p) if q >= 0.5],
+               "probabilities": p} for p in probs]
     if self.long_text == "sliding_window":
       probs = long_text.softmax(logits).astype(np.float32)
     else:
@@ -121,7 +135,9 @@ class ClassifierPredictor(base.Predictor):
     vocab = self.tokenizer.vocab
     server = export_lib.ClassifierServer(
         self.model, tokenizer, self.max_seq_length, self.label_list,
-        vocab["[CLS]"], vocab["[SEP]"], regression=self.regression)
+        vocab["[CLS]"], vocab["[SEP]"], regression=self.regression,
+        long_text=self.long_text, doc_stride=self.doc_stride,
+        multi_label=self.multi_label)
     return serving.write_saved_model(
         server, export_dir, {"serving_default": server.serve_text,
                              "serving_pair": server.serve_pair,

@@ -58,13 +58,23 @@ def run_batches(fn, arrays, batch_size):
   return merged[0] if single else tuple(merged)
 
 
-def write_saved_model(module, export_dir, signatures):
-  """Saves `module` with `signatures` to export_dir atomically."""
+def check_export_dir(export_dir):
+  """export_dir without a trailing "/", if it is new or a SavedModel.
+
+  Raises:
+    InputError: export_dir exists and is not a SavedModel (not replaced).
+  """
   export_dir = str(export_dir).rstrip("/")
   if (tf.io.gfile.exists(export_dir) and
       not tf.io.gfile.exists(os.path.join(export_dir, "saved_model.pb"))):
     raise InputError("export_dir=%s exists and is not a SavedModel; not "
                      "replacing it" % export_dir)
+  return export_dir
+
+
+def write_saved_model(module, export_dir, signatures):
+  """Saves `module` with `signatures` to export_dir atomically."""
+  export_dir = check_export_dir(export_dir)
   tmp = export_dir + ".tmp-export"
   if tf.io.gfile.exists(tmp):
     tf.io.gfile.rmtree(tmp)

@@ -13,14 +13,14 @@ model, then n-best decoding (`postprocess.predict_example`, with
 
 `export(dir)` writes a SavedModel `serving_default(question, context)`
 (tf.string [batch] each) -> answer (tf.string), score, start_logit,
-end_logit, null_score_diff (float32) and no_answer (bool), all in graph
-(`SquadServer`). It differs from `predict` in two documented ways:
-* one window: a context longer than the window (max_seq_length - question
-  - 3 word pieces) is cut, where `predict` slides over it;
-* the answer text is cut from the context words by word-piece character
-  offsets; this equals `get_final_text` whenever normalisation keeps the
-  length of every answer word (no accents stripped, no [UNK], e.g. all
-  ASCII text); otherwise the whole words are returned.
+end_logit, null_score_diff (float32), no_answer (bool) and num_windows
+(int32), all in graph (`SquadServer`), over the same doc_stride windows as
+`predict` (a long context: every window, the best span across them, the
+lowest null score). It differs from `predict` in one documented way:
+the answer text is cut from the context words by word-piece character
+offsets; this equals `get_final_text` whenever normalisation keeps the
+length of every answer word (no accents stripped, no [UNK], e.g. all ASCII
+text); otherwise the whole words are returned.
 
 Example:
   >>> p = SquadPredictor.from_output_dir("/tmp/squad_output")  # doctest: +SKIP
@@ -123,6 +123,7 @@ class SquadPredictor(base.Predictor):
     server = squad_server.SquadServer(
         self.model, tokenizer, self.max_seq_length, self.max_query_length,
         self.n_best_size, self.max_answer_length,
-        self.version_2_with_negative, self.null_score_diff_threshold)
+        self.version_2_with_negative, self.null_score_diff_threshold,
+        doc_stride=self.doc_stride)
     return serving.write_saved_model(
         server, export_dir, {"serving_default": server.serve})

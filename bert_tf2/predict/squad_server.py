@@ -6,11 +6,19 @@ the Python path. Steps (all batched, [batch] = number of questions):
 1. context -> words: split on the original's whitespace (" ", \\t, \\r, \\n,
    U+202F); each word -> word pieces (`InGraphTokenizer`), so every piece
    knows its word, as run_squad.py's tok_to_orig_index;
-2. [CLS] question[:max_query_length] [SEP] context pieces (cut to fit) [SEP];
-3. the model's start/end logits; candidate spans as the original's n-best:
-   a start among the top n_best_size start logits, an end among the top
-   n_best_size end logits, both in the context, start <= end, at most
-   max_answer_length pieces; the best by start + end logit;
+2. run_squad.py's windows: [CLS] question[:max_query_length] [SEP] context
+   pieces [SEP], the context pieces of window k starting at
+   k * min(doc_stride, room) until one window reaches the context's end
+   (`squad.windows.make_doc_spans`); all windows of the batch go through
+   the model in one call;
+3. the model's start/end logits; candidate spans of each window as the
+   original's n-best: a start among the window's top n_best_size start
+   logits, an end among its top n_best_size end logits, both in the
+   context, the start in its max-context window
+   (`squad.windows.check_is_max_context`), start <= end, at most
+   max_answer_length pieces; the best of all windows by start + end logit;
+   for SQuAD 2.0 the null score is the lowest [CLS] score over the windows
+   and null_score_diff = null score - best span score;
 4. the text: the context words of the span, the first and last trimmed to
    the pieces' character offsets when every word of the span has as many
    characters as its pieces (else whole words).
@@ -18,14 +26,11 @@ the Python path. Steps (all batched, [batch] = number of questions):
 
 import tensorflow as tf
 
+from bert_tf2.common import InputError
+from bert_tf2.predict import squad_windows as windows_lib
+from bert_tf2.squad.postprocess import NO_CANDIDATE_SCORE_DIFF
+
 _WHITESPACE = "[ \t\r\n\u202f]"
-
-
-def _ragged_take(values, row_lengths, limit):
-  """First min(row_length, limit[i]) items of each row of a ragged tensor."""
-  ragged = tf.RaggedTensor.from_row_lengths(values, row_lengths)
-  keep = tf.ragged.range(row_lengths) < tf.expand_dims(limit, 1)
-  return tf.ragged.boolean_mask(ragged, keep)
 
 
 def _pick(ragged, index):
@@ -42,12 +47,19 @@ class SquadServer(tf.Module):
 
   def __init__(self, model, tokenizer, max_seq_length, max_query_length,
                n_best_size, max_answer_length, version_2_with_negative,
-               null_score_diff_threshold):
+               null_score_diff_threshold, doc_stride=128):
     super().__init__(name="squad_server")
+    if max_seq_length - 3 - max_query_length < 1 or doc_stride < 1:
+      raise InputError(
+          "max_seq_length=%d, max_query_length=%d, doc_stride=%d: no room "
+          "for context windows (need max_seq_length > max_query_length + 3 "
+          "and doc_stride >= 1)" % (max_seq_length, max_query_length,
+                                    doc_stride))
     self.model = model
     self.tokenizer = tokenizer
     self.max_seq_length = int(max_seq_length)
     self.max_query_length = int(max_query_length)
+    self.doc_stride = int(doc_stride)
     self.n_best_size = int(n_best_size)
     self.max_answer_length = int(max_answer_length)
     self.version_2 = bool(version_2_with_negative)
@@ -61,67 +73,14 @@ class SquadServer(tf.Module):
                                                       " "), sep=" ")
     return tf.ragged.boolean_mask(words, tf.strings.length(words) > 0)
 
-  def _inputs(self, question, words):
-    """Model inputs plus, per context piece, its word and character span."""
-    tok = self.tokenizer
-    query = tok.tokenize(question)[:, :self.max_query_length]
-    word_pieces = tok.tokenize(words.flat_values)   # [all words, (pieces)]
-    pieces_per_example = tf.math.segment_sum(
-        word_pieces.row_lengths(), words.value_rowids())
-    pieces_per_example = tf.concat([pieces_per_example, tf.zeros(
-        [words.nrows() - tf.shape(pieces_per_example, tf.int64)[0]],
-        tf.int64)], 0)
-    budget = self.max_seq_length - 3 - query.row_lengths()
-    doc = _ragged_take(word_pieces.flat_values, pieces_per_example, budget)
-    # Per piece of every word: local word index and character offsets.
-    word_of_piece = word_pieces.value_rowids()
-    local_word = word_of_piece - tf.gather(words.row_starts(),
-                                           tf.gather(words.value_rowids(),
-                                                     word_of_piece))
-    strings = tf.gather(tok._vocab_tokens, word_pieces.flat_values)  # pylint: disable=protected-access
-    suffix = tf.strings.regex_full_match(strings, "##.+")
-    length = tf.strings.length(strings, unit="UTF8_CHAR") - tf.where(
-        suffix, 2, 0)
-    unk = tf.equal(strings, tok.unk_token)
-    piece_len = tf.RaggedTensor.from_row_lengths(length,
-                                                 word_pieces.row_lengths())
-    start = tf.math.cumsum(piece_len, axis=1, exclusive=True).flat_values
-    aligned = tf.logical_and(
-        tf.equal(tf.reduce_sum(piece_len, axis=1),
-                 tf.strings.length(words.flat_values, unit="UTF8_CHAR")),
-        tf.logical_not(tf.reduce_any(tf.RaggedTensor.from_row_lengths(
-            unk, word_pieces.row_lengths()), axis=1)))
-    per_piece = [_ragged_take(x, pieces_per_example, budget) for x in (
-        local_word, start, start + length)]
-    batch = tf.shape(question, out_type=tf.int64)[0]
-    column = lambda i: tf.RaggedTensor.from_tensor(tf.fill(
-        [batch, 1], tf.cast(i, tf.int64)))
-    first = tf.concat([column(tok.cls_id), query, column(tok.sep_id)], 1)
-    second = tf.concat([doc, column(tok.sep_id)], 1)
-    ids = tf.concat([first, second], 1)
-    segments = tf.concat([tf.zeros_like(first), tf.ones_like(second)], 1)
-    shape = [None, self.max_seq_length]
-    inputs = {
-        "input_ids": tf.cast(ids.to_tensor(0, shape=shape), tf.int32),
-        "input_mask": tf.cast(tf.ones_like(ids).to_tensor(0, shape=shape),
-                              tf.int32),
-        "segment_ids": tf.cast(segments.to_tensor(0, shape=shape), tf.int32)}
-    offset = first.row_lengths()
-    aligned = tf.RaggedTensor.from_row_lengths(
-        aligned, tf.cast(words.row_lengths(), tf.int64))
-    return inputs, offset, doc.row_lengths(), per_piece, aligned
-
-  def _best_spans(self, start_logits, end_logits, offset, num_doc):
-    """(start, end, score, found) of the best valid span per example."""
+  def _best_spans(self, start_logits, end_logits, in_doc, max_context):
+    """(start, end, score, found) of the best valid span of each window."""
     seq = self.max_seq_length
     k = min(self.n_best_size, seq)
     def top(logits):
       index = tf.math.top_k(logits, k=k).indices
       return tf.reduce_max(tf.one_hot(index, seq, dtype=tf.int32), 1) > 0
-    positions = tf.range(seq, dtype=tf.int64)[tf.newaxis]
-    in_doc = ((positions >= offset[:, tf.newaxis]) &
-              (positions < (offset + num_doc)[:, tf.newaxis]))
-    ok_start = top(start_logits) & in_doc
+    ok_start = top(start_logits) & in_doc & max_context
     ok_end = top(end_logits) & in_doc
     i = tf.range(seq)[:, tf.newaxis]
     j = tf.range(seq)[tf.newaxis]
@@ -165,26 +124,70 @@ class SquadServer(tf.Module):
 
   def _serve(self, question, context):
     words = self._words(context)
-    inputs, offset, num_doc, per_piece, aligned = self._inputs(question,
-                                                               words)
+    doc, per_piece, aligned = windows_lib.context_pieces(words,
+                                                         self.tokenizer)
+    query = self.tokenizer.tokenize(question)[:, :self.max_query_length]
+    inputs, example, start, length, offset = windows_lib.doc_stride_windows(
+        query, doc, self.max_seq_length, self.doc_stride,
+        self.tokenizer.cls_id, self.tokenizer.sep_id)
     start_logits, end_logits = self.model(inputs, training=False)
-    start, end, score, found = self._best_spans(start_logits, end_logits,
-                                                offset, num_doc)
-    start64, end64 = tf.cast(start, tf.int64), tf.cast(end, tf.int64)
-    safe = lambda p: tf.where(found, p - offset, tf.zeros_like(p))
-    text = self._text(words, per_piece, aligned, safe(start64), safe(end64))
+    relative = (tf.range(self.max_seq_length, dtype=tf.int64)[tf.newaxis] -
+                offset[:, tf.newaxis])
+    in_doc = (relative >= 0) & (relative < length[:, tf.newaxis])
+    max_context = windows_lib.max_context(doc, example, start, length,
+                                          in_doc, relative)
+    w_start, w_end, w_score, w_found = self._best_spans(
+        start_logits, end_logits, in_doc, max_context)
+    # The best window of each question (the first on ties, as the stable
+    # sort of the original's candidates).
+    batch = tf.shape(question, out_type=tf.int64)[0]
+    score = tf.math.unsorted_segment_max(w_score, example, batch)
+    windows = tf.range(tf.shape(example, out_type=tf.int64)[0])
+    best = tf.math.unsorted_segment_min(
+        tf.where(tf.equal(w_score, tf.gather(score, example)), windows,
+                 tf.int64.max), example, batch)
+    found = tf.gather(w_found, best)
+    start_pos = tf.cast(tf.gather(w_start, best), tf.int64)
+    end_pos = tf.cast(tf.gather(w_end, best), tf.int64)
+    shift = tf.gather(start, best) - tf.gather(offset, best)
+    safe = lambda p: tf.where(found, p + shift, tf.zeros_like(p))
+    text = self._text(words, per_piece, aligned, safe(start_pos),
+                      safe(end_pos))
     # No valid span: "" (SQuAD 2.0) or "empty", the original's placeholder.
     text = tf.where(found, text, "" if self.version_2 else "empty")
-    pick = lambda t, idx: tf.gather(t, idx, batch_dims=1)
-    start_logit = pick(start_logits, start)
-    end_logit = pick(end_logits, end)
-    null = start_logits[:, 0] + end_logits[:, 0]
-    diff = null - score
+    pick = lambda t, w, idx: tf.gather_nd(t, tf.stack([w, idx], 1))
+    start_logit = pick(start_logits, best, start_pos)
+    end_logit = pick(end_logits, best, end_pos)
+    # The null score: the lowest [CLS] score over the question's windows
+    # (the first such window's logits).
+    null_w = start_logits[:, 0] + end_logits[:, 0]
+    null = tf.math.unsorted_segment_min(null_w, example, batch)
+    null_window = tf.math.unsorted_segment_min(
+        tf.where(tf.equal(null_w, tf.gather(null, example)), windows,
+                 tf.int64.max), example, batch)
+    zero = tf.zeros_like(start_pos)
     if self.version_2:
-      no_answer = tf.logical_or(diff > self.threshold,
+      no_answer = tf.logical_or(null - score > self.threshold,
                                 tf.logical_not(found))
+      # No candidate span: the n-best holds only the null answer.
+      diff = tf.where(found, null - score,
+                      tf.cast(NO_CANDIDATE_SCORE_DIFF, score.dtype))
+      # (An empty context has no window in the original: logits 0.)
+      has_doc = doc.row_lengths() > 0
+      null_logit = lambda t: tf.where(has_doc, pick(t, null_window, zero),
+                                      tf.zeros_like(t[:1, 0]))
+      start_logit = tf.where(found, start_logit, null_logit(start_logits))
+      end_logit = tf.where(found, end_logit, null_logit(end_logits))
     else:
       no_answer = tf.zeros_like(found)
+      diff = null - score
+      # No candidate span: the original's "empty" placeholder, logits 0.
+      start_logit = tf.where(found, start_logit, tf.zeros_like(start_logit))
+      end_logit = tf.where(found, end_logit, tf.zeros_like(end_logit))
+    score = start_logit + end_logit
     return {"answer": tf.where(no_answer, "", text), "score": score,
             "start_logit": start_logit, "end_logit": end_logit,
-            "null_score_diff": diff, "no_answer": no_answer}
+            "null_score_diff": diff, "no_answer": no_answer,
+            "num_windows": tf.math.bincount(
+                tf.cast(example, tf.int32), minlength=tf.cast(batch, tf.int32),
+                maxlength=tf.cast(batch, tf.int32))}

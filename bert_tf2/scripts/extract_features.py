@@ -44,6 +44,11 @@ flags.DEFINE_bool("trim_padding", True, "Run each batch at its longest "
 flags.DEFINE_enum("pooling", "none", ["none", "cls", "mean"],
                   "none: the original per-token output; cls / mean: one "
                   "sentence vector per layer and line.")
+flags.DEFINE_string("export_dir", None,
+                    "Also write the encoder as a SavedModel with raw-string "
+                    "signatures (serving_default(text), serving_pair(text_a, "
+                    "text_b) -> token_vectors, mean_vectors, cls_vectors for "
+                    "--layers); see docs/prediction.md.")
 
 
 def _strategy():
@@ -67,7 +72,8 @@ def main(_):
       do_lower_case=FLAGS.do_lower_case, batch_size=FLAGS.batch_size,
       use_one_hot_embeddings=FLAGS.use_one_hot_embeddings,
       pooling=FLAGS.pooling, strategy=_strategy(),
-      trim_padding=FLAGS.trim_padding and not FLAGS.use_tpu)
+      trim_padding=FLAGS.trim_padding and not FLAGS.use_tpu,
+      export_dir=FLAGS.export_dir)
 
 
 def run():

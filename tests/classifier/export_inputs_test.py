@@ -51,3 +51,38 @@ def test_in_graph_inputs_equal_convert_single_example():
       assert ids[i].numpy().tolist() == f.input_ids, (max_seq_length, a, b)
       assert mask[i].numpy().tolist() == f.input_mask
       assert segments[i].numpy().tolist() == f.segment_ids
+
+
+class _IdTokenizer(object):
+  """Texts of space-separated integers -> those ids (for window tests)."""
+
+  def tokenize(self, text):
+    return [int(t) for t in text.split()]
+
+  def convert_tokens_to_ids(self, tokens):
+    return [{"[CLS]": 101, "[SEP]": 102}.get(t, t) for t in tokens]
+
+
+def test_in_graph_sliding_windows_equal_convert_example_to_windows():
+  from bert_tf2.classifier import long_text  # pylint: disable=g-import-not-at-top
+  texts = [(" ".join(str(10 + i) for i in range(n_a)),
+            " ".join(str(50 + i) for i in range(n_b)))
+           for n_a in (0, 1, 5, 9, 10, 23) for n_b in (0, 1, 3, 12)]
+  as_ragged = lambda rows: tf.ragged.constant(
+      [[int(t) for t in r.split()] for r in rows], dtype=tf.int64,
+      row_splits_dtype=tf.int64)
+  for max_seq_length, doc_stride in ((8, 2), (12, 5), (12, 100), (16, 1)):
+    window_a, window_b, example = export.sliding_windows(
+        as_ragged([a for a, _ in texts]), as_ragged([b for _, b in texts]),
+        max_seq_length, doc_stride)
+    ids, mask, segments = export.build_inputs(window_a, window_b,
+                                              max_seq_length, 101, 102)
+    want = []
+    for i, (a, b) in enumerate(texts):
+      want += long_text.convert_example_to_windows(
+          i, InputExample("x", a, b or None, "0"), ["0"], max_seq_length,
+          doc_stride, _IdTokenizer())
+    assert example.numpy().tolist() == [f.example_index for f in want]
+    assert ids.numpy().tolist() == [f.input_ids for f in want]
+    assert mask.numpy().tolist() == [f.input_mask for f in want]
+    assert segments.numpy().tolist() == [f.segment_ids for f in want]

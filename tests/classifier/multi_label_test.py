@@ -120,8 +120,19 @@ def test_end_to_end_eval_and_predict(tmp_path):
       output_dir=out, do_train=True, do_eval=True, do_predict=True,
       max_seq_length=12, text_a_column="text", label_column="tags",
       train_batch_size=16, learning_rate=3e-3, num_train_epochs=4.0,
-      iterations_per_loop=50, label_list="A,B")
+      iterations_per_loop=50, label_list="A,B", eval_every_n_steps=20,
+      early_stopping_metric="eval_micro_f1", early_stopping_mode="max",
+      early_stopping_patience=5, keep_best_checkpoint=True,
+      export_dir=str(tmp_path / "export"))
   o.multi_label_delimiter = "|"
+  # An early-stopping metric evaluation does not make: one line, no output.
+  bad = pipeline.default_options(**dict(vars(o),
+                                        early_stopping_metric="eval_A_f1"))
+  with pytest.raises(InputError, match="eval_A_f1: evaluation does not "
+                     "produce it; it produces eval_exact_match, eval_loss, "
+                     "eval_micro_f1"):
+    pipeline.run(bad)
+  assert not os.path.exists(out)
   pipeline.run(o)
   with open(os.path.join(out, "eval_results.txt")) as f:
     result = {k: float(v) for k, v in (l.strip().split(" = ") for l in f)}
@@ -136,3 +147,29 @@ def test_end_to_end_eval_and_predict(tmp_path):
     rows = [[float(x) for x in line.split("\t")] for line in f]
   assert len(rows) == 7 and all(len(r) == 2 for r in rows)
   assert all(0.0 <= x <= 1.0 for r in rows for x in r)
+
+  # Periodic evaluation with the in-graph metrics, the best one kept.
+  from bert_tf2 import runner  # pylint: disable=g-import-not-at-top
+  history = runner.periodic_eval.read_history(out)
+  assert [h["global_step"] for h in history] == [20, 40, 60]
+  best = max(history, key=lambda h: h["eval_micro_f1"])
+  assert 0.0 <= best["eval_micro_f1"] <= 1.0
+  assert runner.best_checkpoint(out).endswith("-%d" % best["global_step"])
+  # Python prediction and the exported SavedModel (of the best checkpoint).
+  import tensorflow as tf  # pylint: disable=g-import-not-at-top
+  import tensorflow_text  # pylint: disable=g-import-not-at-top,unused-import
+  from bert_tf2.predict import ClassifierPredictor  # pylint: disable=g-import-not-at-top
+  with open(os.path.join(d, "test.tsv")) as f:
+    texts = [line.rstrip("\n") for line in f][1:]
+  latest = ClassifierPredictor.from_output_dir(out).predict(texts)
+  np.testing.assert_allclose([p["probabilities"] for p in latest], rows,
+                             atol=1e-5)
+  assert [p["labels"] for p in latest] == [
+      [n for n, q in zip("AB", r) if q >= 0.5] for r in rows]
+  ours = ClassifierPredictor.from_output_dir(out, best=True).predict(texts)
+  served = tf.saved_model.load(str(tmp_path / "export")).signatures[
+      "serving_default"](text_a=tf.constant(texts))
+  np.testing.assert_allclose(served["probabilities"].numpy(),
+                             [p["probabilities"] for p in ours], atol=1e-5)
+  assert served["predicted"].numpy().tolist() == [
+      [n in p["labels"] for n in "AB"] for p in ours]

@@ -148,3 +148,32 @@ def test_fit_from_original_checkpoint_with_early_stopping(tmp_path):
                                           rel=1e-4)
   logits = model.predict(dev, verbose=0)
   assert logits.shape == (16, 2)
+
+
+def test_fit_with_the_tensorboard_callback_writes_the_losses(tmp_path):
+  keras.utils.set_random_seed(2)
+  model = BertClassifier(CONFIG, 2)
+  train = tf.data.Dataset.from_tensor_slices(_features(16, seed=3)).batch(8)
+  dev = tf.data.Dataset.from_tensor_slices(_features(8, seed=4)).batch(8)
+  model.compile(optimizer=optimization.create_optimizer(1e-3, 10, 0))
+  history = model.fit(train, validation_data=dev, epochs=2, verbose=0,
+                      callbacks=[keras.callbacks.TensorBoard(
+                          str(tmp_path / "logs"))])
+  scalars = {}
+  for split in ("train", "validation"):
+    files = tf.io.gfile.glob(str(tmp_path / "logs" / split / "events.*"))
+    assert files, split
+    for path in files:
+      for event in tf.compat.v1.train.summary_iterator(path):
+        for value in event.summary.value:
+          number = tf.make_ndarray(value.tensor) if value.HasField(
+              "tensor") else value.simple_value
+          scalars.setdefault((split, value.tag), []).append(
+              (event.step, float(number)))
+  # One point per epoch, equal to what fit returned.
+  for split, prefix in (("train", ""), ("validation", "val_")):
+    for name in ("loss", "accuracy"):
+      points = sorted(scalars[(split, "epoch_" + name)])
+      assert [s for s, _ in points] == [0, 1]
+      np.testing.assert_allclose([v for _, v in points],
+                                 history.history[prefix + name], rtol=1e-5)

@@ -211,3 +211,33 @@ def test_read_examples_splits_pairs_like_the_original(tmp_path):
   bad.write_bytes(b"caf\xe9\n")
   with pytest.raises(InputError, match="not UTF-8"):
     feature_extraction.read_examples(str(bad))
+
+
+def test_export_dir_serves_the_json_lines_numbers(setup):
+  import tensorflow as tf  # pylint: disable=g-import-not-at-top
+  import tensorflow_text  # pylint: disable=g-import-not-at-top,unused-import
+  from bert_tf2.feature_extraction import examples as fe_examples  # pylint: disable=g-import-not-at-top
+  out = str(setup["tmp"] / "exported.jsonl")
+  export_dir = str(setup["tmp"] / "encoder")
+  kwargs = dict(input_file=setup["input_file"], output_file=out,
+                bert_config_file=setup["config"],
+                init_checkpoint=setup["ckpt"], vocab_file=setup["vocab"],
+                layers=LAYERS, max_seq_length=MAX_SEQ, batch_size=4)
+  (setup["tmp"] / "not_a_model").mkdir()
+  with pytest.raises(InputError, match="not a SavedModel"):
+    feature_extraction.extract_to_file(**dict(
+        kwargs, export_dir=str(setup["tmp"] / "not_a_model")))
+  assert not os.path.exists(out)
+  feature_extraction.extract_to_file(export_dir=export_dir, **kwargs)
+  examples = fe_examples.read_examples(setup["input_file"])
+  served = tf.saved_model.load(export_dir).signatures["serving_pair"](
+      text_a=tf.constant([e.text_a for e in examples]),
+      text_b=tf.constant([e.text_b or "" for e in examples]))
+  vectors = served["token_vectors"].numpy()
+  assert vectors.shape == (len(LINES), MAX_SEQ, 4, CONFIG["hidden_size"])
+  for i, line in enumerate(_load(out)):
+    num_tokens = len(line["features"])
+    assert served["input_mask"].numpy()[i].sum() == num_tokens
+    want = np.array([[l["values"] for l in t["layers"]]
+                     for t in line["features"]])
+    np.testing.assert_allclose(vectors[i, :num_tokens], want, atol=2e-6)

@@ -7,9 +7,11 @@ tensorflow_text, and must give the Python API's outputs.
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 
+import keras
 import numpy as np
 import pytest
 
@@ -31,9 +33,22 @@ CONFIG = modeling.BertConfig(
     type_vocab_size=2, initializer_range=0.5)
 TEXTS = ["w1 w2 alpha w3", ("w4 beta, w5", "w6 (w7)."), "Alpha W9 w10 zzz",
          " ".join(WORDS[:25]) * 2]
+LONG_TEXTS = [" ".join(WORDS[:25]) * 2, "w3 w4", "alpha " * 14 + "betas w2"]
+LONG_PAIRS = [(" ".join(WORDS[5:30]), "w1 (w2)"), ("w7 w8", "alpha beta"),
+              ("w9 " * 20, " ".join(WORDS[:20]))]
 QUESTIONS = [("w1 w2?", "w3 (w4 w5), w6. alpha betas w7-w8 w9."),
              ("alpha?", "w10 w11 w12 w13."),
              ("w14 w15 w16", "(w17) w18, w19 w20 alphaed w21 w22 w23.")]
+# Contexts of several doc_stride windows (max_seq_length 32, stride 8).
+LONG_CONTEXT = " ".join("w%d%s" % (i % 30, ["", ",", ".", " alpha",
+                                           " betas"][i % 5])
+                        for i in range(70))
+SQUAD_QUESTIONS = QUESTIONS + [("w3 alpha?", LONG_CONTEXT),
+                               ("beta w2", LONG_CONTEXT[:150]),
+                               ("w5 (w6)?", LONG_CONTEXT[100:])]
+SQUAD_SETTINGS = dict(max_seq_length=32, doc_stride=8, max_query_length=6,
+                      max_answer_length=6, version_2_with_negative=True,
+                      null_score_diff_threshold=-2.0)
 
 
 def _checkpoint(model, directory):
@@ -44,6 +59,7 @@ def _checkpoint(model, directory):
 
 @pytest.fixture(scope="module")
 def files(tmp_path_factory):
+  keras.utils.set_random_seed(0)  # The same tiny models in every run.
   root = tmp_path_factory.mktemp("predict")
   vocab = root / "vocab.txt"
   vocab.write_text("\n".join(VOCAB) + "\n")
@@ -85,6 +101,47 @@ def test_prediction_input_of_wrong_type_is_one_clear_error(files, bad):
     p.predict(bad)
 
 
+@pytest.mark.parametrize("bad", ["a question?", [("q",)], [("q", 3)],
+                                 [["q", "c", "x"]]])
+def test_squad_and_features_inputs_of_wrong_type(files, bad):
+  squad = SquadPredictor(files["config"], files["squad"], files["vocab"],
+                         max_seq_length=24, max_query_length=6)
+  with pytest.raises(InputError, match="questions"):
+    squad.predict(bad)
+  encoder = FeatureEncoder(files["config"], files["bert"], files["vocab"],
+                           max_seq_length=16)
+  for method in (encoder.encode, encoder.sentence_vectors):
+    with pytest.raises(InputError, match="texts"):
+      method(bad if not isinstance(bad, str) else 7)
+
+
+def test_export_without_checkpoint_is_one_error_nothing_written(files,
+                                                                tmp_path):
+  from bert_tf2.classifier import options as options_lib  # pylint: disable=g-import-not-at-top
+  from bert_tf2.classifier import pipeline  # pylint: disable=g-import-not-at-top
+  data_dir = tmp_path / "data"
+  data_dir.mkdir()
+  (data_dir / "test.tsv").write_text("label\ta\na\tw1 w2\n")
+  flags = dict(task_name="tsv", data_dir=str(data_dir),
+               output_dir=str(tmp_path / "out"), vocab_file=files["vocab"],
+               bert_config_file=files["config"], text_a_column="a",
+               label_column="label", label_list="a,b,c", do_predict=True,
+               max_seq_length=16, export_dir=str(tmp_path / "export"))
+  for extra in ({}, {"label_column": "label,a"}):  # single, multi-label
+    with pytest.raises(InputError, match="--export_dir=.*: no checkpoint to "
+                       "export in --output_dir=.*out"):
+      pipeline.run(options_lib.default_options(**dict(flags, **extra)))
+  (tmp_path / "not_a_model").mkdir()
+  with pytest.raises(InputError, match="not a SavedModel"):
+    pipeline.run(options_lib.default_options(**dict(
+        flags, export_dir=str(tmp_path / "not_a_model"))))
+  assert sorted(os.listdir(str(tmp_path))) == ["data", "not_a_model"]
+  p = ClassifierPredictor.from_output_dir(files["classifier_dir"])
+  with pytest.raises(InputError, match="not a SavedModel"):
+    p.export(str(tmp_path / "not_a_model"))
+  assert os.listdir(str(tmp_path / "not_a_model")) == []
+
+
 def test_output_dir_without_checkpoint_or_assets_is_refused(files, tmp_path):
   with pytest.raises(InputError, match="predictor.json"):
     ClassifierPredictor.from_output_dir(str(tmp_path))
@@ -95,6 +152,62 @@ def test_output_dir_without_checkpoint_or_assets_is_refused(files, tmp_path):
     ClassifierPredictor.from_output_dir(str(empty))
   with pytest.raises(InputError, match="not a 'squad'"):
     SquadPredictor.from_output_dir(files["classifier_dir"])
+
+
+def test_long_texts_predictor_equals_run_classifier_windows(files,
+                                                           tmp_path):
+  from bert_tf2.classifier import options as options_lib  # pylint: disable=g-import-not-at-top
+  from bert_tf2.classifier import pipeline  # pylint: disable=g-import-not-at-top
+  data_dir = tmp_path / "data"
+  data_dir.mkdir()
+  rows = [(t, "") for t in LONG_TEXTS] + LONG_PAIRS
+  (data_dir / "test.tsv").write_text("label\ta\tb\n" + "".join(
+      "a\t%s\t%s\n" % row for row in rows))
+  out = tmp_path / "out"
+  shutil.copytree(files["classifier_dir"], str(out))
+  pipeline.run(options_lib.default_options(
+      task_name="tsv", data_dir=str(data_dir), output_dir=str(out),
+      vocab_file=files["vocab"], bert_config_file=files["config"],
+      text_a_column="a", text_b_column="b", label_column="label",
+      label_list="a,b,c",
+      do_predict=True, max_seq_length=16, long_text="sliding_window",
+      doc_stride=4, predict_batch_size=4))
+  script = np.loadtxt(str(out / "test_results.tsv"), ndmin=2)
+  windows = ClassifierPredictor.from_output_dir(
+      files["classifier_dir"], long_text="sliding_window", doc_stride=4)
+  ours = windows.predict([t for t, _ in rows[:3]] + LONG_PAIRS)
+  np.testing.assert_allclose(script, [o["probabilities"] for o in ours],
+                             atol=1e-6)
+  truncated = ClassifierPredictor.from_output_dir(files["classifier_dir"])
+  assert not np.allclose(script[0], truncated.predict(rows[:1])[0][
+      "probabilities"], atol=1e-4)
+
+
+def test_squad_predictor_equals_run_squad_on_long_contexts(files,
+                                                          tmp_path):
+  from bert_tf2.squad import pipeline  # pylint: disable=g-import-not-at-top
+  from tests.squad.train_test import _options  # pylint: disable=g-import-not-at-top
+  data = {"version": "v2.0", "data": [{"title": "t", "paragraphs": [
+      {"context": c, "qas": [{"id": "q%d" % i, "question": q, "answers": [],
+                              "is_impossible": False}]}
+      for i, (q, c) in enumerate(SQUAD_QUESTIONS)]}]}
+  (tmp_path / "dev.json").write_text(json.dumps(data))
+  out = tmp_path / "out"
+  pipeline.run(_options(dict(
+      config=files["config"], vocab=files["vocab"], out=str(out),
+      train=None, dev=str(tmp_path / "dev.json")), do_train=False,
+      init_checkpoint=files["squad"], n_best_size=20, **SQUAD_SETTINGS))
+  predictions = json.loads((out / "predictions.json").read_text())
+  null_odds = json.loads((out / "null_odds.json").read_text())
+  squad = SquadPredictor(files["config"], files["squad"], files["vocab"],
+                         **SQUAD_SETTINGS)
+  ours = squad.predict(SQUAD_QUESTIONS)
+  assert [predictions["q%d" % i] for i in range(len(ours))] == [
+      o["answer"] for o in ours]
+  np.testing.assert_allclose(
+      [null_odds["q%d" % i] for i in range(len(ours))],
+      [o["null_score_diff"] for o in ours], atol=1e-5)
+  assert any(o["answer"] for o in ours[len(QUESTIONS):])
 
 
 def test_squad_answers_are_spans_of_the_context(files):
@@ -125,7 +238,16 @@ s = tf.saved_model.load(args["squad"]).signatures["serving_default"]
 r = s(question=tf.constant(args["q"]), context=tf.constant(args["ctx"]))
 out["squad"] = [[x.decode() for x in r["answer"].numpy()],
                 r["score"].numpy().tolist(), r["no_answer"].numpy().tolist(),
-                r["null_score_diff"].numpy().tolist()]
+                r["null_score_diff"].numpy().tolist(),
+                r["num_windows"].numpy().tolist()]
+w = tf.saved_model.load(args["windows"])
+ws = w.signatures["serving_default"](text_a=tf.constant(args["long"]))
+wp = w.signatures["serving_pair"](text_a=tf.constant(args["long_a"]),
+                                  text_b=tf.constant(args["long_b"]))
+out["windows"] = [ws["probabilities"].numpy().tolist(),
+                  ws["num_windows"].numpy().tolist(),
+                  wp["probabilities"].numpy().tolist(),
+                  [x.decode() for x in wp["label"].numpy()]]
 f = tf.saved_model.load(args["features"])
 v = f.signatures["serving_default"](text=tf.constant(args["single"]))
 out["features"] = [v["mean_vectors"].numpy().tolist(),
@@ -141,19 +263,23 @@ def test_saved_models_in_a_fresh_process_equal_the_python_api(files):
   root = files["root"]
   classifier = ClassifierPredictor.from_output_dir(files["classifier_dir"])
   squad = SquadPredictor(files["config"], files["squad"], files["vocab"],
-                         max_seq_length=32, max_query_length=6,
-                         max_answer_length=6, version_2_with_negative=True,
-                         null_score_diff_threshold=-100.0)
+                         **SQUAD_SETTINGS)
   encoder = FeatureEncoder(files["config"], files["bert"], files["vocab"],
                            max_seq_length=16, layers=(-1, 0))
+  windows = ClassifierPredictor.from_output_dir(
+      files["classifier_dir"], long_text="sliding_window", doc_stride=4)
   singles = [t for t in TEXTS if isinstance(t, str)]
   pairs = [t for t in TEXTS if not isinstance(t, str)]
   args = {"classifier": classifier.export(str(root / "c_export")),
           "squad": squad.export(str(root / "s_export")),
           "features": encoder.export(str(root / "f_export")),
+          "windows": windows.export(str(root / "w_export")),
+          "long": LONG_TEXTS, "long_a": [a for a, _ in LONG_PAIRS],
+          "long_b": [b for _, b in LONG_PAIRS],
           "single": singles, "a": [a for a, _ in pairs],
           "b": [b for _, b in pairs],
-          "q": [q for q, _ in QUESTIONS], "ctx": [c for _, c in QUESTIONS]}
+          "q": [q for q, _ in SQUAD_QUESTIONS],
+          "ctx": [c for _, c in SQUAD_QUESTIONS]}
   env = dict(os.environ, PYTHONPATH="")
   proc = subprocess.run([sys.executable, "-c", _SERVE, json.dumps(args)],
                         capture_output=True, text=True, env=env,
@@ -170,8 +296,26 @@ def test_saved_models_in_a_fresh_process_equal_the_python_api(files):
       pair_probs, [o["probabilities"] for o in classifier.predict(pairs)],
       atol=1e-5)
 
-  answers, scores, no_answer, diffs = served["squad"]
-  ours = squad.predict(QUESTIONS)
+  # Long texts: windows averaged in graph as in Python.
+  probs, num_windows, pair_probs, pair_labels = served["windows"]
+  ours = windows.predict(LONG_TEXTS)
+  np.testing.assert_allclose(probs, [o["probabilities"] for o in ours],
+                             atol=1e-5)
+  assert num_windows == [len(windows._features([(t, None)]))  # pylint: disable=protected-access
+                         for t in LONG_TEXTS]
+  assert max(num_windows) > 3 and min(num_windows) == 1
+  ours = windows.predict(LONG_PAIRS)
+  np.testing.assert_allclose(pair_probs, [o["probabilities"] for o in ours],
+                             atol=1e-5)
+  assert pair_labels == [o["label"] for o in ours]
+
+  # SQuAD over every doc_stride window of long contexts, as predict.
+  answers, scores, no_answer, diffs, num_windows = served["squad"]
+  assert num_windows[:len(QUESTIONS)] == [1] * len(QUESTIONS)
+  assert min(num_windows[len(QUESTIONS):]) >= 2 and max(num_windows) > 5
+  ours = squad.predict(SQUAD_QUESTIONS)
+  assert any(o["no_answer"] for o in ours)
+  assert not all(o["no_answer"] for o in ours[len(QUESTIONS):])
   assert answers == [o["answer"] for o in ours]
   assert no_answer == [o["no_answer"] for o in ours]
   np.testing.assert_allclose(scores, [o["score"] for o in ours], atol=1e-4)
