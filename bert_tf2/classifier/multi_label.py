@@ -265,7 +265,8 @@ def run(o, bert_config, tokenizer, processor_options, make_estimator,
   label_list = processor.get_labels()
   num = len(label_list)
   task = MultiLabelTask(bert_config, num,
-                        use_one_hot_embeddings=bool(o.use_tpu))
+                        use_one_hot_embeddings=bool(o.use_tpu),
+                        classifier_dropout_prob=o.classifier_dropout_prob)
   steps = None
   train_file = os.path.join(o.output_dir, "train.tf_record")
   if o.do_train:

@@ -86,6 +86,9 @@ def validate(o):
   for flag in ("train_batch_size", "eval_batch_size", "predict_batch_size"):
     if getattr(o, flag) < 1:
       raise InputError("--%s=%d: must be >= 1" % (flag, getattr(o, flag)))
+  if not 0 <= o.classifier_dropout_prob < 1:
+    raise InputError("--classifier_dropout_prob=%s: must be in [0, 1)" %
+                     o.classifier_dropout_prob)
   tokenizer = tokenization.FullTokenizer(vocab_file=o.vocab_file,
                                          do_lower_case=o.do_lower_case)
   if len(tokenizer.vocab) > bert_config.vocab_size:
@@ -173,7 +176,8 @@ def run(o):
     logging.info("tag scheme of %s: %s", _path(o, "train_file"),
                  schemes.detect_scheme(s.tags for s in train_sentences))
   task = NerTask(bert_config, len(label_list),
-                 use_one_hot_embeddings=bool(o.use_tpu))
+                 use_one_hot_embeddings=bool(o.use_tpu),
+                 classifier_dropout_prob=o.classifier_dropout_prob)
   refuse_other_model(o.output_dir, task)
   atomic_write_text(os.path.join(o.output_dir, LABELS_FILE),
                     "\n".join(label_list) + "\n")
@@ -197,7 +201,8 @@ def run(o):
                                           num_warmup_steps)
   if o.do_train:
     estimator.train(features_lib.input_fn_builder(
-        train_file, o.max_seq_length, True, drop_remainder=True),
+        train_file, o.max_seq_length, True, drop_remainder=True,
+        seed=runner.data_seed(o)),
                     max_steps=num_train_steps)
 
   for enabled, file_flag, name, results, predictions in (
