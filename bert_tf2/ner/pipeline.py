@@ -50,7 +50,7 @@ def default_options(**overrides):
       keep_checkpoint_max=5, gradient_accumulation_steps=1,
       optimizer="adamw", skip_consumed_batches=False, export_dir=None,
       doc_stride=64, train_file="train.txt", dev_file="dev.txt",
-      test_file="test.txt", labels_file=None)
+      test_file="test.txt", labels_file=None, classifier_dropout_prob=0.1)
   unknown = set(overrides) - set(values)
   if unknown:
     raise TypeError("unknown options: %s" % sorted(unknown))
@@ -68,6 +68,9 @@ def validate(o):
       raise InputError("--%s is required" % flag)
   if not tf.io.gfile.isdir(o.data_dir):
     raise InputError("--data_dir=%s: not a directory" % o.data_dir)
+  if not 0 <= o.classifier_dropout_prob < 1:
+    raise InputError("--classifier_dropout_prob=%s: must be in [0, 1)" %
+                     o.classifier_dropout_prob)
   cli.require_file("bert_config_file", o.bert_config_file)
   cli.require_file("vocab_file", o.vocab_file)
   try:
@@ -86,9 +89,6 @@ def validate(o):
   for flag in ("train_batch_size", "eval_batch_size", "predict_batch_size"):
     if getattr(o, flag) < 1:
       raise InputError("--%s=%d: must be >= 1" % (flag, getattr(o, flag)))
-  if not 0 <= o.classifier_dropout_prob < 1:
-    raise InputError("--classifier_dropout_prob=%s: must be in [0, 1)" %
-                     o.classifier_dropout_prob)
   tokenizer = tokenization.FullTokenizer(vocab_file=o.vocab_file,
                                          do_lower_case=o.do_lower_case)
   if len(tokenizer.vocab) > bert_config.vocab_size:
