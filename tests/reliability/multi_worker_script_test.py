@@ -397,6 +397,29 @@ def test_bad_tf_config_is_one_line(inputs, tmp_path, tf_config, expected):
   assert not out.exists()
 
 
+@pytest.mark.parametrize("script", ["run_classifier.py", "run_squad.py",
+                                    "run_ner.py"])
+def test_fine_tuning_scripts_without_tf_config_are_one_line(inputs, tmp_path,
+                                                            script):
+  """Every fine-tuning script starts the strategy first: no TF_CONFIG is
+  its one line before any input is read or output written."""
+  out = tmp_path / "out"
+  args = ["--output_dir=%s" % out, "--vocab_file=" + inputs["vocab"],
+          "--bert_config_file=" + inputs["config"], "--do_train=true",
+          "--strategy=multi_worker"] + {
+              "run_classifier.py": ["--task_name=cola",
+                                    "--data_dir=" + inputs["glue"]],
+              "run_squad.py": ["--train_file=" + inputs["squad"]],
+              "run_ner.py": ["--data_dir=" + inputs["glue"]]}[script]
+  result = subprocess.run(
+      [sys.executable, os.path.join(REPO_ROOT, script)] + args,
+      cwd=REPO_ROOT, env=_env(), capture_output=True, text=True,
+      timeout=120, check=False)
+  line = fixtures.error_line(result)
+  assert "--strategy=multi_worker needs the TF_CONFIG environment" in line
+  assert not out.exists()
+
+
 def test_worker_that_never_comes_is_one_line_within_timeout(inputs,
                                                             tmp_path):
   out = tmp_path / "out"
