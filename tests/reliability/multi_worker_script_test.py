@@ -159,8 +159,16 @@ def _assert_same_checkpoint(ours, reference):
   assert any(n.endswith("/adam_v") for n in ours)
   for name in reference:
     # Float32 all-reduce sums in another order than one device's batch.
+    # Weights: 2e-6 absolute slack (some are pure round-off: the attention
+    # key bias, SQuAD's output bias and last LayerNorm beta have gradient 0
+    # in exact arithmetic). Adam slots: slack scaled to the tensor, as its
+    # second moments are ~1e-6 where 2e-6 would let any value pass.
+    atol = 2e-6
+    if name.endswith(("/adam_m", "/adam_v")):
+      scale = float(np.max(np.abs(reference[name]), initial=0.0))
+      atol = max(1e-9, min(atol, 1e-3 * scale))
     np.testing.assert_allclose(ours[name], reference[name], rtol=2e-4,
-                               atol=2e-6, err_msg=name)
+                               atol=atol, err_msg=name)
 
 
 def _eval_results(path):
