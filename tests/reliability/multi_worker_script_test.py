@@ -23,7 +23,11 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
+import modeling
+from bert_tf2.classifier.model import BertClassifier
 from bert_tf2.common import launch_local
+from bert_tf2.ner.model import BertTokenClassifier
+from bert_tf2.squad.model import SquadModel
 from tests.golden import REPO_ROOT
 from tests.reliability import fixtures
 
@@ -105,7 +109,6 @@ def _task_checkpoint(model, prefix):
   """Writes every variable of a fine-tuning `model` (encoder AND head):
   both runs start from these weights (a head initialized at random would
   differ between processes). Returns the prefix."""
-  import modeling  # pylint: disable=g-import-not-at-top
   ids = np.ones([1, 4], np.int32)
   model({"input_ids": ids, "input_mask": ids, "segment_ids": 0 * ids})
   return modeling.write_checkpoint(modeling.original_variable_names(model),
@@ -126,8 +129,8 @@ def _train_both(script, args, step):
   ours, reference = _checkpoint(out[0], step), _checkpoint(out[1], step)
   assert int(ours["global_step"]) == step
   _assert_same_checkpoint(ours, reference)
-  for name in reference:  # Every variable trained (but the pooler, which
-    # the span and tagging heads do not use).
+  for name in reference:  # Gradients reached every variable but the
+    # pooler (the span and tagging heads do not use it).
     if name.endswith("/adam_v") and "/pooler/" not in name:
       assert np.any(ours[name] > 0), name
   return out
@@ -275,8 +278,6 @@ def test_classifier_two_workers_like_one_process(inputs, no_dropout,
   one process with batch 4; its eval_results.txt and test_results.tsv
   (gathered on the chief) hold every dev/test example, in order, as the
   one process's."""
-  from bert_tf2.classifier.model import BertClassifier  # pylint: disable=g-import-not-at-top
-  import modeling  # pylint: disable=g-import-not-at-top
   init = _task_checkpoint(BertClassifier(
       modeling.BertConfig.from_json_file(no_dropout), 2),
                           tmp_path / "init" / "model.ckpt")
@@ -309,8 +310,6 @@ def test_squad_two_workers_like_one_process(inputs, no_dropout, tmp_path):
   """run_squad.py on 2 workers: the checkpoint of one process with the
   same global batch, and the same predictions.json / nbest (every
   question, predicted on the chief from all workers' gathered logits)."""
-  from bert_tf2.squad.model import SquadModel  # pylint: disable=g-import-not-at-top
-  import modeling  # pylint: disable=g-import-not-at-top
   init = _task_checkpoint(SquadModel(modeling.BertConfig.from_json_file(
       no_dropout)), tmp_path / "init" / "model.ckpt")
 
@@ -351,8 +350,6 @@ def test_ner_two_workers_like_one_process(inputs, no_dropout, tagging_data,
   """run_ner.py --classifier_dropout_prob=0 on 2 workers: the checkpoint
   of one process with the same global batch, and the same dev/test
   results and tagged files (every sentence, gathered on the chief)."""
-  from bert_tf2.ner.model import BertTokenClassifier  # pylint: disable=g-import-not-at-top
-  import modeling  # pylint: disable=g-import-not-at-top
   init = _task_checkpoint(BertTokenClassifier(
       modeling.BertConfig.from_json_file(no_dropout), 2),  # O, B-COL.
                           tmp_path / "init" / "model.ckpt")
