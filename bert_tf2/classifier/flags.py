@@ -62,6 +62,12 @@ def define_flags(flag_values=flags.FLAGS):
   runner.define_flags(flag_values)
 
   # Beyond the original.
+  flags.DEFINE_float(
+      "classifier_dropout_prob", 0.1, "Dropout rate on the pooled output "
+      "before the output layer in training (the original hard-codes 0.1). 0 "
+      "turns it off, e.g. for runs that must be reproducible across "
+      "replicas: each replica of a multi-worker/multi-device job draws its "
+      "own dropout masks.", **fv)
   flags.DEFINE_string(
       "export_dir", None, "If set, write a SavedModel here "
       "with signatures 'serving_default' (raw strings text_a, "

@@ -2,7 +2,8 @@
 
 Same computation and variable names as the original's `create_model`:
 bert/... for the encoder, top-level `output_weights` [num_labels, hidden]
-and `output_bias` [num_labels], dropout 0.1 on the pooled output in training.
+and `output_bias` [num_labels], dropout 0.1 on the pooled output in training
+(`classifier_dropout_prob`: the original hard-codes 0.1; 0 turns it off).
 For regression (STS-B) num_labels is 1 and the logit is the prediction.
 
 An ordinary Keras model (`bert_tf2.common.task_model.TaskModel`): compiled
@@ -34,7 +35,7 @@ class BertClassifier(task_model.TaskModel):
   """BertModel + ClassificationHead; call(features) -> float32 logits."""
 
   def __init__(self, bert_config, num_labels, use_one_hot_embeddings=False,
-               **kwargs):
+               classifier_dropout_prob=0.1, **kwargs):
     kwargs.setdefault("name", "bert_classifier")
     self.metric_names = ("accuracy",) if int(num_labels) > 1 else ()
     super().__init__(**kwargs)
@@ -43,13 +44,14 @@ class BertClassifier(task_model.TaskModel):
     self.bert_config = bert_config
     self.num_labels = int(num_labels)
     self.use_one_hot_embeddings = use_one_hot_embeddings
+    self.classifier_dropout_prob = float(classifier_dropout_prob)
     self.bert = modeling.BertModel(
         bert_config, use_one_hot_embeddings=use_one_hot_embeddings,
         dtype=self.dtype_policy)
     self.classifier = modeling.ClassificationHead(
         self.num_labels, hidden_size=bert_config.hidden_size,
         initializer_range=bert_config.initializer_range,
-        dtype=self.dtype_policy)
+        dropout_prob=self.classifier_dropout_prob, dtype=self.dtype_policy)
     self.built = True  # All variables exist.
 
   def call(self, features, training=False):
@@ -82,7 +84,8 @@ class BertClassifier(task_model.TaskModel):
     config = self.base_config()
     config.update(bert_config=self.bert_config.to_dict(),
                   num_labels=self.num_labels,
-                  use_one_hot_embeddings=self.use_one_hot_embeddings)
+                  use_one_hot_embeddings=self.use_one_hot_embeddings,
+                  classifier_dropout_prob=self.classifier_dropout_prob)
     return config
 
   @classmethod

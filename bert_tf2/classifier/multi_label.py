@@ -292,7 +292,8 @@ def run(o, bert_config, tokenizer, processor_options, make_estimator,
   label_list = processor.get_labels()
   num = len(label_list)
   task = MultiLabelTask(bert_config, num,
-                        use_one_hot_embeddings=bool(o.use_tpu))
+                        use_one_hot_embeddings=bool(o.use_tpu),
+                        classifier_dropout_prob=o.classifier_dropout_prob)
   from bert_tf2 import runner  # pylint: disable=g-import-not-at-top
   every, stopping, keep_best = runner.early_stopping_from_flags(o)
   if every and not (o.do_train and o.do_eval):

@@ -64,6 +64,9 @@ def validate(o):
   if o.max_seq_length < 3:
     raise InputError("--max_seq_length=%d: must be at least 3" %
                      o.max_seq_length)
+  if not 0 <= o.classifier_dropout_prob < 1:
+    raise InputError("--classifier_dropout_prob=%s: must be in [0, 1)" %
+                     o.classifier_dropout_prob)
   bert_config, tokenizer = setup_checks.load_config_and_tokenizer(
       o.bert_config_file, o.vocab_file, do_lower_case=o.do_lower_case,
       init_checkpoint=o.init_checkpoint, max_seq_length=o.max_seq_length)

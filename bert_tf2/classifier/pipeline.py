@@ -162,7 +162,8 @@ def run(o):
   label_list = processor.get_labels()
   regression = processor.is_regression
   task = ClassifierTask(bert_config, len(label_list), regression,
-                        use_one_hot_embeddings=bool(o.use_tpu))
+                        use_one_hot_embeddings=bool(o.use_tpu),
+                        classifier_dropout_prob=o.classifier_dropout_prob)
   eval_every, early_stopping, keep_best = _periodic_eval_options(o, task)
   tf.io.gfile.makedirs(o.output_dir)
   config = runner.run_config_from_flags(

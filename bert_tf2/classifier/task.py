@@ -65,15 +65,17 @@ class ClassifierTask(Task):
   """Sentence (pair) classification or regression on BERT's pooled output."""
 
   def __init__(self, bert_config, num_labels, is_regression=False,
-               use_one_hot_embeddings=False):
+               use_one_hot_embeddings=False, classifier_dropout_prob=0.1):
     self.bert_config = bert_config
     self.is_regression = bool(is_regression)
     self.num_labels = 1 if is_regression else int(num_labels)
     self.use_one_hot_embeddings = use_one_hot_embeddings
+    self.classifier_dropout_prob = classifier_dropout_prob
 
   def build_model(self):
     return BertClassifier(self.bert_config, self.num_labels,
-                          use_one_hot_embeddings=self.use_one_hot_embeddings)
+                          use_one_hot_embeddings=self.use_one_hot_embeddings,
+                          classifier_dropout_prob=self.classifier_dropout_prob)
 
   def checkpoint_variables(self, model):
     return modeling.original_variable_names(model)

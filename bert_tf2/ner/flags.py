@@ -54,6 +54,12 @@ def define_flags(flag_values=flags.FLAGS):
       "linear learning rate warmup, e.g. 0.1 = 10%.", **fv)
   runner.define_flags(
       flag_values)  # also save_checkpoints_steps, iterations_per_loop
+  flags.DEFINE_float(
+      "classifier_dropout_prob", 0.1, "Dropout rate on the final hidden "
+      "states before the tag layer in training (0.1: as the classifier). 0 "
+      "turns it off, e.g. for runs that must be reproducible across "
+      "replicas: each replica of a multi-worker/multi-device job draws its "
+      "own dropout masks.", **fv)
   flags.DEFINE_string("train_file", "train.txt", "Training file in --data_dir.",
                       **fv)
   flags.DEFINE_string("dev_file", "dev.txt", "Dev file in --data_dir.", **fv)

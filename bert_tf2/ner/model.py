@@ -1,8 +1,9 @@
 """The NER model: BERT's sequence output -> per-token tag logits.
 
-As the BERT paper's token tagging: dropout 0.1 on the final hidden states,
-then one linear layer; variables bert/... and top-level `output_weights`
-[num_labels, hidden], `output_bias` [num_labels] (the classifier's names).
+As the BERT paper's token tagging: dropout 0.1 on the final hidden states
+(`classifier_dropout_prob`; 0 turns it off), then one linear layer;
+variables bert/... and top-level `output_weights` [num_labels, hidden],
+`output_bias` [num_labels] (the classifier's names).
 
 Example:
   >>> import modeling, tensorflow as tf
@@ -24,7 +25,7 @@ class BertTokenClassifier(keras.Model):
   """BertModel + a linear tag layer; call(features) -> float32 logits."""
 
   def __init__(self, bert_config, num_labels, use_one_hot_embeddings=False,
-               **kwargs):
+               classifier_dropout_prob=0.1, **kwargs):
     kwargs.setdefault("name", "bert_token_classifier")
     super().__init__(**kwargs)
     if isinstance(bert_config, dict):
@@ -32,11 +33,13 @@ class BertTokenClassifier(keras.Model):
     self.bert_config = bert_config
     self.num_labels = int(num_labels)
     self.use_one_hot_embeddings = use_one_hot_embeddings
+    self.classifier_dropout_prob = float(classifier_dropout_prob)
     self.bert = modeling.BertModel(
         bert_config, use_one_hot_embeddings=use_one_hot_embeddings)
     self.classifier = modeling.ClassificationHead(
         self.num_labels, hidden_size=bert_config.hidden_size,
-        initializer_range=bert_config.initializer_range)
+        initializer_range=bert_config.initializer_range,
+        dropout_prob=self.classifier_dropout_prob)
 
   def call(self, features, training=False):
     """Returns logits, float32 [batch_size, seq_length, num_labels].
@@ -59,6 +62,7 @@ class BertTokenClassifier(keras.Model):
     return {"bert_config": self.bert_config.to_dict(),
             "num_labels": self.num_labels,
             "use_one_hot_embeddings": self.use_one_hot_embeddings,
+            "classifier_dropout_prob": self.classifier_dropout_prob,
             "name": self.name}
 
   @classmethod

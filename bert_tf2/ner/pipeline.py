@@ -50,7 +50,7 @@ def default_options(**overrides):
       keep_checkpoint_max=5, gradient_accumulation_steps=1,
       optimizer="adamw", skip_consumed_batches=False, export_dir=None,
       doc_stride=64, train_file="train.txt", dev_file="dev.txt",
-      test_file="test.txt", labels_file=None)
+      test_file="test.txt", labels_file=None, classifier_dropout_prob=0.1)
   unknown = set(overrides) - set(values)
   if unknown:
     raise TypeError("unknown options: %s" % sorted(unknown))
@@ -68,6 +68,9 @@ def validate(o):
       raise InputError("--%s is required" % flag)
   if not tf.io.gfile.isdir(o.data_dir):
     raise InputError("--data_dir=%s: not a directory" % o.data_dir)
+  if not 0 <= o.classifier_dropout_prob < 1:
+    raise InputError("--classifier_dropout_prob=%s: must be in [0, 1)" %
+                     o.classifier_dropout_prob)
   cli.require_file("bert_config_file", o.bert_config_file)
   cli.require_file("vocab_file", o.vocab_file)
   try:
@@ -173,7 +176,8 @@ def run(o):
     logging.info("tag scheme of %s: %s", _path(o, "train_file"),
                  schemes.detect_scheme(s.tags for s in train_sentences))
   task = NerTask(bert_config, len(label_list),
-                 use_one_hot_embeddings=bool(o.use_tpu))
+                 use_one_hot_embeddings=bool(o.use_tpu),
+                 classifier_dropout_prob=o.classifier_dropout_prob)
   refuse_other_model(o.output_dir, task)
   atomic_write_text(os.path.join(o.output_dir, LABELS_FILE),
                     "\n".join(label_list) + "\n")
@@ -197,7 +201,8 @@ def run(o):
                                           num_warmup_steps)
   if o.do_train:
     estimator.train(features_lib.input_fn_builder(
-        train_file, o.max_seq_length, True, drop_remainder=True),
+        train_file, o.max_seq_length, True, drop_remainder=True,
+        seed=runner.data_seed(o)),
                     max_steps=num_train_steps)
 
   for enabled, file_flag, name, results, predictions in (

@@ -32,15 +32,18 @@ from bert_tf2.runner.task import Task
 class NerTask(Task):
   """Per-token tagging on BERT's sequence output."""
 
-  def __init__(self, bert_config, num_labels, use_one_hot_embeddings=False):
+  def __init__(self, bert_config, num_labels, use_one_hot_embeddings=False,
+               classifier_dropout_prob=0.1):
     self.bert_config = bert_config
     self.num_labels = int(num_labels)
     self.use_one_hot_embeddings = use_one_hot_embeddings
+    self.classifier_dropout_prob = classifier_dropout_prob
 
   def build_model(self):
     return BertTokenClassifier(
         self.bert_config, self.num_labels,
-        use_one_hot_embeddings=self.use_one_hot_embeddings)
+        use_one_hot_embeddings=self.use_one_hot_embeddings,
+        classifier_dropout_prob=self.classifier_dropout_prob)
 
   def checkpoint_variables(self, model):
     return modeling.original_variable_names(model)
