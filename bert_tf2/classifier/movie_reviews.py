@@ -117,22 +117,27 @@ def write_demo_data(output_dir, path=None):
   """Writes the small demo set shipped in data/ (see data/README.md).
 
   movie_reviews/train.tsv: the first 1,500 (shuffled) train sentences;
-  dev.tsv: the first 500 dev sentences; corpus.txt: the next 4,000 train sentences as
-  pretraining text, 8 sentences per document, documents separated by an
-  empty line. Returns {file: count}.
+  train_full.tsv: all 8,060 train sentences (in the same order, so it
+  starts with train.tsv); dev.tsv: the first 500 dev sentences;
+  corpus.txt: the 4,000 train sentences after train.tsv's as pretraining
+  text, 8 sentences per document, documents separated by an empty line.
+  Returns {file: count}.
   """
   splits = labelled_splits(path)
   train, dev = splits["train"][:DEMO_TRAIN], splits["dev"][:DEMO_DEV]
   corpus = splits["train"][DEMO_TRAIN:DEMO_TRAIN + DEMO_CORPUS]
   os.makedirs(os.path.join(output_dir, "movie_reviews"), exist_ok=True)
   write_tsv(os.path.join(output_dir, "movie_reviews", "train.tsv"), train)
+  write_tsv(os.path.join(output_dir, "movie_reviews", "train_full.tsv"),
+            splits["train"])
   write_tsv(os.path.join(output_dir, "movie_reviews", "dev.tsv"), dev)
   with atomic_open(os.path.join(output_dir, "corpus.txt"), "w") as f:
     for i, (_, text) in enumerate(corpus):
       if i and i % DEMO_DOC_SENTENCES == 0:
         f.write("\n")
       f.write(text + "\n")
-  return {"train.tsv": len(train), "dev.tsv": len(dev),
+  return {"train.tsv": len(train), "train_full.tsv": len(splits["train"]),
+          "dev.tsv": len(dev),
           "corpus.txt": len(corpus)}
 
 
