@@ -1,0 +1,128 @@
+"""int8 inference: our model exported to ONNX, dense weights quantized to int8.
+
+The predictors' forward function (ids, mask, segment ids -> logits or
+vectors) is converted by tf2onnx with a dynamic [batch, seq] input shape,
+then `onnxruntime.quantization.quantize_dynamic` stores every MatMul weight
+as int8 and quantizes the activations per batch at run time (dynamic-range
+quantization); ONNX Runtime runs the dense layers with int8 kernels.
+Embeddings, LayerNorm, softmax and GELU stay float32.
+
+Why ONNX Runtime rather than TensorFlow (measured, docs/performance.md):
+TF 2.21's TFLite converter rejects the encoder without flex ops (the
+attention mask's new-axis StridedSlice), and TensorFlow on CPU has no fast
+int8 matmul that XLA or Grappler would pick. The packages are the optional
+extra `int8` (`pip install bert-tf2[int8]`: onnxruntime, tf2onnx, onnx).
+
+Example:
+  >>> import modeling, numpy as np, tensorflow as tf
+  >>> cfg = modeling.BertConfig(vocab_size=30, hidden_size=16,
+  ...     num_hidden_layers=1, num_attention_heads=2, intermediate_size=32)
+  >>> bert = modeling.BertModel(cfg)
+  >>> def pooled(ids, mask, segments):
+  ...   return (bert({"input_ids": ids, "input_mask": mask,
+  ...                 "token_type_ids": segments})["pooled_output"],)
+  >>> model = quantize(pooled)                            # doctest: +SKIP
+  >>> ids = np.ones([2, 5], np.int32)
+  >>> model(ids, ids, 0 * ids)[0].shape                   # doctest: +SKIP
+  (2, 16)
+"""
+
+import os
+import tempfile
+
+import numpy as np
+
+from bert_tf2.common import InputError
+from bert_tf2.common import atomic
+
+INPUT_NAMES = ("input_ids", "input_mask", "segment_ids")
+OPSET = 17
+EXTRA_HINT = ("int8 inference needs the optional packages onnxruntime, "
+              "tf2onnx and onnx: pip install 'bert-tf2[int8]'")
+
+
+def require():
+  """Imports the int8 extra; returns (onnxruntime, tf2onnx, quantization).
+
+  Raises:
+    InputError: one of the packages is not installed (one line naming them).
+  """
+  try:
+    import onnxruntime  # pylint: disable=g-import-not-at-top
+    from onnxruntime import quantization  # pylint: disable=g-import-not-at-top
+    import tf2onnx  # pylint: disable=g-import-not-at-top
+  except ImportError as e:
+    raise InputError("%s (%s)" % (EXTRA_HINT, e)) from None
+  return onnxruntime, tf2onnx, quantization
+
+
+def export_onnx(forward, path, quantize_weights=True, reduce_range=True):
+  """Writes forward(input_ids, input_mask, segment_ids) as an ONNX model.
+
+  Args:
+    forward: Python function of three int32 [batch, seq] Tensors returning
+      a tuple of Tensors (the graph's outputs, in that order).
+    path: the .onnx file to write (atomically).
+    quantize_weights: store the MatMul weights as int8 (dynamic
+      quantization); False keeps the float32 model.
+    reduce_range: 7-bit weights. x86 CPUs without VNNI (AVX2 only)
+      multiply uint8 by int8 with a 16-bit saturating add (VPMADDUBSW);
+      full 8-bit weights overflow it and cost accuracy (measured on a
+      random BERT: up to 0.45 probability error, against 0.18 with 7 bits;
+      see docs/performance.md), at no speed cost.
+
+  Returns:
+    path.
+  """
+  import tensorflow as tf  # pylint: disable=g-import-not-at-top
+  _, tf2onnx, quantization = require()
+  specs = [tf.TensorSpec([None, None], tf.int32, name=n) for n in INPUT_NAMES]
+  fn = tf.function(forward, input_signature=specs)
+  with tempfile.TemporaryDirectory(prefix="bert_onnx_") as tmp:
+    float_path = os.path.join(tmp, "float32.onnx")
+    tf2onnx.convert.from_function(fn, input_signature=specs, opset=OPSET,
+                                  output_path=float_path)
+    with atomic.atomic_path(path) as out:
+      if quantize_weights:
+        # U8S8: uint8 activations, int8 weights, per-tensor scales.
+        quantization.quantize_dynamic(
+            float_path, out, weight_type=quantization.QuantType.QInt8,
+            reduce_range=bool(reduce_range))
+      else:
+        os.replace(float_path, out)
+  return path
+
+
+class OnnxModel(object):
+  """An ONNX Runtime session called like the TF forward function.
+
+  Args:
+    path: .onnx file from `export_onnx`.
+    num_threads: intra-op threads; 0 lets ONNX Runtime choose (all cores).
+  """
+
+  def __init__(self, path, num_threads=0):
+    onnxruntime, _, _ = require()
+    options = onnxruntime.SessionOptions()
+    options.intra_op_num_threads = int(num_threads)
+    self.path = path
+    self.session = onnxruntime.InferenceSession(
+        path, options, providers=["CPUExecutionProvider"])
+    names = [i.name for i in self.session.get_inputs()]
+    if sorted(names) != sorted(INPUT_NAMES):
+      raise InputError("%s: expected inputs %s, got %s" % (
+          path, ", ".join(INPUT_NAMES), ", ".join(names)))
+
+  def __call__(self, input_ids, input_mask, segment_ids):
+    """Returns the model's outputs: tuple of numpy arrays."""
+    feeds = {name: np.asarray(value, np.int32) for name, value in
+             zip(INPUT_NAMES, (input_ids, input_mask, segment_ids))}
+    return tuple(self.session.run(None, feeds))
+
+
+def quantize(forward, cache_dir=None, num_threads=0):
+  """`export_onnx` (int8) into cache_dir (default: a temporary directory),
+  loaded as an `OnnxModel`."""
+  directory = cache_dir or tempfile.mkdtemp(prefix="bert_int8_")
+  path = export_onnx(forward, os.path.join(directory, "model_int8.onnx"))
+  return OnnxModel(path, num_threads=num_threads)
