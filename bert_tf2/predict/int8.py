@@ -132,8 +132,17 @@ class OnnxModel(object):
 
 
 def quantize(forward, cache_dir=None, num_threads=0):
-  """`export_onnx` (int8) into cache_dir (default: a temporary directory),
-  loaded as an `OnnxModel`."""
-  directory = cache_dir or tempfile.mkdtemp(prefix="bert_int8_")
-  path = export_onnx(forward, os.path.join(directory, "model_int8.onnx"))
-  return OnnxModel(path, num_threads=num_threads)
+  """`export_onnx` (int8) loaded as an `OnnxModel`.
+
+  Args:
+    forward: as in `export_onnx`.
+    cache_dir: keep the .onnx file there (model_int8.onnx); default: a
+      temporary directory, removed once the session has loaded the model.
+    num_threads: as in `OnnxModel`.
+  """
+  if cache_dir:
+    return OnnxModel(export_onnx(forward, os.path.join(
+        cache_dir, "model_int8.onnx")), num_threads=num_threads)
+  with tempfile.TemporaryDirectory(prefix="bert_int8_") as tmp:
+    return OnnxModel(export_onnx(forward, os.path.join(
+        tmp, "model_int8.onnx")), num_threads=num_threads)
