@@ -4,6 +4,7 @@ import tensorflow as tf
 
 import modeling
 import tokenization
+from bert_tf2.common import InputError
 from bert_tf2.predict import assets as assets_lib
 
 
@@ -45,13 +46,19 @@ class Predictor(object):
     Args:
       forward: function of int32 input_ids, input_mask, segment_ids
         [batch, seq] returning a Tensor or a tuple of Tensors.
-      int8: run an int8 ONNX Runtime export of forward (`predict.int8`).
+      int8: True: run an int8 ONNX Runtime export of forward
+        (`predict.int8`); a str: load that .onnx file (an earlier
+        `export_onnx` of this model) instead of converting again.
       int8_dir: where to write the .onnx file (default: a temporary dir).
     """
     if not int8:
       return tf.function(forward, reduce_retracing=True)
     from bert_tf2.predict import int8 as int8_lib  # pylint: disable=g-import-not-at-top
     int8_lib.require()
+    if isinstance(int8, str):
+      if not tf.io.gfile.exists(int8):
+        raise InputError("int8=%s: ONNX file not found" % int8)
+      return int8_lib.OnnxModel(int8)
     return int8_lib.quantize(forward, cache_dir=int8_dir)
 
   def export_onnx(self, path, int8=True):

@@ -44,7 +44,9 @@ class ClassifierPredictor(base.Predictor):
       round-off, faster on short texts.
     int8: run an int8 ONNX Runtime export of the model (dense weights int8,
       `bert_tf2.predict.int8`; needs the `int8` extra). Probabilities move
-      by a few 0.01; see docs/performance.md for the accuracy cost.
+      by a few 0.01; see docs/performance.md for the accuracy cost. A path
+      (str) loads that file, an earlier `export_onnx(path)`, instead of
+      converting (minutes for a MiniLM-size model).
     int8_dir: where the int8 .onnx file is written (default: a temporary
       directory).
   """
@@ -71,8 +73,7 @@ class ClassifierPredictor(base.Predictor):
     self.trim_padding = bool(trim_padding)
     self.int8 = bool(int8)
     self._logits = self._model_function(
-        self._onnx_forward if self.int8 else self._forward, self.int8,
-        int8_dir)
+        self._onnx_forward if self.int8 else self._forward, int8, int8_dir)
 
   def build_model(self):
     return BertClassifier(self.bert_config, 1 if self.regression

@@ -46,7 +46,7 @@ class FeatureEncoder(base.Predictor):
     trim_padding: run each batch at its longest text (multiple of 8): the
       same vectors to float32 round-off.
     int8: run an int8 ONNX Runtime export (`bert_tf2.predict.int8`; needs
-      the `int8` extra).
+      the `int8` extra); a path (str) loads an earlier `export_onnx(path)`.
     int8_dir: where the int8 .onnx file is written (default: temporary).
   """
 
@@ -62,7 +62,7 @@ class FeatureEncoder(base.Predictor):
                                self.bert_config.num_hidden_layers, "layers")
     self.trim_padding = bool(trim_padding)
     self.int8 = bool(int8)
-    self._vectors = self._model_function(self._onnx_forward, self.int8,
+    self._vectors = self._model_function(self._onnx_forward, int8,
                                          int8_dir)
 
   def build_model(self):

@@ -91,6 +91,13 @@ def test_int8_classifier_is_close_to_float32(trained_like, tmp_path):  # pylint:
   assert same >= 0.9, same
   assert [o["label"] for o in out] == [
       ["a", "b", "c"][i] for i in got.argmax(-1)]
+  # The kept file loads without converting again: the same outputs.
+  again = ClassifierPredictor(int8=str(tmp_path / "model_int8.onnx"),
+                              **trained_like)
+  np.testing.assert_array_equal(
+      np.stack([o["probabilities"] for o in again.predict(MANY)]), got)
+  with pytest.raises(InputError, match="int8=.*not found"):
+    ClassifierPredictor(int8=str(tmp_path / "missing.onnx"), **trained_like)
 
 
 @pytest.mark.slow
