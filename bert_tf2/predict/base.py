@@ -1,7 +1,10 @@
 """What every predictor shares: config, tokenizer, weights from a checkpoint."""
 
+import tensorflow as tf
+
 import modeling
 import tokenization
+from bert_tf2.common import InputError
 from bert_tf2.predict import assets as assets_lib
 
 
@@ -35,6 +38,41 @@ class Predictor(object):
                                   flag="predictor checkpoint")
 
   def build_model(self):
+    raise NotImplementedError
+
+  def _model_function(self, forward, int8=False, int8_dir=None):
+    """forward as a traced TF function, or (int8) as an int8 ONNX model.
+
+    Args:
+      forward: function of int32 input_ids, input_mask, segment_ids
+        [batch, seq] returning a Tensor or a tuple of Tensors.
+      int8: True: run an int8 ONNX Runtime export of forward
+        (`predict.int8`); a str: load that .onnx file (an earlier
+        `export_onnx` of this model) instead of converting again.
+      int8_dir: where to write the .onnx file (default: a temporary dir).
+    """
+    if not int8:
+      return tf.function(forward, reduce_retracing=True)
+    from bert_tf2.predict import int8 as int8_lib  # pylint: disable=g-import-not-at-top
+    int8_lib.require()
+    if isinstance(int8, str):
+      if not tf.io.gfile.exists(int8):
+        raise InputError("int8=%s: ONNX file not found" % int8)
+      return int8_lib.OnnxModel(int8)
+    return int8_lib.quantize(forward, cache_dir=int8_dir)
+
+  def export_onnx(self, path, int8=True):
+    """Writes the model (token ids in; no tokenizer) as an ONNX file.
+
+    Inputs input_ids, input_mask, segment_ids: int32 [batch, seq] (any
+    seq <= max_seq_length); outputs as `predict_logits` / the vectors.
+    int8=True quantizes the dense weights (`predict.int8`). Returns path.
+    """
+    from bert_tf2.predict import int8 as int8_lib  # pylint: disable=g-import-not-at-top
+    return int8_lib.export_onnx(self._onnx_forward, path,
+                                quantize_weights=int8)
+
+  def _onnx_forward(self, input_ids, input_mask, segment_ids):
     raise NotImplementedError
 
   @classmethod

@@ -35,22 +35,35 @@ from bert_tf2.predict import serving
 from tokenization.tf_text import InGraphTokenizer
 
 POOLINGS = ("mean", "cls")
+OUTPUTS = ("token_vectors", "mean_vectors", "cls_vectors")
 
 
 class FeatureEncoder(base.Predictor):
-  """A BERT encoder turning texts into vectors (see module docstring)."""
+  """A BERT encoder turning texts into vectors (see module docstring).
+
+  Args (besides `base.Predictor`'s):
+    layers: encoder layer indexes (-1 = last).
+    trim_padding: run each batch at its longest text (multiple of 8): the
+      same vectors to float32 round-off.
+    int8: run an int8 ONNX Runtime export (`bert_tf2.predict.int8`; needs
+      the `int8` extra); a path (str) loads an earlier `export_onnx(path)`.
+    int8_dir: where the int8 .onnx file is written (default: temporary).
+  """
 
   kind = "features"
 
   def __init__(self, bert_config_file, checkpoint, vocab_file,
                do_lower_case=True, max_seq_length=128, layers=(-1,),
-               batch_size=32):
+               batch_size=32, trim_padding=True, int8=False, int8_dir=None):
     self._layer_spec = ",".join(str(i) for i in layers)
     super().__init__(bert_config_file, checkpoint, vocab_file, do_lower_case,
                      max_seq_length, batch_size)
     self.layers = parse_layers(self._layer_spec,
                                self.bert_config.num_hidden_layers, "layers")
-    self._vectors = tf.function(self._forward, reduce_retracing=True)
+    self.trim_padding = bool(trim_padding)
+    self.int8 = bool(int8)
+    self._vectors = self._model_function(self._onnx_forward, int8,
+                                         int8_dir)
 
   def build_model(self):
     return modeling.BertModel(self.bert_config)
@@ -62,6 +75,10 @@ class FeatureEncoder(base.Predictor):
         [out["encoder_outputs"][i] for i in self.layers], axis=2),
                  "input_mask": input_mask})
 
+  def _onnx_forward(self, input_ids, input_mask, segment_ids):
+    out = self._forward(input_ids, input_mask, segment_ids)
+    return tuple(out[k] for k in OUTPUTS)
+
   def _run(self, texts):
     pairs = serving.check_texts(texts)
     features = [examples_lib.convert_example(
@@ -72,9 +89,8 @@ class FeatureEncoder(base.Predictor):
     arrays = [[getattr(f, name) for f in features]
               for name in ("input_ids", "input_mask", "input_type_ids")]
     return features, serving.run_batches(
-        lambda *a: tuple(self._vectors(*a)[k] for k in (
-            "token_vectors", "mean_vectors", "cls_vectors")),
-        arrays, self.batch_size)
+        self._vectors, arrays, self.batch_size,
+        trim_padding=self.trim_padding, sequence_outputs=(0,))
 
   def encode(self, texts):
     """Token vectors of each text or (text_a, text_b) pair (see module doc)."""

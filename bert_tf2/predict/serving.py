@@ -12,6 +12,7 @@ import numpy as np
 import tensorflow as tf
 
 from bert_tf2.common import InputError
+from bert_tf2.common import padding
 
 
 def check_texts(texts, what="texts", pairs=True):
@@ -41,19 +42,45 @@ def check_texts(texts, what="texts", pairs=True):
   return out
 
 
-def run_batches(fn, arrays, batch_size):
+def run_batches(fn, arrays, batch_size, trim_padding=False,
+                sequence_outputs=()):
   """Applies fn(*batch) to int32 arrays in batches; concatenates outputs.
 
-  fn returns a Tensor or a tuple of Tensors; so does this (numpy).
+  fn returns a Tensor or a tuple of Tensors (or numpy arrays); so does this
+  (numpy).
+
+  Args:
+    fn: the model function.
+    arrays: [input_ids, input_mask, segment_ids], each [n, max_seq_length].
+    batch_size: int.
+    trim_padding: cut each batch to its longest sequence rounded up to a
+      multiple of 8 (`common.padding`, fine buckets): the same outputs to
+      float32 round-off, less compute on short texts.
+    sequence_outputs: indexes of outputs of shape [batch, seq, ...], padded
+      back with zeros to max_seq_length after trimming.
   """
+  max_len = len(arrays[0][0]) if len(arrays[0]) else 0
+  buckets = padding.bucket_lengths(max_len, fine=True) if max_len else []
   outputs = []
   for begin in range(0, len(arrays[0]), batch_size):
-    batch = [tf.constant(np.asarray(a[begin:begin + batch_size], np.int32))
+    batch = [np.asarray(a[begin:begin + batch_size], np.int32)
              for a in arrays]
-    result = fn(*batch)
+    length = max_len
+    if trim_padding:
+      used = np.flatnonzero(batch[1].any(axis=0))
+      length = padding.round_up_length(used[-1] + 1 if used.size else 1,
+                                       buckets)
+      batch = [b[:, :length] for b in batch]
+    result = fn(*[tf.constant(b) for b in batch])
     single = not isinstance(result, (list, tuple))
-    outputs.append([result] if single else list(result))
-  merged = [np.concatenate([o[i].numpy() for o in outputs])
+    result = [np.asarray(r) for r in ([result] if single else result)]
+    for i in sequence_outputs:
+      if length < max_len:
+        pad = [(0, 0)] * result[i].ndim
+        pad[1] = (0, max_len - length)
+        result[i] = np.pad(result[i], pad)
+    outputs.append(result)
+  merged = [np.concatenate([o[i] for o in outputs])
             for i in range(len(outputs[0]))]
   return merged[0] if single else tuple(merged)
 
