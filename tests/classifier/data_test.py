@@ -32,7 +32,7 @@ def test_shipped_demo_data_is_small_balanced_and_disjoint():
   total = 0
   for root, _, files in os.walk(DATA):
     total += sum(os.path.getsize(os.path.join(root, f)) for f in files)
-  assert total < 1024 * 1024
+  assert total < 2 * 1024 * 1024
   assert "MIT" in open(os.path.join(DATA, "README.md")).read()
   d = os.path.join(DATA, "movie_reviews")
   proc = GenericProcessor(d, text_a_column="sentence", label_column="label",
@@ -50,3 +50,14 @@ def test_shipped_demo_data_is_small_balanced_and_disjoint():
   assert len(corpus) > 3900
   assert not texts_train & texts_dev
   assert not corpus & texts_dev
+
+  full = GenericProcessor(d, text_a_column="sentence", label_column="label",
+                          label_list=["neg", "pos"],
+                          train_file="train_full.tsv").get_train_examples(d)
+  assert len(full) == 8060
+  assert 0.4 < sum(e.label == "pos" for e in full) / len(full) < 0.6
+  # The whole train split: train.tsv first, then corpus.txt's sentences.
+  assert [(e.text_a, e.label) for e in full[:1500]] == [
+      (e.text_a, e.label) for e in train]
+  texts_full = {e.text_a for e in full}
+  assert corpus <= texts_full and not texts_full & texts_dev
