@@ -12,16 +12,19 @@ STEP=${2:-all}
 PY=${PYTHON:-python}
 export PYTHONPATH=${PYTHONPATH:-$PWD}
 mkdir -p "$D/logs"
-PRETRAIN_STEPS=${PRETRAIN_STEPS:-500}
-NER_EPOCHS=${NER_EPOCHS:-0.5}
+PRETRAIN_STEPS=${PRETRAIN_STEPS:-1500}
+PRETRAIN_WARMUP=${PRETRAIN_WARMUP:-300}
+NER_EPOCHS=${NER_EPOCHS:-2}
 TAG=${TAG:-}  # suffix of run directories and logs, e.g. TAG=_2k
 
 timed() {  # timed NAME command...: runs it, logs to $D/logs/NAME.log
   local name=$1; shift
+  local before; before=$(uptime)
   /usr/bin/time -o "$D/logs/$name.time" -f "%e %U %S" \
     "$@" > "$D/logs/$name.log" 2>&1
   read -r wall user sys < "$D/logs/$name.time"
-  echo "$name wall $wall s, cpu (user+sys) $(echo "$user + $sys" | bc) s" \
+  echo "$name wall $wall s, cpu (user+sys) $(echo "$user + $sys" | bc) s;" \
+    "uptime before: ${before#*load}; after: $(uptime | sed 's/.*load//')" \
     | tee -a "$D/logs/times.txt"
 }
 
@@ -52,9 +55,9 @@ pretrain() {  # pretrain chars|wwm
     --do_train=true \
     --bert_config_file="$D/bert_config.json" --train_batch_size=64 \
     --max_seq_length=64 --max_predictions_per_seq=10 \
-    --num_train_steps=$PRETRAIN_STEPS --num_warmup_steps=50 \
+    --num_train_steps=$PRETRAIN_STEPS --num_warmup_steps=$PRETRAIN_WARMUP \
     --learning_rate=1e-3 --iterations_per_loop=100 \
-    --save_checkpoints_steps=$PRETRAIN_STEPS
+    --save_checkpoints_steps=500 --keep_checkpoint_max=10
 }
 
 ner() {  # ner random|chars|wwm
