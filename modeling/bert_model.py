@@ -26,8 +26,6 @@ default); see `original_variables()` and `modeling.init_from_checkpoint`.
 import copy
 
 import keras
-import numpy as np
-import tensorflow as tf
 
 from modeling import embeddings
 from modeling import export
@@ -51,8 +49,11 @@ class BertModel(export.Exportable, keras.Model, layers.OriginalNamed):
       config: `BertConfig`.
       is_training: original style only: whether the accessors use dropout.
       input_ids: original style: int Tensor [batch_size, seq_length]; when
-        given, the accessors (`get_pooled_output()`, ...) return this
-        model's outputs for these inputs with its current weights.
+        given, the accessors (`get_pooled_output()`, ...) run the model on
+        these inputs with its current weights (so they follow checkpoint
+        loads). With is_training=True each
+        accessor call draws its own dropout masks: for several outputs of
+        one pass, call the model once instead.
       input_mask: original style: optional int Tensor [batch, seq]
         (default all ones).
       token_type_ids: original style: optional int Tensor [batch, seq]
@@ -97,13 +98,11 @@ class BertModel(export.Exportable, keras.Model, layers.OriginalNamed):
         initializer_range=config.initializer_range, name="pooler_dense",
         dtype=self.dtype_policy)
     self.built = True
-    self._original_style = None
+    self._original_inputs = None
+    self._original_training = bool(is_training)
     if input_ids is not None:
-      self._original_style = {
-          "inputs": inputs_lib.standardize_inputs(input_ids, input_mask,
-                                        token_type_ids),
-          "training": bool(is_training),
-          "fingerprint": None, "outputs": None}
+      self._original_inputs = inputs_lib.standardize_inputs(
+          input_ids, input_mask, token_type_ids)
       self._original_outputs()  # Fail early on bad inputs, as the original.
 
   def call(self, inputs, training=False, return_attention_probs=False):
@@ -152,26 +151,14 @@ class BertModel(export.Exportable, keras.Model, layers.OriginalNamed):
 
   # --- Original-style accessors -------------------------------------------
 
-  def _weights_fingerprint(self):
-    if getattr(self, "_fingerprint_fn", None) is None:
-      variables = self.trainable_variables
-      self._fingerprint_fn = tf.function(lambda: tf.stack(
-          [tf.reduce_sum(tf.cast(v, tf.float32)) for v in variables]))
-    return self._fingerprint_fn().numpy()
-
   def _original_outputs(self):
-    state = self._original_style
-    if state is None:
+    """This model's outputs on the constructor's inputs, current weights."""
+    if self._original_inputs is None:
       raise ValueError(
           "the get_*() accessors need the original-style constructor, "
           "BertModel(config=..., is_training=..., input_ids=...); with "
           "BertModel(config) call the model on inputs instead")
-    fingerprint = self._weights_fingerprint()
-    if (state["outputs"] is None or
-        not np.array_equal(fingerprint, state["fingerprint"])):
-      state["outputs"] = self(state["inputs"], training=state["training"])
-      state["fingerprint"] = fingerprint
-    return state["outputs"]
+    return self(self._original_inputs, training=self._original_training)
 
   def get_pooled_output(self):
     """float Tensor [batch_size, hidden_size]: tanh pooler on [CLS]."""

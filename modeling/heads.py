@@ -9,9 +9,13 @@
   ClassificationHead output_weights [num_labels, hidden], output_bias.
   SquadHead         cls/squad/output_weights [2, hidden], cls/squad/output_bias.
 
-Each head's `original_scope` is the prefix above; `original_variables()`
-gives names relative to it. Heads return logits; `modeling.losses` turns
-them into the original losses.
+Every head has one constructor shape: `Head(config, <its own sizes>,
+scope=<original prefix>, **layer kwargs)`, with `config` the model's
+`BertConfig` (hidden_size, initializer_range, ...; a dict is accepted, as
+`from_config` passes), and creates its variables in the constructor.
+`get_config()` / `from_config()` round-trip. Each head's `original_scope`
+is its prefix above; `original_variables()` gives names relative to it.
+Heads return logits; `modeling.losses` turns them into the original losses.
 """
 
 import keras
@@ -22,31 +26,36 @@ from modeling import layers
 from modeling import ops
 
 
-class _OutputLayer(keras.layers.Layer, layers.OriginalNamed):
-  """Shared logic: `output_weights` [num_outputs, width], `output_bias`."""
+class _Head(keras.layers.Layer, layers.OriginalNamed):
+  """What every head shares: the `BertConfig`, the scope, the config I/O."""
 
-  def __init__(self, num_outputs, hidden_size=None, initializer_range=0.02,
-               scope="", **kwargs):
+  def __init__(self, config, scope, **kwargs):
     super().__init__(**kwargs)
-    self.num_outputs = num_outputs
-    self.hidden_size = hidden_size
-    self.initializer_range = initializer_range
+    if isinstance(config, dict):
+      from modeling.config import BertConfig  # pylint: disable=g-import-not-at-top
+      config = BertConfig.from_dict(config)
+    self.config = config
     self.original_scope = scope
-    if hidden_size is not None:
-      self._create(hidden_size)
 
-  def _create(self, hidden_size):
-    self.hidden_size = int(hidden_size)
+  def get_config(self):
+    config = super().get_config()
+    config.update(config=self.config.to_dict(), scope=self.original_scope)
+    return config
+
+
+class _OutputLayer(_Head):
+  """A linear layer: `output_weights` [num_outputs, hidden], `output_bias`."""
+
+  def __init__(self, config, num_outputs, scope, **kwargs):
+    super().__init__(config, scope, **kwargs)
+    self.num_outputs = int(num_outputs)
+    self.hidden_size = self.config.hidden_size
     self.output_weights = self.add_weight(
         name="output_weights", shape=(self.num_outputs, self.hidden_size),
-        initializer=ops.create_initializer(self.initializer_range))
+        initializer=ops.create_initializer(self.config.initializer_range))
     self.output_bias = self.add_weight(
         name="output_bias", shape=(self.num_outputs,), initializer="zeros")
     self.built = True
-
-  def build(self, input_shape):
-    if not self.built:
-      self._create(input_shape[-1])
 
   def _logits(self, x):
     x = tf.cast(x, self.compute_dtype)
@@ -57,18 +66,8 @@ class _OutputLayer(keras.layers.Layer, layers.OriginalNamed):
     return tf.cast(logits, tf.float32)
 
   def original_variables(self):
-    if not self.built:
-      raise ValueError("%s has no variables yet: pass hidden_size= to its "
-                       "constructor or call it once" % self.name)
     return {"output_weights": self.output_weights,
             "output_bias": self.output_bias}
-
-  def get_config(self):
-    config = super().get_config()
-    config.update(hidden_size=self.hidden_size,
-                  initializer_range=self.initializer_range,
-                  scope=self.original_scope)
-    return config
 
 
 @layers.serializable
@@ -76,23 +75,19 @@ class NextSentenceHead(_OutputLayer):
   """Next-sentence prediction: pooled_output -> logits [batch_size, 2].
 
   Example:
-    >>> head = NextSentenceHead(hidden_size=4)
+    >>> from modeling.config import BertConfig
+    >>> head = NextSentenceHead(BertConfig(vocab_size=11, hidden_size=4))
     >>> head(tf.ones([3, 4])).shape
     TensorShape([3, 2])
   """
 
-  def __init__(self, hidden_size=None, initializer_range=0.02,
-               scope="cls/seq_relationship", **kwargs):
+  def __init__(self, config, scope="cls/seq_relationship", **kwargs):
     kwargs.setdefault("name", "seq_relationship")
-    super().__init__(2, hidden_size, initializer_range, scope, **kwargs)
+    super().__init__(config, 2, scope, **kwargs)
 
   def call(self, pooled_output):
     """float [batch_size, hidden] -> float32 logits [batch_size, 2]."""
     return self._logits(pooled_output)
-
-  @classmethod
-  def from_bert_config(cls, config, **kwargs):
-    return cls(config.hidden_size, config.initializer_range, **kwargs)
 
 
 @layers.serializable
@@ -101,20 +96,22 @@ class ClassificationHead(_OutputLayer):
 
   Dropout (rate 0.1, as the original hard-codes) is applied in training.
   Variables `output_weights` [num_labels, hidden] (truncated normal 0.02)
-  and `output_bias`, at the top level of the checkpoint.
+  and `output_bias`, at the top level of the checkpoint. Applied to a
+  sequence [batch, seq, hidden] (token tagging, as run_ner.py) it gives
+  logits [batch * seq, num_labels].
 
   Example:
-    >>> head = ClassificationHead(3, hidden_size=4)
+    >>> from modeling.config import BertConfig
+    >>> head = ClassificationHead(BertConfig(vocab_size=11, hidden_size=4), 3)
     >>> head(tf.ones([2, 4])).shape
     TensorShape([2, 3])
   """
 
-  def __init__(self, num_labels, hidden_size=None, initializer_range=0.02,
-               dropout_prob=0.1, scope="", **kwargs):
+  def __init__(self, config, num_labels, dropout_prob=0.1, scope="",
+               **kwargs):
     kwargs.setdefault("name", "classifier")
-    super().__init__(num_labels, hidden_size, initializer_range, scope,
-                     **kwargs)
-    self.num_labels = num_labels
+    super().__init__(config, num_labels, scope, **kwargs)
+    self.num_labels = int(num_labels)
     self.dropout_prob = dropout_prob
     self.dropout = (dropout_lib.Dropout(dropout_prob, dtype=self.dtype_policy)
                     if dropout_prob else None)
@@ -136,16 +133,16 @@ class SquadHead(_OutputLayer):
   """SQuAD span head: sequence_output -> (start_logits, end_logits).
 
   Example:
-    >>> head = SquadHead(hidden_size=4)
+    >>> from modeling.config import BertConfig
+    >>> head = SquadHead(BertConfig(vocab_size=11, hidden_size=4))
     >>> start, end = head(tf.ones([2, 5, 4]))
     >>> start.shape
     TensorShape([2, 5])
   """
 
-  def __init__(self, hidden_size=None, initializer_range=0.02,
-               scope="cls/squad", **kwargs):
+  def __init__(self, config, scope="cls/squad", **kwargs):
     kwargs.setdefault("name", "squad")
-    super().__init__(2, hidden_size, initializer_range, scope, **kwargs)
+    super().__init__(config, 2, scope, **kwargs)
 
   def call(self, sequence_output):
     """float [batch, seq, hidden] -> two float32 Tensors [batch, seq]."""
@@ -157,7 +154,7 @@ class SquadHead(_OutputLayer):
 
 
 @layers.serializable
-class MaskedLMHead(keras.layers.Layer, layers.OriginalNamed):
+class MaskedLMHead(_Head):
   """Masked-LM head: transform, then logits tied to the word embeddings.
 
   `call(sequence_output, masked_lm_positions, embedding_table)` gathers the
@@ -176,9 +173,8 @@ class MaskedLMHead(keras.layers.Layer, layers.OriginalNamed):
 
   def __init__(self, config, scope="cls/predictions", **kwargs):
     kwargs.setdefault("name", "predictions")
-    super().__init__(**kwargs)
-    self.config = config
-    self.original_scope = scope
+    super().__init__(config, scope, **kwargs)
+    config = self.config
     self.transform_dense = layers.Dense(
         config.hidden_size, input_width=config.hidden_size,
         activation=config.hidden_act,
@@ -227,15 +223,3 @@ class MaskedLMHead(keras.layers.Layer, layers.OriginalNamed):
                            self.transform_layer_norm.original_variables()))
     out["output_bias"] = self.output_bias
     return out
-
-  def get_config(self):
-    config = super().get_config()
-    config.update(config=self.config.to_dict(), scope=self.original_scope)
-    return config
-
-  @classmethod
-  def from_config(cls, config):
-    from modeling.config import BertConfig  # pylint: disable=g-import-not-at-top
-    config = dict(config)
-    config["config"] = BertConfig.from_dict(config["config"])
-    return cls(**config)

@@ -89,13 +89,6 @@ def removed_ranges():
 
 
 @functools.lru_cache(maxsize=None)
-def whitespace_ranges():
-  """Code points the cleaning step turns into a space: \\t\\n\\r, " ", Zs."""
-  spaces = set(_with_category({"Zs"}))
-  return ranges_of(sorted(spaces | {0x09, 0x0A, 0x0D, 0x20}))
-
-
-@functools.lru_cache(maxsize=None)
 def punctuation_ranges():
   """Code points split off as punctuation (ASCII symbols and P*)."""
   punct = set(_with_category(

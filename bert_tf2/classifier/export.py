@@ -31,17 +31,13 @@ Example:
   {'label': <tf.Tensor: [b'pos']>, 'probabilities': ..., 'logits': ...}
 """
 
-import os
-
-from absl import logging
 import tensorflow as tf
 
-import modeling
-from bert_tf2.common import InputError
 from bert_tf2.common import padding
 from bert_tf2.classifier.serving_inputs import build_inputs
 from bert_tf2.classifier.serving_inputs import pair_lengths  # pylint: disable=unused-import
 from bert_tf2.classifier.serving_inputs import sliding_windows
+from bert_tf2.common import saved_model
 from tokenization.tf_text import InGraphTokenizer
 
 
@@ -169,8 +165,7 @@ def export_saved_model(task, checkpoint, export_dir, vocab_file,
   Returns:
     export_dir.
   """
-  model = task.build_model()
-  modeling.init_from_checkpoint(model, checkpoint, flag="export checkpoint")
+  model = saved_model.restore_model(task, checkpoint)
   tokenizer = InGraphTokenizer(vocab_file, do_lower_case=do_lower_case)
   vocab = tokenization_vocab(vocab_file)
   server = ClassifierServer(model, tokenizer, max_seq_length, label_list,
@@ -179,22 +174,11 @@ def export_saved_model(task, checkpoint, export_dir, vocab_file,
                             trim_padding=trim_padding,
                             long_text=long_text, doc_stride=doc_stride,
                             multi_label=multi_label)
-  signatures = {"serving_default": server.serve_text,
-                "serving_pair": server.serve_pair,
-                "serving_ids": server.serve_ids}
-  export_dir = str(export_dir).rstrip("/")
-  tmp = export_dir + ".tmp-export"
-  if tf.io.gfile.exists(tmp):
-    tf.io.gfile.rmtree(tmp)
-  tf.saved_model.save(server, tmp, signatures=signatures)
-  if tf.io.gfile.exists(export_dir):
-    if not tf.io.gfile.exists(os.path.join(export_dir, "saved_model.pb")):
-      raise InputError("--export_dir=%s exists and is not a SavedModel; not "
-                       "replacing it" % export_dir)
-    tf.io.gfile.rmtree(export_dir)
-  tf.io.gfile.rename(tmp, export_dir)
-  logging.info("SavedModel written to %s", export_dir)
-  return export_dir
+  return saved_model.write_saved_model(
+      server, export_dir, {"serving_default": server.serve_text,
+                           "serving_pair": server.serve_pair,
+                           "serving_ids": server.serve_ids},
+      what="--export_dir")
 
 
 def tokenization_vocab(vocab_file):

@@ -1,5 +1,6 @@
-"""Flags of run_classifier.py: the original ones (same names and defaults),
-the runner's (strategy, precision, ...) and the classifier's own options.
+"""Flags of run_classifier.py: the original ones (same names and defaults;
+the fine-tuning ones from `runner.finetuning_flags`), the runner's
+(strategy, precision, ...) and the classifier's own options.
 
     from bert_tf2.classifier import flags as classifier_flags
     classifier_flags.define_flags()
@@ -9,57 +10,19 @@ the runner's (strategy, precision, ...) and the classifier's own options.
 
 from absl import flags
 
-from bert_tf2 import runner
+from bert_tf2.runner import finetuning_flags
 
 
 def define_flags(flag_values=flags.FLAGS):
   """Defines every run_classifier.py flag on `flag_values`."""
   fv = {"flag_values": flag_values}
-  # The original's flags, names and defaults.
+  # The original's flags, names and defaults (the fine-tuning ones shared
+  # with run_squad.py and run_ner.py, and the runner's).
   flags.DEFINE_string(
       "data_dir", None, "The input data dir. Should contain "
       "the .tsv files (or other data files) for the task.", **fv)
-  flags.DEFINE_string(
-      "bert_config_file", None, "The config json file of the "
-      "pre-trained BERT model (its architecture).", **fv)
   flags.DEFINE_string("task_name", None, "The name of the task to train.", **fv)
-  flags.DEFINE_string(
-      "vocab_file", None, "The vocabulary file that the BERT "
-      "model was trained on.", **fv)
-  flags.DEFINE_string(
-      "output_dir", None, "The output directory where the "
-      "model checkpoints will be written.", **fv)
-  flags.DEFINE_string(
-      "init_checkpoint", None, "Initial checkpoint (usually "
-      "from a pre-trained BERT model).", **fv)
-  flags.DEFINE_bool(
-      "do_lower_case", True, "Lower-case the input: True for "
-      "uncased models, False for cased ones.", **fv)
-  flags.DEFINE_integer(
-      "max_seq_length", 128, "Maximum total input length in "
-      "word pieces; longer inputs are truncated, shorter "
-      "ones padded.", **fv)
-  flags.DEFINE_bool("do_train", False, "Whether to run training.", **fv)
-  flags.DEFINE_bool("do_eval", False, "Whether to run eval on the dev set.",
-                    **fv)
-  flags.DEFINE_bool(
-      "do_predict", False, "Whether to run the model in "
-      "inference mode on the test set.", **fv)
-  flags.DEFINE_integer("train_batch_size", 32, "Total batch size for training.",
-                       **fv)
-  flags.DEFINE_integer("eval_batch_size", 8, "Total batch size for eval.", **fv)
-  flags.DEFINE_integer("predict_batch_size", 8, "Total batch size for predict.",
-                       **fv)
-  flags.DEFINE_float("learning_rate", 5e-5, "The initial learning rate for "
-                     "Adam.", **fv)
-  flags.DEFINE_float("num_train_epochs", 3.0, "Total number of training "
-                     "epochs to perform.", **fv)
-  flags.DEFINE_float(
-      "warmup_proportion", 0.1, "Proportion of training with "
-      "linear learning rate warmup, e.g. 0.1 = 10%.", **fv)
-  # --save_checkpoints_steps, --iterations_per_loop, the TPU flags and the
-  # runner's new ones.
-  runner.define_flags(flag_values)
+  finetuning_flags.define_finetuning_flags(flag_values)
 
   # Beyond the original.
   flags.DEFINE_float(

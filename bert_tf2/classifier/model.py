@@ -37,7 +37,7 @@ class BertClassifier(task_model.TaskModel):
   def __init__(self, bert_config, num_labels, use_one_hot_embeddings=False,
                classifier_dropout_prob=0.1, **kwargs):
     kwargs.setdefault("name", "bert_classifier")
-    self.metric_names = ("accuracy",) if int(num_labels) > 1 else ()
+    self.metric_names = self.metrics_for(int(num_labels))
     super().__init__(**kwargs)
     if isinstance(bert_config, dict):
       bert_config = modeling.BertConfig.from_dict(bert_config)
@@ -49,8 +49,7 @@ class BertClassifier(task_model.TaskModel):
         bert_config, use_one_hot_embeddings=use_one_hot_embeddings,
         dtype=self.dtype_policy)
     self.classifier = modeling.ClassificationHead(
-        self.num_labels, hidden_size=bert_config.hidden_size,
-        initializer_range=bert_config.initializer_range,
+        bert_config, self.num_labels,
         dropout_prob=self.classifier_dropout_prob, dtype=self.dtype_policy)
     self.built = True  # All variables exist.
 
@@ -67,6 +66,11 @@ class BertClassifier(task_model.TaskModel):
     return self.classifier(outputs["pooled_output"], training=training)
 
   serving_output_names = ("logits",)
+
+  @staticmethod
+  def metrics_for(num_labels):
+    """Names of the metrics the model reports when compiled without a loss."""
+    return ("accuracy",) if num_labels > 1 else ()
 
   def task_loss(self, features, y, y_pred):
     """Softmax cross-entropy (MSE for num_labels=1) on "label_ids"."""
@@ -87,7 +91,3 @@ class BertClassifier(task_model.TaskModel):
                   use_one_hot_embeddings=self.use_one_hot_embeddings,
                   classifier_dropout_prob=self.classifier_dropout_prob)
     return config
-
-  @classmethod
-  def from_config(cls, config):
-    return cls(**config)

@@ -1,6 +1,9 @@
 """`TaskModel`: what makes a task model an ordinary Keras model.
 
-The classifier, SQuAD and pretraining models subclass it and get:
+The classifier (and multi-label), NER, SQuAD and pretraining models
+subclass it. They all take the same feature dict: int [batch_size,
+seq_length] "input_ids", "input_mask" and "segment_ids" (read through
+`modeling.inputs.encoder_inputs`; other keys are ignored), and get:
 
 * Keras serialization: registered classes, `get_config()` with the dtype
   policy, so `model.save("m.keras")` / `keras.models.load_model("m.keras")`
@@ -46,6 +49,11 @@ class TaskModel(export.Exportable, keras.Model):
   def task_loss(self, features, y, y_pred):
     """Returns (loss, {metric name: (values, weights or None)})."""
     raise NotImplementedError
+
+  @classmethod
+  def from_config(cls, config):
+    """The model of `get_config()` (constructor arguments, as saved)."""
+    return cls(**config)
 
   def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None,
                    training=True):

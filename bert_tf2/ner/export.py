@@ -27,11 +27,9 @@ Example (spans from words and tags):
 import os
 import unicodedata
 
-from absl import logging
 import tensorflow as tf
 
-import modeling
-from bert_tf2.common import InputError
+from bert_tf2.common import saved_model
 from bert_tf2.ner import schemes
 from tokenization import packing
 from tokenization.tf_text import InGraphTokenizer
@@ -90,27 +88,14 @@ class NerServer(tf.Module):
 def export_saved_model(task, checkpoint, export_dir, vocab_file,
                        do_lower_case, max_seq_length, label_list):
   """Writes a SavedModel of `task`'s model with weights from `checkpoint`."""
-  model = task.build_model()
-  modeling.init_from_checkpoint(model, checkpoint, flag="export checkpoint")
+  model = saved_model.restore_model(task, checkpoint)
   tokenizer = InGraphTokenizer(vocab_file, do_lower_case=do_lower_case)
   server = NerServer(model, tokenizer, max_seq_length, label_list)
-  export_dir = str(export_dir).rstrip("/")
-  tmp = export_dir + ".tmp-export"
-  if tf.io.gfile.exists(tmp):
-    tf.io.gfile.rmtree(tmp)
-  tf.saved_model.save(server, tmp, signatures={
-      "serving_default": server.serve_text, "serving_ids": server.serve_ids})
-  with tf.io.gfile.GFile(os.path.join(tmp, "assets.extra.do_lower_case"),
-                         "w") as f:
-    f.write("%s\n" % bool(do_lower_case))
-  if tf.io.gfile.exists(export_dir):
-    if not tf.io.gfile.exists(os.path.join(export_dir, "saved_model.pb")):
-      raise InputError("--export_dir=%s exists and is not a SavedModel; not "
-                       "replacing it" % export_dir)
-    tf.io.gfile.rmtree(export_dir)
-  tf.io.gfile.rename(tmp, export_dir)
-  logging.info("SavedModel written to %s", export_dir)
-  return export_dir
+  return saved_model.write_saved_model(
+      server, export_dir, {"serving_default": server.serve_text,
+                           "serving_ids": server.serve_ids},
+      what="--export_dir",
+      extra_files={"assets.extra.do_lower_case": "%s\n" % bool(do_lower_case)})
 
 
 def _normalized(char, do_lower_case):

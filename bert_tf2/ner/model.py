@@ -1,9 +1,17 @@
 """The NER model: BERT's sequence output -> per-token tag logits.
 
 As the BERT paper's token tagging: dropout 0.1 on the final hidden states
-(`classifier_dropout_prob`; 0 turns it off), then one linear layer;
+(`classifier_dropout_prob`; 0 turns it off), then one linear layer
+(`modeling.ClassificationHead` on every token);
 variables bert/... and top-level `output_weights` [num_labels, hidden],
 `output_bias` [num_labels] (the classifier's names).
+
+The classifier's model (`BertClassifier`: same constructor, config and
+variables) with the head applied to every token; an ordinary Keras model
+(`bert_tf2.common.task_model.TaskModel`) with the same inputs as the other
+task models: compiled without a loss it trains on run_ner.py's loss from
+"label_ids" and "label_mask" in the features, with the masked token
+accuracy as a metric. See docs/keras.md.
 
 Example:
   >>> import modeling, tensorflow as tf
@@ -15,56 +23,76 @@ Example:
   TensorShape([2, 6, 5])
 """
 
-import keras
 import tensorflow as tf
 
 import modeling
+from bert_tf2.classifier import model as classifier_model
+from bert_tf2.common import task_model
+from modeling import inputs as model_inputs
 
 
-class BertTokenClassifier(keras.Model):
-  """BertModel + a linear tag layer; call(features) -> float32 logits."""
+def token_loss(logits, label_ids, label_mask):
+  """Mean softmax cross-entropy over the tokens with label_mask 1.
+
+  Args:
+    logits: float Tensor [batch_size, seq_length, num_labels].
+    label_ids: int Tensor [batch_size, seq_length].
+    label_mask: int or float Tensor [batch_size, seq_length]; 1 for the
+      first word piece of each word, 0 elsewhere (and on padding).
+
+  Returns:
+    (loss: float32 scalar, per_token_loss: float32 [batch_size,
+    seq_length], mask: float32 [batch_size, seq_length]).
+  """
+  num_labels = logits.shape[-1]
+  labels = tf.one_hot(label_ids, num_labels, dtype=tf.float32)
+  per_token = -tf.reduce_sum(labels * tf.nn.log_softmax(logits), axis=-1)
+  mask = tf.cast(label_mask, tf.float32)
+  loss = tf.math.divide_no_nan(tf.reduce_sum(per_token * mask),
+                               tf.reduce_sum(mask))
+  return loss, per_token, mask
+
+
+@modeling.layers.serializable
+class BertTokenClassifier(classifier_model.BertClassifier):
+  """BertClassifier's layers and config, the head on every token.
+
+  call(features) -> float32 logits [batch_size, seq_length, num_labels].
+  """
 
   def __init__(self, bert_config, num_labels, use_one_hot_embeddings=False,
                classifier_dropout_prob=0.1, **kwargs):
     kwargs.setdefault("name", "bert_token_classifier")
-    super().__init__(**kwargs)
-    if isinstance(bert_config, dict):
-      bert_config = modeling.BertConfig.from_dict(bert_config)
-    self.bert_config = bert_config
-    self.num_labels = int(num_labels)
-    self.use_one_hot_embeddings = use_one_hot_embeddings
-    self.classifier_dropout_prob = float(classifier_dropout_prob)
-    self.bert = modeling.BertModel(
-        bert_config, use_one_hot_embeddings=use_one_hot_embeddings)
-    self.classifier = modeling.ClassificationHead(
-        self.num_labels, hidden_size=bert_config.hidden_size,
-        initializer_range=bert_config.initializer_range,
-        dropout_prob=self.classifier_dropout_prob)
+    super().__init__(bert_config, num_labels,
+                     use_one_hot_embeddings=use_one_hot_embeddings,
+                     classifier_dropout_prob=classifier_dropout_prob, **kwargs)
+
+  @staticmethod
+  def metrics_for(num_labels):
+    del num_labels  # Token tagging always has the masked accuracy.
+    return ("token_accuracy",)
 
   def call(self, features, training=False):
     """Returns logits, float32 [batch_size, seq_length, num_labels].
 
     Args:
       features: dict with int [batch_size, seq_length] "input_ids",
-        "input_mask" and "segment_ids".
+        "input_mask" and "segment_ids" (other keys are ignored).
       training: apply dropout.
     """
-    outputs = self.bert({"input_ids": features["input_ids"],
-                         "input_mask": features["input_mask"],
-                         "token_type_ids": features["segment_ids"]},
+    outputs = self.bert(model_inputs.encoder_inputs(features),
                         training=training)
     sequence = outputs["sequence_output"]
     shape = tf.shape(sequence)
     logits = self.classifier(sequence, training=training)
     return tf.reshape(logits, [shape[0], shape[1], self.num_labels])
 
-  def get_config(self):
-    return {"bert_config": self.bert_config.to_dict(),
-            "num_labels": self.num_labels,
-            "use_one_hot_embeddings": self.use_one_hot_embeddings,
-            "classifier_dropout_prob": self.classifier_dropout_prob,
-            "name": self.name}
-
-  @classmethod
-  def from_config(cls, config):
-    return cls(**config)
+  def task_loss(self, features, y, y_pred):
+    """`token_loss` on "label_ids" (or y) and "label_mask"."""
+    label_ids = task_model.labels(features, y, "label_ids")
+    mask = task_model.labels(features, None, "label_mask")
+    loss, _, mask = token_loss(y_pred, label_ids, mask)
+    predicted = tf.argmax(y_pred, axis=-1, output_type=tf.int32)
+    correct = tf.cast(tf.equal(predicted, tf.cast(label_ids, tf.int32)),
+                      tf.float32)
+    return loss, {"token_accuracy": (correct, mask)}

@@ -95,13 +95,3 @@ def detect_scheme(tag_sequences):
       return "BIOES"
     orphans += count_orphan_starts(tags)
   return "IOB1" if orphans else "BIO"
-
-
-def spans_to_bio(length, spans):
-  """[(type, start, end)] -> BIO tags of a sequence of `length` tokens."""
-  tags = ["O"] * length
-  for kind, start, end in spans:
-    tags[start] = "B-" + kind
-    for i in range(start + 1, end):
-      tags[i] = "I-" + kind
-  return tags

@@ -25,7 +25,7 @@ import keras
 import tensorflow as tf
 
 import modeling
-from bert_tf2.ner.model import BertTokenClassifier
+from bert_tf2.ner import model as model_lib
 from bert_tf2.runner.task import Task
 
 
@@ -40,7 +40,7 @@ class NerTask(Task):
     self.classifier_dropout_prob = classifier_dropout_prob
 
   def build_model(self):
-    return BertTokenClassifier(
+    return model_lib.BertTokenClassifier(
         self.bert_config, self.num_labels,
         use_one_hot_embeddings=self.use_one_hot_embeddings,
         classifier_dropout_prob=self.classifier_dropout_prob)
@@ -50,12 +50,8 @@ class NerTask(Task):
 
   def compute_loss(self, model, features, training):
     logits = model(features, training=training)
-    labels = tf.one_hot(features["label_ids"], self.num_labels,
-                        dtype=tf.float32)
-    per_token = -tf.reduce_sum(labels * tf.nn.log_softmax(logits), axis=-1)
-    mask = tf.cast(features["label_mask"], tf.float32)
-    loss = tf.math.divide_no_nan(tf.reduce_sum(per_token * mask),
-                                 tf.reduce_sum(mask))
+    loss, per_token, mask = model_lib.token_loss(
+        logits, features["label_ids"], features["label_mask"])
     return loss, {"logits": logits, "per_token_loss": per_token,
                   "mask": mask}
 

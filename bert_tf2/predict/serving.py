@@ -7,12 +7,13 @@ directory is replaced only if it is a SavedModel.
 
 import os
 
-from absl import logging
 import numpy as np
 import tensorflow as tf
 
 from bert_tf2.common import InputError
 from bert_tf2.common import padding
+# Re-exported: the predictors call serving.write_saved_model.
+from bert_tf2.common.saved_model import write_saved_model  # pylint: disable=unused-import
 
 
 def check_texts(texts, what="texts", pairs=True):
@@ -96,18 +97,4 @@ def check_export_dir(export_dir):
       not tf.io.gfile.exists(os.path.join(export_dir, "saved_model.pb"))):
     raise InputError("export_dir=%s exists and is not a SavedModel; not "
                      "replacing it" % export_dir)
-  return export_dir
-
-
-def write_saved_model(module, export_dir, signatures):
-  """Saves `module` with `signatures` to export_dir atomically."""
-  export_dir = check_export_dir(export_dir)
-  tmp = export_dir + ".tmp-export"
-  if tf.io.gfile.exists(tmp):
-    tf.io.gfile.rmtree(tmp)
-  tf.saved_model.save(module, tmp, signatures=signatures)
-  if tf.io.gfile.exists(export_dir):
-    tf.io.gfile.rmtree(export_dir)
-  tf.io.gfile.rename(tmp, export_dir)
-  logging.info("SavedModel written to %s", export_dir)
   return export_dir

@@ -55,8 +55,7 @@ class PretrainingModel(task_model.TaskModel):
         dtype=self.dtype_policy)
     self.masked_lm = modeling.MaskedLMHead(config, dtype=self.dtype_policy)
     self.next_sentence = (
-        modeling.NextSentenceHead.from_bert_config(config,
-                                                   dtype=self.dtype_policy)
+        modeling.NextSentenceHead(config, dtype=self.dtype_policy)
         if self.use_nsp else None)
     self.built = True
 
@@ -123,7 +122,3 @@ class PretrainingModel(task_model.TaskModel):
     config.update(config=self.config.to_dict(), use_nsp=self.use_nsp,
                   use_one_hot_embeddings=self.use_one_hot_embeddings)
     return config
-
-  @classmethod
-  def from_config(cls, config):
-    return cls(**config)

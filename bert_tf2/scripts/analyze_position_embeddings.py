@@ -13,27 +13,12 @@ relative-position probe) into --output_dir.
 from absl import flags
 
 from bert_tf2.common import cli
+from bert_tf2.analysis import flags as analysis_flags
 from bert_tf2.common.errors import InputError
 
 FLAGS = flags.FLAGS
 
-flags.DEFINE_string("init_checkpoint", None,
-                    "Checkpoint prefix (e.g. bert_model.ckpt) or directory.")
-flags.DEFINE_string("output_dir", None, "Where figures and reports go.")
-flags.DEFINE_string("variable", "bert/embeddings/position_embeddings",
-                    "Name of the [positions, hidden] table in the checkpoint.")
-flags.DEFINE_integer("max_positions", 128,
-                     "Analyse positions [0, max_positions); 0 = all. The "
-                     "default is cut to the table's size; an explicit value "
-                     "beyond it is an error.")
-flags.DEFINE_integer("num_components", 10,
-                     "Principal components kept (probe features, curves).")
-flags.DEFINE_float("initializer_range", 0.02,
-                   "Stddev of the initializer, drawn in the histogram.")
-flags.DEFINE_integer("seed", 12345, "Seed of the probe's split and trees.")
-flags.DEFINE_bool("probe_include_cls", False,
-                  "Include position 0 ([CLS], often an outlier) in the probe.")
-flags.DEFINE_integer("max_pairs", 20000, "Cap on the probe's position pairs.")
+analysis_flags.define_position_flags()
 
 
 def main(_):

@@ -16,13 +16,26 @@ from modeling import hf_import
 
 FLAGS = flags.FLAGS
 
-flags.DEFINE_string("hf_dir", None, "Directory with the Hugging Face model: "
-                    "config.json, model.safetensors and optionally vocab.txt.")
-flags.DEFINE_string("output_dir", None, "Where to write bert_model.ckpt, "
-                    "bert_config.json and vocab.txt.")
-flags.DEFINE_bool("exact_gelu", False, "Write hidden_act=gelu_exact (HF's "
-                  "erf GELU) instead of gelu (the original's tanh "
-                  "approximation); the original code cannot load it.")
+
+def define_flags(flag_values=flags.FLAGS):
+  """Defines every convert_hf_checkpoint.py flag on `flag_values`.
+
+  Here rather than in modeling/: the library the original's users import
+  defines no script flags.
+  """
+  fv = {"flag_values": flag_values}
+  flags.DEFINE_string("hf_dir", None, "Directory with the Hugging Face model: "
+                      "config.json, model.safetensors and optionally "
+                      "vocab.txt.",
+                      **fv)
+  flags.DEFINE_string("output_dir", None, "Where to write bert_model.ckpt, "
+                      "bert_config.json and vocab.txt.", **fv)
+  flags.DEFINE_bool("exact_gelu", False, "Write hidden_act=gelu_exact (HF's "
+                    "erf GELU) instead of gelu (the original's tanh "
+                    "approximation); the original code cannot load it.", **fv)
+
+
+define_flags()
 
 
 def main(_):

@@ -16,6 +16,7 @@ from absl import flags
 from absl import logging
 
 from bert_tf2.common import cli
+from bert_tf2.pretraining_data import flags as data_flags
 import tokenization  # Also defines the original's --preserve_unused_tokens.
 from bert_tf2.pretraining_data import documents
 from bert_tf2.pretraining_data import options as options_lib
@@ -28,47 +29,7 @@ from bert_tf2.pretraining_data.instances import truncate_seq_pair  # pylint: dis
 
 FLAGS = flags.FLAGS
 
-flags.DEFINE_string("input_file", None,
-                    "Input raw text file(s): comma-separated globs. One "
-                    "sentence per line, a blank line between documents.")
-flags.DEFINE_string("output_file", None,
-                    "Output TFRecord file(s), comma-separated; instances are "
-                    "written round-robin.")
-flags.DEFINE_string("vocab_file", None,
-                    "Vocabulary file of the BERT model.")
-flags.DEFINE_bool("do_lower_case", True,
-                  "Lower-case the text: True for uncased models, False for "
-                  "cased ones.")
-flags.DEFINE_bool("do_whole_word_mask", False,
-                  "Mask whole words (all word pieces of a word) instead of "
-                  "single word pieces.")
-flags.DEFINE_integer("max_seq_length", 128, "Maximum sequence length.")
-flags.DEFINE_integer("max_predictions_per_seq", 20,
-                     "Maximum number of masked-LM predictions per sequence.")
-flags.DEFINE_integer("random_seed", 12345, "Random seed.")
-flags.DEFINE_integer("dupe_factor", 10,
-                     "Number of passes over the corpus (each with different "
-                     "masks).")
-flags.DEFINE_float("masked_lm_prob", 0.15, "Masked-LM probability.")
-flags.DEFINE_float("short_seq_prob", 0.1,
-                   "Probability of a sequence shorter than the maximum.")
-flags.DEFINE_integer("num_workers", 1,
-                     "1: single process, the original's instances and order. "
-                     "N >= 2: documents sharded over N processes, streaming, "
-                     "bounded memory; deterministic but not the original's "
-                     "order.")
-flags.DEFINE_integer("shard_documents", 1000,
-                     "With --num_workers >= 2: documents per shard.")
-flags.DEFINE_enum("word_boundaries", "none", ["none", "spaces", "jieba"],
-                  "Chinese whole-word masking: none (the original), spaces "
-                  "(input words separated by spaces, or see "
-                  "--segmented_file) or jieba (segmenter, pip install "
-                  "jieba). All characters of a word are masked together, "
-                  "one 80/10/10 draw per word.")
-flags.DEFINE_string("segmented_file", None,
-                    "With --word_boundaries=spaces: file(s) line-parallel to "
-                    "--input_file holding its text with words separated by "
-                    "spaces; the raw --input_file text is tokenized.")
+data_flags.define_flags()
 
 
 def main(_):

@@ -21,19 +21,36 @@ from tokenization import vocab_learner
 
 FLAGS = flags.FLAGS
 
-flags.DEFINE_string("input_file", None,
-                    "Input text file(s): comma-separated, globs allowed.")
-flags.DEFINE_string("output_file", None, "Where to write vocab.txt.")
-flags.DEFINE_integer("vocab_size", 30522,
-                     "Most entries in the vocabulary, reserved ones included.")
-flags.DEFINE_bool("do_lower_case", True,
-                  "Lower-case and strip accents (for uncased models).")
-flags.DEFINE_integer("num_unused", 994,
-                     "Number of [unusedN] slots (Google's vocabs have 994).")
-flags.DEFINE_integer("max_unique_chars", 1000,
-                     "Most distinct characters; raise it for CJK corpora.")
-flags.DEFINE_integer("min_count", 10,
-                     "Lower bound of the learner's frequency threshold.")
+
+def define_flags(flag_values=flags.FLAGS):
+  """Defines every create_vocab.py flag on `flag_values`.
+
+  Here rather than in tokenization/: the library the original's users
+  import defines no script flags.
+  """
+  fv = {"flag_values": flag_values}
+  flags.DEFINE_string("input_file", None,
+                      "Input text file(s): comma-separated, globs allowed.",
+                      **fv)
+  flags.DEFINE_string("output_file", None, "Where to write vocab.txt.", **fv)
+  flags.DEFINE_integer("vocab_size", 30522,
+                       "Most entries in the vocabulary, reserved ones "
+                       "included.",
+                       **fv)
+  flags.DEFINE_bool("do_lower_case", True,
+                    "Lower-case and strip accents (for uncased models).", **fv)
+  flags.DEFINE_integer("num_unused", 994,
+                       "Number of [unusedN] slots (Google's vocabs have 994).",
+                       **fv)
+  flags.DEFINE_integer("max_unique_chars", 1000,
+                       "Most distinct characters; raise it for CJK corpora.",
+                       **fv)
+  flags.DEFINE_integer("min_count", 10,
+                       "Lower bound of the learner's frequency threshold.",
+                       **fv)
+
+
+define_flags()
 
 
 def read_lines(paths):

@@ -14,22 +14,13 @@ import json
 from absl import flags
 
 from bert_tf2.common import cli
+from bert_tf2.squad import flags as squad_flags
 from bert_tf2.common import InputError
 from bert_tf2.squad import evaluate as squad_eval
 
 FLAGS = flags.FLAGS
 
-flags.DEFINE_string("data_file", None, "The SQuAD JSON with gold answers.")
-flags.DEFINE_string("pred_file", None, "predictions.json to score.")
-flags.DEFINE_string("na_prob_file", None,
-                    "Optional null_odds.json (v2.0): no-answer scores.")
-flags.DEFINE_float("na_prob_thresh", 1.0,
-                   "v2.0: above this no-answer score a prediction counts as "
-                   "no answer.")
-flags.DEFINE_enum("version", "auto", ["auto", "1.1", "2.0"],
-                  "Metric definitions; auto: 2.0 if any question has "
-                  "is_impossible.")
-flags.DEFINE_string("out_file", None, "Also write the JSON here.")
+squad_flags.define_evaluate_flags()
 
 
 def _files(argv):

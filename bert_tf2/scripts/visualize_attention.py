@@ -10,26 +10,11 @@
 from absl import flags
 
 from bert_tf2.common import cli
+from bert_tf2.analysis import flags as analysis_flags
 
 FLAGS = flags.FLAGS
 
-flags.DEFINE_string("bert_config_file", None, "The model's bert_config.json.")
-flags.DEFINE_string("init_checkpoint", None,
-                    "Checkpoint prefix (e.g. bert_model.ckpt) or directory.")
-flags.DEFINE_string("vocab_file", None, "The model's vocab.txt.")
-flags.DEFINE_bool("do_lower_case", True,
-                  "Lower-case the input (True for uncased models).")
-flags.DEFINE_string("text_a", None, "The sentence to analyse.")
-flags.DEFINE_string("text_b", None, "Optional second sentence (a pair).")
-flags.DEFINE_string("layers", "all",
-                    "Layers to draw: 'all' or 0-based indices, e.g. 0,5,-1.")
-flags.DEFINE_string("heads", "all",
-                    "Heads to draw: 'all' or 0-based indices, e.g. 0,3.")
-flags.DEFINE_integer("max_seq_length", 64,
-                     "Inputs longer than this (in word pieces) are "
-                     "truncated; the default is cut to the model's "
-                     "max_position_embeddings.")
-flags.DEFINE_string("output_file", None, "Where to write the PNG grid.")
+analysis_flags.define_attention_flags()
 
 
 def main(_):

@@ -1,36 +1,35 @@
-"""Flags of run_squad.py: the original ones (same names and defaults) and
-the runner's (strategy, precision, ...).
+"""Flags of run_squad.py: the original ones (same names and defaults; the
+fine-tuning ones from `runner.finetuning_flags`) and the runner's
+(strategy, precision, ...).
 
     from bert_tf2.squad import flags as squad_flags
     squad_flags.define_flags()
+
+`define_evaluate_flags()`: the flags of evaluate_squad.py.
 """
 
 from absl import flags
 
-from bert_tf2 import runner
-
 
 def define_flags(flag_values=flags.FLAGS):
   """Defines every run_squad.py flag on `flag_values`."""
+  # Imported here: evaluate_squad.py needs only define_evaluate_flags, and
+  # the runner brings in the whole of TensorFlow.
+  from bert_tf2.runner import finetuning_flags  # pylint: disable=g-import-not-at-top
   fv = {"flag_values": flag_values}
-  flags.DEFINE_string("bert_config_file", None,
-                      "bert_config.json of the pre-trained model.", **fv)
-  flags.DEFINE_string("vocab_file", None, "vocab.txt of the pre-trained model.",
-                      **fv)
-  flags.DEFINE_string("output_dir", None,
-                      "Directory for checkpoints, records and predictions.",
-                      **fv)
+  # bert_config_file, vocab_file, output_dir, init_checkpoint,
+  # do_lower_case, max_seq_length, do_train, do_predict, the batch sizes,
+  # learning_rate, num_train_epochs, warmup_proportion, and the runner's
+  # (use_tpu, ..., save_checkpoints_steps, iterations_per_loop, strategy).
+  finetuning_flags.define_finetuning_flags(
+      flag_values, max_seq_length=384, max_seq_length_help="The maximum "
+      "total input sequence length after WordPiece tokenization.",
+      do_eval=False, output_dir_help="Directory for checkpoints, records "
+      "and predictions.")
   flags.DEFINE_string("train_file", None,
                       "SQuAD JSON to train on, e.g. train-v1.1.json.", **fv)
   flags.DEFINE_string("predict_file", None,
                       "SQuAD JSON to predict, e.g. dev-v1.1.json.", **fv)
-  flags.DEFINE_string("init_checkpoint", None,
-                      "Checkpoint to start from (usually pre-trained BERT).",
-                      **fv)
-  flags.DEFINE_bool("do_lower_case", True,
-                    "Lower-case the input (True for uncased models).", **fv)
-  flags.DEFINE_integer("max_seq_length", 384,
-                       "Sequence length after WordPiece tokenization.", **fv)
   flags.DEFINE_bool(
       "trim_padding", False, "Predict each batch at its longest sequence "
       "(rounded up to a bucket) instead of --max_seq_length: less work, "
@@ -42,17 +41,6 @@ def define_flags(flag_values=flags.FLAGS):
                        "Stride between the windows of a long context.", **fv)
   flags.DEFINE_integer("max_query_length", 64,
                        "Questions are cut to this many tokens.", **fv)
-  flags.DEFINE_bool("do_train", False, "Train on --train_file.", **fv)
-  flags.DEFINE_bool("do_predict", False, "Predict --predict_file.", **fv)
-  flags.DEFINE_integer("train_batch_size", 32, "Global training batch size.",
-                       **fv)
-  flags.DEFINE_integer("predict_batch_size", 8, "Global prediction batch size.",
-                       **fv)
-  flags.DEFINE_float("learning_rate", 5e-5, "Peak learning rate of Adam.", **fv)
-  flags.DEFINE_float("num_train_epochs", 3.0, "Training epochs.", **fv)
-  flags.DEFINE_float("warmup_proportion", 0.1,
-                     "Fraction of the steps with linear learning-rate warmup.",
-                     **fv)
   flags.DEFINE_integer("n_best_size", 20,
                        "Candidates per question in nbest_predictions.json.",
                        **fv)
@@ -67,6 +55,20 @@ def define_flags(flag_values=flags.FLAGS):
       "null_score_diff_threshold", 0.0,
       "Predict no answer when null score - best non-null score "
       "exceeds this.", **fv)
-  # use_tpu, tpu_name, tpu_zone, gcp_project, master, num_tpu_cores,
-  # save_checkpoints_steps, iterations_per_loop and the runner's new flags.
-  runner.define_flags(flag_values)
+
+
+def define_evaluate_flags(flag_values=flags.FLAGS):
+  """Defines every evaluate_squad.py flag on `flag_values`."""
+  fv = {"flag_values": flag_values}
+  flags.DEFINE_string("data_file", None, "The SQuAD JSON with gold answers.",
+                      **fv)
+  flags.DEFINE_string("pred_file", None, "predictions.json to score.", **fv)
+  flags.DEFINE_string("na_prob_file", None,
+                      "Optional null_odds.json (v2.0): no-answer scores.", **fv)
+  flags.DEFINE_float("na_prob_thresh", 1.0,
+                     "v2.0: above this no-answer score a prediction counts as "
+                     "no answer.", **fv)
+  flags.DEFINE_enum("version", "auto", ["auto", "1.1", "2.0"],
+                    "Metric definitions; auto: 2.0 if any question has "
+                    "is_impossible.", **fv)
+  flags.DEFINE_string("out_file", None, "Also write the JSON here.", **fv)

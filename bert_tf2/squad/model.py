@@ -44,10 +44,7 @@ class SquadModel(task_model.TaskModel):
     self.bert = modeling.BertModel(
         bert_config, use_one_hot_embeddings=use_one_hot_embeddings,
         dtype=self.dtype_policy)
-    self.span_head = modeling.SquadHead(
-        hidden_size=bert_config.hidden_size,
-        initializer_range=bert_config.initializer_range,
-        dtype=self.dtype_policy)
+    self.span_head = modeling.SquadHead(bert_config, dtype=self.dtype_policy)
     self.built = True  # All variables exist.
 
   def call(self, features, training=False):
@@ -84,7 +81,3 @@ class SquadModel(task_model.TaskModel):
     config.update(bert_config=self.bert_config.to_dict(),
                   use_one_hot_embeddings=self.use_one_hot_embeddings)
     return config
-
-  @classmethod
-  def from_config(cls, config):
-    return cls(**config)

@@ -1,36 +1,21 @@
 """run_classifier.py as a user runs it: bad input -> one error line, exit 1."""
 
-import json
 import os
-import subprocess
-import sys
 
-from tests.golden import REPO_ROOT
+from tests.reliability import fixtures
 
 
 def test_cli_reports_bad_label_file_and_line(tmp_path):
   data = tmp_path / "data"
   data.mkdir()
   (data / "train.tsv").write_text("label\ttext\npos\tgood fun\nnope\tmeh\n")
-  vocab = tmp_path / "vocab.txt"
-  vocab.write_text("[PAD]\n[UNK]\n[CLS]\n[SEP]\ngood\nfun\nmeh\n")
-  config = tmp_path / "bert_config.json"
-  config.write_text(json.dumps({
-      "vocab_size": 7, "hidden_size": 8, "num_hidden_layers": 1,
-      "num_attention_heads": 2, "intermediate_size": 16,
-      "max_position_embeddings": 16, "type_vocab_size": 2}))
-  args = [sys.executable, os.path.join(REPO_ROOT, "run_classifier.py"),
-          "--task_name=TSV", "--data_dir=%s" % data,
-          "--vocab_file=%s" % vocab, "--bert_config_file=%s" % config,
-          "--output_dir=%s" % (tmp_path / "out"), "--do_train=true",
-          "--text_a_column=text", "--label_column=label",
-          "--label_list=neg,pos", "--max_seq_length=16"]
-  env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3")
-  proc = subprocess.run(args, capture_output=True, text=True, env=env,
-                        cwd=REPO_ROOT, timeout=300, check=False)
-  assert proc.returncode == 1, proc.stderr[-2000:]
-  errors = [l for l in proc.stderr.splitlines() if l.startswith("error: ")]
-  assert errors == ["error: %s line 3: unknown label 'nope'; --label_list "
-                    "is neg,pos" % (data / "train.tsv")], proc.stderr[-2000:]
-  assert "Traceback" not in proc.stderr
+  vocab, config = fixtures.tiny_model_files(tmp_path, ["good", "fun", "meh"])
+  proc = fixtures.run_script("run_classifier.py", fixtures.flag_args(
+      task_name="TSV", data_dir=data, vocab_file=vocab,
+      bert_config_file=config, output_dir=tmp_path / "out", do_train="true",
+      text_a_column="text", label_column="label", label_list="neg,pos",
+      max_seq_length=16))
+  assert fixtures.error_line(proc) == (
+      "error: %s line 3: unknown label 'nope'; --label_list is neg,pos"
+      % (data / "train.tsv"))
   assert not os.path.exists(tmp_path / "out" / "train.tf_record")

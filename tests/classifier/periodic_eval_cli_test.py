@@ -2,10 +2,8 @@
 
 import json
 import os
-import subprocess
-import sys
 
-from tests.golden import REPO_ROOT
+from tests.reliability import fixtures
 
 ROWS = ["label\ttext", "pos\tgood fun", "neg\tmeh", "pos\tfun fun",
         "neg\tmeh meh", "pos\tgood", "neg\tmeh good", "pos\tfun",
@@ -17,34 +15,21 @@ def run_classifier(tmp_path, *extra):
   data.mkdir(exist_ok=True)
   (data / "train.tsv").write_text("\n".join(ROWS) + "\n")
   (data / "dev.tsv").write_text("\n".join(ROWS[:5]) + "\n")
-  vocab = tmp_path / "vocab.txt"
-  vocab.write_text("[PAD]\n[UNK]\n[CLS]\n[SEP]\ngood\nfun\nmeh\n")
-  config = tmp_path / "bert_config.json"
-  config.write_text(json.dumps({
-      "vocab_size": 7, "hidden_size": 8, "num_hidden_layers": 1,
-      "num_attention_heads": 2, "intermediate_size": 16,
-      "max_position_embeddings": 16, "type_vocab_size": 2}))
-  args = [sys.executable, os.path.join(REPO_ROOT, "run_classifier.py"),
-          "--task_name=TSV", "--data_dir=%s" % data,
-          "--vocab_file=%s" % vocab, "--bert_config_file=%s" % config,
-          "--output_dir=%s" % (tmp_path / "out"), "--do_train=true",
-          "--do_eval=true", "--text_a_column=text", "--label_column=label",
-          "--label_list=neg,pos", "--max_seq_length=8",
-          "--train_batch_size=2", "--eval_batch_size=2",
-          "--num_train_epochs=2", "--eval_every_n_steps=2"] + list(extra)
-  env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES="")
-  return subprocess.run(args, capture_output=True, text=True, env=env,
-                        cwd=REPO_ROOT, timeout=300, check=False)
+  vocab, config = fixtures.tiny_model_files(tmp_path, ["good", "fun", "meh"])
+  return fixtures.run_script("run_classifier.py", fixtures.flag_args(
+      task_name="TSV", data_dir=data, vocab_file=vocab,
+      bert_config_file=config, output_dir=tmp_path / "out", do_train="true",
+      do_eval="true", text_a_column="text", label_column="label",
+      label_list="neg,pos", max_seq_length=8, train_batch_size=2,
+      eval_batch_size=2, num_train_epochs=2, eval_every_n_steps=2) +
+                             list(extra))
 
 
 def test_unknown_metric_one_line_nothing_written(tmp_path):
   proc = run_classifier(tmp_path, "--early_stopping_metric=accuracy")
-  assert proc.returncode == 1, proc.stderr[-2000:]
-  errors = [l for l in proc.stderr.splitlines() if l.startswith("error: ")]
-  assert errors == ["error: --early_stopping_metric=accuracy: evaluation "
-                    "does not produce it; it produces eval_accuracy, "
-                    "eval_loss, loss"], proc.stderr[-2000:]
-  assert "Traceback" not in proc.stderr
+  assert fixtures.error_line(proc) == (
+      "error: --early_stopping_metric=accuracy: evaluation does not produce "
+      "it; it produces eval_accuracy, eval_loss, loss")
   assert not os.path.exists(tmp_path / "out")
 
 

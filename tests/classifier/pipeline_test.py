@@ -20,15 +20,12 @@ from bert_tf2.common import InputError
 from bert_tf2.classifier import features as F
 from bert_tf2.classifier import long_text
 from bert_tf2.classifier import pipeline
+from tests.classifier import tiny_task
 
-WORDS = ["w%d" % i for i in range(40)]
-SPECIALS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
-CONFIG = {"vocab_size": len(SPECIALS) + len(WORDS) + 1, "hidden_size": 32,
-          "num_hidden_layers": 2, "num_attention_heads": 2,
-          "intermediate_size": 64, "hidden_act": "gelu",
-          "hidden_dropout_prob": 0.0, "attention_probs_dropout_prob": 0.0,
-          "max_position_embeddings": 64, "type_vocab_size": 2,
-          "initializer_range": 0.02}
+WORDS = tiny_task.WORDS
+SPECIALS = tiny_task.SPECIALS
+CONFIG = tiny_task.CONFIG
+write_tsv = tiny_task.write_tsv
 NUM_TEST = 13  # predict_batch_size 8 -> a remainder of 5.
 
 
@@ -37,13 +34,6 @@ def _sentence(rng, positive, length=None):
   if positive:
     words.insert(rng.randint(0, len(words)), "alpha")
   return " ".join(words)
-
-
-def _write_tsv(path, header, rows):
-  with open(path, "w", encoding="utf-8") as f:
-    f.write("\t".join(header) + "\n")
-    for row in rows:
-      f.write("\t".join(row) + "\n")
 
 
 def _labelled(rng, n):
@@ -63,13 +53,13 @@ def trained(tmp_path_factory):
   data_dir = os.path.join(root, "data")
   os.makedirs(data_dir)
   rng = random.Random(1)
-  _write_tsv(os.path.join(data_dir, "train.tsv"), ["label", "text"],
-             _labelled(rng, 320))
-  _write_tsv(os.path.join(data_dir, "dev.tsv"), ["label", "text"],
-             _labelled(rng, 60))
+  write_tsv(os.path.join(data_dir, "train.tsv"), ["label", "text"],
+            _labelled(rng, 320))
+  write_tsv(os.path.join(data_dir, "dev.tsv"), ["label", "text"],
+            _labelled(rng, 60))
   test_texts = [_sentence(rng, i % 3 == 0) for i in range(NUM_TEST)]
-  _write_tsv(os.path.join(data_dir, "test.tsv"), ["text"],
-             [(t,) for t in test_texts])
+  write_tsv(os.path.join(data_dir, "test.tsv"), ["text"],
+            [(t,) for t in test_texts])
   vocab_file = os.path.join(root, "vocab.txt")
   with open(vocab_file, "w") as f:
     f.write("\n".join(SPECIALS + WORDS + ["alpha"]) + "\n")
@@ -158,8 +148,8 @@ def test_sliding_window_averages_window_logits(trained, tmp_path):
   os.makedirs(data_dir)
   docs = [" ".join(_sentence(rng, k == 0, 8) for k in range(5)),
           _sentence(rng, True), " ".join(WORDS)]
-  _write_tsv(os.path.join(data_dir, "test.tsv"), ["text"],
-             [(d,) for d in docs])
+  write_tsv(os.path.join(data_dir, "test.tsv"), ["text"],
+            [(d,) for d in docs])
   out = str(tmp_path / "out")
   shutil.copytree(options.output_dir, out)
   long_options = pipeline.default_options(**dict(
@@ -205,8 +195,8 @@ def test_bad_inputs_fail_clearly(trained, tmp_path):
         init_checkpoint="/x/uncased_L-12_H-768_A-12/bert_model.ckpt")))
   bad = str(tmp_path / "bad")
   os.makedirs(bad)
-  _write_tsv(os.path.join(bad, "dev.tsv"), ["label", "text"],
-             [("yes", "w1 w2"), ("maybe", "w3")])
+  write_tsv(os.path.join(bad, "dev.tsv"), ["label", "text"],
+            [("yes", "w1 w2"), ("maybe", "w3")])
   with pytest.raises(InputError, match=r"dev\.tsv line 3: unknown label "
                      r"'maybe'"):
     pipeline.run(pipeline.default_options(**dict(base, data_dir=bad)))

@@ -18,22 +18,12 @@ import tensorflow as tf
 
 from bert_tf2.classifier import features as F
 from bert_tf2.classifier import pipeline
+from tests.classifier import tiny_task
 
-WORDS = ["w%d" % i for i in range(40)]
-SPECIALS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
-CONFIG = {"vocab_size": len(SPECIALS) + len(WORDS) + 1, "hidden_size": 32,
-          "num_hidden_layers": 2, "num_attention_heads": 2,
-          "intermediate_size": 64, "hidden_act": "gelu",
-          "hidden_dropout_prob": 0.0, "attention_probs_dropout_prob": 0.0,
-          "max_position_embeddings": 64, "type_vocab_size": 2,
-          "initializer_range": 0.02}
-
-
-def _write_tsv(path, header, rows):
-  with open(path, "w", encoding="utf-8") as f:
-    f.write("\t".join(header) + "\n")
-    for row in rows:
-      f.write("\t".join(row) + "\n")
+WORDS = tiny_task.WORDS
+SPECIALS = tiny_task.SPECIALS
+CONFIG = tiny_task.CONFIG
+write_tsv = tiny_task.write_tsv
 
 
 def _rows(rng, n, with_label=True):
@@ -57,12 +47,12 @@ def data(tmp_path_factory):
   data_dir = os.path.join(root, "data")
   os.makedirs(data_dir)
   rng = random.Random(3)
-  _write_tsv(os.path.join(data_dir, "train.tsv"), ["label", "text"],
-             _rows(rng, 96))
-  _write_tsv(os.path.join(data_dir, "dev.tsv"), ["label", "text"],
-             _rows(rng, 30))
-  _write_tsv(os.path.join(data_dir, "test.tsv"), ["text"],
-             _rows(rng, 21, with_label=False))
+  write_tsv(os.path.join(data_dir, "train.tsv"), ["label", "text"],
+            _rows(rng, 96))
+  write_tsv(os.path.join(data_dir, "dev.tsv"), ["label", "text"],
+            _rows(rng, 30))
+  write_tsv(os.path.join(data_dir, "test.tsv"), ["text"],
+            _rows(rng, 21, with_label=False))
   vocab_file = os.path.join(root, "vocab.txt")
   with open(vocab_file, "w") as f:
     f.write("\n".join(SPECIALS + WORDS + ["alpha"]) + "\n")

@@ -15,6 +15,7 @@ import keras
 import modeling
 import optimization
 from bert_tf2.classifier.model import BertClassifier
+from bert_tf2.ner.model import BertTokenClassifier
 from bert_tf2.pretraining.model import PretrainingModel
 from bert_tf2.squad.model import SquadModel
 
@@ -44,6 +45,7 @@ def _features(n=16, seq=8, seed=0):
 MODELS = {
     "bert": lambda **kw: modeling.BertModel(CONFIG, **kw),
     "classifier": lambda **kw: BertClassifier(CONFIG, 3, **kw),
+    "ner": lambda **kw: BertTokenClassifier(CONFIG, 4, **kw),
     "squad": lambda **kw: SquadModel(CONFIG, **kw),
     "pretraining": lambda **kw: PretrainingModel(CONFIG, **kw),
 }
@@ -89,7 +91,7 @@ def test_export_serves_the_same_outputs(name, tmp_path):
                                want["encoder_outputs"][1], atol=1e-5)
     np.testing.assert_allclose(served["pooled_output"],
                                want["pooled_output"], atol=1e-5)
-  elif name == "classifier":
+  elif name in ("classifier", "ner"):
     np.testing.assert_allclose(served["logits"], want, atol=1e-5)
   elif name == "squad":
     np.testing.assert_allclose(served["end_logits"], want[1], atol=1e-5)
@@ -177,3 +179,28 @@ def test_fit_with_the_tensorboard_callback_writes_the_losses(tmp_path):
       assert [s for s, _ in points] == [0, 1]
       np.testing.assert_allclose([v for _, v in points],
                                  history.history[prefix + name], rtol=1e-5)
+
+
+def test_token_classifier_trains_on_the_masked_token_loss():
+  keras.utils.set_random_seed(2)
+  features = _features(16)
+  # Only the first five tokens count (label_mask); the rest carry labels
+  # that would dominate the loss if they were counted.
+  labels = features["input_ids"] % 2
+  labels[:, 5:] = 3
+  mask = (np.arange(8)[None] < 5) * np.ones([16, 1])
+  features.update(label_ids=labels.astype(np.int32),
+                  label_mask=mask.astype(np.int32))
+  model = BertTokenClassifier(CONFIG, 4)
+  model.compile(optimizer=optimization.create_optimizer(1e-2, 100, 0))
+  data = tf.data.Dataset.from_tensor_slices(features).batch(16)
+  history = model.fit(data, epochs=4, verbose=0)
+  assert history.history["loss"][-1] < history.history["loss"][0]
+  results = model.evaluate(data, verbose=0, return_dict=True)
+  logits = model.predict(data, verbose=0).astype(np.float64)
+  log_probs = logits - np.log(np.exp(logits).sum(-1, keepdims=True))
+  nll = -np.take_along_axis(log_probs, labels[..., None], -1)[..., 0]
+  assert results["loss"] == pytest.approx((nll * mask).sum() / mask.sum(),
+                                          rel=1e-4)
+  correct = np.argmax(logits, -1) == labels
+  assert results["token_accuracy"] == pytest.approx(correct[:, :5].mean())

@@ -6,16 +6,14 @@ the original's JSON lines for it; our script must produce the same file.
 
 import json
 import os
-import subprocess
-import sys
 
 import numpy as np
 import pytest
 
 from bert_tf2.common import InputError
 from bert_tf2 import feature_extraction
-from tests.golden import REPO_ROOT
 from tests.golden import run_golden
+from tests.reliability import fixtures
 from tests.squad import fixture_data
 
 CONFIG = {"vocab_size": 30522, "hidden_size": 32, "num_hidden_layers": 3,
@@ -37,21 +35,6 @@ LINES = [
     "second one is short",
     "   padded with spaces and a tab\t",
 ]
-
-
-def _script_env():
-  env = dict(os.environ)
-  env["PYTHONPATH"] = REPO_ROOT + os.pathsep + env.get("PYTHONPATH", "")
-  env["CUDA_VISIBLE_DEVICES"] = ""
-  env["TF_CPP_MIN_LOG_LEVEL"] = "2"
-  return env
-
-
-def _run_script(args):
-  return subprocess.run(
-      [sys.executable, os.path.join(REPO_ROOT, "extract_features.py")] + args,
-      cwd=REPO_ROOT, env=_script_env(), capture_output=True, text=True,
-      timeout=300, check=False)
 
 
 @pytest.fixture(scope="module")
@@ -87,7 +70,8 @@ def _common_flags(s, output_file):
 
 def test_script_output_equals_original(setup):
   out = str(setup["tmp"] / "ours.jsonl")
-  proc = _run_script(_common_flags(setup, out) + ["--batch_size=3"])
+  proc = fixtures.run_script("extract_features.py",
+                             _common_flags(setup, out) + ["--batch_size=3"])
   assert proc.returncode == 0, proc.stderr[-3000:]
   ours, theirs = _load(out), _load(setup["golden"])
   assert len(ours) == len(theirs) == len(LINES)

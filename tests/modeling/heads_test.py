@@ -74,7 +74,7 @@ def test_masked_lm_head_config_round_trip():
 
 
 def test_next_sentence_and_classification():
-  nsp = modeling.NextSentenceHead(hidden_size=6)
+  nsp = modeling.NextSentenceHead(helpers.tiny_config(hidden_size=6))
   x = np.random.RandomState(2).randn(4, 6).astype(np.float32)
   logits = nsp(tf.constant(x)).numpy()
   np.testing.assert_allclose(logits, x @ nsp.output_weights.numpy().T +
@@ -85,19 +85,38 @@ def test_next_sentence_and_classification():
   np.testing.assert_allclose(per_example, nll, rtol=1e-5)
   np.testing.assert_allclose(loss, nll.mean(), rtol=1e-5)
 
-  cls = modeling.ClassificationHead(5)  # Built on first call.
+  cls = modeling.ClassificationHead(helpers.tiny_config(hidden_size=6), 5)
   out = cls(tf.constant(x))
   assert out.shape == (4, 5) and tuple(cls.output_weights.shape) == (5, 6)
   np.testing.assert_array_equal(cls(tf.constant(x)), out)
   assert np.abs(cls(tf.constant(x), training=True) - out).max() > 0
   assert sorted(modeling.original_variable_names(cls)) == ["output_bias",
                                                            "output_weights"]
-  with pytest.raises(ValueError, match="no variables yet"):
-    modeling.ClassificationHead(3).original_variables()
+
+
+@pytest.mark.parametrize("make", [
+    lambda c: modeling.MaskedLMHead(c, scope="mlm/predictions"),
+    lambda c: modeling.NextSentenceHead(c, scope="nsp"),
+    lambda c: modeling.ClassificationHead(c, 4, dropout_prob=0.2,
+                                          scope="tagger"),
+    lambda c: modeling.SquadHead(c)])
+def test_every_head_takes_the_config_and_round_trips(make):
+  config = helpers.tiny_config(hidden_size=6, num_attention_heads=2,
+                               initializer_range=0.5)
+  head = make(config)
+  assert head.built  # Variables exist before the first call.
+  clone = type(head).from_config(head.get_config())
+  assert clone.get_config() == head.get_config()
+  assert clone.config.to_dict() == config.to_dict()
+  assert clone.original_scope == head.original_scope
+  assert sorted(modeling.original_variable_names(clone)) == sorted(
+      modeling.original_variable_names(head))
+  if hasattr(head, "output_weights"):  # The config's initializer range.
+    assert np.std(head.output_weights.numpy()) > 0.1
 
 
 def test_squad_head_and_loss():
-  head = modeling.SquadHead(hidden_size=6)
+  head = modeling.SquadHead(helpers.tiny_config(hidden_size=6))
   x = np.random.RandomState(3).randn(2, 7, 6).astype(np.float32)
   start, end = head(tf.constant(x))
   full = x @ head.output_weights.numpy().T + head.output_bias.numpy()

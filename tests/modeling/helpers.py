@@ -27,10 +27,9 @@ class FullModel(keras.Model):
     self.bert = modeling.BertModel(
         config, use_one_hot_embeddings=use_one_hot_embeddings)
     self.mlm = modeling.MaskedLMHead(config)
-    self.nsp = modeling.NextSentenceHead.from_bert_config(config)
-    self.classifier = modeling.ClassificationHead(
-        num_labels, hidden_size=config.hidden_size)
-    self.squad = modeling.SquadHead(hidden_size=config.hidden_size)
+    self.nsp = modeling.NextSentenceHead(config)
+    self.classifier = modeling.ClassificationHead(config, num_labels)
+    self.squad = modeling.SquadHead(config)
     self.num_labels = num_labels
 
   def call(self, f, training=False):

@@ -18,18 +18,16 @@ from bert_tf2.ner import export
 from bert_tf2.ner import metrics
 from bert_tf2.ner import pipeline
 from bert_tf2.ner import reader
+from tests.reliability import fixtures
 
 NAMES = ["n%d" % i for i in range(6)]
 PLACES = ["p%d" % i for i in range(6)]
 WORDS = ["w%d" % i for i in range(30)]
 VOCAB = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "##s"] + (
     NAMES + PLACES + WORDS)
-CONFIG = {"vocab_size": len(VOCAB), "hidden_size": 32,
-          "num_hidden_layers": 1, "num_attention_heads": 2,
-          "intermediate_size": 64, "hidden_act": "gelu",
-          "hidden_dropout_prob": 0.0, "attention_probs_dropout_prob": 0.0,
-          "max_position_embeddings": 32, "type_vocab_size": 2,
-          "initializer_range": 0.02}
+CONFIG = fixtures.config_dict(
+    vocab_size=len(VOCAB), hidden_size=32, intermediate_size=64,
+    hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0)
 
 
 def _sentence(rng, max_words):

@@ -21,7 +21,7 @@ def _classifier_args(p, out, **flags):
                 output_dir=os.path.join(p["dir"], out), max_seq_length=16,
                 train_batch_size=2, num_train_epochs=1.0)
   values.update(flags)
-  return ["--%s=%s" % kv for kv in values.items()]
+  return fixtures.flag_args(**values)
 
 
 def _squad_args(p, out, **flags):
@@ -31,7 +31,7 @@ def _squad_args(p, out, **flags):
                 doc_stride=8, max_query_length=8, train_batch_size=2,
                 num_train_epochs=1.0)
   values.update(flags)
-  return ["--%s=%s" % kv for kv in values.items()]
+  return fixtures.flag_args(**values)
 
 
 def _checkpoint_digest(directory):

@@ -47,7 +47,8 @@ def write_json(path, value):
 
 
 def write_text(path, text, mode="w"):
-  with open(path, mode) as f:
+  encoding = None if "b" in mode else "utf-8"
+  with open(path, mode, encoding=encoding) as f:
     f.write(text)
   return str(path)
 
@@ -143,6 +144,24 @@ def _bad_inputs(d, p):
                                     mode="wb")
   p["empty_dir"] = j("empty_dir")
   os.makedirs(p["empty_dir"])
+
+
+def flag_args(**values):
+  """["--name=value", ...] for a script's command line."""
+  return ["--%s=%s" % kv for kv in values.items()]
+
+
+def tiny_model_files(directory, words):
+  """Writes vocab.txt ([PAD] [UNK] [CLS] [SEP] + words) and a matching
+  1-layer, hidden-8 bert_config.json in `directory`; returns their paths."""
+  vocab = os.path.join(str(directory), "vocab.txt")
+  tokens = ["[PAD]", "[UNK]", "[CLS]", "[SEP]"] + list(words)
+  write_text(vocab, "".join(t + "\n" for t in tokens))
+  config = write_json(os.path.join(str(directory), "bert_config.json"), {
+      "vocab_size": len(tokens), "hidden_size": 8, "num_hidden_layers": 1,
+      "num_attention_heads": 2, "intermediate_size": 16,
+      "max_position_embeddings": 16, "type_vocab_size": 2})
+  return vocab, config
 
 
 def script_env():

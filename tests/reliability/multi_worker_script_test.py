@@ -69,7 +69,7 @@ def _pretraining_args(p, config, out, steps, **extra):
                learning_rate=1e-2, deterministic_input="true",
                skip_consumed_batches="true", keep_checkpoint_max=3)
   flags.update(extra)
-  return ["--%s=%s" % kv for kv in flags.items()]
+  return fixtures.flag_args(**flags)
 
 
 def _env(tf_config=None):

@@ -27,8 +27,8 @@ def _command(p, out, steps):
                num_train_steps=steps, num_warmup_steps=2,
                save_checkpoints_steps=3, iterations_per_loop=1000,
                learning_rate=1e-3, keep_checkpoint_max=2)
-  return [sys.executable, os.path.join(REPO_ROOT, "run_pretraining.py")] + [
-      "--%s=%s" % kv for kv in flags.items()]
+  return [sys.executable, os.path.join(REPO_ROOT, "run_pretraining.py")
+         ] + fixtures.flag_args(**flags)
 
 
 def _checkpoint_steps(out):

@@ -21,7 +21,7 @@ def _args(p, out, **flags):
                 train_batch_size=2, num_train_steps=4,
                 save_checkpoints_steps=2, iterations_per_loop=2)
   values.update(flags)
-  return ["--%s=%s" % kv for kv in values.items()]
+  return fixtures.flag_args(**values)
 
 
 def _digest(directory):

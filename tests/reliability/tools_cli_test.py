@@ -18,7 +18,7 @@ def _extract_args(p, out, **flags):
                 init_checkpoint=p["ckpt"], layers="-1", max_seq_length=16,
                 batch_size=2)
   values.update(flags)
-  return ["--%s=%s" % kv for kv in values.items()]
+  return fixtures.flag_args(**values)
 
 
 def _data_args(p, out, **flags):
@@ -26,7 +26,7 @@ def _data_args(p, out, **flags):
                 vocab_file=p["vocab"], max_seq_length=16,
                 max_predictions_per_seq=4, dupe_factor=1)
   values.update(flags)
-  return ["--%s=%s" % kv for kv in values.items()]
+  return fixtures.flag_args(**values)
 
 
 CASES = [

@@ -1,0 +1,76 @@
+"""Writing a SavedModel of a fine-tuned task model, atomically.
+
+The classifier's and NER's `--export_dir` and the predictors' `export()`
+share these: restore the task's model from a checkpoint, then save a
+`tf.Module` with its signatures to `export_dir + ".tmp-export"` and rename
+it into place, so a failed export never leaves a half-written model. An
+existing directory is replaced only if it is a SavedModel.
+
+Example:
+  >>> import os, tempfile
+  >>> root = tempfile.mkdtemp()
+  >>> module = tf.Module()
+  >>> module.double = tf.function(lambda x: 2 * x,
+  ...     input_signature=[tf.TensorSpec([None], tf.float32)])
+  >>> path = write_saved_model(module, os.path.join(root, "m"),
+  ...                          {"serving_default": module.double},
+  ...                          extra_files={"note.txt": "hi"})
+  >>> sorted(os.listdir(path))[:2], open(os.path.join(path, "note.txt")).read()
+  (['assets', 'fingerprint.pb'], 'hi')
+  >>> try:
+  ...   write_saved_model(module, root, {}, what="--export_dir")
+  ... except InputError as e:
+  ...   print(str(e).split(";")[0].replace(root, "ROOT"))
+  --export_dir=ROOT exists and is not a SavedModel
+"""
+
+import os
+
+from absl import logging
+import tensorflow as tf
+
+from bert_tf2.common.errors import InputError
+
+
+def restore_model(task, checkpoint):
+  """`task.build_model()` with the weights of `checkpoint` (prefix or dir)."""
+  import modeling  # pylint: disable=g-import-not-at-top
+  model = task.build_model()
+  modeling.init_from_checkpoint(model, checkpoint, flag="export checkpoint")
+  return model
+
+
+def write_saved_model(module, export_dir, signatures, what="export_dir",
+                      extra_files=None):
+  """Saves `module` with `signatures` to export_dir atomically.
+
+  Args:
+    module: the tf.Module (holding the model) to save.
+    export_dir: where to write; replaced if it is a SavedModel.
+    signatures: {name: tf.function with an input signature}.
+    what: how error messages name export_dir (e.g. "--export_dir").
+    extra_files: optional {file name: text} written beside saved_model.pb.
+
+  Returns:
+    export_dir (without a trailing "/").
+
+  Raises:
+    InputError: export_dir exists and is not a SavedModel.
+  """
+  export_dir = str(export_dir).rstrip("/")
+  if (tf.io.gfile.exists(export_dir) and
+      not tf.io.gfile.exists(os.path.join(export_dir, "saved_model.pb"))):
+    raise InputError("%s=%s exists and is not a SavedModel; not replacing it"
+                     % (what, export_dir))
+  tmp = export_dir + ".tmp-export"
+  if tf.io.gfile.exists(tmp):
+    tf.io.gfile.rmtree(tmp)
+  tf.saved_model.save(module, tmp, signatures=signatures)
+  for name, text in (extra_files or {}).items():
+    with tf.io.gfile.GFile(os.path.join(tmp, name), "w") as f:
+      f.write(text)
+  if tf.io.gfile.exists(export_dir):
+    tf.io.gfile.rmtree(export_dir)
+  tf.io.gfile.rename(tmp, export_dir)
+  logging.info("SavedModel written to %s", export_dir)
+  return export_dir
