@@ -33,6 +33,7 @@ Example:
 
 import tensorflow as tf
 
+from bert_tf2.common import InputError
 from bert_tf2.common import padding
 from bert_tf2.classifier.serving_inputs import build_inputs
 from bert_tf2.classifier.serving_inputs import pair_lengths  # pylint: disable=unused-import
