@@ -207,7 +207,7 @@ def main(argv=None):
   parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
   parser.add_argument("--output_dir", default=os.path.join(
       HERE, "output", "quickstart"))
-  parser.add_argument("--pretrain_steps", type=int, default=600)
+  parser.add_argument("--pretrain_steps", type=int, default=500)
   parser.add_argument("--finetune_epochs", type=float, default=10.0,
                       help="Fine-tuning epochs of the tiny BERT (stage 4).")
   parser.add_argument("--real_finetune_epochs", type=float,
@@ -281,6 +281,7 @@ def main(argv=None):
   run_step("4/5", "Fine-tuning the tiny BERT on data/movie_reviews and "
            "evaluating",
            ["run_classifier.py", "--task_name=tsv", "--data_dir=" + reviews,
+            "--group_by_length=true",
             "--text_a_column=sentence", "--label_column=label",
             "--vocab_file=" + vocab, "--bert_config_file=" + config,
             "--init_checkpoint=" + pretrain_dir,
