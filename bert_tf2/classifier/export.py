@@ -31,6 +31,7 @@ Example:
   {'label': <tf.Tensor: [b'pos']>, 'probabilities': ..., 'logits': ...}
 """
 
+from absl import logging
 import tensorflow as tf
 
 from bert_tf2.common import InputError
@@ -142,6 +143,24 @@ def check_export_flags(o):
     raise InputError("--export_dir=%s: no checkpoint to export in "
                      "--output_dir=%s (and no --init_checkpoint)"
                      % (o.export_dir, o.output_dir))
+
+
+def checkpoint_to_export(o, latest, best=None):
+  """The checkpoint --export_dir exports: the best one when training kept
+  one (`best`), else the latest in --output_dir (`latest`), else
+  --init_checkpoint.
+
+  Raises:
+    InputError: there is none of them.
+  """
+  checkpoint = best or latest or o.init_checkpoint
+  if not checkpoint:
+    raise InputError("--export_dir=%s: no checkpoint to export in "
+                     "--output_dir=%s" % (o.export_dir, o.output_dir))
+  logging.info("Exporting %s%s as a SavedModel to %s",
+               "the best checkpoint " if best else "", checkpoint,
+               o.export_dir)
+  return checkpoint
 
 
 def export_saved_model(task, checkpoint, export_dir, vocab_file,

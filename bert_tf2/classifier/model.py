@@ -34,9 +34,11 @@ from modeling import inputs as model_inputs
 class BertClassifier(task_model.TaskModel):
   """BertModel + ClassificationHead; call(features) -> float32 logits."""
 
+  default_name = "bert_classifier"
+
   def __init__(self, bert_config, num_labels, use_one_hot_embeddings=False,
                classifier_dropout_prob=0.1, **kwargs):
-    kwargs.setdefault("name", "bert_classifier")
+    kwargs.setdefault("name", self.default_name)
     self.metric_names = self.metrics_for(int(num_labels))
     super().__init__(**kwargs)
     if isinstance(bert_config, dict):
@@ -53,16 +55,19 @@ class BertClassifier(task_model.TaskModel):
         dropout_prob=self.classifier_dropout_prob, dtype=self.dtype_policy)
     self.built = True  # All variables exist.
 
-  def call(self, features, training=False):
-    """Returns logits, float32 [batch_size, num_labels].
+  def encode(self, features, training=False):
+    """The encoder's outputs (BertModel's dict) for `features`.
 
     Args:
       features: dict with int [batch_size, seq_length] "input_ids",
         "input_mask" and "segment_ids" (other keys are ignored).
       training: apply dropout.
     """
-    outputs = self.bert(model_inputs.encoder_inputs(features),
-                        training=training)
+    return self.bert(model_inputs.encoder_inputs(features), training=training)
+
+  def call(self, features, training=False):
+    """Returns logits, float32 [batch_size, num_labels] (features: `encode`)."""
+    outputs = self.encode(features, training=training)
     return self.classifier(outputs["pooled_output"], training=training)
 
   serving_output_names = ("logits",)

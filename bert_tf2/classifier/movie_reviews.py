@@ -110,7 +110,7 @@ def write_splits(output_dir, path=None):
   return {name: len(rows) for name, rows in splits.items()}
 
 
-DEMO_TRAIN, DEMO_DEV, DEMO_CORPUS, DEMO_DOC_SENTENCES = 1500, 500, 4000, 8
+DEMO_TRAIN, DEMO_CORPUS, DEMO_DOC_SENTENCES = 1500, 4000, 8
 
 
 def write_demo_data(output_dir, path=None):
@@ -118,13 +118,18 @@ def write_demo_data(output_dir, path=None):
 
   movie_reviews/train.tsv: the first 1,500 (shuffled) train sentences;
   train_full.tsv: all 8,060 train sentences (in the same order, so it
-  starts with train.tsv); dev.tsv: the first 500 dev sentences;
+  starts with train.tsv); dev.tsv: the split's 2,012 dev sentences less
+  the one whose text also occurs in train (on the first 500 alone, one
+  run's accuracy carried +-1.7 points of sampling noise);
   corpus.txt: the 4,000 train sentences after train.tsv's as pretraining
   text, 8 sentences per document, documents separated by an empty line.
   Returns {file: count}.
   """
   splits = labelled_splits(path)
-  train, dev = splits["train"][:DEMO_TRAIN], splits["dev"][:DEMO_DEV]
+  train = splits["train"][:DEMO_TRAIN]
+  # One dev sentence's text also occurs in train: leave it out.
+  train_texts = {text for _, text in splits["train"]}
+  dev = [row for row in splits["dev"] if row[1] not in train_texts]
   corpus = splits["train"][DEMO_TRAIN:DEMO_TRAIN + DEMO_CORPUS]
   os.makedirs(os.path.join(output_dir, "movie_reviews"), exist_ok=True)
   write_tsv(os.path.join(output_dir, "movie_reviews", "train.tsv"), train)

@@ -363,14 +363,9 @@ def run(o, bert_config, tokenizer, processor_options, make_estimator,
                [np.asarray(r, dtype=np.float32) for r in probs])
   if getattr(o, "export_dir", None):
     from bert_tf2.classifier import export  # pylint: disable=g-import-not-at-top
-    checkpoint = estimator.latest_checkpoint() or o.init_checkpoint
-    if keep_best and runner.best_checkpoint(o.output_dir):
-      checkpoint = runner.best_checkpoint(o.output_dir)
-    if not checkpoint:
-      raise InputError("--export_dir=%s: no checkpoint to export in "
-                       "--output_dir=%s" % (o.export_dir, o.output_dir))
-    logging.info("Exporting %s as a SavedModel to %s", checkpoint,
-                 o.export_dir)
+    checkpoint = export.checkpoint_to_export(
+        o, estimator.latest_checkpoint(),
+        keep_best and runner.best_checkpoint(o.output_dir))
     export.export_saved_model(task, checkpoint, o.export_dir, o.vocab_file,
                               o.do_lower_case, o.max_seq_length, label_list,
                               multi_label=True)

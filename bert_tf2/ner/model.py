@@ -28,7 +28,6 @@ import tensorflow as tf
 import modeling
 from bert_tf2.classifier import model as classifier_model
 from bert_tf2.common import task_model
-from modeling import inputs as model_inputs
 
 
 def token_loss(logits, label_ids, label_mask):
@@ -60,12 +59,7 @@ class BertTokenClassifier(classifier_model.BertClassifier):
   call(features) -> float32 logits [batch_size, seq_length, num_labels].
   """
 
-  def __init__(self, bert_config, num_labels, use_one_hot_embeddings=False,
-               classifier_dropout_prob=0.1, **kwargs):
-    kwargs.setdefault("name", "bert_token_classifier")
-    super().__init__(bert_config, num_labels,
-                     use_one_hot_embeddings=use_one_hot_embeddings,
-                     classifier_dropout_prob=classifier_dropout_prob, **kwargs)
+  default_name = "bert_token_classifier"
 
   @staticmethod
   def metrics_for(num_labels):
@@ -76,13 +70,10 @@ class BertTokenClassifier(classifier_model.BertClassifier):
     """Returns logits, float32 [batch_size, seq_length, num_labels].
 
     Args:
-      features: dict with int [batch_size, seq_length] "input_ids",
-        "input_mask" and "segment_ids" (other keys are ignored).
+      features: as `BertClassifier.encode`.
       training: apply dropout.
     """
-    outputs = self.bert(model_inputs.encoder_inputs(features),
-                        training=training)
-    sequence = outputs["sequence_output"]
+    sequence = self.encode(features, training=training)["sequence_output"]
     shape = tf.shape(sequence)
     logits = self.classifier(sequence, training=training)
     return tf.reshape(logits, [shape[0], shape[1], self.num_labels])

@@ -323,7 +323,7 @@ def main(argv=None):
   pretrain = read_results(os.path.join(pretrain_dir, "eval_results.txt"))
   tiny = read_results(os.path.join(classifier_dir, "eval_results.txt"))
   real = read_results(os.path.join(real_dir, "eval_results.txt"))
-  print("\nSummary (dev set: data/movie_reviews/dev.tsv, 500 sentences)")
+  print("\nSummary (dev set: data/movie_reviews/dev.tsv, 2,011 sentences)")
   print("  tiny BERT pretrained here:  masked_lm_accuracy %.3f, "
         "next_sentence_accuracy %.3f" % (
             float(pretrain["masked_lm_accuracy"]),

@@ -39,7 +39,7 @@ def test_shipped_demo_data_is_small_balanced_and_disjoint():
                           label_list=["neg", "pos"])
   train = proc.get_train_examples(d)
   dev = proc.get_dev_examples(d)
-  assert (len(train), len(dev)) == (1500, 500)
+  assert (len(train), len(dev)) == (1500, 2011)
   for examples in (train, dev):
     share = sum(e.label == "pos" for e in examples) / len(examples)
     assert 0.4 < share < 0.6
