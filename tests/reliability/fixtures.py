@@ -259,13 +259,15 @@ def _process_state_kept():
   assert not tf.distribute.has_strategy(), "a strategy was left entered"
 
 
-def run_in_process(script, args):
+def run_in_process(script, args, env=None):
   """Runs `script`'s main on `args` here, as `python <script> args` would.
 
   The flags are parsed into a fresh absl FlagValues (the global FLAGS is
   untouched), main runs under `bert_tf2.common.cli`'s guard (an InputError
   becomes `error: <message>` on stderr and exit status 1) and any other
   exception is printed as a traceback with status 1, as Python would.
+  `env`: environment variables for the run, {name: value or None to unset};
+  the environment is restored afterwards.
 
   Returns:
     subprocess.CompletedProcess with returncode, stdout and stderr.
@@ -283,6 +285,11 @@ def run_in_process(script, args):
   returncode = 0
   with _process_state_kept(), contextlib.redirect_stdout(stdout), \
       contextlib.redirect_stderr(stderr):
+    for name, value in (env or {}).items():
+      if value is None:
+        os.environ.pop(name, None)
+      else:
+        os.environ[name] = value
     try:
       cli._guarded(lambda _: main(values))(argv)  # pylint: disable=protected-access
     except SystemExit as e:
