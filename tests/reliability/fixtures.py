@@ -187,6 +187,21 @@ def run_script(script, args, timeout=300):
       timeout=timeout, check=False)
 
 
+def finish(procs, timeout=240):
+  """Waits for every Popen in `procs` (stderr piped); returns (exit codes,
+  stderr texts). Kills every process still running on any failure."""
+  errors = []
+  try:
+    for proc in procs:
+      errors.append(proc.communicate(timeout=timeout)[1])
+  finally:
+    for proc in procs:
+      if proc.poll() is None:
+        proc.kill()
+        proc.communicate()
+  return [p.returncode for p in procs], errors
+
+
 def error_line(result):
   """The `error: ...` line of a failed script run; asserts it is clean.
 

@@ -137,17 +137,7 @@ def _train_both(script, args, step):
 
 
 def _finish(procs, timeout=TIMEOUT):
-  """(exit codes, stderr texts); kills every process on any failure."""
-  errors = []
-  try:
-    for proc in procs:
-      errors.append(proc.communicate(timeout=timeout)[1])
-  finally:
-    for proc in procs:
-      if proc.poll() is None:
-        proc.kill()
-        proc.communicate()
-  return [p.returncode for p in procs], errors
+  return fixtures.finish(procs, timeout)
 
 
 def _checkpoint(out, step):
