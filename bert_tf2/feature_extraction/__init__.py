@@ -5,7 +5,7 @@
   extractor: FeatureExtractor (checkpoint -> chosen encoder layers),
              parse_layers
   output:    format_line (the original's JSONL format, or pooled vectors)
-  pipeline:  extract_to_file (the whole script)
+  pipeline:  extract_to_file (the whole script), run (its parsed flags)
 
 See docs/squad.md ("Feature extraction").
 """

@@ -10,6 +10,7 @@ Example:
 from absl import logging
 
 from bert_tf2.common import atomic_open
+from bert_tf2.common import cli
 from bert_tf2.common import InputError
 from bert_tf2.common import setup_checks
 from bert_tf2.feature_extraction import examples as fe_examples
@@ -77,3 +78,30 @@ def extract_to_file(input_file, output_file, bert_config_file,
                    ).export(export_dir)
     logging.info("SavedModel written to %s", export_dir)
   return count
+
+
+def run(f):
+  """extract_features.py's `main`: the work of its parsed flags `f`.
+
+  Args:
+    f: absl FlagValues with the flags of `feature_extraction.flags`.
+  """
+  cli.require_file("input_file", f.input_file)
+  cli.require_file("vocab_file", f.vocab_file)
+  cli.require_file("bert_config_file", f.bert_config_file)
+  strategy = None
+  if f.use_tpu:
+    from bert_tf2 import runner  # pylint: disable=g-import-not-at-top
+    strategy = runner.strategy_from_flags(
+        use_tpu=True, tpu_name=None, tpu_zone=None, gcp_project=None,
+        master=f.master, num_tpu_cores=f.num_tpu_cores)
+  extract_to_file(
+      input_file=f.input_file, output_file=f.output_file,
+      bert_config_file=f.bert_config_file,
+      init_checkpoint=f.init_checkpoint, vocab_file=f.vocab_file,
+      layers=f.layers, max_seq_length=f.max_seq_length,
+      do_lower_case=f.do_lower_case, batch_size=f.batch_size,
+      use_one_hot_embeddings=f.use_one_hot_embeddings,
+      pooling=f.pooling, strategy=strategy,
+      trim_padding=f.trim_padding and not f.use_tpu,
+      export_dir=f.export_dir)

@@ -37,6 +37,7 @@ from bert_tf2.pretraining_data import documents as documents_lib
 from bert_tf2.pretraining_data import parallel
 from bert_tf2.pretraining_data import stages
 from bert_tf2.pretraining_data import writer as writer_lib
+from bert_tf2.pretraining_data import options as options_lib
 from bert_tf2.pretraining_data.options import DataOptions  # pylint: disable=unused-import
 from bert_tf2.pretraining_data.options import check_vocab
 
@@ -95,3 +96,38 @@ def run(input_files, output_files, tokenizer, options):
   logging.info("Wrote %d total instances", len(records))
   stages.log_summary(stats, time.time() - start)
   return stats
+
+
+def run_from_flags(f):
+  """create_pretraining_data.py's `main`: the work of its parsed flags `f`.
+
+  Args:
+    f: absl FlagValues with the flags of `pretraining_data.flags`.
+
+  Returns:
+    The CorpusStats of `run`.
+  """
+  import tokenization  # pylint: disable=g-import-not-at-top
+  options = options_lib.DataOptions(
+      do_lower_case=f.do_lower_case,
+      do_whole_word_mask=f.do_whole_word_mask,
+      max_seq_length=f.max_seq_length,
+      max_predictions_per_seq=f.max_predictions_per_seq,
+      random_seed=f.random_seed, dupe_factor=f.dupe_factor,
+      masked_lm_prob=f.masked_lm_prob,
+      short_seq_prob=f.short_seq_prob, num_workers=f.num_workers,
+      shard_documents=f.shard_documents,
+      word_boundaries=f.word_boundaries,
+      segmented_file=f.segmented_file).validate()
+  input_files = documents_lib.expand_input_patterns("input_file",
+                                                    f.input_file)
+  output_files = f.output_file.split(",")
+  options_lib.check_output_files(output_files, input_files)
+  tokenizer = tokenization.FullTokenizer(
+      vocab_file=f.vocab_file, do_lower_case=f.do_lower_case)
+  check_vocab(tokenizer.vocab, f.vocab_file)
+
+  logging.info("*** Reading from input files ***")
+  for input_file in input_files:
+    logging.info("  %s", input_file)
+  return run(input_files, output_files, tokenizer, options)

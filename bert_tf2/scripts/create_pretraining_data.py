@@ -18,8 +18,6 @@ from absl import logging
 from bert_tf2.common import cli
 from bert_tf2.pretraining_data import flags as data_flags
 import tokenization  # Also defines the original's --preserve_unused_tokens.
-from bert_tf2.pretraining_data import documents
-from bert_tf2.pretraining_data import options as options_lib
 from bert_tf2.pretraining_data import pipeline
 # The original module's functions, for code that imports them from here.
 from bert_tf2.pretraining_data.compat import create_training_instances  # pylint: disable=unused-import
@@ -34,29 +32,7 @@ data_flags.define_flags()
 
 def main(_):
   logging.set_verbosity(logging.INFO)
-  options = options_lib.DataOptions(
-      do_lower_case=FLAGS.do_lower_case,
-      do_whole_word_mask=FLAGS.do_whole_word_mask,
-      max_seq_length=FLAGS.max_seq_length,
-      max_predictions_per_seq=FLAGS.max_predictions_per_seq,
-      random_seed=FLAGS.random_seed, dupe_factor=FLAGS.dupe_factor,
-      masked_lm_prob=FLAGS.masked_lm_prob,
-      short_seq_prob=FLAGS.short_seq_prob, num_workers=FLAGS.num_workers,
-      shard_documents=FLAGS.shard_documents,
-      word_boundaries=FLAGS.word_boundaries,
-      segmented_file=FLAGS.segmented_file).validate()
-  input_files = documents.expand_input_patterns("input_file",
-                                                FLAGS.input_file)
-  output_files = FLAGS.output_file.split(",")
-  options_lib.check_output_files(output_files, input_files)
-  tokenizer = tokenization.FullTokenizer(
-      vocab_file=FLAGS.vocab_file, do_lower_case=FLAGS.do_lower_case)
-  options_lib.check_vocab(tokenizer.vocab, FLAGS.vocab_file)
-
-  logging.info("*** Reading from input files ***")
-  for input_file in input_files:
-    logging.info("  %s", input_file)
-  pipeline.run(input_files, output_files, tokenizer, options)
+  pipeline.run_from_flags(FLAGS)
 
 
 def run():

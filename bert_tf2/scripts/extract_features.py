@@ -13,7 +13,8 @@ from absl import flags
 
 from bert_tf2.common import cli
 from bert_tf2.feature_extraction import flags as extract_flags
-from bert_tf2 import feature_extraction
+from bert_tf2 import feature_extraction  # pylint: disable=unused-import
+from bert_tf2.feature_extraction import pipeline as extract_pipeline
 import tokenization  # pylint: disable=unused-import  (--preserve_unused_tokens)
 
 FLAGS = flags.FLAGS
@@ -21,29 +22,8 @@ FLAGS = flags.FLAGS
 extract_flags.define_flags()
 
 
-def _strategy():
-  if not FLAGS.use_tpu:
-    return None
-  from bert_tf2 import runner  # pylint: disable=g-import-not-at-top
-  return runner.strategy_from_flags(
-      use_tpu=True, tpu_name=None, tpu_zone=None, gcp_project=None,
-      master=FLAGS.master, num_tpu_cores=FLAGS.num_tpu_cores)
-
-
 def main(_):
-  cli.require_file("input_file", FLAGS.input_file)
-  cli.require_file("vocab_file", FLAGS.vocab_file)
-  cli.require_file("bert_config_file", FLAGS.bert_config_file)
-  feature_extraction.extract_to_file(
-      input_file=FLAGS.input_file, output_file=FLAGS.output_file,
-      bert_config_file=FLAGS.bert_config_file,
-      init_checkpoint=FLAGS.init_checkpoint, vocab_file=FLAGS.vocab_file,
-      layers=FLAGS.layers, max_seq_length=FLAGS.max_seq_length,
-      do_lower_case=FLAGS.do_lower_case, batch_size=FLAGS.batch_size,
-      use_one_hot_embeddings=FLAGS.use_one_hot_embeddings,
-      pooling=FLAGS.pooling, strategy=_strategy(),
-      trim_padding=FLAGS.trim_padding and not FLAGS.use_tpu,
-      export_dir=FLAGS.export_dir)
+  extract_pipeline.run(FLAGS)
 
 
 def run():

@@ -5,13 +5,20 @@ bert_config.json, a checkpoint of that model and one of another shape,
 pretraining TFRecords, a GLUE (CoLA) data dir, a SQuAD file and plain text,
 all tiny enough that a script reaches (and fails at) its input checks in a
 few seconds. `run_script(name, args)` runs `python <name>.py args...` from
-the repository root as a user would, CPU only.
+the repository root as a user would, CPU only; `run_in_process(name, args)`
+runs the same script's `main` in this process (no 7-8 s TensorFlow import)
+and returns the same kind of result.
 """
 
+import contextlib
+import importlib
+import io
 import json
 import os
+import signal
 import subprocess
 import sys
+import traceback
 
 from tests.golden import REPO_ROOT
 
@@ -180,6 +187,21 @@ def run_script(script, args, timeout=300):
       timeout=timeout, check=False)
 
 
+def finish(procs, timeout=240):
+  """Waits for every Popen in `procs` (stderr piped); returns (exit codes,
+  stderr texts). Kills every process still running on any failure."""
+  errors = []
+  try:
+    for proc in procs:
+      errors.append(proc.communicate(timeout=timeout)[1])
+  finally:
+    for proc in procs:
+      if proc.poll() is None:
+        proc.kill()
+        proc.communicate()
+  return [p.returncode for p in procs], errors
+
+
 def error_line(result):
   """The `error: ...` line of a failed script run; asserts it is clean.
 
@@ -193,3 +215,102 @@ def error_line(result):
   lines = [l for l in err.splitlines() if l.startswith("error: ")]
   assert len(lines) == 1, detail
   return lines[0]
+
+
+# Scripts whose `main(_)` is `<main module>.<function>(FLAGS)` on the flags of
+# `<flags module>.define_flags()`; `run_in_process` runs exactly that on a
+# fresh FlagValues. (Importing bert_tf2.scripts.X itself would define X's
+# flags on the global FLAGS, which clash between scripts.)
+IN_PROCESS = {
+    "run_classifier.py": ("bert_tf2.classifier.flags",
+                          "bert_tf2.classifier.pipeline", "run"),
+    "run_squad.py": ("bert_tf2.squad.flags", "bert_tf2.squad.pipeline",
+                     "run"),
+    "run_ner.py": ("bert_tf2.ner.flags", "bert_tf2.ner.pipeline", "run"),
+    "run_pretraining.py": ("bert_tf2.pretraining.flags",
+                           "bert_tf2.pretraining.run", "run_pretraining"),
+    "extract_features.py": ("bert_tf2.feature_extraction.flags",
+                            "bert_tf2.feature_extraction.pipeline", "run"),
+    "create_pretraining_data.py": ("bert_tf2.pretraining_data.flags",
+                                   "bert_tf2.pretraining_data.pipeline",
+                                   "run_from_flags"),
+}
+
+
+def _check_script_main(script, flags_module, main_module, function):
+  """Asserts bert_tf2/scripts/<script> defines those flags and its main
+  calls that function on FLAGS, so the in-process run is the script's."""
+  path = os.path.join(REPO_ROOT, "bert_tf2", "scripts", script)
+  with open(path, encoding="utf-8") as f:
+    source = f.read()
+  package, name = flags_module.rsplit(".", 1)
+  assert "from %s import %s as " % (package, name) in source, script
+  package, name = main_module.rsplit(".", 1)
+  assert "from %s import %s" % (package, name) in source, script
+  main = source[source.index("def main("):source.index("def run(")]
+  assert "%s(FLAGS)" % function in main, (script, main)
+
+
+@contextlib.contextmanager
+def _process_state_kept():
+  """Restores what a script's main may change in this process: environment,
+  cwd, SIGTERM/SIGINT handlers, absl verbosity; checks no tf.distribute
+  strategy is left entered."""
+  from absl import logging  # pylint: disable=g-import-not-at-top
+  import tensorflow as tf  # pylint: disable=g-import-not-at-top
+  environ = dict(os.environ)
+  cwd = os.getcwd()
+  handlers = {s: signal.getsignal(s) for s in (signal.SIGTERM, signal.SIGINT)}
+  verbosity = logging.get_verbosity()
+  try:
+    yield
+  finally:
+    os.environ.clear()
+    os.environ.update(environ)
+    os.chdir(cwd)
+    for s, handler in handlers.items():
+      signal.signal(s, handler)
+    logging.set_verbosity(verbosity)
+  assert not tf.distribute.has_strategy(), "a strategy was left entered"
+
+
+def run_in_process(script, args, env=None):
+  """Runs `script`'s main on `args` here, as `python <script> args` would.
+
+  The flags are parsed into a fresh absl FlagValues (the global FLAGS is
+  untouched), main runs under `bert_tf2.common.cli`'s guard (an InputError
+  becomes `error: <message>` on stderr and exit status 1) and any other
+  exception is printed as a traceback with status 1, as Python would.
+  `env`: environment variables for the run, {name: value or None to unset};
+  the environment is restored afterwards.
+
+  Returns:
+    subprocess.CompletedProcess with returncode, stdout and stderr.
+  """
+  from absl import flags  # pylint: disable=g-import-not-at-top
+  from bert_tf2.common import cli  # pylint: disable=g-import-not-at-top
+  flags_module, main_module, function = IN_PROCESS[script]
+  _check_script_main(script, flags_module, main_module, function)
+  values = flags.FlagValues()
+  importlib.import_module(flags_module).define_flags(values)
+  main = getattr(importlib.import_module(main_module), function)
+  argv = [script] + list(args)
+  values(argv)
+  stdout, stderr = io.StringIO(), io.StringIO()
+  returncode = 0
+  with _process_state_kept(), contextlib.redirect_stdout(stdout), \
+      contextlib.redirect_stderr(stderr):
+    for name, value in (env or {}).items():
+      if value is None:
+        os.environ.pop(name, None)
+      else:
+        os.environ[name] = value
+    try:
+      cli._guarded(lambda _: main(values))(argv)  # pylint: disable=protected-access
+    except SystemExit as e:
+      returncode = e.code if isinstance(e.code, int) else 1
+    except Exception:  # pylint: disable=broad-except
+      traceback.print_exc()
+      returncode = 1
+  return subprocess.CompletedProcess(argv, returncode, stdout.getvalue(),
+                                     stderr.getvalue())

@@ -137,17 +137,7 @@ def _train_both(script, args, step):
 
 
 def _finish(procs, timeout=TIMEOUT):
-  """(exit codes, stderr texts); kills every process on any failure."""
-  errors = []
-  try:
-    for proc in procs:
-      errors.append(proc.communicate(timeout=timeout)[1])
-  finally:
-    for proc in procs:
-      if proc.poll() is None:
-        proc.kill()
-        proc.communicate()
-  return [p.returncode for p in procs], errors
+  return fixtures.finish(procs, timeout)
 
 
 def _checkpoint(out, step):
@@ -384,11 +374,13 @@ def test_ner_two_workers_like_one_process(inputs, no_dropout, tagging_data,
 
 
 # ------------------------------------------------------------- bad input
-def _run(args, tf_config=None, timeout=120):
-  return subprocess.run(
-      [sys.executable, os.path.join(REPO_ROOT, "run_pretraining.py")] + args,
-      cwd=REPO_ROOT, env=_env(tf_config), capture_output=True, text=True,
-      timeout=timeout, check=False)
+# The scripts' mains run in this process (fixtures.run_in_process: the same
+# one line and exit status as `python <script>.py`, which the tests above
+# start for every script): each fails in the strategy's checks, before any
+# TensorFlow runtime, cluster or TPU state is set up.
+def _run(args, tf_config=None, script="run_pretraining.py", **env):
+  env["TF_CONFIG"] = tf_config
+  return fixtures.run_in_process(script, args, env=env)
 
 
 @pytest.mark.parametrize("tf_config,expected", [
@@ -419,11 +411,7 @@ def test_fine_tuning_scripts_without_tf_config_are_one_line(inputs, tmp_path,
                                     "--data_dir=" + inputs["glue"]],
               "run_squad.py": ["--train_file=" + inputs["squad"]],
               "run_ner.py": ["--data_dir=" + inputs["glue"]]}[script]
-  result = subprocess.run(
-      [sys.executable, os.path.join(REPO_ROOT, script)] + args,
-      cwd=REPO_ROOT, env=_env(), capture_output=True, text=True,
-      timeout=120, check=False)
-  line = fixtures.error_line(result)
+  line = fixtures.error_line(_run(args, script=script))
   assert "--strategy=multi_worker needs the TF_CONFIG environment" in line
   assert not out.exists()
 
@@ -445,15 +433,12 @@ def test_worker_that_never_comes_is_one_line_within_timeout(inputs,
 
 def test_tpu_name_that_does_not_resolve_is_one_line(inputs, tmp_path):
   out = tmp_path / "out"
-  env_result = subprocess.run(
-      [sys.executable, os.path.join(REPO_ROOT, "run_pretraining.py")] +
+  result = _run(
       _pretraining_args(inputs, inputs["config"], str(out), 2) +
       ["--use_tpu=true", "--tpu_name=no-such-tpu", "--worker_timeout_secs=5"],
-      cwd=REPO_ROOT, capture_output=True, text=True, timeout=120,
-      check=False,
       # No metadata server here: a refused port fails at once, offline.
-      env=dict(_env(), GCE_METADATA_HOST="127.0.0.1:1"))
-  line = fixtures.error_line(env_result)
+      GCE_METADATA_HOST="127.0.0.1:1")
+  line = fixtures.error_line(result)
   assert "--tpu_name=no-such-tpu" in line and "cannot find or reach" in line
   assert not out.exists()
 

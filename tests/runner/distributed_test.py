@@ -8,7 +8,6 @@ single-device run (global batch 8, same data order).
 import json
 import os
 import signal
-import socket
 import subprocess
 import threading
 
@@ -16,8 +15,10 @@ import numpy as np
 import pytest
 
 from bert_tf2 import runner
+from bert_tf2.common import launch_local
 from tests.runner import conftest
 from tests.runner import estimator_test
+from tests.reliability import fixtures
 from tests.runner import toy
 
 STEPS = 20
@@ -50,6 +51,17 @@ def _compare(ours, reference, prefixes=("toy", "global_step")):
                                atol=2e-6, err_msg=name)
 
 
+def _compare_eval_and_predict(ours, reference):
+  """Same evaluation numbers, and every prediction row once, in order."""
+  for key in ("eval:loss", "eval:accuracy", "eval:mean_loss"):
+    np.testing.assert_allclose(ours[key], reference[key], rtol=1e-5,
+                               err_msg=key)
+  np.testing.assert_array_equal(ours["predict:ids"], np.arange(21))
+  np.testing.assert_allclose(ours["predict:probabilities"],
+                             reference["predict:probabilities"], rtol=1e-5,
+                             atol=1e-6)
+
+
 @pytest.mark.slow
 def test_mirrored_two_cpus_equals_one_device(single, tmp_path, run_train):
   result = str(tmp_path / "mirrored.npz")
@@ -61,35 +73,16 @@ def test_mirrored_two_cpus_equals_one_device(single, tmp_path, run_train):
   # Evaluation and prediction split batches over the 2 replicas, including
   # the final partial batch (50 and 21 examples, batch 8): same numbers,
   # every example exactly once, in order.
-  for key in ("eval:loss", "eval:accuracy", "eval:mean_loss"):
-    np.testing.assert_allclose(ours[key], single[key], rtol=1e-5,
-                               err_msg=key)
-  np.testing.assert_array_equal(ours["predict:ids"], np.arange(21))
-  np.testing.assert_allclose(ours["predict:probabilities"],
-                             single["predict:probabilities"], rtol=1e-5,
-                             atol=1e-6)
-
-
-def _free_ports(n):
-  socks = [socket.socket() for _ in range(n)]
-  for s in socks:
-    s.bind(("127.0.0.1", 0))
-  ports = [s.getsockname()[1] for s in socks]
-  for s in socks:
-    s.close()
-  return ports
+  _compare_eval_and_predict(ours, single)
 
 
 def _start_workers(tmp_path, out, extra_flags=None):
-  workers = ["127.0.0.1:%d" % p for p in _free_ports(2)]
   procs = []
-  for index in range(2):
-    tf_config = {"cluster": {"worker": workers},
-                 "task": {"type": "worker", "index": index}}
+  for tf_config in launch_local.tf_configs(2):
     flags = dict(output_dir=out, max_steps=STEPS, strategy="multi_worker",
                  save_checkpoints_steps=10, iterations_per_loop=10)
     flags.update(extra_flags or {})
-    if index == 0:
+    if tf_config["task"]["index"] == 0:
       flags["result"] = tmp_path / "chief.npz"
     procs.append(subprocess.Popen(
         conftest.train_command(**flags), cwd=conftest.REPO,
@@ -99,35 +92,7 @@ def _start_workers(tmp_path, out, extra_flags=None):
 
 
 def _finish(procs, timeout=240):
-  errors = []
-  try:
-    for proc in procs:
-      _, err = proc.communicate(timeout=timeout)
-      errors.append(err)
-  finally:
-    for proc in procs:
-      if proc.poll() is None:
-        proc.kill()
-  return [p.returncode for p in procs], errors
-
-
-@pytest.mark.slow
-def test_two_workers_evaluate_and_predict_equal_one_device(single, tmp_path):
-  """Evaluation and prediction in a 2-worker job see every example once:
-  each worker returns the numbers (and all rows, in order) of one device,
-  not those of its own shard (50 and 21 examples, global batch 8)."""
-  codes, errors = _finish(_start_workers(tmp_path, tmp_path / "out",
-                                         {"eval": True}))
-  assert codes == [0, 0], errors[0][-3000:] + errors[1][-3000:]
-  ours = dict(np.load(tmp_path / "chief.npz"))
-  _compare(ours, single)
-  for key in ("eval:loss", "eval:accuracy", "eval:mean_loss"):
-    np.testing.assert_allclose(ours[key], single[key], rtol=1e-5,
-                               err_msg=key)
-  np.testing.assert_array_equal(ours["predict:ids"], np.arange(21))
-  np.testing.assert_allclose(ours["predict:probabilities"],
-                             single["predict:probabilities"], rtol=1e-5,
-                             atol=1e-6)
+  return fixtures.finish(procs, timeout)
 
 
 @pytest.mark.slow
@@ -135,7 +100,10 @@ def test_two_workers_preempted_then_restarted_equal_one_device(single,
                                                                tmp_path):
   """2 localhost workers; SIGTERM to worker 1 stops BOTH at the same step,
   the chief saves it; restarting both resumes and ends on the weights of a
-  one-device run."""
+  one-device run. Then evaluation and prediction in the 2-worker job see
+  every example once: each worker returns the numbers (and all rows, in
+  order) of one device, not those of its own shard (50 and 21 examples,
+  global batch 8)."""
   out = tmp_path / "out"
   procs = _start_workers(tmp_path, out, {
       "slow_ms": 40, "iterations_per_loop": STEPS,
@@ -162,9 +130,11 @@ def test_two_workers_preempted_then_restarted_equal_one_device(single,
   step = runner.checkpoints.checkpoint_step(runner.latest_checkpoint(
       str(out)))
   assert 0 < step < STEPS
-  codes, errors = _finish(_start_workers(tmp_path, out))
+  codes, errors = _finish(_start_workers(tmp_path, out, {"eval": True}))
   assert codes == [0, 0], errors[0][-3000:] + errors[1][-3000:]
-  _compare(dict(np.load(tmp_path / "chief.npz")), single)
+  ours = dict(np.load(tmp_path / "chief.npz"))
+  _compare(ours, single)
   # Only the chief (worker 0) wrote checkpoints.
   assert os.path.basename(runner.latest_checkpoint(str(out))) == (
       "model.ckpt-%d" % STEPS)
+  _compare_eval_and_predict(ours, single)
