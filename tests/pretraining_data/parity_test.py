@@ -74,13 +74,13 @@ def _cases(root):
   text_dir = os.path.join(root, "text")
   os.makedirs(text_dir)
   corpus.write_corpus(os.path.join(text_dir, "bbc.txt"),
-                      corpus.bbc_documents(450000))
+                      corpus.bbc_documents(150000))
   # No trailing blank line: its last document continues into the next file.
   corpus.write_corpus(os.path.join(text_dir, "movies.txt"),
-                      corpus.movie_review_documents(120000),
+                      corpus.movie_review_documents(60000),
                       trailing_blank=False)
   corpus.write_corpus(os.path.join(text_dir, "zh.txt"),
-                      corpus.chinese_documents(80000))
+                      corpus.chinese_documents(40000))
   small = corpus.write_corpus(os.path.join(root, "small.txt"),
                               corpus.bbc_documents(60000, start=1000))
   single = corpus.write_corpus(os.path.join(root, "single.txt"),
