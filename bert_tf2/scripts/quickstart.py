@@ -246,6 +246,12 @@ def main(argv=None):
   parser.add_argument("--classify_output", default=None,
                       help="With --classify_with: write the rows here (JSON).")
   args = parser.parse_args(argv)
+  for name in ("vocab_size", "corpus_lines", "dev_sentences"):
+    value = getattr(args, name)
+    if value < 0 or (name == "vocab_size" and value == 0):
+      parser.error("--%s=%d: must be %s" % (
+          name, value, "positive" if name == "vocab_size" else
+          "0 (all) or positive"))
   if args.classify_with:
     rows = classify_sentences(args.classify_with, NEW_SENTENCES)
     with atomic.atomic_open(args.classify_output, "w") as f:
@@ -358,7 +364,10 @@ def main(argv=None):
   pretrain = read_results(os.path.join(pretrain_dir, "eval_results.txt"))
   tiny = read_results(os.path.join(classifier_dir, "eval_results.txt"))
   real = read_results(os.path.join(real_dir, "eval_results.txt"))
-  print("\nSummary (dev set: data/movie_reviews/dev.tsv, 2,011 sentences)")
+  with open(os.path.join(reviews, "dev.tsv"), encoding="utf-8") as f:
+    dev_size = sum(1 for _ in f) - 1  # Less the header line.
+  print("\nSummary (dev set: data/movie_reviews/dev.tsv, {:,} sentences)"
+        .format(dev_size))
   if args.dev_sentences:
     print("  (shortened: evaluated on its first %d sentences only)" %
           args.dev_sentences)

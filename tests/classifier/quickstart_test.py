@@ -104,3 +104,16 @@ def test_quickstart_runs_end_to_end(tmp_path):
                "minilm_saved_model/saved_model.pb",
                "logs/5b_run_classifier.log"):
     assert os.path.exists(os.path.join(out, name)), name
+
+
+@pytest.mark.parametrize("flag", ["--vocab_size=0", "--corpus_lines=-1",
+                                  "--dev_sentences=-5"])
+def test_bad_shortening_flag_is_one_error_nothing_written(tmp_path, capsys,
+                                                          flag):
+  out = tmp_path / "qs"
+  with pytest.raises(SystemExit) as e:
+    quickstart.main(["--output_dir=%s" % out, flag])
+  assert e.value.code == 2
+  err = capsys.readouterr().err.strip().splitlines()[-1]
+  assert flag.split("=")[0] in err and "must be" in err
+  assert not out.exists()
