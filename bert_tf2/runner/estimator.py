@@ -87,6 +87,7 @@ class Estimator(object):
     self._metrics = None
     self._eval_fn = None
     self._predict_fn = None
+    self._barrier_fn = None
     self.stopped_early = False  # Set by train_and_evaluate.
 
   # ------------------------------------------------------------ properties
@@ -221,7 +222,28 @@ class Estimator(object):
                  " x %d micro-batches" % k if k > 1 else "",
                  cfg.iterations_per_loop)
     self._train_loop(iterator, step, max_steps, eval_every, evaluate_now)
+    # Whatever comes next (evaluate, predict, export) restores the latest
+    # checkpoint: no worker may look before the chief has written it.
+    self._wait_for_all_workers()
     return self
+
+  def _wait_for_all_workers(self):
+    """A barrier across the workers of a multi-worker job (else a no-op).
+
+    Every worker calls it at the same point; it returns on each once all
+    have called it, so files the chief wrote before (checkpoints, best/)
+    are complete for every worker after it.
+    """
+    if self._num_input_pipelines() < 2:
+      return
+    if self._barrier_fn is None:
+      def replica():
+        return tf.distribute.get_replica_context().all_reduce(
+            tf.distribute.ReduceOp.SUM, tf.ones([]))
+      self._barrier_fn = tf.function(lambda: self._strategy.run(replica))
+    arrived = self._strategy.experimental_local_results(self._barrier_fn())
+    logging.info("Training over on every worker (%d replicas)",
+                 int(arrived[0]))
 
   def _make_train_steps(self):
     k = self._config.gradient_accumulation_steps

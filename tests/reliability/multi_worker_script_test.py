@@ -80,17 +80,36 @@ def _env(tf_config=None):
   return env
 
 
-def _start(script, args, tf_config=None):
+# Runs a script with every checkpoint save delayed by argv[1] seconds: the
+# chief then writes its last checkpoint well after the other workers have
+# finished training (a slow or loaded file system), which they must wait for.
+_SLOW_SAVES = """
+import runpy, sys, time
+from bert_tf2.runner import checkpoints
+delay, save = float(sys.argv.pop(1)), checkpoints.save
+def slow_save(*args, **kwargs):
+  time.sleep(delay)
+  return save(*args, **kwargs)
+checkpoints.save = slow_save
+sys.argv[0] = sys.argv[1]; del sys.argv[1]
+runpy.run_path(sys.argv[0], run_name="__main__")
+"""
+
+
+def _start(script, args, tf_config=None, slow_saves=0):
+  command = [sys.executable, os.path.join(REPO_ROOT, script)]
+  if slow_saves:
+    command[1:1] = ["-c", _SLOW_SAVES, str(slow_saves)]
   return subprocess.Popen(
-      [sys.executable, os.path.join(REPO_ROOT, script)] + list(args),
-      cwd=REPO_ROOT, env=_env(tf_config), stdout=subprocess.PIPE,
-      stderr=subprocess.PIPE, text=True)
+      command + list(args), cwd=REPO_ROOT, env=_env(tf_config),
+      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
-def _start_workers(script, args, num_workers=2):
+def _start_workers(script, args, num_workers=2, slow_saves=0):
   configs = launch_local.tf_configs(num_workers)
   return [_start(script, args + ["--strategy=multi_worker",
-                                 "--worker_timeout_secs=120"], json.dumps(c))
+                                 "--worker_timeout_secs=120"], json.dumps(c),
+                 slow_saves)
           for c in configs]
 
 
@@ -115,13 +134,14 @@ def _task_checkpoint(model, prefix):
                                    str(prefix))
 
 
-def _train_both(script, args, step):
+def _train_both(script, args, step, slow_saves=0):
   """Two workers and the one-process reference, each with `args` and its
   own output dir; asserts both end at `step` with the same weights, Adam
-  slots and global_step. Returns (two-worker dir, reference dir)."""
+  slots and global_step. Returns (two-worker dir, reference dir).
+  slow_saves: the workers' checkpoint saves take this many seconds more."""
   shared, single = args("shared"), args("single")
-  procs = _start_workers(script, shared) + [_start_one_process(script,
-                                                               single)]
+  procs = _start_workers(script, shared, slow_saves=slow_saves) + [
+      _start_one_process(script, single)]
   codes, errors = _finish(procs)  # All three at once: less wall time.
   assert codes == [0, 0, 0], "\n".join(e[-3000:] for e in errors)
   out = [a[len("--output_dir="):] for a in shared + single
@@ -342,7 +362,10 @@ def test_ner_two_workers_like_one_process(inputs, no_dropout, tagging_data,
                                           tmp_path):
   """run_ner.py --classifier_dropout_prob=0 on 2 workers: the checkpoint
   of one process with the same global batch, and the same dev/test
-  results and tagged files (every sentence, gathered on the chief)."""
+  results and tagged files (every sentence, gathered on the chief).
+  The chief's saves are slowed down: the other worker must not evaluate or
+  predict before the chief has written the last checkpoint (it did, with
+  the initial weights, and its rows of the gathered results were wrong)."""
   init = _task_checkpoint(BertTokenClassifier(
       modeling.BertConfig.from_json_file(no_dropout), 2),  # O, B-COL.
                           tmp_path / "init" / "model.ckpt")
@@ -357,7 +380,7 @@ def test_ner_two_workers_like_one_process(inputs, no_dropout, tagging_data,
             "--learning_rate=1e-2", "--save_checkpoints_steps=100",
             "--classifier_dropout_prob=0"]
   # 8 sentences (one window each) / batch 4 x 2 epochs = 4 steps.
-  shared, single = _train_both("run_ner.py", args, 4)
+  shared, single = _train_both("run_ner.py", args, 4, slow_saves=4)
   for name in ("eval_results.txt", "test_results.txt"):
     got = _eval_results(os.path.join(shared, name))
     want = _eval_results(os.path.join(single, name))
