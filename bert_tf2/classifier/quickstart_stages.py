@@ -54,7 +54,8 @@ class Stage(object):
 def format_duration(seconds):
   """Seconds as H:MM:SS.
 
-  E.g. 3725.4 -> "1:02:05".
+  >>> format_duration(3725.4)
+  '1:02:05'
   """
   seconds = int(round(seconds))
   return "%d:%02d:%02d" % (seconds // 3600, seconds // 60 % 60, seconds % 60)
