@@ -78,10 +78,10 @@ def run_batches(fn, arrays, batch_size, trim_padding=False,
   [2024, 224, 508]
   """
   n = len(arrays[0])
-  max_len = len(arrays[0][0]) if n else 0
   if not n:
     raise ValueError("run_batches: no rows (callers return early)")
   arrays = [np.asarray(a, np.int32) for a in arrays]
+  max_len = arrays[0].shape[1]
   if sort_by_length is None:
     sort_by_length = trim_padding
   order = None
