@@ -10,6 +10,7 @@ script exits with status 1 instead of dumping a traceback.
       cli.run(main)
 """
 
+import os
 import sys
 
 from absl import app
@@ -36,13 +37,22 @@ def run(main, argv=None):
 
 
 def require_file(flag_name, path):
-  """Raises InputError unless `path` (a --flag value) is an existing file."""
-  import tensorflow as tf  # gfile handles local and gs:// paths alike.
+  """Raises InputError unless `path` (a --flag value) is an existing file.
+
+  Local paths are checked with os.path; only URLs (gs://, ...) import
+  TensorFlow for tf.io.gfile, so that scripts that need no TensorFlow
+  (evaluate_squad.py) start in a fraction of a second.
+  """
   if not path:
     raise InputError("--%s is required" % flag_name)
-  if not tf.io.gfile.exists(path):
+  if "://" in path:
+    import tensorflow as tf  # pylint: disable=g-import-not-at-top
+    exists, isdir = tf.io.gfile.exists, tf.io.gfile.isdir
+  else:
+    exists, isdir = os.path.exists, os.path.isdir
+  if not exists(path):
     raise InputError("--%s=%s: file not found" % (flag_name, path))
-  if tf.io.gfile.isdir(path):
+  if isdir(path):
     raise InputError("--%s=%s: is a directory, expected a file"
                      % (flag_name, path))
 

@@ -9,6 +9,8 @@ without a 7-8 s TensorFlow import each).
 
 import json
 import os
+import subprocess
+import sys
 
 import pytest
 
@@ -91,3 +93,24 @@ def test_evaluate_squad_official_arguments_and_missing_file(inputs):
   line = fixtures.error_line(fixtures.run_script(
       "evaluate_squad.py", ["--data_file=" + missing, "--pred_file=" + preds]))
   assert "--data_file=%s: file not found" % missing in line
+
+
+def test_evaluate_squad_needs_no_tensorflow(inputs):
+  """The evaluator is pure Python, as the official script: checking its
+  local input files must not import TensorFlow (8 s of start-up)."""
+  preds = fixtures.write_json(os.path.join(inputs["dir"], "preds2.json"),
+                              {"q0": "red"})
+  code = ("import runpy, sys\n"
+          "sys.argv = ['evaluate_squad.py', %r, %r]\n"
+          "try:\n"
+          "  runpy.run_path('evaluate_squad.py', run_name='__main__')\n"
+          "except SystemExit as e:\n"
+          "  assert not e.code, e.code\n"
+          "print('tensorflow imported:', 'tensorflow' in sys.modules)\n"
+          % (inputs["squad"], preds))
+  result = subprocess.run([sys.executable, "-c", code], cwd=fixtures.REPO_ROOT,
+                          env=fixtures.script_env(), capture_output=True,
+                          text=True, timeout=120, check=False)
+  assert result.returncode == 0, result.stderr[-3000:]
+  assert '"exact_match"' in result.stdout
+  assert "tensorflow imported: False" in result.stdout
