@@ -8,7 +8,7 @@ them), and `bert_tf2`, which holds everything else. Every script is also a
 console command (`bert-run-classifier`, ...).
 """
 
-from setuptools import find_packages, setup
+from setuptools import Extension, find_packages, setup
 
 # Google's original scripts: kept importable under their own names.
 ORIGINAL_SCRIPTS = ["create_pretraining_data", "extract_features",
@@ -34,6 +34,12 @@ setup(
                                     "optimization.*", "bert_tf2",
                                     "bert_tf2.*"]),
     py_modules=ORIGINAL_SCRIPTS,
+    # create_pretraining_data's instance loop in C (bert_tf2/pretraining_data/
+    # fast.py). optional: without a compiler the install still succeeds and
+    # the Python code (same output, ~3.5x slower) runs.
+    ext_modules=[Extension("bert_tf2.pretraining_data._fast",
+                           ["bert_tf2/pretraining_data/_fast.c"],
+                           extra_compile_args=["-O2"], optional=True)],
     entry_points={"console_scripts": [
         "bert-%s = bert_tf2.scripts.%s:run" % (name.replace("_", "-"), name)
         for name in SCRIPTS]},

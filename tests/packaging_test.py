@@ -62,6 +62,9 @@ def test_wheel_adds_only_the_original_names_and_one_package(tmp_path):
                   "pretraining_data", "feature_extraction", "analysis",
                   "scripts"):
     assert "bert_tf2/%s/__init__.py" % package in names, package
+  # create_pretraining_data's compiled instance loop is built into it.
+  assert any(n.startswith("bert_tf2/pretraining_data/_fast.") and
+             n.endswith((".so", ".pyd")) for n in names), names
 
 
 def test_every_script_has_an_entry_point_and_a_wrapper():

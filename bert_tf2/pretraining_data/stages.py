@@ -14,6 +14,7 @@ import time
 
 from absl import logging
 
+from bert_tf2.pretraining_data import fast
 from bert_tf2.pretraining_data import instances as instances_lib
 from bert_tf2.pretraining_data import masking
 from bert_tf2.pretraining_data import writer as writer_lib
@@ -116,6 +117,12 @@ def create_records(all_documents, tokenizer, options, rng, stats,
     list of bytes, serialized tf.train.Example records in output order.
   """
   inst_options = make_instance_options(tokenizer, options)
+  maker = fast.make_record_maker(all_documents, inst_options, rng)
+  if maker is not None:
+    records = _create_records_compiled(maker, len(all_documents),
+                                       options.dupe_factor, stats, progress)
+    rng.shuffle(records)
+    return records
   encode = make_encoder(tokenizer, options).encode
   records = []
   num_docs = len(all_documents)
@@ -130,6 +137,24 @@ def create_records(all_documents, tokenizer, options, rng, stats,
       if progress is not None and document_index % 64 == 0:
         progress.update(dupe * num_docs + document_index + 1, len(records))
   rng.shuffle(records)
+  return records
+
+
+def _create_records_compiled(maker, num_docs, dupe_factor, stats, progress):
+  """create_records' loop on the compiled RecordMaker (same records)."""
+  records = []
+  try:
+    for dupe in range(dupe_factor):
+      for document_index in range(num_docs):
+        records.extend(maker.make(document_index))
+        if progress is not None and document_index % 64 == 0:
+          progress.update(dupe * num_docs + document_index + 1, len(records))
+  finally:
+    maker.close()
+  instances, instance_tokens, masked_tokens = maker.counts()
+  stats.instances += instances
+  stats.instance_tokens += instance_tokens
+  stats.masked_tokens += masked_tokens
   return records
 
 
