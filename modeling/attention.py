@@ -9,7 +9,9 @@ keys (float32 under mixed precision), dropout on the probabilities, then the
 probability-weighted sum of V.
 """
 
+import contextlib
 import math
+import threading
 
 import keras
 import tensorflow as tf
@@ -17,6 +19,27 @@ import tensorflow as tf
 from modeling import dropout_layer as dropout_lib
 from modeling import layers
 from modeling import ops
+
+_LAYOUT = threading.local()
+
+
+@contextlib.contextmanager
+def matmul_layout():
+  """Attention traced inside this context uses transposes + batched matmuls.
+
+  The same maths as the default `tf.einsum` (equal to float32 round-off; it
+  is the original modeling.py's layout). For ONNX export: tf2onnx lowers the
+  einsums to dynamic reshapes and a softmax over a non-last axis, which ONNX
+  Runtime runs ~25% slower than this layout (docs/performance.md). Applies
+  when a function is traced (a tf.function traced earlier keeps its graph).
+  """
+  previous = getattr(_LAYOUT, "matmul", False)
+  _LAYOUT.matmul = True
+  try:
+    yield
+  finally:
+    _LAYOUT.matmul = previous
+
 
 @layers.serializable
 class SelfAttention(keras.layers.Layer, layers.OriginalNamed):
@@ -91,7 +114,12 @@ class SelfAttention(keras.layers.Layer, layers.OriginalNamed):
     q, k, v = self._project(x)
     split = lambda t: tf.reshape(t, [batch_size, seq_length, heads, size])
     q, k, v = split(q), split(k), split(v)
-    scores = tf.einsum("btnh,bfnh->bnft", k, q)
+    matmul = getattr(_LAYOUT, "matmul", False)
+    if matmul:  # [batch, heads, seq, size]
+      q, k, v = (tf.transpose(t, [0, 2, 1, 3]) for t in (q, k, v))
+      scores = tf.matmul(q, k, transpose_b=True)
+    else:
+      scores = tf.einsum("btnh,bfnh->bnft", k, q)
     scores = tf.cast(scores, tf.float32) * (1.0 / math.sqrt(float(size)))
     if mask_adder is not None:
       scores += tf.cast(mask_adder, tf.float32)
@@ -99,7 +127,10 @@ class SelfAttention(keras.layers.Layer, layers.OriginalNamed):
     dropped = tf.cast(probs, self.compute_dtype)
     if self.dropout is not None:
       dropped = self.dropout(dropped, training=training)
-    context = tf.einsum("bnft,btnh->bfnh", dropped, v)
+    if matmul:
+      context = tf.transpose(tf.matmul(dropped, v), [0, 2, 1, 3])
+    else:
+      context = tf.einsum("bnft,btnh->bfnh", dropped, v)
     context = tf.reshape(context, [batch_size, seq_length, self.hidden_size])
     return context, probs
 

@@ -34,6 +34,7 @@ import numpy as np
 
 from bert_tf2.common import InputError
 from bert_tf2.common import atomic
+from bert_tf2.predict import onnx_graph
 
 INPUT_NAMES = ("input_ids", "input_mask", "segment_ids")
 OPSET = 17
@@ -79,14 +80,23 @@ def export_onnx(forward, path, quantize_weights=True, per_channel=True,
   Returns:
     path.
   """
+  import onnx  # pylint: disable=g-import-not-at-top
   import tensorflow as tf  # pylint: disable=g-import-not-at-top
+  from modeling import attention  # pylint: disable=g-import-not-at-top
   _, tf2onnx, _ = require()
   specs = [tf.TensorSpec([None, None], tf.int32, name=n) for n in INPUT_NAMES]
   fn = tf.function(forward, input_signature=specs)
   with tempfile.TemporaryDirectory(prefix="bert_onnx_") as tmp:
     float_path = os.path.join(tmp, "float32.onnx")
-    tf2onnx.convert.from_function(fn, input_signature=specs, opset=OPSET,
-                                  output_path=float_path)
+    # Traced with transposes + batched matmuls in attention, and layer
+    # norms fused into LayerNormalization nodes: tf2onnx's lowering of
+    # einsum and tf.nn.moments runs ~25% slower in ONNX Runtime (measured:
+    # bench/bench_int8_fixed.py, docs/performance.md).
+    with attention.matmul_layout():
+      model, _ = tf2onnx.convert.from_function(
+          fn, input_signature=specs, opset=OPSET)
+    onnx_graph.fuse_layer_norms(model)
+    onnx.save(model, float_path)
     if quantize_weights:
       quantize_file(float_path, path, per_channel, reduce_range)
     else:

@@ -1,5 +1,7 @@
 """BertModel: shapes, masks, both usage styles, dropout, tf.function, XLA."""
 
+import collections
+
 import numpy as np
 import pytest
 import tensorflow as tf
@@ -201,6 +203,34 @@ def test_fused_qkv_equals_separate(config, features):
       modeling.original_variable_names(separate))
   np.testing.assert_allclose(fused(features)["sequence_output"],
                              separate(features)["sequence_output"], atol=2e-6)
+
+
+def test_matmul_attention_layout_equals_einsum(config, features):
+  # modeling.attention.matmul_layout (used for ONNX export) changes only
+  # the ops: outputs and attention probabilities equal the default's.
+  from modeling import attention  # pylint: disable=g-import-not-at-top
+  model = modeling.BertModel(config)
+  default = model(features)
+  with attention.matmul_layout():
+    matmul = model(features)
+    traced = tf.function(model)(features)
+  after = model(features)  # The context is left: einsum again.
+  for out in (matmul, traced):
+    for name in ("sequence_output", "pooled_output"):
+      np.testing.assert_allclose(out[name], default[name], atol=2e-6)
+  np.testing.assert_array_equal(after["sequence_output"],
+                                default["sequence_output"])
+  def op_types(fn):
+    graph = fn.get_concrete_function(features).graph
+    return collections.Counter(op.type for op in graph.get_operations())
+  plain = op_types(tf.function(lambda f: model(f)))
+  with attention.matmul_layout():
+    layout = op_types(tf.function(lambda f: model(f)))
+  # Two einsums per layer become two batched matmuls (the embeddings'
+  # einsums stay).
+  layers = config.num_hidden_layers
+  assert plain["Einsum"] - layout["Einsum"] == 2 * layers
+  assert layout["BatchMatMulV2"] - plain["BatchMatMulV2"] == 2 * layers
 
 
 def test_initializer_is_truncated_normal(config):

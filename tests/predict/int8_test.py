@@ -124,6 +124,19 @@ def test_export_onnx_float32_matches_tensorflow(files, tmp_path):  # pylint: dis
   np.testing.assert_allclose(model(ids, mask, segments)[0],
                              p._forward(ids, mask, segments).numpy(),  # pylint: disable=protected-access
                              atol=1e-5)
+  # Exported for speed in ONNX Runtime: every layer norm one node (two per
+  # layer, one after the embeddings), attention as batched matmuls.
+  import onnx  # pylint: disable=g-import-not-at-top
+  nodes = onnx.load(path).graph.node
+  types = [n.op_type for n in nodes]
+  assert types.count("LayerNormalization") == 2 * CONFIG.num_hidden_layers + 1
+  assert "GlobalAveragePool" not in types
+  # Softmax over the last axis of [batch, heads, seq, seq] (tf2onnx's
+  # einsum lowering put it on axis 2, with transposes around it).
+  axes = [([a.i for a in n.attribute if a.name == "axis"] or [-1])[0]
+          for n in nodes if n.op_type == "Softmax"]  # Opset 17's default: -1.
+  assert len(axes) == CONFIG.num_hidden_layers
+  assert all(a in (-1, 3) for a in axes), axes
 
 
 def test_missing_extra_is_one_clear_line(files, monkeypatch):  # pylint: disable=redefined-outer-name

@@ -1,0 +1,123 @@
+"""ONNX graph rewrites for our tf2onnx export (bert_tf2/predict/int8.py).
+
+`fuse_layer_norms(model)` replaces each layer normalisation that tf2onnx
+lowered from `tf.nn.moments` + `tf.nn.batch_normalization` (twelve nodes:
+two GlobalAveragePools, Sub, Mul, Add, Sqrt, Reciprocal, four Muls/Subs, a
+final Add) by one standard `LayerNormalization` node (opset 17), which ONNX
+Runtime runs as one kernel and fuses with the residual Add before it
+(SkipLayerNormalization). Neither tf2onnx nor ONNX Runtime's own optimizers
+match that lowering (they expect ReduceMean), hence this rewrite. The
+result equals the unfused graph to float32 round-off
+(tests/predict/int8_test.py compares the export with TensorFlow).
+
+The matched pattern, for input x, scale gamma, offset beta, epsilon eps
+(an initializer):
+
+    mean = GlobalAveragePool(x); d = Sub(x, mean); var = GAP(Mul(d, d))
+    r = Reciprocal(Sqrt(Add(var, eps))); s = Mul(r, gamma)
+    out = Add(Mul(x, s), Sub(beta, Mul(mean, s)))
+
+Nodes are only removed when nothing else reads their outputs.
+
+Example:
+  >>> from onnx import helper, TensorProto
+  >>> g = helper.make_graph(
+  ...     [helper.make_node("GlobalAveragePool", ["x"], ["m"])], "g",
+  ...     [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 2, 3])],
+  ...     [helper.make_tensor_value_info("m", TensorProto.FLOAT, None)])
+  >>> fuse_layer_norms(helper.make_model(g))  # Not a layer norm: untouched.
+  0
+"""
+
+
+def _consumers(graph):
+  """output name -> list of the nodes reading it (each node once)."""
+  consumers = {}
+  for node in graph.node:
+    for name in dict.fromkeys(node.input):
+      consumers.setdefault(name, []).append(node)
+  return consumers
+
+
+def _match(mean, consumers, initializers, graph_outputs):
+  """The layer norm starting at GlobalAveragePool `mean`, or None.
+
+  Returns (nodes, x, gamma, beta, epsilon, output node).
+  """
+  from onnx import numpy_helper  # pylint: disable=g-import-not-at-top
+
+  def single(name, op_type):
+    nodes = consumers.get(name, [])
+    if len(nodes) == 1 and nodes[0].op_type == op_type:
+      return nodes[0]
+    return None
+
+  x, m = mean.input[0], mean.output[0]
+  mean_users = consumers.get(m, [])
+  subs = [n for n in mean_users
+          if n.op_type == "Sub" and list(n.input) == [x, m]]
+  if len(mean_users) != 2 or len(subs) != 1:
+    return None
+  sub = subs[0]
+  square = single(sub.output[0], "Mul")
+  if square is None or list(square.input) != [sub.output[0]] * 2:
+    return None
+  var = single(square.output[0], "GlobalAveragePool")
+  add = var and single(var.output[0], "Add")
+  if add is None:
+    return None
+  eps = [i for i in add.input if i != var.output[0]]
+  if len(eps) != 1 or eps[0] not in initializers:
+    return None
+  sqrt = single(add.output[0], "Sqrt")
+  recip = sqrt and single(sqrt.output[0], "Reciprocal")
+  scale = recip and single(recip.output[0], "Mul")
+  if scale is None:
+    return None
+  gamma = [i for i in scale.input if i != recip.output[0]]
+  users = consumers.get(scale.output[0], [])
+  times_mean = [n for n in users if n.op_type == "Mul" and m in n.input]
+  times_x = [n for n in users if n.op_type == "Mul" and x in n.input]
+  if (len(gamma) != 1 or len(users) != 2 or len(times_mean) != 1 or
+      len(times_x) != 1 or times_mean[0] is times_x[0]):
+    return None
+  offset = single(times_mean[0].output[0], "Sub")
+  if offset is None or offset.input[1] != times_mean[0].output[0]:
+    return None
+  outs = [n for n in consumers.get(times_x[0].output[0], [])
+          if n.op_type == "Add" and offset.output[0] in n.input]
+  if (len(outs) != 1 or len(consumers.get(times_x[0].output[0], [])) != 1
+      or len(consumers.get(offset.output[0], [])) != 1):
+    return None
+  epsilon = float(numpy_helper.to_array(initializers[eps[0]]).reshape(-1)[0])
+  nodes = [mean, sub, square, var, add, sqrt, recip, scale, times_mean[0],
+           times_x[0], offset, outs[0]]
+  if any(o in graph_outputs for n in nodes[:-1] for o in n.output):
+    return None
+  return nodes, x, gamma[0], offset.input[0], epsilon, outs[0]
+
+
+def fuse_layer_norms(model):
+  """Rewrites `model` (onnx.ModelProto) in place; returns how many fused."""
+  from onnx import helper  # pylint: disable=g-import-not-at-top
+  graph = model.graph
+  consumers = _consumers(graph)
+  initializers = {t.name: t for t in graph.initializer}
+  graph_outputs = {o.name for o in graph.output}
+  removed, replacement = set(), {}
+  for node in graph.node:
+    if node.op_type != "GlobalAveragePool" or id(node) in removed:
+      continue
+    found = _match(node, consumers, initializers, graph_outputs)
+    if found is None:
+      continue
+    nodes, x, gamma, beta, epsilon, out = found
+    removed.update(id(n) for n in nodes)
+    replacement[id(out)] = helper.make_node(
+        "LayerNormalization", [x, gamma, beta], [out.output[0]],
+        name=out.name + "/LayerNormalization", axis=-1, epsilon=epsilon)
+  kept = [replacement.get(id(n), n) for n in graph.node
+          if id(n) in replacement or id(n) not in removed]
+  del graph.node[:]
+  graph.node.extend(kept)
+  return len(replacement)

@@ -1,0 +1,67 @@
+"""onnx_graph.fuse_layer_norms on tf2onnx's lowering of our layer norm.
+
+The graph comes from tf2onnx converting `modeling.ops.layer_norm` (what
+LayerNorm layers run); fused, it must hold one LayerNormalization node and
+give TensorFlow's outputs in ONNX Runtime. A pattern whose intermediate
+value is read elsewhere (here: a graph output) must be left alone. Needs the
+`int8` extra (part of the `test` extra).
+"""
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+import tensorflow as tf
+import tf2onnx
+
+from bert_tf2.predict import onnx_graph
+from modeling import ops
+
+WIDTH = 8
+RNG = np.random.RandomState(0)
+GAMMA = RNG.uniform(0.5, 2, WIDTH).astype(np.float32)
+BETA = RNG.normal(size=WIDTH).astype(np.float32)
+
+
+def _exported():
+  spec = tf.TensorSpec([None, None, WIDTH], tf.float32, name="x")
+
+  @tf.function(input_signature=[spec])
+  def forward(x):
+    return ops.layer_norm(x * 2.0, tf.constant(GAMMA), tf.constant(BETA))
+  model, _ = tf2onnx.convert.from_function(forward, input_signature=[spec],
+                                           opset=17)
+  return model
+
+
+def _run(model, x):
+  session = ort.InferenceSession(model.SerializeToString(),
+                                 providers=["CPUExecutionProvider"])
+  return session.run(None, {"x": x})
+
+
+def test_fuses_the_layer_norm_and_keeps_the_outputs():
+  model = _exported()
+  x = RNG.normal(size=(2, 5, WIDTH)).astype(np.float32) * 3
+  before = _run(model, x)[0]
+  assert onnx_graph.fuse_layer_norms(model) == 1
+  types = [n.op_type for n in model.graph.node]
+  assert types.count("LayerNormalization") == 1
+  assert "GlobalAveragePool" not in types and "Sqrt" not in types
+  onnx.checker.check_model(model)
+  after = _run(model, x)[0]
+  expected = ops.layer_norm(tf.constant(x * 2.0), GAMMA, BETA).numpy()
+  np.testing.assert_allclose(after, expected, atol=1e-5)
+  np.testing.assert_allclose(after, before, atol=1e-5)
+
+
+def test_an_intermediate_read_elsewhere_blocks_the_fusion():
+  model = _exported()
+  variance = [n for n in model.graph.node
+              if n.op_type == "GlobalAveragePool"][1].output[0]
+  model.graph.output.append(onnx.helper.make_tensor_value_info(
+      variance, onnx.TensorProto.FLOAT, None))
+  count = len(model.graph.node)
+  assert onnx_graph.fuse_layer_norms(model) == 0
+  assert len(model.graph.node) == count
+  x = RNG.normal(size=(1, 3, WIDTH)).astype(np.float32)
+  assert len(_run(model, x)) == 2
