@@ -16,6 +16,10 @@
  * records are encoded as writer.ExampleEncoder encodes them. fast.py checks
  * all of it against the Python code at first use and falls back to Python
  * on any difference; tests/pretraining_data/fast_test.py compares whole runs.
+ *
+ * Also: `frame_records`, TFRecord framing with CRC-32C, so that writing the
+ * records needs no TensorFlow (whose import is most of a small run's time;
+ * writer.py, tested byte-equal to tf.io.TFRecordWriter's files).
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -24,7 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define ABI_VERSION 1
+#define ABI_VERSION 2
 #define MT_N 624
 #define MT_M 397
 #define CONTINUATION (1u << 30)
@@ -745,6 +749,75 @@ static PyObject *Maker_counts(Maker *self, PyObject *unused) {
                        self->masked_tokens);
 }
 
+/* ---- TFRecord framing (what tf.io.TFRecordWriter writes). ---- */
+
+static uint32_t crc32c_table[256];
+
+static void crc32c_init(void) {
+  uint32_t i, j, c;
+  for (i = 0; i < 256; i++) {
+    c = i;
+    for (j = 0; j < 8; j++) c = (c & 1) ? (c >> 1) ^ 0x82f63b78u : c >> 1;
+    crc32c_table[i] = c;
+  }
+}
+
+static uint32_t masked_crc32c(const unsigned char *p, Py_ssize_t n) {
+  uint32_t c = 0xffffffffu;
+  Py_ssize_t i;
+  for (i = 0; i < n; i++) c = crc32c_table[(c ^ p[i]) & 0xff] ^ (c >> 8);
+  c ^= 0xffffffffu;
+  return ((c >> 15) | (c << 17)) + 0xa282ead8u;
+}
+
+static void put_u32le(unsigned char *p, uint32_t v) {
+  p[0] = v & 0xff;
+  p[1] = (v >> 8) & 0xff;
+  p[2] = (v >> 16) & 0xff;
+  p[3] = v >> 24;
+}
+
+/* frame_records(list of bytes) -> bytes: each record as a TFRecord:
+   uint64 length, masked CRC-32C of the length, data, masked CRC-32C of the
+   data (little-endian). */
+static PyObject *frame_records(PyObject *module, PyObject *records) {
+  Py_ssize_t i, n, total = 0;
+  PyObject *out;
+  unsigned char *p;
+  if (!PyList_Check(records)) {
+    PyErr_SetString(PyExc_TypeError, "records must be a list of bytes");
+    return NULL;
+  }
+  n = PyList_GET_SIZE(records);
+  for (i = 0; i < n; i++) {
+    PyObject *r = PyList_GET_ITEM(records, i);
+    if (!PyBytes_Check(r)) {
+      PyErr_SetString(PyExc_TypeError, "records must be a list of bytes");
+      return NULL;
+    }
+    total += PyBytes_GET_SIZE(r) + 16;
+  }
+  out = PyBytes_FromStringAndSize(NULL, total);
+  if (!out) return NULL;
+  p = (unsigned char *)PyBytes_AS_STRING(out);
+  for (i = 0; i < n; i++) {
+    PyObject *r = PyList_GET_ITEM(records, i);
+    uint64_t len = (uint64_t)PyBytes_GET_SIZE(r);
+    int k;
+    for (k = 0; k < 8; k++) p[k] = (unsigned char)(len >> (8 * k));
+    put_u32le(p + 8, masked_crc32c(p, 8));
+    memcpy(p + 12, PyBytes_AS_STRING(r), len);
+    put_u32le(p + 12 + len, masked_crc32c(p + 12, (Py_ssize_t)len));
+    p += 16 + len;
+  }
+  return out;
+}
+
+static PyMethodDef module_methods[] = {
+    {"frame_records", (PyCFunction)frame_records, METH_O,
+     "frame_records(list of bytes) -> the bytes of those TFRecords."},
+    {NULL, NULL, 0, NULL}};
+
 static PyMethodDef Maker_methods[] = {
     {"set_state", (PyCFunction)Maker_set_state, METH_O,
      "set_state(random.Random().getstate()[1]): continue that generator."},
@@ -772,10 +845,11 @@ static PyTypeObject MakerType = {
 static struct PyModuleDef fast_module = {
     PyModuleDef_HEAD_INIT, "_fast",
     "Compiled instance making for create_pretraining_data (see fast.py).", -1,
-    NULL};
+    module_methods};
 
 PyMODINIT_FUNC PyInit__fast(void) {
   PyObject *m;
+  crc32c_init();
   if (PyType_Ready(&MakerType) < 0) return NULL;
   m = PyModule_Create(&fast_module);
   if (!m) return NULL;

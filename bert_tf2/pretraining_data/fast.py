@@ -41,7 +41,7 @@ try:
 except ImportError:  # Not built (no compiler at install): Python code.
   _fast = None
 
-_ABI_VERSION = 1  # Must equal _fast.c's ABI_VERSION.
+_ABI_VERSION = 2  # Must equal _fast.c's ABI_VERSION.
 _CHECKED = {}
 
 
@@ -61,6 +61,15 @@ def extension_status():
     return False, ("the compiled generator does not match this Python's "
                    "random module")
   return True, "compiled"
+
+
+def record_framing():
+  """`_fast.frame_records` (list of bytes -> TFRecord bytes), or None."""
+  if os.environ.get("BERT_TF2_PURE_PYTHON") == "1" or _fast is None:
+    return None
+  if getattr(_fast, "ABI_VERSION", None) != _ABI_VERSION:
+    return None
+  return _fast.frame_records
 
 
 def _self_check():

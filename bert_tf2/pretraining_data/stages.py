@@ -81,18 +81,15 @@ def log_example_records(records, tokenizer, limit):
   """Logs the first `limit` records the way the original logs instances."""
   if limit <= 0:
     return
-  import tensorflow as tf
   inv_vocab = tokenizer.inv_vocab
   for record in records[:limit]:
-    feature = tf.train.Example.FromString(record).features.feature
-    ids = list(feature["input_ids"].int64_list.value)
-    length = sum(feature["input_mask"].int64_list.value)
+    feature = writer_lib.parse_record(record)  # No TensorFlow needed.
+    ids = feature["input_ids"]
+    length = sum(feature["input_mask"])
     logging.info("*** Example ***")
     logging.info("tokens: %s", " ".join(inv_vocab[i] for i in ids[:length]))
     for name in writer_lib.FEATURE_NAMES:
-      values = (feature[name].int64_list.value or
-                feature[name].float_list.value)
-      logging.info("%s: %s", name, " ".join(str(x) for x in values))
+      logging.info("%s: %s", name, " ".join(str(x) for x in feature[name]))
 
 
 def count_instance(stats, instance):
