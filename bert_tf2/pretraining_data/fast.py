@@ -45,16 +45,24 @@ _ABI_VERSION = 2  # Must equal _fast.c's ABI_VERSION.
 _CHECKED = {}
 
 
-def extension_status():
-  """Returns (usable, reason): whether the compiled code will be used."""
+def _build_problem():
+  """Why the extension cannot be used at all (str), or None."""
   if os.environ.get("BERT_TF2_PURE_PYTHON") == "1":
-    return False, "BERT_TF2_PURE_PYTHON=1"
+    return "BERT_TF2_PURE_PYTHON=1"
   if _fast is None:
-    return False, ("bert_tf2.pretraining_data._fast is not built "
-                   "(reinstall with `pip install -e .` and a C compiler)")
+    return ("bert_tf2.pretraining_data._fast is not built "
+            "(reinstall with `pip install -e .` and a C compiler)")
   if getattr(_fast, "ABI_VERSION", None) != _ABI_VERSION:
-    return False, ("bert_tf2.pretraining_data._fast is stale (built from an "
-                   "older _fast.c): reinstall with `pip install -e .`")
+    return ("bert_tf2.pretraining_data._fast is stale (built from an "
+            "older _fast.c): reinstall with `pip install -e .`")
+  return None
+
+
+def extension_status():
+  """Returns (usable, reason): whether the compiled instance loop is used."""
+  problem = _build_problem()
+  if problem:
+    return False, problem
   if "ok" not in _CHECKED:
     _CHECKED["ok"] = _self_check()
   if not _CHECKED["ok"]:
@@ -65,11 +73,7 @@ def extension_status():
 
 def record_framing():
   """`_fast.frame_records` (list of bytes -> TFRecord bytes), or None."""
-  if os.environ.get("BERT_TF2_PURE_PYTHON") == "1" or _fast is None:
-    return None
-  if getattr(_fast, "ABI_VERSION", None) != _ABI_VERSION:
-    return None
-  return _fast.frame_records
+  return None if _build_problem() else _fast.frame_records
 
 
 def _self_check():

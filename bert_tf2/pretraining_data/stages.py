@@ -92,15 +92,46 @@ def log_example_records(records, tokenizer, limit):
       logging.info("%s: %s", name, " ".join(str(x) for x in feature[name]))
 
 
-def count_instance(stats, instance):
-  stats.instances += 1
-  stats.instance_tokens += len(instance.input_ids)
-  stats.masked_tokens += len(instance.masked_lm_positions)
+class PythonRecordMaker(object):
+  """fast.RecordMaker's interface on the Python code (instances + writer).
+
+  The fallback when the compiled code cannot run; the same records.
+  """
+
+  def __init__(self, all_documents, inst_options, rng, encode):
+    self._documents = all_documents
+    self._options = inst_options
+    self._rng = rng
+    self._encode = encode
+    self._counts = [0, 0, 0]
+
+  def make(self, document_index):
+    """The serialized Examples of one document's instances, in order."""
+    records = []
+    for inst in instances_lib.create_instances_from_document(
+        self._documents, document_index, self._options, self._rng):
+      records.append(self._encode(inst.input_ids, inst.len_a,
+                                  inst.masked_lm_positions,
+                                  inst.masked_lm_ids, inst.is_random_next))
+      self._counts[0] += 1
+      self._counts[1] += len(inst.input_ids)
+      self._counts[2] += len(inst.masked_lm_positions)
+    return records
+
+  def counts(self):
+    """(instances, instance_tokens, masked_tokens) made so far."""
+    return tuple(self._counts)
+
+  def close(self):
+    """Nothing to hand back: `rng` was used directly."""
 
 
 def create_records(all_documents, tokenizer, options, rng, stats,
                    progress=None):
   """Makes the serialized instances of shuffled documents, then shuffles them.
+
+  The compiled code (pretraining_data.fast) runs when it can, else the
+  Python code; both give the same records and leave `rng` in the same state.
 
   Args:
     all_documents: documents already in their final order.
@@ -114,34 +145,13 @@ def create_records(all_documents, tokenizer, options, rng, stats,
     list of bytes, serialized tf.train.Example records in output order.
   """
   inst_options = make_instance_options(tokenizer, options)
-  maker = fast.make_record_maker(all_documents, inst_options, rng)
-  if maker is not None:
-    records = _create_records_compiled(maker, len(all_documents),
-                                       options.dupe_factor, stats, progress)
-    rng.shuffle(records)
-    return records
-  encode = make_encoder(tokenizer, options).encode
+  maker = (fast.make_record_maker(all_documents, inst_options, rng) or
+           PythonRecordMaker(all_documents, inst_options, rng,
+                             make_encoder(tokenizer, options).encode))
   records = []
   num_docs = len(all_documents)
-  for dupe in range(options.dupe_factor):
-    for document_index in range(num_docs):
-      for inst in instances_lib.create_instances_from_document(
-          all_documents, document_index, inst_options, rng):
-        records.append(encode(inst.input_ids, inst.len_a,
-                              inst.masked_lm_positions, inst.masked_lm_ids,
-                              inst.is_random_next))
-        count_instance(stats, inst)
-      if progress is not None and document_index % 64 == 0:
-        progress.update(dupe * num_docs + document_index + 1, len(records))
-  rng.shuffle(records)
-  return records
-
-
-def _create_records_compiled(maker, num_docs, dupe_factor, stats, progress):
-  """create_records' loop on the compiled RecordMaker (same records)."""
-  records = []
   try:
-    for dupe in range(dupe_factor):
+    for dupe in range(options.dupe_factor):
       for document_index in range(num_docs):
         records.extend(maker.make(document_index))
         if progress is not None and document_index % 64 == 0:
@@ -152,6 +162,7 @@ def _create_records_compiled(maker, num_docs, dupe_factor, stats, progress):
   stats.instances += instances
   stats.instance_tokens += instance_tokens
   stats.masked_tokens += masked_tokens
+  rng.shuffle(records)
   return records
 
 
