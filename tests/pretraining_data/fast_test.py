@@ -170,3 +170,26 @@ def test_falls_back_to_python(reason, monkeypatch):
     assert not usable
     assert {"env": "BERT_TF2_PURE_PYTHON", "missing": "not built",
             "stale": "stale", "mismatch": "does not match"}[reason] in why
+
+
+def test_bad_input_to_the_extension_is_a_clear_error():
+  from bert_tf2.pretraining_data import _fast  # pylint: disable=g-import-not-at-top
+  args = (8, 0.1, 0.15, 2, 1, 2, 3, [0, 1], [], 0)
+  with pytest.raises(TypeError, match="documents must be a list"):
+    _fast.Maker("not a list", *args)
+  with pytest.raises(TypeError, match="a sentence must be a list"):
+    _fast.Maker([[(5, 6)]], *args)
+  with pytest.raises(OverflowError):
+    _fast.Maker([[[-1]]], *args)
+  with pytest.raises(ValueError, match="max_seq_length >= 5"):
+    _fast.Maker([[[5]]], 4, *args[1:])
+  maker = _fast.Maker([[[5, 6]]], *args)
+  with pytest.raises(RuntimeError, match="set_state"):
+    maker.make(0)
+  with pytest.raises(ValueError, match="625 ints"):
+    maker.set_state((1, 2, 3))
+  maker.set_state(random.Random(1).getstate()[1])
+  with pytest.raises(IndexError, match="out of range"):
+    maker.make(1)
+  with pytest.raises(TypeError, match="list of bytes"):
+    _fast.frame_records([b"ok", "not bytes"])

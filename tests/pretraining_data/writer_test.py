@@ -176,3 +176,8 @@ def test_a_local_run_never_imports_tensorflow(tmp_path):
           os.path.abspath(__file__)))))
   assert out.stdout.strip() == "False", out.stderr[-2000:]
   assert len(records.read_examples(str(tmp_path / "out.tfrecord"))) > 0
+
+
+def test_parse_record_rejects_what_is_not_such_an_example():
+  with pytest.raises(ValueError, match="wire type"):
+    writer.parse_record(b"\x08\x01")  # A varint field: not an Example.
