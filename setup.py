@@ -55,7 +55,7 @@ setup(
         "analysis": ANALYSIS,
         # Chinese whole-word masking with --word_boundaries=jieba.
         "chinese": ["jieba>=0.42"],
-        # The CRF baseline of docs/ner.md (bert_tf2/ner/crf_baseline.py).
+        # The CRF baseline of docs/ner.md (bert_tf2/demos/crf_baseline.py).
         "crf": ["sklearn-crfsuite>=0.5"],
         "int8": INT8,
         "test": [

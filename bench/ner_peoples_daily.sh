@@ -29,7 +29,7 @@ timed() {  # timed NAME command...: runs it, logs to $D/logs/NAME.log
 }
 
 data() {
-  timed prep $PY -m bert_tf2.ner.peoples_daily --output_dir="$D"
+  timed prep $PY -m bert_tf2.demos.peoples_daily --output_dir="$D"
   cat > "$D/bert_config.json" <<JSON
 {"vocab_size": $(wc -l < "$D/vocab.txt"), "hidden_size": 128,
  "num_hidden_layers": 2, "num_attention_heads": 2, "intermediate_size": 512,
@@ -76,14 +76,14 @@ ner() {  # ner random|chars|wwm
 
 case $STEP in
   data) data ;;
-  crf) timed crf $PY -m bert_tf2.ner.crf_baseline --data_dir="$D" \
+  crf) timed crf $PY -m bert_tf2.demos.crf_baseline --data_dir="$D" \
          --output_dir="$D/crf" ;;
   pretrain_chars) pretrain chars ;;
   pretrain_wwm) pretrain wwm ;;
   ner_random) ner random ;;
   ner_chars) ner chars ;;
   ner_wwm) ner wwm ;;
-  all) data; timed crf $PY -m bert_tf2.ner.crf_baseline --data_dir="$D" \
+  all) data; timed crf $PY -m bert_tf2.demos.crf_baseline --data_dir="$D" \
          --output_dir="$D/crf"
        pretrain chars; pretrain wwm; ner random; ner chars; ner wwm
        for r in random chars wwm; do

@@ -12,6 +12,7 @@ so that installing the project puts nothing generic into site-packages:
   bert_tf2.squad               run_squad's library
   bert_tf2.feature_extraction  extract_features' library
   bert_tf2.analysis            position-embedding and attention analysis
+  bert_tf2.demos               quick start stages, demo data builders, baselines
   bert_tf2.scripts             the scripts' flag definitions and mains
 
 Importing this package imports nothing heavy.

@@ -59,7 +59,7 @@ def test_wheel_adds_only_the_original_names_and_one_package(tmp_path):
     assert command + " = bert_tf2.scripts." in scripts, command
   # The internals are really inside the one package.
   for package in ("common", "runner", "classifier", "squad", "pretraining",
-                  "pretraining_data", "feature_extraction", "analysis",
+                  "pretraining_data", "feature_extraction", "analysis", "demos",
                   "scripts"):
     assert "bert_tf2/%s/__init__.py" % package in names, package
   # create_pretraining_data's compiled instance loop is built into it.

@@ -11,7 +11,9 @@ Modules:
   model, task   BertClassifier and the runner Task (loss, metrics)
   export        SavedModel with raw-string and ids signatures
   pipeline      run(options): the whole script
-  movie_reviews, bow_baseline   the real-data example of docs/classifier.md
+
+The movie-review data builder and the bag-of-words baseline of
+docs/classifier.md are demos: bert_tf2.demos.
 
 See docs/classifier.md.
 """

@@ -29,9 +29,9 @@ import sys
 import time
 
 from bert_tf2.common import atomic
-from bert_tf2.classifier.quickstart_stages import format_duration
-from bert_tf2.classifier.quickstart_stages import run_tracks
-from bert_tf2.classifier.quickstart_stages import Stage
+from bert_tf2.demos.quickstart_stages import format_duration
+from bert_tf2.demos.quickstart_stages import run_tracks
+from bert_tf2.demos.quickstart_stages import Stage
 
 # The checkout this package lives in (quickstart needs its data/ and the
 # top-level scripts; run it from a checkout: ./quickstart.sh).

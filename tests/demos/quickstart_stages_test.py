@@ -7,8 +7,8 @@ import time
 
 import pytest
 
-from bert_tf2.classifier import quickstart_stages
-from bert_tf2.classifier.quickstart_stages import Stage
+from bert_tf2.demos import quickstart_stages
+from bert_tf2.demos.quickstart_stages import Stage
 
 
 def _script(tmp_path, name, body):

@@ -14,8 +14,8 @@ written as
 `label<TAB>sentence` with a header line, for `run_classifier.py
 --task_name=tsv --text_a_column=sentence --label_column=label`.
 
-  python -m bert_tf2.classifier.movie_reviews --output_dir=/tmp/movie_reviews
-  python -m bert_tf2.classifier.movie_reviews --demo --output_dir=data  # data/ set
+  python -m bert_tf2.demos.movie_reviews --output_dir=/tmp/movie_reviews
+  python -m bert_tf2.demos.movie_reviews --demo --output_dir=data  # data/ set
 
 Example:
   >>> binarize(1.2), binarize(-0.5), binarize(0.3)

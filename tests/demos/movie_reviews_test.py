@@ -2,7 +2,7 @@
 
 import os
 
-from bert_tf2.classifier import movie_reviews
+from bert_tf2.demos import movie_reviews
 from bert_tf2.classifier.generic import GenericProcessor
 from tests.golden import REPO_ROOT
 

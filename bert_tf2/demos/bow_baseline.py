@@ -3,7 +3,7 @@
 Reads the same train/dev files as `run_classifier.py --task_name=tsv` and
 prints the dev accuracy, to put a fine-tuned BERT's number in context:
 
-  python -m bert_tf2.classifier.bow_baseline --data_dir=/tmp/movie_reviews \\
+  python -m bert_tf2.demos.bow_baseline --data_dir=/tmp/movie_reviews \\
       --text_a_column=sentence --label_column=label
 
 Needs scikit-learn (the project's `analysis` extra).

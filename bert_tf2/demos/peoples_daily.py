@@ -23,7 +23,7 @@ Files written to the output directory:
   vocab.txt                     character vocabulary learned from the train
                                 sentences (see `build_vocab`).
 
-  python -m bert_tf2.ner.peoples_daily --output_dir=/tmp/pd
+  python -m bert_tf2.demos.peoples_daily --output_dir=/tmp/pd
 
 Example:
   >>> parse_line("江/nr  泽民/nr  在/p  北京/ns  。/w")

@@ -12,7 +12,7 @@ cores busy on its own: vocabulary learning, data creation, checkpoint
 conversion and every script's TensorFlow import run on one core, training
 on about 1.6. Side by side they finish sooner than one after the other.
 
-Example (tests: tests/classifier/quickstart_stages_test.py):
+Example (tests: tests/demos/quickstart_stages_test.py):
 
   times = []
   run_tracks([[Stage("1/2", "Vocab", ["create_vocab.py", ...]),
