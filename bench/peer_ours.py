@@ -67,7 +67,7 @@ def settings(args):
 
 def _set_fused_qkv(model, fused):
   """Sets fused_qkv on every attention layer of a task's model."""
-  from bert_tf2.common import tf_internals  # pylint: disable=g-import-not-at-top
+  from modeling import tf_internals  # pylint: disable=g-import-not-at-top
   from modeling import attention  # pylint: disable=g-import-not-at-top
   for layer in tf_internals.flatten_layers(model):
     if isinstance(layer, attention.SelfAttention):

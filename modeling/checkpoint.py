@@ -19,8 +19,8 @@ import keras
 import numpy as np
 import tensorflow as tf
 
-from bert_tf2.common import tf_internals
-from bert_tf2.common.errors import InputError
+from modeling import tf_internals
+from tokenization.errors import InputError
 from modeling import layers as layers_lib
 
 # Checkpoint entries that hold training state, not model weights.

@@ -28,9 +28,9 @@ import uuid
 from absl import logging
 import tensorflow as tf
 
-from bert_tf2.common.atomic import atomic_write_text
-from bert_tf2.common.atomic import is_local as _is_local
-from bert_tf2.common.atomic import replace as _rename
+from tokenization.atomic import atomic_write_text
+from tokenization.atomic import is_local as _is_local
+from tokenization.atomic import replace as _rename
 
 # Test hook: when set to a stage name, the writer prints
 # "FAULT_POINT <stage>" to stderr and sleeps there (tests kill it then).

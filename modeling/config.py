@@ -14,7 +14,7 @@ Example:
 import copy
 import json
 
-from bert_tf2.common.errors import InputError
+from tokenization.errors import InputError
 from modeling import activations
 
 _INT_FIELDS = ("vocab_size", "hidden_size", "num_hidden_layers",
@@ -125,7 +125,7 @@ class BertConfig(object):
 
   def to_json_file(self, json_file):
     """Writes `to_json_string()` to `json_file` atomically."""
-    from bert_tf2.common.atomic import atomic_write_text
+    from tokenization.atomic import atomic_write_text
     atomic_write_text(json_file, self.to_json_string())
 
   def validate(self, source="bert config"):

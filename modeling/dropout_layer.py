@@ -27,7 +27,7 @@ Example:
 import keras
 import tensorflow as tf
 
-from bert_tf2.common.tf_internals import in_xla_context  # Whether XLA compiles.
+from modeling.tf_internals import in_xla_context  # Whether XLA compiles.
 
 _MAX_ELEMENTS = 2**31 - 1  # The element index is an int32.
 

@@ -10,7 +10,7 @@ Variables (relative to the model scope, e.g. "bert/"):
 import keras
 import tensorflow as tf
 
-from bert_tf2.common.errors import InputError
+from tokenization.errors import InputError
 from modeling import dropout_layer as dropout_lib
 from modeling import layers
 from modeling import ops

@@ -26,8 +26,8 @@ import shutil
 from absl import logging
 import tensorflow as tf
 
-from bert_tf2.common.atomic import atomic_path
-from bert_tf2.common.errors import InputError
+from tokenization.atomic import atomic_path
+from tokenization.errors import InputError
 from modeling import checkpoint_writer
 from modeling import hf_names
 from modeling.config import BertConfig

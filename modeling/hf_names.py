@@ -18,7 +18,7 @@ import re
 from absl import logging
 import numpy as np
 
-from bert_tf2.common.errors import InputError
+from tokenization.errors import InputError
 
 # (HF suffix regex, original name template, transpose?)
 _RULES = [

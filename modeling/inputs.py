@@ -2,7 +2,7 @@
 
 import tensorflow as tf
 
-from bert_tf2.common.errors import InputError
+from tokenization.errors import InputError
 
 
 def standardize_inputs(inputs, input_mask=None, token_type_ids=None):

@@ -26,7 +26,7 @@ import re
 import keras
 import tensorflow as tf
 
-from bert_tf2.common import tf_internals
+from modeling import tf_internals
 
 
 class BertOptimizer(tf_internals.PreAggregatedGradients,

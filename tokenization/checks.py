@@ -13,7 +13,7 @@ Example:
 
 import re
 
-from bert_tf2.common.errors import InputError
+from tokenization.errors import InputError
 
 UNUSED_TOKEN_RE = re.compile(r"^\[unused\d+\]$")
 

@@ -52,7 +52,7 @@ import unicodedata
 import tensorflow as tf
 import tensorflow_text as tf_text
 
-from bert_tf2.common.errors import InputError
+from tokenization.errors import InputError
 from tokenization import packing
 from tokenization import tables
 from tokenization import vocab as V

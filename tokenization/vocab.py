@@ -29,7 +29,7 @@ import os
 
 from absl import logging
 
-from bert_tf2.common.errors import InputError
+from tokenization.errors import InputError
 
 
 class UnknownTokenError(KeyError):

@@ -25,7 +25,7 @@ import collections
 
 from absl import logging
 
-from bert_tf2.common.errors import InputError
+from tokenization.errors import InputError
 from tokenization import fast
 
 SPECIAL_TOKENS = ("[UNK]", "[CLS]", "[SEP]", "[MASK]")

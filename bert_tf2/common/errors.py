@@ -1,16 +1,11 @@
-"""The one exception type for bad user input.
+"""The one exception type for bad user input (defined in tokenization.errors).
 
-Scripts raise `InputError` with a message that names the flag or file and what
-is wrong; the script entry points print it without a traceback and exit 1.
+It lives in `tokenization`, the project's lowest package, so that
+`modeling`, `tokenization`, `optimization` and `bert_tf2` raise one and the
+same class without `modeling` importing `bert_tf2`. Import it from here or
+from `bert_tf2.common`.
 """
 
+from tokenization.errors import InputError
 
-class InputError(ValueError):
-  """Bad user input: a flag, file or record that cannot be used.
-
-  Example:
-    >>> raise InputError("--vocab_file=vocab.txt: file not found")
-    Traceback (most recent call last):
-    ...
-    bert_tf2.common.errors.InputError: --vocab_file=vocab.txt: file not found
-  """
+__all__ = ["InputError"]

@@ -22,7 +22,7 @@ Example:
   >>> check_first_records([path], 128, 20)  # doctest: +ELLIPSIS
   Traceback (most recent call last):
   ...
-  bert_tf2.common.errors.InputError: --input_file: no records in any of the 1 input files (e.g. ...empty.tfrecord)
+  tokenization.errors.InputError: --input_file: no records in any of the 1 input files (e.g. ...empty.tfrecord)
 """
 
 import contextlib

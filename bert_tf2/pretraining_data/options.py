@@ -8,7 +8,7 @@ Example:
   >>> DataOptions(max_seq_length=4).validate()
   Traceback (most recent call last):
   ...
-  bert_tf2.common.errors.InputError: --max_seq_length=4: must be at least 5 ([CLS] A [SEP] B [SEP] needs one token in each of A and B)
+  tokenization.errors.InputError: --max_seq_length=4: must be at least 5 ([CLS] A [SEP] B [SEP] needs one token in each of A and B)
 """
 
 from bert_tf2.common import InputError

@@ -1,4 +1,4 @@
-"""The private TF/Keras behaviour bert_tf2.common.tf_internals relies on.
+"""The private TF/Keras behaviour modeling.tf_internals relies on.
 
 If a TensorFlow or Keras upgrade breaks one of these, fix tf_internals (and
 only it): nothing else in the project touches private APIs.
@@ -11,7 +11,7 @@ import keras
 import numpy as np
 import tensorflow as tf
 
-from bert_tf2.common import tf_internals
+from modeling import tf_internals
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))

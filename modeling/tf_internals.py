@@ -1,9 +1,11 @@
 """Every private TensorFlow / Keras API the project relies on, in one place.
 
 Each entry is used only because no public API does the job (the reason is
-given beside it). tests/common/tf_internals_test.py imports every symbol and
+given beside it). tests/modeling/tf_internals_test.py imports every symbol and
 checks the behaviour relied upon, so a TensorFlow or Keras upgrade that
 changes one of them fails there, loudly, instead of silently elsewhere.
+It lives in modeling/ (the lowest package that imports TensorFlow) so that
+modeling/ and optimization/ use it without importing bert_tf2.
 
   in_xla_context()                   is the graph being traced XLA-compiled?
   flatten_layers(layer)              a layer and all its nested sublayers
@@ -87,7 +89,7 @@ def _check_keras_hook_exists():
   if not hasattr(keras.optimizers.Optimizer, "_all_reduce_sum_gradients"):
     raise ImportError(
         "keras %s: keras.optimizers.Optimizer has no _all_reduce_sum_gradients;"
-        " bert_tf2.common.tf_internals.PreAggregatedGradients needs updating"
+        " modeling.tf_internals.PreAggregatedGradients needs updating"
         % keras.__version__)
 
 
