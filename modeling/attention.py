@@ -9,9 +9,7 @@ keys (float32 under mixed precision), dropout on the probabilities, then the
 probability-weighted sum of V.
 """
 
-import contextlib
 import math
-import threading
 
 import keras
 import tensorflow as tf
@@ -20,25 +18,24 @@ from modeling import dropout_layer as dropout_lib
 from modeling import layers
 from modeling import ops
 
-_LAYOUT = threading.local()
+# How the scores and the context are computed (same maths, equal to float32
+# round-off):
+#   "einsum"  two tf.einsum (the default);
+#   "matmul"  transposes to [batch, heads, seq, size] + batched matmuls (the
+#             original modeling.py's layout). For ONNX export: tf2onnx
+#             lowers the einsums to dynamic reshapes and a softmax over a
+#             non-last axis, which ONNX Runtime runs ~25% slower than this
+#             layout (docs/performance.md); bert_tf2.predict builds its ONNX
+#             models with it.
+ATTENTION_LAYOUTS = ("einsum", "matmul")
 
 
-@contextlib.contextmanager
-def matmul_layout():
-  """Attention traced inside this context uses transposes + batched matmuls.
-
-  The same maths as the default `tf.einsum` (equal to float32 round-off; it
-  is the original modeling.py's layout). For ONNX export: tf2onnx lowers the
-  einsums to dynamic reshapes and a softmax over a non-last axis, which ONNX
-  Runtime runs ~25% slower than this layout (docs/performance.md). Applies
-  when a function is traced (a tf.function traced earlier keeps its graph).
-  """
-  previous = getattr(_LAYOUT, "matmul", False)
-  _LAYOUT.matmul = True
-  try:
-    yield
-  finally:
-    _LAYOUT.matmul = previous
+def check_attention_layout(attention_layout):
+  """Returns `attention_layout` if it is one of ATTENTION_LAYOUTS."""
+  if attention_layout not in ATTENTION_LAYOUTS:
+    raise ValueError("attention_layout=%r: expected one of %s"
+                     % (attention_layout, ", ".join(ATTENTION_LAYOUTS)))
+  return attention_layout
 
 
 @layers.serializable
@@ -50,11 +47,14 @@ class SelfAttention(keras.layers.Layer, layers.OriginalNamed):
     >>> ctx, probs = att(tf.ones([1, 4, 6]), tf.zeros([1, 1, 1, 4]))
     >>> ctx.shape, probs.shape
     (TensorShape([1, 4, 6]), TensorShape([1, 2, 4, 4]))
+    >>> SelfAttention(6, 2, attention_layout="matmul").get_config()[
+    ...     "attention_layout"]
+    'matmul'
   """
 
   def __init__(self, hidden_size, num_attention_heads,
                attention_probs_dropout_prob=0.0, initializer_range=0.02,
-               fused_qkv=False, **kwargs):
+               fused_qkv=False, attention_layout="einsum", **kwargs):
     super().__init__(**kwargs)
     if hidden_size % num_attention_heads:
       raise ValueError("hidden_size (%d) is not a multiple of "
@@ -70,6 +70,8 @@ class SelfAttention(keras.layers.Layer, layers.OriginalNamed):
     # matmul. Mathematically identical; which is faster depends on the
     # hardware (bench/ measures it).
     self.fused_qkv = bool(fused_qkv)
+    # "einsum" or "matmul": see ATTENTION_LAYOUTS.
+    self.attention_layout = check_attention_layout(attention_layout)
     def dense(name):
       return layers.Dense(hidden_size, input_width=hidden_size,
                           initializer_range=initializer_range, name=name,
@@ -114,7 +116,7 @@ class SelfAttention(keras.layers.Layer, layers.OriginalNamed):
     q, k, v = self._project(x)
     split = lambda t: tf.reshape(t, [batch_size, seq_length, heads, size])
     q, k, v = split(q), split(k), split(v)
-    matmul = getattr(_LAYOUT, "matmul", False)
+    matmul = self.attention_layout == "matmul"
     if matmul:  # [batch, heads, seq, size]
       q, k, v = (tf.transpose(t, [0, 2, 1, 3]) for t in (q, k, v))
       scores = tf.matmul(q, k, transpose_b=True)
@@ -147,5 +149,6 @@ class SelfAttention(keras.layers.Layer, layers.OriginalNamed):
                   num_attention_heads=self.num_attention_heads,
                   attention_probs_dropout_prob=self.attention_probs_dropout_prob,
                   initializer_range=self.initializer_range,
-                  fused_qkv=self.fused_qkv)
+                  fused_qkv=self.fused_qkv,
+                  attention_layout=self.attention_layout)
     return config

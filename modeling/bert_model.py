@@ -42,7 +42,7 @@ class BertModel(export.Exportable, keras.Model, layers.OriginalNamed):
   def __init__(self, config, is_training=None, input_ids=None,
                input_mask=None, token_type_ids=None,
                use_one_hot_embeddings=False, scope=None, fused_qkv=False,
-               **kwargs):
+               attention_layout="einsum", **kwargs):
     """Builds the model (all variables are created here).
 
     Args:
@@ -63,6 +63,10 @@ class BertModel(export.Exportable, keras.Model, layers.OriginalNamed):
       scope: name prefix of the variables in checkpoints (default "bert").
       fused_qkv: compute query/key/value with one matmul (same result;
         faster on some hardware, see bench/).
+      attention_layout: "einsum" (default) or "matmul": how attention's
+        products are computed, same result (see
+        `modeling.attention.ATTENTION_LAYOUTS`; "matmul" exports to faster
+        ONNX).
       **kwargs: keras.Model arguments (name, dtype, ...). `dtype` (a
         policy such as "mixed_bfloat16") reaches every sublayer: variables
         float32, computation in the policy's compute dtype.
@@ -78,6 +82,7 @@ class BertModel(export.Exportable, keras.Model, layers.OriginalNamed):
     self.use_one_hot_embeddings = bool(use_one_hot_embeddings)
     self.original_scope = scope or "bert"
     self.fused_qkv = fused_qkv
+    self.attention_layout = attention_layout
     self.embeddings = embeddings.Embeddings(
         config, use_one_hot_embeddings=use_one_hot_embeddings,
         name="embeddings", dtype=self.dtype_policy)
@@ -90,7 +95,8 @@ class BertModel(export.Exportable, keras.Model, layers.OriginalNamed):
             hidden_dropout_prob=config.hidden_dropout_prob,
             attention_probs_dropout_prob=config.attention_probs_dropout_prob,
             initializer_range=config.initializer_range,
-            fused_qkv=fused_qkv, name="layer_%d" % i,
+            fused_qkv=fused_qkv, attention_layout=attention_layout,
+            name="layer_%d" % i,
             dtype=self.dtype_policy)
         for i in range(config.num_hidden_layers)]
     self.pooler = layers.Dense(
@@ -198,6 +204,7 @@ class BertModel(export.Exportable, keras.Model, layers.OriginalNamed):
     return {"config": self.config.to_dict(),
             "use_one_hot_embeddings": self.use_one_hot_embeddings,
             "scope": self.original_scope, "fused_qkv": self.fused_qkv,
+            "attention_layout": self.attention_layout,
             "name": self.name, "trainable": self.trainable,
             "dtype": keras.dtype_policies.serialize(self.dtype_policy)}
 

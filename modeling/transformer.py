@@ -35,19 +35,20 @@ class TransformerLayer(keras.layers.Layer, layers.OriginalNamed):
   def __init__(self, hidden_size, num_attention_heads, intermediate_size,
                hidden_act="gelu", hidden_dropout_prob=0.0,
                attention_probs_dropout_prob=0.0, initializer_range=0.02,
-               fused_qkv=False, **kwargs):
+               fused_qkv=False, attention_layout="einsum", **kwargs):
     super().__init__(**kwargs)
     self._args = dict(
         hidden_size=hidden_size, num_attention_heads=num_attention_heads,
         intermediate_size=intermediate_size, hidden_act=hidden_act,
         hidden_dropout_prob=hidden_dropout_prob,
         attention_probs_dropout_prob=attention_probs_dropout_prob,
-        initializer_range=initializer_range, fused_qkv=fused_qkv)
+        initializer_range=initializer_range, fused_qkv=fused_qkv,
+        attention_layout=attention_layout)
     self.attention_self = attention.SelfAttention(
         hidden_size, num_attention_heads,
         attention_probs_dropout_prob=attention_probs_dropout_prob,
         initializer_range=initializer_range, fused_qkv=fused_qkv,
-        name="self", dtype=self.dtype_policy)
+        attention_layout=attention_layout, name="self", dtype=self.dtype_policy)
     self.attention_output_dense = layers.Dense(
         hidden_size, input_width=hidden_size,
         initializer_range=initializer_range, name="attention_output_dense",

@@ -37,7 +37,8 @@ class BertClassifier(task_model.TaskModel):
   default_name = "bert_classifier"
 
   def __init__(self, bert_config, num_labels, use_one_hot_embeddings=False,
-               classifier_dropout_prob=0.1, **kwargs):
+               classifier_dropout_prob=0.1, attention_layout="einsum",
+               **kwargs):
     kwargs.setdefault("name", self.default_name)
     self.metric_names = self.metrics_for(int(num_labels))
     super().__init__(**kwargs)
@@ -47,9 +48,10 @@ class BertClassifier(task_model.TaskModel):
     self.num_labels = int(num_labels)
     self.use_one_hot_embeddings = use_one_hot_embeddings
     self.classifier_dropout_prob = float(classifier_dropout_prob)
+    self.attention_layout = attention_layout  # See modeling.BertModel.
     self.bert = modeling.BertModel(
         bert_config, use_one_hot_embeddings=use_one_hot_embeddings,
-        dtype=self.dtype_policy)
+        attention_layout=attention_layout, dtype=self.dtype_policy)
     self.classifier = modeling.ClassificationHead(
         bert_config, self.num_labels,
         dropout_prob=self.classifier_dropout_prob, dtype=self.dtype_policy)
@@ -94,5 +96,6 @@ class BertClassifier(task_model.TaskModel):
     config.update(bert_config=self.bert_config.to_dict(),
                   num_labels=self.num_labels,
                   use_one_hot_embeddings=self.use_one_hot_embeddings,
-                  classifier_dropout_prob=self.classifier_dropout_prob)
+                  classifier_dropout_prob=self.classifier_dropout_prob,
+                  attention_layout=self.attention_layout)
     return config

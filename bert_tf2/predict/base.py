@@ -36,9 +36,24 @@ class Predictor(object):
     self.model = self.build_model()
     modeling.init_from_checkpoint(self.model, checkpoint,
                                   flag="predictor checkpoint")
+    self._onnx_twin = None
 
-  def build_model(self):
+  def build_model(self, attention_layout="einsum"):
+    """The predictor's Keras model (attention_layout: see modeling.BertModel)."""
     raise NotImplementedError
+
+  def _onnx_model(self):
+    """self.model built with attention_layout="matmul", same weights.
+
+    The layout tf2onnx turns into the ONNX graph ONNX Runtime runs fastest
+    (`modeling.attention.ATTENTION_LAYOUTS`); same outputs to float32
+    round-off. Built on first use, then kept.
+    """
+    if self._onnx_twin is None:
+      twin = self.build_model(attention_layout="matmul")
+      twin.set_weights(self.model.get_weights())
+      self._onnx_twin = twin
+    return self._onnx_twin
 
   def _model_function(self, forward, int8=False, int8_dir=None):
     """forward as a traced TF function, or (int8) as an int8 ONNX model.
@@ -59,6 +74,7 @@ class Predictor(object):
       if not tf.io.gfile.exists(int8):
         raise InputError("int8=%s: ONNX file not found" % int8)
       return int8_lib.OnnxModel(int8)
+    self._onnx_model()  # Now: a traced function cannot create its variables.
     return int8_lib.quantize(forward, cache_dir=int8_dir)
 
   def export_onnx(self, path, int8=True):
@@ -69,10 +85,12 @@ class Predictor(object):
     int8=True quantizes the dense weights (`predict.int8`). Returns path.
     """
     from bert_tf2.predict import int8 as int8_lib  # pylint: disable=g-import-not-at-top
+    self._onnx_model()  # Now: a traced function cannot create its variables.
     return int8_lib.export_onnx(self._onnx_forward, path,
                                 quantize_weights=int8)
 
   def _onnx_forward(self, input_ids, input_mask, segment_ids):
+    """The ONNX export's function (on `_onnx_model()`): a tuple of Tensors."""
     raise NotImplementedError
 
   @classmethod

@@ -75,16 +75,19 @@ class ClassifierPredictor(base.Predictor):
     self._logits = self._model_function(
         self._onnx_forward if self.int8 else self._forward, int8, int8_dir)
 
-  def build_model(self):
+  def build_model(self, attention_layout="einsum"):
     return BertClassifier(self.bert_config, 1 if self.regression
-                          else len(self.label_list))
+                          else len(self.label_list),
+                          attention_layout=attention_layout)
 
-  def _forward(self, input_ids, input_mask, segment_ids):
-    return self.model({"input_ids": input_ids, "input_mask": input_mask,
-                       "segment_ids": segment_ids}, training=False)
+  def _forward(self, input_ids, input_mask, segment_ids, model=None):
+    return (self.model if model is None else model)(
+        {"input_ids": input_ids, "input_mask": input_mask,
+         "segment_ids": segment_ids}, training=False)
 
   def _onnx_forward(self, input_ids, input_mask, segment_ids):
-    return (self._forward(input_ids, input_mask, segment_ids),)
+    return (self._forward(input_ids, input_mask, segment_ids,
+                          model=self._onnx_model()),)
 
   def _features(self, pairs):
     dummy = "0" if self.regression else self.label_list[0]

@@ -62,22 +62,28 @@ class FeatureEncoder(base.Predictor):
                                self.bert_config.num_hidden_layers, "layers")
     self.trim_padding = bool(trim_padding)
     self.int8 = bool(int8)
-    self._vectors = self._model_function(self._onnx_forward, int8,
-                                         int8_dir)
+    self._vectors = self._model_function(
+        self._onnx_forward if self.int8 else self._outputs, int8, int8_dir)
 
-  def build_model(self):
-    return modeling.BertModel(self.bert_config)
+  def build_model(self, attention_layout="einsum"):
+    return modeling.BertModel(self.bert_config,
+                              attention_layout=attention_layout)
 
-  def _forward(self, input_ids, input_mask, segment_ids):
-    out = self.model({"input_ids": input_ids, "input_mask": input_mask,
-                      "token_type_ids": segment_ids}, training=False)
+  def _forward(self, input_ids, input_mask, segment_ids, model=None):
+    out = (self.model if model is None else model)(
+        {"input_ids": input_ids, "input_mask": input_mask,
+         "token_type_ids": segment_ids}, training=False)
     return pool({"token_vectors": tf.stack(
         [out["encoder_outputs"][i] for i in self.layers], axis=2),
                  "input_mask": input_mask})
 
-  def _onnx_forward(self, input_ids, input_mask, segment_ids):
-    out = self._forward(input_ids, input_mask, segment_ids)
+  def _outputs(self, input_ids, input_mask, segment_ids, model=None):
+    out = self._forward(input_ids, input_mask, segment_ids, model=model)
     return tuple(out[k] for k in OUTPUTS)
+
+  def _onnx_forward(self, input_ids, input_mask, segment_ids):
+    return self._outputs(input_ids, input_mask, segment_ids,
+                         model=self._onnx_model())
 
   def _run(self, texts):
     pairs = serving.check_texts(texts)

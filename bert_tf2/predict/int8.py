@@ -17,7 +17,7 @@ Example:
   >>> import modeling, numpy as np, tensorflow as tf
   >>> cfg = modeling.BertConfig(vocab_size=30, hidden_size=16,
   ...     num_hidden_layers=1, num_attention_heads=2, intermediate_size=32)
-  >>> bert = modeling.BertModel(cfg)
+  >>> bert = modeling.BertModel(cfg, attention_layout="matmul")
   >>> def pooled(ids, mask, segments):
   ...   return (bert({"input_ids": ids, "input_mask": mask,
   ...                 "token_type_ids": segments})["pooled_output"],)
@@ -82,19 +82,18 @@ def export_onnx(forward, path, quantize_weights=True, per_channel=True,
   """
   import onnx  # pylint: disable=g-import-not-at-top
   import tensorflow as tf  # pylint: disable=g-import-not-at-top
-  from modeling import attention  # pylint: disable=g-import-not-at-top
   _, tf2onnx, _ = require()
   specs = [tf.TensorSpec([None, None], tf.int32, name=n) for n in INPUT_NAMES]
   fn = tf.function(forward, input_signature=specs)
   with tempfile.TemporaryDirectory(prefix="bert_onnx_") as tmp:
     float_path = os.path.join(tmp, "float32.onnx")
-    # Traced with transposes + batched matmuls in attention, and layer
-    # norms fused into LayerNormalization nodes: tf2onnx's lowering of
-    # einsum and tf.nn.moments runs ~25% slower in ONNX Runtime (measured:
-    # bench/bench_int8_fixed.py, docs/performance.md).
-    with attention.matmul_layout():
-      model, _ = tf2onnx.convert.from_function(
-          fn, input_signature=specs, opset=OPSET)
+    # Layer norms fused into LayerNormalization nodes: tf2onnx's lowering
+    # of tf.nn.moments (and of attention's einsums: build the model with
+    # attention_layout="matmul", as the predictors do) runs ~25% slower in
+    # ONNX Runtime (measured: bench/bench_int8_fixed.py,
+    # docs/performance.md).
+    model, _ = tf2onnx.convert.from_function(
+        fn, input_signature=specs, opset=OPSET)
     onnx_graph.fuse_layer_norms(model)
     onnx.save(model, float_path)
     if quantize_weights:

@@ -206,31 +206,40 @@ def test_fused_qkv_equals_separate(config, features):
 
 
 def test_matmul_attention_layout_equals_einsum(config, features):
-  # modeling.attention.matmul_layout (used for ONNX export) changes only
-  # the ops: outputs and attention probabilities equal the default's.
-  from modeling import attention  # pylint: disable=g-import-not-at-top
+  # attention_layout="matmul" (used for ONNX export) changes only the ops:
+  # outputs and attention probabilities equal the default's.
   model = modeling.BertModel(config)
-  default = model(features)
-  with attention.matmul_layout():
-    matmul = model(features)
-    traced = tf.function(model)(features)
-  after = model(features)  # The context is left: einsum again.
+  matmul_model = modeling.BertModel(config, attention_layout="matmul")
+  matmul_model.set_weights(model.get_weights())
+  default = model(features, return_attention_probs=True)
+  matmul = matmul_model(features, return_attention_probs=True)
+  traced = tf.function(matmul_model)(features)
   for out in (matmul, traced):
     for name in ("sequence_output", "pooled_output"):
       np.testing.assert_allclose(out[name], default[name], atol=2e-6)
-  np.testing.assert_array_equal(after["sequence_output"],
-                                default["sequence_output"])
-  def op_types(fn):
-    graph = fn.get_concrete_function(features).graph
+  for got, want in zip(matmul["attention_probs"], default["attention_probs"]):
+    np.testing.assert_allclose(got, want, atol=2e-6)
+  def op_types(m):
+    graph = tf.function(lambda f: m(f)).get_concrete_function(features).graph
     return collections.Counter(op.type for op in graph.get_operations())
-  plain = op_types(tf.function(lambda f: model(f)))
-  with attention.matmul_layout():
-    layout = op_types(tf.function(lambda f: model(f)))
+  plain, layout = op_types(model), op_types(matmul_model)
   # Two einsums per layer become two batched matmuls (the embeddings'
   # einsums stay).
   layers = config.num_hidden_layers
   assert plain["Einsum"] - layout["Einsum"] == 2 * layers
   assert layout["BatchMatMulV2"] - plain["BatchMatMulV2"] == 2 * layers
+
+
+def test_attention_layout_round_trips_through_get_config(config):
+  model = modeling.BertModel(config, attention_layout="matmul")
+  clone = modeling.BertModel.from_config(model.get_config())
+  assert clone.attention_layout == "matmul"
+  assert {layer.attention_self.attention_layout
+          for layer in clone.encoder_layers} == {"matmul"}
+  assert modeling.BertModel(config).get_config()["attention_layout"] == (
+      "einsum")
+  with pytest.raises(ValueError, match="attention_layout='fast'"):
+    modeling.BertModel(config, attention_layout="fast")
 
 
 def test_initializer_is_truncated_normal(config):
