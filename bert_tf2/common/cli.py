@@ -1,8 +1,15 @@
 """Entry point wrapper for the top-level scripts.
 
-`run(main)` is `absl.app.run(main)`, except that an `InputError` (bad flag,
-file or record) is printed as one clear line, `error: <message>`, and the
-script exits with status 1 instead of dumping a traceback.
+`run(main)` is `absl.app.run(main)`, except that
+  * a script with an --output_dir flag holds `run_lock.RunLock` on it for
+    the whole run (one run per output directory; it is taken before main
+    writes anything, and refused with one line naming the holder);
+  * an `InputError` (bad flag, file or record), an OSError (not a
+    directory, permission denied, read-only file system, disk full) or a
+    TensorFlow I/O error (tf.errors.OpError: ResourceExhausted, DataLoss,
+    PermissionDenied, NotFound, Unavailable...) is printed as one line,
+    `error: <message>` naming the flag or path, and the script exits with
+    status 1 instead of dumping a traceback.
 
     from bert_tf2.common import cli
     if __name__ == "__main__":
@@ -10,30 +17,97 @@ script exits with status 1 instead of dumping a traceback.
       cli.run(main)
 """
 
+import errno
 import os
 import sys
 
 from absl import app
+from absl import flags
 from absl import logging
 
 from bert_tf2.common.errors import InputError
 
 
-def _guarded(main):
+def _fail(message):
+  logging.error("%s", message)
+  sys.stderr.write("error: %s\n" % message)
+  sys.stderr.flush()
+  sys.exit(1)
+
+
+def os_error_message(e, default_path=None):
+  """One line for an OSError: "<path>: <what>" (e.g. no space left)."""
+  what = e.strerror or str(e) or type(e).__name__
+  if e.errno == errno.ENOSPC:
+    what += " (the disk is full; completed checkpoints are intact)"
+  path = e.filename or default_path
+  if getattr(e, "filename2", None):
+    path = "%s -> %s" % (path, e.filename2)
+  return "%s: %s" % (path, what) if path else what
+
+
+def op_error_message(e):
+  """One line for a TensorFlow I/O error (tf.errors.OpError subclasses).
+
+  TensorFlow's messages name the file ("... /out/x.tfrecord; No space left
+  on device"); the first line is kept, prefixed with the error kind.
+  """
+  text = (getattr(e, "message", None) or str(e)).strip()
+  first = text.splitlines()[0] if text else ""
+  return "%s: %s" % (type(e).__name__, first)
+
+
+def _output_dir(flag_values):
+  if flag_values is None or "output_dir" not in flag_values:
+    return None
+  return flag_values["output_dir"].value or None
+
+
+def _guarded(main, flag_values=None):
+  """main(argv), with the run lock on --output_dir and clean error lines.
+
+  Args:
+    main: the script's main(argv).
+    flag_values: the parsed absl FlagValues; when it has a non-empty
+      --output_dir, the run takes `run_lock.RunLock` on it first. It is
+      released on return, on any error and on SIGTERM during training (the
+      runner turns it into a SystemExit); a process killed otherwise leaves
+      a stale lock that the next run on this host takes over. (No SIGTERM
+      handler is installed here: a Python handler would keep a worker
+      blocked in a collective from dying.)
+  """
   def wrapper(argv):
+    # pylint: disable=g-import-not-at-top
+    from bert_tf2.common import run_lock
+    output_dir = _output_dir(flag_values)
+    lock = None
     try:
+      if output_dir:
+        lock = run_lock.RunLock(output_dir).acquire()
       return main(argv)
     except InputError as e:
-      logging.error("%s", e)
-      sys.stderr.write("error: %s\n" % e)
-      sys.stderr.flush()
-      sys.exit(1)
+      _fail(e)
+    except OSError as e:
+      _fail(os_error_message(e, output_dir))
+    except Exception as e:  # pylint: disable=broad-except
+      if not _is_op_error(e):
+        raise
+      _fail(op_error_message(e))
+    finally:
+      if lock is not None:
+        lock.release()
   return wrapper
+
+
+def _is_op_error(e):
+  """isinstance(e, tf.errors.OpError), without importing TensorFlow."""
+  tf = sys.modules.get("tensorflow")
+  return tf is not None and isinstance(e, tf.errors.OpError)
 
 
 def run(main, argv=None):
   """Runs `main(argv)` under absl with flag parsing and clean input errors."""
-  app.run(_guarded(main), argv=argv)
+  app.run(_guarded(main, flags.FLAGS), argv=argv)
 
 
 def require_file(flag_name, path):
