@@ -18,7 +18,9 @@
 """
 
 import errno
+import json
 import os
+import re
 import sys
 
 from absl import app
@@ -57,6 +59,52 @@ def op_error_message(e):
   return "%s: %s" % (type(e).__name__, first)
 
 
+_TASK_RE = re.compile(r"/job:(\w+)(?:/replica:\d+)?/task:(\d+)")
+# The errors a collective raises when a peer died or cannot be reached.
+_PEER_ERRORS = ("UnavailableError", "AbortedError", "DeadlineExceededError")
+
+
+def peer_error_message(e, tf_config=None):
+  """One line naming the unreachable task of a multi-worker job, or None.
+
+  A collective whose peer died fails with an UnavailableError ("Graph
+  execution error", the peer named in the gRPC details as
+  /job:worker/replica:0/task:1); the line names that task and its address
+  from TF_CONFIG.
+  """
+  if type(e).__name__ not in _PEER_ERRORS:
+    return None
+  try:
+    config = json.loads(tf_config if tf_config is not None else
+                        os.environ.get("TF_CONFIG") or "{}")
+    cluster = dict(config.get("cluster") or {})
+    me = config.get("task") or {}
+    me = (str(me.get("type")), int(me.get("index", 0)))
+  except (ValueError, TypeError, AttributeError):
+    return None
+  if sum(len(v) for v in cluster.values() if isinstance(v, list)) < 2:
+    return None
+  text = str(getattr(e, "message", None) or e)
+  peers = []
+  for kind, index in _TASK_RE.findall(text):
+    task = (kind, int(index))
+    if task != me and task not in peers:
+      peers.append(task)
+  def name(task):
+    addresses = cluster.get(task[0]) or []
+    address = addresses[task[1]] if task[1] < len(addresses) else "?"
+    return "%s %d (%s)" % (task[0], task[1], address)
+  if peers:
+    who = "task " + ", ".join(name(t) for t in peers)
+  else:
+    who = "a peer task (one of %s)" % ", ".join(
+        name((kind, i)) for kind, addresses in sorted(cluster.items())
+        for i in range(len(addresses)) if (kind, i) != me)
+  return ("%s of this multi-worker job is unreachable (it died or lost its "
+          "network; %s). Restart every worker to resume from the latest "
+          "checkpoint." % (who, type(e).__name__))
+
+
 def _output_dir(flag_values):
   if flag_values is None or "output_dir" not in flag_values:
     return None
@@ -92,7 +140,7 @@ def _guarded(main, flag_values=None):
     except Exception as e:  # pylint: disable=broad-except
       if not _is_op_error(e):
         raise
-      _fail(op_error_message(e))
+      _fail(peer_error_message(e) or op_error_message(e))
     finally:
       if lock is not None:
         lock.release()
