@@ -148,9 +148,14 @@ def restore_exact(variables, prefix, optional=()):
   float32 run's checkpoint) keep their current value when absent.
 
   Raises:
-    InputError: naming --output_dir, when the checkpoint lacks a variable or
-      holds it with another shape (a checkpoint of a different model).
+    InputError: naming --output_dir, when the checkpoint is damaged, lacks a
+      variable or holds it with another shape (a checkpoint of a different
+      model).
   """
+  error = checkpoint_error(prefix)  # Cached when latest_checkpoint chose it.
+  if error is not None:
+    raise InputError("--output_dir=%s: checkpoint %s is damaged: %s" % (
+        os.path.dirname(prefix), os.path.basename(prefix), error))
   reader = tf.train.load_checkpoint(prefix)
   shapes = reader.get_variable_to_shape_map()
   variables = {n: v for n, v in variables.items()

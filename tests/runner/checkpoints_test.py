@@ -104,3 +104,14 @@ def test_damaged_init_checkpoint_is_one_error(tmp_path, suffix, how):
   with pytest.raises(InputError, match=r"^--init_checkpoint=%s: " %
                      os.path.join(str(tmp_path), "bert_model.ckpt")):
     modeling.init_from_checkpoint(variables, prefix)
+
+
+def test_restoring_a_named_damaged_checkpoint_is_one_error(trained, tmp_path):
+  """evaluate/predict(checkpoint_path=...) of a damaged checkpoint."""
+  out = tmp_path / "out"
+  shutil.copytree(trained[0], out)
+  damage(out / "model.ckpt-5.data-00000-of-00001", "truncate")
+  est = make_estimator(out)
+  with pytest.raises(InputError, match=r"model.ckpt-5 is damaged: Read less"):
+    est.evaluate(toy.make_input_fn(16, repeat=False), steps=1,
+                 checkpoint_path=str(out / "model.ckpt-5"))
