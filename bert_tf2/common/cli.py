@@ -56,6 +56,10 @@ def op_error_message(e):
   """
   text = (getattr(e, "message", None) or str(e)).strip()
   first = text.splitlines()[0] if text else ""
+  # Eager ops prefix "{{function_node __wrapped__SaveV2_...}} " and append
+  # " [Op:SaveV2]": noise in a one-line message.
+  first = re.sub(r"\{\{function_node [^}]*\}\}\s*", "", first)
+  first = re.sub(r"\s*\[Op:\w+\]$", "", first)
   return "%s: %s" % (type(e).__name__, first)
 
 

@@ -62,3 +62,14 @@ def test_peer_message_only_for_multi_worker_collective_errors():
   assert cli.peer_error_message(
       tf.errors.NotFoundError(None, None, "/job:worker/replica:0/task:1"),
       _config(0)) is None
+
+
+def test_op_error_drops_the_eager_op_noise():
+  """As a real full tmpfs gave it, from SaveV2."""
+  e = tf.errors.ResourceExhaustedError(
+      None, None, "{{function_node __wrapped__SaveV2_dtypes_76_device_/job:"
+      "localhost/replica:0/task:0/device:CPU:0}} /o/model.ckpt-7.tmp-1.data-"
+      "00000-of-00001.tempstate1; No space left on device [Op:SaveV2]")
+  assert cli.op_error_message(e) == (
+      "ResourceExhaustedError: /o/model.ckpt-7.tmp-1.data-00000-of-00001."
+      "tempstate1; No space left on device")
