@@ -27,6 +27,7 @@ from absl import app
 from absl import flags
 from absl import logging
 
+from bert_tf2.common import run_lock
 from bert_tf2.common.errors import InputError
 
 
@@ -41,7 +42,7 @@ def os_error_message(e, default_path=None):
   """One line for an OSError: "<path>: <what>" (e.g. no space left)."""
   what = e.strerror or str(e) or type(e).__name__
   if e.errno == errno.ENOSPC:
-    what += " (the disk is full; completed checkpoints are intact)"
+    what += " (the disk is full)"
   path = e.filename or default_path
   if getattr(e, "filename2", None):
     path = "%s -> %s" % (path, e.filename2)
@@ -129,8 +130,6 @@ def _guarded(main, flag_values=None):
       blocked in a collective from dying.)
   """
   def wrapper(argv):
-    # pylint: disable=g-import-not-at-top
-    from bert_tf2.common import run_lock
     output_dir = _output_dir(flag_values)
     lock = None
     try:

@@ -22,8 +22,7 @@ def _config(index):
 def test_os_error_names_the_path():
   e = OSError(errno.ENOSPC, "No space left on device", "/out/x.tfrecord")
   assert cli.os_error_message(e) == (
-      "/out/x.tfrecord: No space left on device (the disk is full; "
-      "completed checkpoints are intact)")
+      "/out/x.tfrecord: No space left on device (the disk is full)")
   e = PermissionError(errno.EACCES, "Permission denied")
   assert cli.os_error_message(e, "/out") == "/out: Permission denied"
 
