@@ -3,7 +3,8 @@
 Worker 1 is SIGKILLed after the job's first checkpoint; worker 0 (the
 chief) must exit by itself with status 1 and one `error:` line naming
 worker 1 and its address, not a gRPC traceback, and the checkpoint is
-intact. (The survivor notices through MultiWorkerMirroredStrategy's
+intact. Both tasks hold their own lock file on the shared output_dir.
+(The survivor notices through MultiWorkerMirroredStrategy's
 heartbeats; the test's own bound is fixtures.finish's timeout.)
 """
 
@@ -45,6 +46,10 @@ def test_survivor_of_a_dead_peer_names_it(inputs, tmp_path):
       if "Saved checkpoint" in line:
         break
     assert any("Saved checkpoint" in l for l in seen), "".join(seen[-30:])
+    # The two tasks share output_dir, each under its own lock file.
+    holders = {name: json.load(open(os.path.join(out, name)))["pid"]
+               for name in ("run.lock", "run.lock.worker-1")}
+    assert holders == {"run.lock": chief.pid, "run.lock.worker-1": peer.pid}
     peer.send_signal(signal.SIGKILL)
     peer.wait()
     codes, errors = fixtures.finish([chief])
@@ -59,3 +64,7 @@ def test_survivor_of_a_dead_peer_names_it(inputs, tmp_path):
                          "job is unreachable" % configs[0]["cluster"][
                              "worker"][1]), line
   assert checkpoints.latest_checkpoint(out) is not None
+  # The chief released its lock; the killed worker's is left, stale (the
+  # next run of worker 1 on this host takes it over).
+  assert sorted(n for n in os.listdir(out) if n.startswith("run.lock")) == [
+      "run.lock.worker-1"]
