@@ -126,3 +126,14 @@ def test_directory_that_cannot_be_created(tmp_path):
   with pytest.raises(InputError, match="cannot create the directory: "
                      "Not a directory"):
     run_lock.RunLock(str(tmp_path / "file" / "out"), tf_config="").acquire()
+
+
+def test_read_only_file_system(tmp_path, monkeypatch):
+  """EROFS when creating the lock (root ignores chmod, so it is injected)."""
+  import errno  # pylint: disable=g-import-not-at-top
+  def refuse(path, *args):
+    raise OSError(errno.EROFS, os.strerror(errno.EROFS), path)
+  monkeypatch.setattr(run_lock.os, "open", refuse)
+  with pytest.raises(InputError, match=r"^--output_dir=%s: cannot write "
+                     r"run.lock: Read-only file system$" % tmp_path):
+    run_lock.RunLock(str(tmp_path), tf_config="").acquire()
