@@ -193,6 +193,21 @@ def _reader(prefix, flag):
                      % (flag, prefix, str(e).splitlines()[0])) from e
 
 
+def _read_tensor(reader, name, prefix, flag):
+  """reader.get_tensor(name); a damaged data file is an InputError.
+
+  The reader checks each tensor's CRC32C: a bit flip or zeroed block is a
+  DataLossError, a truncated file an IndexError ("Read less bytes than
+  requested").
+  """
+  try:
+    return reader.get_tensor(name)
+  except (tf.errors.OpError, IndexError, ValueError) as e:
+    raise InputError("--%s=%s: damaged checkpoint, cannot read %s: %s"
+                     % (flag, prefix, name,
+                        (str(e).splitlines() or [type(e).__name__])[0])) from e
+
+
 def init_from_checkpoint(model, init_checkpoint, assignment_map=None,
                          flag="init_checkpoint", require_match=True):
   """Assigns the model's variables from an original-format checkpoint.
@@ -252,7 +267,7 @@ def init_from_checkpoint(model, init_checkpoint, assignment_map=None,
         "(it has e.g. %s)" % (flag, prefix, len(name_to_var),
                               ", ".join(sorted(shapes)[:5])))
   for var, ckpt_name in assignments:
-    value = reader.get_tensor(ckpt_name)
+    value = _read_tensor(reader, ckpt_name, prefix, flag)
     var.assign(np.asarray(value).astype(var.dtype, copy=False)
                if hasattr(value, "astype") else value)
   report = InitReport(prefix, loaded, not_loaded, unused)

@@ -1,8 +1,15 @@
 """Entry point wrapper for the top-level scripts.
 
-`run(main)` is `absl.app.run(main)`, except that an `InputError` (bad flag,
-file or record) is printed as one clear line, `error: <message>`, and the
-script exits with status 1 instead of dumping a traceback.
+`run(main)` is `absl.app.run(main)`, except that
+  * a script with an --output_dir flag holds `run_lock.RunLock` on it for
+    the whole run (one run per output directory; it is taken before main
+    writes anything, and refused with one line naming the holder);
+  * an `InputError` (bad flag, file or record), an OSError (not a
+    directory, permission denied, read-only file system, disk full) or a
+    TensorFlow I/O error (tf.errors.OpError: ResourceExhausted, DataLoss,
+    PermissionDenied, NotFound, Unavailable...) is printed as one line,
+    `error: <message>` naming the flag or path, and the script exits with
+    status 1 instead of dumping a traceback.
 
     from bert_tf2.common import cli
     if __name__ == "__main__":
@@ -10,30 +17,148 @@ script exits with status 1 instead of dumping a traceback.
       cli.run(main)
 """
 
+import errno
+import json
 import os
+import re
 import sys
 
 from absl import app
+from absl import flags
 from absl import logging
 
+from bert_tf2.common import run_lock
 from bert_tf2.common.errors import InputError
 
 
-def _guarded(main):
+def _fail(message):
+  logging.error("%s", message)
+  sys.stderr.write("error: %s\n" % message)
+  sys.stderr.flush()
+  sys.exit(1)
+
+
+def os_error_message(e, default_path=None):
+  """One line for an OSError: "<path>: <what>" (e.g. no space left)."""
+  what = e.strerror or str(e) or type(e).__name__
+  if e.errno == errno.ENOSPC:
+    what += " (the disk is full)"
+  path = e.filename or default_path
+  if getattr(e, "filename2", None):
+    path = "%s -> %s" % (path, e.filename2)
+  return "%s: %s" % (path, what) if path else what
+
+
+def op_error_message(e):
+  """One line for a TensorFlow I/O error (tf.errors.OpError subclasses).
+
+  TensorFlow's messages name the file ("... /out/x.tfrecord; No space left
+  on device"); the first line is kept, prefixed with the error kind.
+  """
+  text = (getattr(e, "message", None) or str(e)).strip()
+  first = text.splitlines()[0] if text else ""
+  # Eager ops prefix "{{function_node __wrapped__SaveV2_...}} " and append
+  # " [Op:SaveV2]": noise in a one-line message.
+  first = re.sub(r"\{\{function_node [^}]*\}\}\s*", "", first)
+  first = re.sub(r"\s*\[Op:\w+\]$", "", first)
+  return "%s: %s" % (type(e).__name__, first)
+
+
+_TASK_RE = re.compile(r"/job:(\w+)(?:/replica:\d+)?/task:(\d+)")
+# The errors a collective raises when a peer died or cannot be reached.
+_PEER_ERRORS = ("UnavailableError", "AbortedError", "DeadlineExceededError")
+
+
+def peer_error_message(e, tf_config=None):
+  """One line naming the unreachable task of a multi-worker job, or None.
+
+  A collective whose peer died fails with an UnavailableError ("Graph
+  execution error", the peer named in the gRPC details as
+  /job:worker/replica:0/task:1); the line names that task and its address
+  from TF_CONFIG.
+  """
+  if type(e).__name__ not in _PEER_ERRORS:
+    return None
+  try:
+    config = json.loads(tf_config if tf_config is not None else
+                        os.environ.get("TF_CONFIG") or "{}")
+    cluster = dict(config.get("cluster") or {})
+    me = config.get("task") or {}
+    me = (str(me.get("type")), int(me.get("index", 0)))
+  except (ValueError, TypeError, AttributeError):
+    return None
+  if sum(len(v) for v in cluster.values() if isinstance(v, list)) < 2:
+    return None
+  text = str(getattr(e, "message", None) or e)
+  peers = []
+  for kind, index in _TASK_RE.findall(text):
+    task = (kind, int(index))
+    if task != me and task not in peers:
+      peers.append(task)
+  def name(task):
+    addresses = cluster.get(task[0]) or []
+    address = addresses[task[1]] if task[1] < len(addresses) else "?"
+    return "%s %d (%s)" % (task[0], task[1], address)
+  if peers:
+    who = "task " + ", ".join(name(t) for t in peers)
+  else:
+    who = "a peer task (one of %s)" % ", ".join(
+        name((kind, i)) for kind, addresses in sorted(cluster.items())
+        for i in range(len(addresses)) if (kind, i) != me)
+  return ("%s of this multi-worker job is unreachable (it died or lost its "
+          "network; %s). Restart every worker to resume from the latest "
+          "checkpoint." % (who, type(e).__name__))
+
+
+def _output_dir(flag_values):
+  if flag_values is None or "output_dir" not in flag_values:
+    return None
+  return flag_values["output_dir"].value or None
+
+
+def _guarded(main, flag_values=None):
+  """main(argv), with the run lock on --output_dir and clean error lines.
+
+  Args:
+    main: the script's main(argv).
+    flag_values: the parsed absl FlagValues; when it has a non-empty
+      --output_dir, the run takes `run_lock.RunLock` on it first. It is
+      released on return, on any error and on SIGTERM during training (the
+      runner turns it into a SystemExit); a process killed otherwise leaves
+      a stale lock that the next run on this host takes over. (No SIGTERM
+      handler is installed here: a Python handler would keep a worker
+      blocked in a collective from dying.)
+  """
   def wrapper(argv):
+    output_dir = _output_dir(flag_values)
+    lock = None
     try:
+      if output_dir:
+        lock = run_lock.RunLock(output_dir).acquire()
       return main(argv)
     except InputError as e:
-      logging.error("%s", e)
-      sys.stderr.write("error: %s\n" % e)
-      sys.stderr.flush()
-      sys.exit(1)
+      _fail(e)
+    except OSError as e:
+      _fail(os_error_message(e, output_dir))
+    except Exception as e:  # pylint: disable=broad-except
+      if not _is_op_error(e):
+        raise
+      _fail(peer_error_message(e) or op_error_message(e))
+    finally:
+      if lock is not None:
+        lock.release()
   return wrapper
+
+
+def _is_op_error(e):
+  """isinstance(e, tf.errors.OpError), without importing TensorFlow."""
+  tf = sys.modules.get("tensorflow")
+  return tf is not None and isinstance(e, tf.errors.OpError)
 
 
 def run(main, argv=None):
   """Runs `main(argv)` under absl with flag parsing and clean input errors."""
-  app.run(_guarded(main), argv=argv)
+  app.run(_guarded(main, flags.FLAGS), argv=argv)
 
 
 def require_file(flag_name, path):

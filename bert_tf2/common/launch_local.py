@@ -7,8 +7,10 @@
 Each copy gets its own TF_CONFIG (a cluster of N free 127.0.0.1 ports, task
 index 0..N-1; worker 0 is the chief). A SIGTERM/SIGINT to the launcher is
 passed to every worker (they stop at the same step and save); when one
-worker fails, the others are stopped. The exit status is the first non-zero
-status of a worker (143 after a SIGTERM), else 0. For real clusters, see
+worker fails, the launcher names it and how it ended on stderr ("worker 1
+(pid 4242) was killed by SIGKILL") and stops the others. The exit status is
+the first non-zero status of a worker (128 + N for a death by signal N;
+143 after a SIGTERM), else 0. For real clusters, see
 docs/distributed.md (the TF_CONFIG each machine needs).
 
 Example:
@@ -60,21 +62,59 @@ def launch(command, num_workers, ports=None, stagger_secs=0.0):
   return procs
 
 
+def how_it_ended(returncode):
+  """"exited with status 3" / "was killed by SIGKILL" for a returncode.
+
+  Example:
+    >>> how_it_ended(-9)
+    'was killed by SIGKILL'
+  """
+  if returncode is not None and returncode < 0:
+    try:
+      name = signal.Signals(-returncode).name
+    except ValueError:
+      name = "signal %d" % -returncode
+    return "was killed by %s" % name
+  return "exited with status %s" % returncode
+
+
+def exit_status(returncode):
+  """A shell's status for a returncode: 128 + N for a death by signal N."""
+  return 128 - returncode if returncode < 0 else returncode
+
+
+def _report(message):
+  sys.stderr.write("launch_local: %s\n" % message)
+  sys.stderr.flush()
+
+
 def wait(procs, poll_secs=0.2):
-  """Waits for every worker; stops the rest when one fails. Exit status."""
+  """Waits for every worker; stops the rest when one fails. Exit status.
+
+  The first worker to fail is named on stderr with how it ended (exit
+  status or signal), e.g. "launch_local: worker 1 (pid 4242) was killed by
+  SIGKILL; stopping the other workers".
+  """
   failed = None
   while any(p.poll() is None for p in procs):
-    for p in procs:
+    for index, p in enumerate(procs):
       code = p.poll()
       if code not in (None, 0) and failed is None:
-        failed = code
+        failed = exit_status(code)
+        _report("worker %d (pid %d) %s; stopping the other workers"
+                % (index, p.pid, how_it_ended(code)))
         for other in procs:
           if other.poll() is None:
             other.send_signal(signal.SIGTERM)
     time.sleep(poll_secs)
   codes = [p.returncode for p in procs]
-  return failed if failed is not None else next(
-      (c for c in codes if c), 0)
+  if failed is None:
+    for index, (p, code) in enumerate(zip(procs, codes)):
+      if code:
+        failed = exit_status(code)
+        _report("worker %d (pid %d) %s" % (index, p.pid, how_it_ended(code)))
+        break
+  return failed if failed is not None else 0
 
 
 def main(argv=None):

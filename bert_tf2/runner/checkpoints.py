@@ -24,15 +24,55 @@ def checkpoint_step(prefix):
   return int(m.group(1)) if m else None
 
 
-def latest_checkpoint(output_dir):
-  """The newest COMPLETE checkpoint prefix in output_dir, or None.
+def _files_of(prefix):
+  return [prefix + ".index"] + sorted(tf.io.gfile.glob(prefix + ".data-*"))
 
-  Uses the `checkpoint` state file, and also scans for `model.ckpt-N.index`
-  files (a checkpoint is complete once its index exists), so a missing,
-  stale or damaged state file does not lose a checkpoint.
+
+def _signature(prefix):
+  """(path, size, mtime) of each file of `prefix`: changes when it is rewritten."""
+  sig = []
+  for path in _files_of(prefix):
+    try:
+      stat = tf.io.gfile.stat(path)
+    except tf.errors.OpError:
+      return None
+    sig.append((path, stat.length, stat.mtime_nsec))
+  return tuple(sig)
+
+
+# {prefix: (signature, error)}: a checkpoint is read in full once per
+# process, not at every latest_checkpoint() call (the runner asks often).
+_VERIFIED = {}
+_WARNED = set()
+
+
+def checkpoint_error(prefix):
+  """Why checkpoint `prefix` cannot be read (one line), or None if it can.
+
+  Reads every tensor: the index's block checksums and each tensor's CRC32C
+  are checked by TensorFlow's reader, so a truncated, zeroed or bit-flipped
+  .index or .data file is found (the name alone proves nothing).
   """
-  if not tf.io.gfile.isdir(output_dir):
-    return None
+  sig = _signature(prefix)
+  cached = _VERIFIED.get(prefix)
+  if sig is not None and cached is not None and cached[0] == sig:
+    return cached[1]
+  try:
+    reader = tf.train.load_checkpoint(prefix)
+    for name in reader.get_variable_to_shape_map():
+      reader.get_tensor(name)
+    error = None
+  # The reader raises OpError (DataLoss, bad magic), IndexError ("Read less
+  # bytes than requested") or ValueError, depending on where the damage is.
+  except (tf.errors.OpError, IndexError, ValueError, RuntimeError) as e:
+    error = (str(e).strip().splitlines() or [type(e).__name__])[0]
+  if sig is not None:
+    _VERIFIED[prefix] = (sig, error)
+  return error
+
+
+def _candidates(output_dir):
+  """{prefix: step} of the checkpoints in output_dir (those with an index)."""
   candidates = {}
   try:
     listed = tf.train.latest_checkpoint(output_dir)
@@ -47,9 +87,44 @@ def latest_checkpoint(output_dir):
     if m:
       candidates[os.path.join(output_dir, name[:-len(".index")])] = int(
           m.group(1))
-  if not candidates:
+  return sorted(candidates, key=lambda p: (candidates[p], p == listed),
+                reverse=True)
+
+
+def latest_checkpoint(output_dir):
+  """The newest READABLE checkpoint prefix in output_dir, or None.
+
+  Uses the `checkpoint` state file, and also scans for `model.ckpt-N.index`
+  files, so a missing, stale or damaged state file does not lose a
+  checkpoint. Each candidate, newest first, is read in full
+  (`checkpoint_error`); a damaged one (a copy cut short, a disk that filled
+  up on a file system without atomic rename) gets one warning line and is
+  skipped, and left where it is for inspection.
+
+  Raises:
+    InputError: output_dir holds checkpoints but none of them is readable
+      (resuming from scratch would silently lose the run).
+  """
+  if not tf.io.gfile.isdir(output_dir):
     return None
-  return max(candidates, key=lambda p: (candidates[p], p == listed))
+  damaged = []
+  for prefix in _candidates(output_dir):
+    error = checkpoint_error(prefix)
+    if error is None:
+      return prefix
+    damaged.append(prefix)
+    if (prefix, _signature(prefix)) in _WARNED:
+      continue
+    _WARNED.add((prefix, _signature(prefix)))
+    logging.warning("Checkpoint %s is damaged and is skipped (left in "
+                    "place): %s", prefix, error)
+  if damaged:
+    raise InputError(
+        "--output_dir=%s: no readable checkpoint (%s is damaged: %s); move "
+        "the damaged files away to start afresh" % (
+            output_dir, os.path.basename(damaged[0]),
+            checkpoint_error(damaged[0])))
+  return None
 
 
 def global_step_of(prefix):
@@ -73,9 +148,14 @@ def restore_exact(variables, prefix, optional=()):
   float32 run's checkpoint) keep their current value when absent.
 
   Raises:
-    InputError: naming --output_dir, when the checkpoint lacks a variable or
-      holds it with another shape (a checkpoint of a different model).
+    InputError: naming --output_dir, when the checkpoint is damaged, lacks a
+      variable or holds it with another shape (a checkpoint of a different
+      model).
   """
+  error = checkpoint_error(prefix)  # Cached when latest_checkpoint chose it.
+  if error is not None:
+    raise InputError("--output_dir=%s: checkpoint %s is damaged: %s" % (
+        os.path.dirname(prefix), os.path.basename(prefix), error))
   reader = tf.train.load_checkpoint(prefix)
   shapes = reader.get_variable_to_shape_map()
   variables = {n: v for n, v in variables.items()
@@ -114,6 +194,6 @@ def refuse_other_model(output_dir, task):
   results), so a mistyped --output_dir never overwrites another run's files.
   The runner repeats the check when it restores.
   """
-  latest = tf.train.latest_checkpoint(output_dir)
+  latest = latest_checkpoint(output_dir)
   if latest:
     restore_exact(task.checkpoint_variables(task.build_model()), latest)

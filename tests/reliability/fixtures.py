@@ -306,7 +306,7 @@ def run_in_process(script, args, env=None):
       else:
         os.environ[name] = value
     try:
-      cli._guarded(lambda _: main(values))(argv)  # pylint: disable=protected-access
+      cli._guarded(lambda _: main(values), values)(argv)  # pylint: disable=protected-access
     except SystemExit as e:
       returncode = e.code if isinstance(e.code, int) else 1
     except Exception:  # pylint: disable=broad-except

@@ -44,3 +44,27 @@ def test_tf_configs_with_given_ports():
                                              "10.0.0.1:2223"]
   assert [c["task"]["index"] for c in configs] == [0, 1]
   assert len(set(launch_local.free_ports(4))) == 4
+
+
+def test_a_killed_worker_is_named_with_its_signal():
+  """Worker 1 dies by SIGKILL (as the OOM killer does); worker 0 waits for
+  the launcher's SIGTERM. The launcher says which worker died and how."""
+  script = ("import json, os, signal; "
+            "c = json.loads(os.environ['TF_CONFIG']); "
+            "os.kill(os.getpid(), signal.SIGKILL) if c['task']['index'] "
+            "else signal.pause()")
+  result = _launch(["--num_workers=2", "--", sys.executable, "-c", script])
+  assert result.returncode == 128 + 9, result.stderr
+  lines = [l for l in result.stderr.splitlines()
+           if l.startswith("launch_local: ")]
+  assert len(lines) == 1, result.stderr
+  assert lines[0].startswith("launch_local: worker 1 (pid ")
+  assert lines[0].endswith(" was killed by SIGKILL; stopping the other "
+                           "workers")
+
+
+def test_how_it_ended():
+  assert launch_local.how_it_ended(3) == "exited with status 3"
+  assert launch_local.how_it_ended(-15) == "was killed by SIGTERM"
+  assert launch_local.exit_status(-15) == 143
+  assert launch_local.exit_status(1) == 1

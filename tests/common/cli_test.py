@@ -1,0 +1,74 @@
+"""bert_tf2.common.cli: OS and TensorFlow errors as one line (issue 29 item 3).
+
+The scripts' runs with injected faults are in
+tests/reliability/output_dir_faults_test.py; here, the lines themselves.
+"""
+
+import errno
+import json
+
+import tensorflow as tf
+
+from bert_tf2.common import cli
+
+_CLUSTER = {"worker": ["127.0.0.1:2001", "127.0.0.1:2002", "127.0.0.1:2003"]}
+
+
+def _config(index):
+  return json.dumps({"cluster": _CLUSTER,
+                     "task": {"type": "worker", "index": index}})
+
+
+def test_os_error_names_the_path():
+  e = OSError(errno.ENOSPC, "No space left on device", "/out/x.tfrecord")
+  assert cli.os_error_message(e) == (
+      "/out/x.tfrecord: No space left on device (the disk is full)")
+  e = PermissionError(errno.EACCES, "Permission denied")
+  assert cli.os_error_message(e, "/out") == "/out: Permission denied"
+
+
+def test_op_error_keeps_the_first_line():
+  e = tf.errors.DataLossError(None, None, "corrupted record at 12 in /d/a.tfr"
+                              "\n\tdetails")
+  assert cli.op_error_message(e) == (
+      "DataLossError: corrupted record at 12 in /d/a.tfr")
+
+
+def test_dead_peer_is_named_with_its_address():
+  e = tf.errors.UnavailableError(
+      None, None, "Graph execution error:\n\nDetected at node allreduce\n"
+      "From /job:worker/replica:0/task:2:\nConnection reset by peer")
+  line = cli.peer_error_message(e, _config(0))
+  assert line.startswith("task worker 2 (127.0.0.1:2003) of this "
+                         "multi-worker job is unreachable"), line
+  assert "(it died or lost its network; UnavailableError)" in line
+  assert "\n" not in line
+
+
+def test_dead_peer_not_named_lists_the_peers():
+  e = tf.errors.UnavailableError(None, None, "Graph execution error:")
+  line = cli.peer_error_message(e, _config(1))
+  assert line.startswith("a peer task (one of worker 0 (127.0.0.1:2001), "
+                         "worker 2 (127.0.0.1:2003)) of this"), line
+
+
+def test_peer_message_only_for_multi_worker_collective_errors():
+  unavailable = tf.errors.UnavailableError(None, None, "x")
+  assert cli.peer_error_message(unavailable, "") is None
+  assert cli.peer_error_message(unavailable, json.dumps(
+      {"cluster": {"worker": ["a:1"]},
+       "task": {"type": "worker", "index": 0}})) is None
+  assert cli.peer_error_message(
+      tf.errors.NotFoundError(None, None, "/job:worker/replica:0/task:1"),
+      _config(0)) is None
+
+
+def test_op_error_drops_the_eager_op_noise():
+  """As a real full tmpfs gave it, from SaveV2."""
+  e = tf.errors.ResourceExhaustedError(
+      None, None, "{{function_node __wrapped__SaveV2_dtypes_76_device_/job:"
+      "localhost/replica:0/task:0/device:CPU:0}} /o/model.ckpt-7.tmp-1.data-"
+      "00000-of-00001.tempstate1; No space left on device [Op:SaveV2]")
+  assert cli.op_error_message(e) == (
+      "ResourceExhaustedError: /o/model.ckpt-7.tmp-1.data-00000-of-00001."
+      "tempstate1; No space left on device")
