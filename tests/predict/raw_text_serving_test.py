@@ -20,16 +20,16 @@ import pytest
 import tensorflow as tf
 
 import modeling
-from bert_tf2.classifier.export import ClassifierServer
 from bert_tf2.classifier.model import BertClassifier
+from bert_tf2.classifier.serving import ClassifierServer
 from bert_tf2.common import raw_text_serving
 from bert_tf2.common import saved_model
-from bert_tf2.ner.export import NerServer
+from bert_tf2.feature_extraction.serving import FeatureServer
 from bert_tf2.ner.model import BertTokenClassifier
+from bert_tf2.ner.serving import NerServer
 from bert_tf2.predict.features import FeatureEncoder
-from bert_tf2.predict.features import FeatureServer
-from bert_tf2.predict.squad_server import SquadServer
 from bert_tf2.squad.model import SquadModel
+from bert_tf2.squad.serving import SquadServer
 from tests.predict.predict_test import CONFIG
 from tests.predict.predict_test import VOCAB
 from tokenization.tf_text import InGraphTokenizer

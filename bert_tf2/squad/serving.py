@@ -1,4 +1,4 @@
-"""`SquadServer`: SQuAD answers from raw strings inside one TF graph.
+"""SQuAD serving: `SquadServer`, answers from raw strings in one TF graph.
 
 See `bert_tf2.predict.squad` for what it computes and how it differs from
 the Python path. Steps (all batched, [batch] = number of questions):
@@ -28,7 +28,7 @@ import tensorflow as tf
 
 from bert_tf2.common import InputError
 from bert_tf2.common import raw_text_serving
-from bert_tf2.predict import squad_windows as windows_lib
+from bert_tf2.squad import serving_windows as windows_lib
 from bert_tf2.squad.postprocess import NO_CANDIDATE_SCORE_DIFF
 
 _WHITESPACE = "[ \t\r\n\u202f]"
