@@ -1,5 +1,8 @@
 """SavedModel export of a fine-tuned classifier (`--export_dir`).
 
+The serving graph (`ClassifierServer` and its in-graph inputs) lives in
+`bert_tf2.classifier.serving`; this module picks the checkpoint and writes.
+
 Signatures (batch dimension free):
   serving_default  text_a: tf.string [batch] -> probabilities, logits, label
   serving_pair     text_a, text_b: tf.string [batch] -> (same)
@@ -13,7 +16,7 @@ sigmoids, with logits and predicted (bool [batch, num_labels]: probability
 With long_text="sliding_window" (`--long_text=sliding_window`) the raw-string
 signatures cut text_a into the overlapping windows of
 `bert_tf2.classifier.long_text` (same rule, in graph:
-`serving_inputs.sliding_windows`),
+`serving.sliding_windows`),
 run every window and average each text's window logits before the softmax,
 as run_classifier.py's windowed predictions; they also return num_windows
 (int32 [batch]). serving_ids stays one row = one window.
@@ -34,94 +37,10 @@ Example:
 from absl import logging
 import tensorflow as tf
 
+from bert_tf2.classifier.serving import ClassifierServer
 from bert_tf2.common import InputError
-from bert_tf2.common import padding
-from bert_tf2.classifier.serving_inputs import build_inputs
-from bert_tf2.classifier.serving_inputs import pair_lengths  # pylint: disable=unused-import
-from bert_tf2.classifier.serving_inputs import sliding_windows
 from bert_tf2.common import saved_model
 from tokenization.tf_text import InGraphTokenizer
-
-
-class ClassifierServer(tf.Module):
-  """Holds the model, tokenizer and labels; its functions are the signatures."""
-
-  def __init__(self, model, tokenizer, max_seq_length, label_list,
-               cls_id, sep_id, regression=False, trim_padding=True,
-               long_text="truncate", doc_stride=128, multi_label=False):
-    super().__init__(name="classifier_server")
-    self.multi_label = bool(multi_label)
-    if long_text not in ("truncate", "sliding_window"):
-      raise InputError("long_text=%r: expected truncate or sliding_window"
-                       % (long_text,))
-    if long_text == "sliding_window" and (doc_stride < 1 or
-                                          max_seq_length < 4):
-      raise InputError("--doc_stride=%d, --max_seq_length=%d: sliding "
-                       "windows need doc_stride >= 1 and max_seq_length >= 4"
-                       % (doc_stride, max_seq_length))
-    self.sliding_window = long_text == "sliding_window"
-    self.doc_stride = int(doc_stride)
-    self.trim_padding = bool(trim_padding)
-    self.model = model
-    self.tokenizer = tokenizer
-    self.max_seq_length = int(max_seq_length)
-    self.regression = regression
-    self.labels = tf.constant([str(x) for x in label_list])
-    self.cls_id, self.sep_id = int(cls_id), int(sep_id)
-    ids_spec = tf.TensorSpec([None, self.max_seq_length], tf.int32)
-    text_spec = tf.TensorSpec([None], tf.string)
-    self.serve_ids = tf.function(
-        self._serve_ids, input_signature=[ids_spec] * 3)
-    self.serve_text = tf.function(self._serve_text,
-                                  input_signature=[text_spec])
-    self.serve_pair = tf.function(self._serve_pair,
-                                  input_signature=[text_spec] * 2)
-
-  def _logits(self, input_ids, input_mask, segment_ids):
-    if self.trim_padding:  # The batch's longest sequence (same outputs).
-      length = padding.longest_length(input_mask)
-      input_ids, input_mask, segment_ids = (
-          t[:, :length] for t in (input_ids, input_mask, segment_ids))
-    return self.model({"input_ids": input_ids, "input_mask": input_mask,
-                       "segment_ids": segment_ids}, training=False)
-
-  def _outputs(self, input_ids, input_mask, segment_ids):
-    return self._head(self._logits(input_ids, input_mask, segment_ids))
-
-  def _head(self, logits):
-    if self.multi_label:
-      probabilities = tf.sigmoid(logits)
-      return {"probabilities": probabilities, "logits": logits,
-              "predicted": probabilities >= 0.5}
-    if self.regression:
-      return {"predictions": logits[:, 0], "logits": logits}
-    return {"probabilities": tf.nn.softmax(logits, axis=-1),
-            "logits": logits,
-            "label": tf.gather(self.labels, tf.argmax(logits, axis=-1))}
-
-  def _serve_ids(self, input_ids, input_mask, segment_ids):
-    return self._outputs(input_ids, input_mask, segment_ids)
-
-  def _serve_pair(self, text_a, text_b):
-    ids_a = self.tokenizer.tokenize(text_a)
-    ids_b = self.tokenizer.tokenize(text_b)
-    if not self.sliding_window:
-      return self._outputs(*build_inputs(ids_a, ids_b, self.max_seq_length,
-                                         self.cls_id, self.sep_id))
-    window_a, window_b, example = sliding_windows(
-        ids_a, ids_b, self.max_seq_length, self.doc_stride)
-    logits = self._logits(*build_inputs(window_a, window_b,
-                                        self.max_seq_length, self.cls_id,
-                                        self.sep_id))
-    batch = tf.shape(text_a)[0]
-    outputs = self._head(tf.math.unsorted_segment_mean(logits, example,
-                                                       batch))
-    outputs["num_windows"] = tf.math.bincount(
-        tf.cast(example, tf.int32), minlength=batch, maxlength=batch)
-    return outputs
-
-  def _serve_text(self, text_a):
-    return self._serve_pair(text_a, tf.fill(tf.shape(text_a), ""))
 
 
 def check_export_flags(o):

@@ -1,88 +1,17 @@
 # coding=utf-8
-"""SavedModel export of a fine-tuned NER model, and raw text -> entity spans.
+"""SavedModel export of a fine-tuned NER model (`--export_dir`).
 
-Signatures (batch dimension free):
-  serving_default  text: tf.string [batch] -> words, tags: tf.string
-                   [batch, max_words] ("" pads), num_words: int32 [batch]
-  serving_ids      input_ids, input_mask, segment_ids: int32 [batch, seq]
-                   -> label_ids int32 [batch, seq], probabilities
-The raw-text signature splits words in graph as BasicTokenizer does
-(tokenization.tf_text.InGraphTokenizer: CJK characters are single words),
-tags each word by its first word piece, and keeps the words whose first
-piece fits one window of max_seq_length (longer texts: run_ner.py's
-windows). `entities(text, words, tags)` turns its output into character
-spans of the raw text; `EntityTagger` does both:
-
-  >>> tagger = EntityTagger(export_dir)                     # doctest: +SKIP
-  >>> tagger(["江泽民在北京。"])                              # doctest: +SKIP
-  [[{'type': 'PER', 'start': 0, 'end': 3, 'text': '江泽民'},
-    {'type': 'LOC', 'start': 4, 'end': 6, 'text': '北京'}]]
-
-Example (spans from words and tags):
-  >>> entities("Hi, Ann Lee!", ["hi", ",", "ann", "lee", "!"],
-  ...          ["O", "O", "B-PER", "I-PER", "O"])
-  [{'type': 'PER', 'start': 4, 'end': 11, 'text': 'Ann Lee'}]
+The serving graph (`NerServer`) and the client (`EntityTagger`, `entities`)
+live in `bert_tf2.ner.serving`; re-exported here for the callers of
+`ner.export`.
 """
 
-import os
-import unicodedata
-
-import tensorflow as tf
-
 from bert_tf2.common import saved_model
-from bert_tf2.ner import schemes
-from tokenization import packing
+from bert_tf2.ner.serving import EntityTagger  # pylint: disable=unused-import
+from bert_tf2.ner.serving import NerServer
+from bert_tf2.ner.serving import align_words  # pylint: disable=unused-import
+from bert_tf2.ner.serving import entities  # pylint: disable=unused-import
 from tokenization.tf_text import InGraphTokenizer
-
-
-class NerServer(tf.Module):
-  """Holds the model, tokenizer and tags; its functions are the signatures."""
-
-  def __init__(self, model, tokenizer, max_seq_length, label_list):
-    super().__init__(name="ner_server")
-    self.model = model
-    self.tokenizer = tokenizer
-    self.max_seq_length = int(max_seq_length)
-    self.labels = tf.constant(list(label_list))
-    ids_spec = tf.TensorSpec([None, self.max_seq_length], tf.int32)
-    self.serve_ids = tf.function(self._serve_ids,
-                                 input_signature=[ids_spec] * 3)
-    self.serve_text = tf.function(
-        self._serve_text, input_signature=[tf.TensorSpec([None], tf.string)])
-
-  def _logits(self, input_ids, input_mask, segment_ids):
-    return self.model({"input_ids": input_ids, "input_mask": input_mask,
-                       "segment_ids": segment_ids}, training=False)
-
-  def _serve_ids(self, input_ids, input_mask, segment_ids):
-    logits = self._logits(input_ids, input_mask, segment_ids)
-    return {"label_ids": tf.argmax(logits, axis=-1, output_type=tf.int32),
-            "probabilities": tf.nn.softmax(logits, axis=-1)}
-
-  def _serve_text(self, text):
-    words = self.tokenizer.split_words(text)            # [batch, (words)]
-    pieces = self.tokenizer._wordpiece.tokenize(words)  # pylint: disable=protected-access
-    counts = pieces.row_lengths(axis=2)                  # [batch, (words)]
-    # Position of each word's first piece after [CLS].
-    first = tf.ragged.map_flat_values(tf.identity, counts)
-    first = tf.cumsum(first.to_tensor(0), axis=1, exclusive=True) + 1
-    fits = first < self.max_seq_length - 1               # before [SEP]
-    feats = packing.pack_inputs(pieces.merge_dims(-2, -1), None,
-                                self.max_seq_length,
-                                cls_id=self.tokenizer.cls_id,
-                                sep_id=self.tokenizer.sep_id)
-    logits = self._logits(feats["input_ids"], feats["input_mask"],
-                          feats["segment_ids"])
-    label_ids = tf.argmax(logits, axis=-1, output_type=tf.int32)
-    positions = tf.where(fits, first, 0)
-    word_labels = tf.gather(label_ids, tf.cast(positions, tf.int32),
-                            batch_dims=1)
-    word_mask = tf.sequence_mask(words.row_lengths(),
-                                 tf.shape(first)[1]) & fits
-    tags = tf.where(word_mask, tf.gather(self.labels, word_labels), "")
-    dense_words = tf.where(word_mask, words.to_tensor(""), "")
-    return {"words": dense_words, "tags": tags,
-            "num_words": tf.reduce_sum(tf.cast(word_mask, tf.int32), axis=1)}
 
 
 def export_saved_model(task, checkpoint, export_dir, vocab_file,
@@ -96,72 +25,3 @@ def export_saved_model(task, checkpoint, export_dir, vocab_file,
                            "serving_ids": server.serve_ids},
       what="--export_dir",
       extra_files={"assets.extra.do_lower_case": "%s\n" % bool(do_lower_case)})
-
-
-def _normalized(char, do_lower_case):
-  if do_lower_case:
-    char = "".join(c for c in unicodedata.normalize("NFD", char.lower())
-                   if unicodedata.category(c) != "Mn")
-  return char
-
-
-def align_words(text, words, do_lower_case=True):
-  """Character spans [(start, end)] of `words` (BasicTokenizer output, so
-  lower-cased and accent-stripped when do_lower_case) in raw `text`.
-
-  A word that cannot be found (e.g. "[UNK]" for an over-long word) gets
-  the span of the raw characters up to the next word's start.
-  """
-  norm, owner = [], []
-  for i, char in enumerate(text):
-    for c in _normalized(char, do_lower_case):
-      norm.append(c)
-      owner.append(i)
-  norm = "".join(norm)
-  spans = []
-  cursor = 0
-  for word in words:
-    at = norm.find(word, cursor)
-    if at < 0 or not word:
-      spans.append(None)
-      continue
-    spans.append((owner[at], owner[at + len(word) - 1] + 1))
-    cursor = at + len(word)
-  return spans
-
-
-def entities(text, words, tags, do_lower_case=True):
-  """Entity dicts {type, start, end, text} (character offsets in `text`)."""
-  spans = align_words(text, words, do_lower_case)
-  out = []
-  for kind, first, last in schemes.chunks(list(tags)):
-    located = [s for s in spans[first:last] if s is not None]
-    if not located:
-      continue
-    start, end = located[0][0], located[-1][1]
-    out.append({"type": kind, "start": start, "end": end,
-                "text": text[start:end]})
-  return out
-
-
-class EntityTagger(object):
-  """Raw text -> entity spans through an exported SavedModel."""
-
-  def __init__(self, export_dir):
-    self.model = tf.saved_model.load(export_dir)
-    self.serve = self.model.signatures["serving_default"]
-    flag = os.path.join(export_dir, "assets.extra.do_lower_case")
-    self.do_lower_case = True
-    if tf.io.gfile.exists(flag):
-      with tf.io.gfile.GFile(flag) as f:
-        self.do_lower_case = f.read().strip() == "True"
-
-  def __call__(self, texts):
-    out = self.serve(text=tf.constant(list(texts)))
-    result = []
-    for i, text in enumerate(texts):
-      n = int(out["num_words"][i])
-      words = [w.decode("utf-8") for w in out["words"][i][:n].numpy()]
-      tags = [t.decode("utf-8") for t in out["tags"][i][:n].numpy()]
-      result.append(entities(text, words, tags, self.do_lower_case))
-    return result

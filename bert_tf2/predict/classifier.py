@@ -4,7 +4,7 @@ Same inputs as run_classifier.py builds them (`convert_single_example`, or
 `--long_text=sliding_window` windows whose logits are averaged per text);
 a multi-label model (`--label_column=a,b,c`) answers the labels whose
 sigmoid probability is >= 0.5, as its eval_results.txt;
-`export(dir)` writes the SavedModel of `bert_tf2.classifier.export`
+`export(dir)` writes the SavedModel of `bert_tf2.classifier.serving`
 (signatures serving_default(text_a), serving_pair(text_a, text_b),
 serving_ids(...)); it gives the same outputs as `predict`, long texts
 included (with long_text="sliding_window" the SavedModel windows and
@@ -19,7 +19,7 @@ Example:
 import numpy as np
 import tensorflow as tf
 
-from bert_tf2.classifier import export as export_lib
+from bert_tf2.classifier import serving as classifier_serving
 from bert_tf2.classifier import features as features_lib
 from bert_tf2.classifier import long_text
 from bert_tf2.classifier.model import BertClassifier
@@ -156,7 +156,7 @@ class ClassifierPredictor(base.Predictor):
     tokenizer = InGraphTokenizer(self.vocab_file,
                                  do_lower_case=self.do_lower_case)
     vocab = self.tokenizer.vocab
-    server = export_lib.ClassifierServer(
+    server = classifier_serving.ClassifierServer(
         self.model, tokenizer, self.max_seq_length, self.label_list,
         vocab["[CLS]"], vocab["[SEP]"], regression=self.regression,
         long_text=self.long_text, doc_stride=self.doc_stride,

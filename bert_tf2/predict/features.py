@@ -30,6 +30,8 @@ import tensorflow as tf
 import modeling
 from bert_tf2.feature_extraction import examples as examples_lib
 from bert_tf2.feature_extraction.extractor import parse_layers
+from bert_tf2.feature_extraction.serving import FeatureServer
+from bert_tf2.feature_extraction.serving import pool
 from bert_tf2.predict import base
 from bert_tf2.predict import serving
 from tokenization.tf_text import InGraphTokenizer
@@ -125,42 +127,3 @@ class FeatureEncoder(base.Predictor):
     return serving.write_saved_model(
         server, export_dir, {"serving_default": server.serve_text,
                              "serving_pair": server.serve_pair})
-
-
-def pool(outputs):
-  """Adds "mean_vectors" and "cls_vectors" to {"token_vectors", "input_mask"}."""
-  vectors = outputs["token_vectors"]   # [batch, seq, layers, hidden]
-  mask = tf.cast(outputs["input_mask"], vectors.dtype)[:, :, None, None]
-  mean = (tf.reduce_sum(vectors * mask, axis=1) /
-          tf.maximum(tf.reduce_sum(mask, axis=1), 1.0))
-  return dict(outputs, mean_vectors=mean, cls_vectors=vectors[:, 0])
-
-
-class FeatureServer(tf.Module):
-  """The encoder and an in-graph tokenizer; raw-string signatures."""
-
-  def __init__(self, encoder, tokenizer):
-    super().__init__(name="feature_server")
-    self.model = encoder.model
-    self.tokenizer = tokenizer
-    self._forward = encoder._forward  # pylint: disable=protected-access
-    self.max_seq_length = encoder.max_seq_length
-    text = tf.TensorSpec([None], tf.string)
-    self.serve_text = tf.function(self._serve_text, input_signature=[text])
-    self.serve_pair = tf.function(self._serve_pair,
-                                  input_signature=[text, text])
-
-  def _serve_pair(self, text_a, text_b):
-    # An empty text_b is a single text, as in convert_example.
-    ids_b = self.tokenizer.tokenize(text_b)
-    single = self.tokenizer.bert_inputs(text_a, None, self.max_seq_length)
-    pair = self.tokenizer.bert_inputs(text_a, text_b, self.max_seq_length)
-    has_b = (ids_b.row_lengths() > 0)[:, tf.newaxis]
-    inputs = {k: tf.where(has_b, pair[k], single[k]) for k in pair}
-    return self._forward(inputs["input_ids"], inputs["input_mask"],
-                         inputs["segment_ids"])
-
-  def _serve_text(self, text):
-    inputs = self.tokenizer.bert_inputs(text, None, self.max_seq_length)
-    return self._forward(inputs["input_ids"], inputs["input_mask"],
-                         inputs["segment_ids"])

@@ -117,10 +117,10 @@ class SquadPredictor(base.Predictor):
 
   def export(self, export_dir):
     """Writes the serving SavedModel (see module docstring); returns it."""
-    from bert_tf2.predict import squad_server  # pylint: disable=g-import-not-at-top
+    from bert_tf2.squad import serving as squad_serving  # pylint: disable=g-import-not-at-top
     tokenizer = InGraphTokenizer(self.vocab_file,
                                  do_lower_case=self.do_lower_case)
-    server = squad_server.SquadServer(
+    server = squad_serving.SquadServer(
         self.model, tokenizer, self.max_seq_length, self.max_query_length,
         self.n_best_size, self.max_answer_length,
         self.version_2_with_negative, self.null_score_diff_threshold,

@@ -3,7 +3,7 @@
 import tensorflow as tf
 
 import tokenization
-from bert_tf2.classifier import export
+from bert_tf2.classifier import serving as export
 from bert_tf2.classifier.features import _truncate_seq_pair
 from bert_tf2.classifier.features import convert_single_example
 from bert_tf2.classifier.processors import InputExample

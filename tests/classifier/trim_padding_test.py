@@ -144,7 +144,7 @@ def test_saved_model_trims_and_equals_fixed_padding(runs, data):
 
 
 def test_server_runs_the_model_at_the_longest_sequence():
-  from bert_tf2.classifier import export
+  from bert_tf2.classifier import serving
   seen = []
 
   def model(features, training):
@@ -154,7 +154,7 @@ def test_server_runs_the_model_at_the_longest_sequence():
 
   mask = tf.constant([[1] * 5 + [0] * 11, [1] * 9 + [0] * 7])
   for trim in (True, False):
-    server = export.ClassifierServer(model, None, 16, ["a", "b"], 2, 3,
+    server = serving.ClassifierServer(model, None, 16, ["a", "b"], 2, 3,
                                      trim_padding=trim)
     server._serve_ids(mask, mask, 0 * mask)  # pylint: disable=protected-access
   assert seen == [[2, 9], [2, 16]]

@@ -1,5 +1,6 @@
-"""In-graph inputs of the classifier SavedModel's raw-string signatures.
+"""Classifier serving: `ClassifierServer`, the raw-string SavedModel module.
 
+Its signatures are listed in `bert_tf2.classifier.export` (which writes it).
 Ragged word-piece ids in, the int32 model inputs out, built as the Python
 path builds them:
   pair_lengths     `_truncate_seq_pair`'s longest-first truncation lengths
@@ -17,6 +18,10 @@ Example:
 """
 
 import tensorflow as tf
+
+from bert_tf2.common import InputError
+from bert_tf2.common import padding
+from bert_tf2.common import raw_text_serving
 
 
 def pair_lengths(len_a, len_b, max_length):
@@ -122,3 +127,98 @@ def sliding_windows(ids_a, ids_b, max_seq_length, doc_stride):
   window_a = tf.gather(ids_a.flat_values,
                        tf.ragged.range(begin, begin + length))
   return window_a, tf.gather(ids_b, example), example
+
+
+class ClassifierServer(tf.Module):
+  """Holds the model, tokenizer and labels; its functions are the signatures."""
+
+  def __init__(self, model, tokenizer, max_seq_length, label_list,
+               cls_id, sep_id, regression=False, trim_padding=True,
+               long_text="truncate", doc_stride=128, multi_label=False,
+               chunk_size=raw_text_serving.DEFAULT_CHUNK_SIZE):
+    super().__init__(name="classifier_server")
+    self.chunk_size = int(chunk_size)
+    self.multi_label = bool(multi_label)
+    if long_text not in ("truncate", "sliding_window"):
+      raise InputError("long_text=%r: expected truncate or sliding_window"
+                       % (long_text,))
+    if long_text == "sliding_window" and (doc_stride < 1 or
+                                          max_seq_length < 4):
+      raise InputError("--doc_stride=%d, --max_seq_length=%d: sliding "
+                       "windows need doc_stride >= 1 and max_seq_length >= 4"
+                       % (doc_stride, max_seq_length))
+    self.sliding_window = long_text == "sliding_window"
+    self.doc_stride = int(doc_stride)
+    self.trim_padding = bool(trim_padding)
+    self.model = model
+    self.tokenizer = tokenizer
+    self.max_seq_length = int(max_seq_length)
+    self.regression = regression
+    self.labels = tf.constant([str(x) for x in label_list])
+    self.cls_id, self.sep_id = int(cls_id), int(sep_id)
+    ids_spec = tf.TensorSpec([None, self.max_seq_length], tf.int32)
+    text_spec = raw_text_serving.TEXT_SPEC
+    self.serve_ids = tf.function(
+        self._serve_ids, input_signature=[ids_spec] * 3)
+    self.serve_text = tf.function(self._serve_text,
+                                  input_signature=[text_spec])
+    self.serve_pair = tf.function(self._serve_pair,
+                                  input_signature=[text_spec] * 2)
+
+  def _logits(self, input_ids, input_mask, segment_ids):
+    """The model's logits, chunk_size rows per call (bounded memory)."""
+    return raw_text_serving.call_in_chunks(
+        self._chunk_logits, (input_ids, input_mask, segment_ids),
+        self.chunk_size)
+
+  def _chunk_logits(self, inputs):
+    input_ids, input_mask, segment_ids = inputs
+    if self.trim_padding:  # The chunk's longest sequence (same outputs).
+      length = tf.maximum(padding.longest_length(input_mask), 1)
+      input_ids, input_mask, segment_ids = (
+          t[:, :length] for t in (input_ids, input_mask, segment_ids))
+    return self.model({"input_ids": input_ids, "input_mask": input_mask,
+                       "segment_ids": segment_ids}, training=False)
+
+  def _outputs(self, input_ids, input_mask, segment_ids):
+    return self._head(self._logits(input_ids, input_mask, segment_ids))
+
+  def _head(self, logits):
+    if self.multi_label:
+      probabilities = tf.sigmoid(logits)
+      return {"probabilities": probabilities, "logits": logits,
+              "predicted": probabilities >= 0.5}
+    if self.regression:
+      return {"predictions": logits[:, 0], "logits": logits}
+    return {"probabilities": tf.nn.softmax(logits, axis=-1),
+            "logits": logits,
+            "label": tf.gather(self.labels, tf.argmax(logits, axis=-1))}
+
+  def _serve_ids(self, input_ids, input_mask, segment_ids):
+    return self._outputs(input_ids, input_mask, segment_ids)
+
+  def _serve_pair(self, text_a, text_b):
+    return self._pair(*raw_text_serving.check_text_inputs(
+        text_a, text_b, names=["text_a", "text_b"]))
+
+  def _pair(self, text_a, text_b):
+    ids_a = self.tokenizer.tokenize(text_a)
+    ids_b = self.tokenizer.tokenize(text_b)
+    if not self.sliding_window:
+      return self._outputs(*build_inputs(ids_a, ids_b, self.max_seq_length,
+                                         self.cls_id, self.sep_id))
+    window_a, window_b, example = sliding_windows(
+        ids_a, ids_b, self.max_seq_length, self.doc_stride)
+    logits = self._logits(*build_inputs(window_a, window_b,
+                                        self.max_seq_length, self.cls_id,
+                                        self.sep_id))
+    batch = tf.shape(text_a)[0]
+    outputs = self._head(tf.math.unsorted_segment_mean(logits, example,
+                                                       batch))
+    outputs["num_windows"] = tf.math.bincount(
+        tf.cast(example, tf.int32), minlength=batch, maxlength=batch)
+    return outputs
+
+  def _serve_text(self, text_a):
+    text_a, = raw_text_serving.check_text_inputs(text_a, names=["text_a"])
+    return self._pair(text_a, tf.fill(tf.shape(text_a), ""))
