@@ -55,6 +55,19 @@ class TaskModel(export.Exportable, keras.Model):
     """The model of `get_config()` (constructor arguments, as saved)."""
     return cls(**config)
 
+  @property
+  def metrics(self):
+    """Keras' metrics; the task metrics only when compiled without a loss.
+
+    Compiled with a loss, the task metrics are never updated, and one named
+    like a compiled metric ("accuracy") would hide it in the logs with 0.
+    """
+    metrics = super().metrics
+    if getattr(self, "_compile_loss", None) is None:
+      return metrics
+    task = {id(m) for m in self._task_metrics.values()}
+    return [m for m in metrics if id(m) not in task]
+
   def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None,
                    training=True):
     """The original loss when compiled without a loss; else Keras' own."""
