@@ -28,6 +28,7 @@ import keras
 import tensorflow as tf
 
 from modeling import export
+from modeling import lora
 
 
 class TaskModel(export.Exportable, keras.Model):
@@ -49,6 +50,20 @@ class TaskModel(export.Exportable, keras.Model):
   def task_loss(self, features, y, y_pred):
     """Returns (loss, {metric name: (values, weights or None)})."""
     raise NotImplementedError
+
+  def enable_lora(self, rank, target_names=lora.DEFAULT_TARGETS,
+                  lora_alpha=None):
+    """LoRA on the encoder (`modeling.lora`); the head stays trainable."""
+    lora.enable_lora(self.bert, rank, target_names=target_names,
+                     lora_alpha=lora_alpha)
+
+  def save_lora_weights(self, path):
+    """Writes the LoRA variables and the head's to `path` (.npz)."""
+    lora.save_lora_weights(self, path)
+
+  def load_lora_weights(self, path):
+    """Loads `save_lora_weights`' file onto this (base) model."""
+    lora.load_lora_weights(self, path, enable=self.enable_lora)
 
   @classmethod
   def from_config(cls, config):
