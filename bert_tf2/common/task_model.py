@@ -51,6 +51,17 @@ class TaskModel(export.Exportable, keras.Model):
     """Returns (loss, {metric name: (values, weights or None)})."""
     raise NotImplementedError
 
+  @classmethod
+  def from_checkpoint(cls, directory, do_lower_case=None, **kwargs):
+    """The model with the weights of an original or Hugging Face directory.
+
+    E.g. `BertClassifier.from_checkpoint("uncased_L-12_H-768_A-12",
+    num_labels=2)`; see `bert_tf2.common.pretrained` (bad files raise
+    `InputError`).
+    """
+    from bert_tf2.common import pretrained  # pylint: disable=g-import-not-at-top
+    return pretrained.load(cls, directory, do_lower_case, **kwargs)
+
   def enable_lora(self, rank, target_names=lora.DEFAULT_TARGETS,
                   lora_alpha=None):
     """LoRA on the encoder (`modeling.lora`); the head stays trainable."""
