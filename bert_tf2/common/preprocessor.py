@@ -117,6 +117,8 @@ class TextModel(keras.Model):
       data = kwargs["validation_data"]
       if isinstance(data, tuple) and len(data) == 2:
         kwargs["validation_data"] = _as_dataset(data[0], data[1], None)[0]
+    if isinstance(x, tf.data.Dataset):
+      kwargs["shuffle"] = False  # Shuffled above (or by the caller).
     return super().fit(x, y, batch_size=batch_size, **kwargs)
 
   def evaluate(self, x=None, y=None, batch_size=None, **kwargs):

@@ -63,22 +63,24 @@ def _model(num_labels=2):
       BertClassifier(CONFIG, num_labels))
 
 
+@pytest.mark.slow
 def test_fit_evaluate_predict_on_raw_strings():
   model = _model()
   model.compile(optimizer=keras.optimizers.Adam(1e-2))  # The original loss.
-  history = model.fit(TEXTS, LABELS, epochs=8, batch_size=3, verbose=0)
+  history = model.fit(TEXTS, LABELS, epochs=4, batch_size=3, verbose=0)
   assert history.history["loss"][-1] < history.history["loss"][0]
   logs = model.evaluate(TEXTS, LABELS, return_dict=True, verbose=0)
   predicted = np.argmax(model.predict(TEXTS, verbose=0), axis=-1)
   assert logs["accuracy"] == pytest.approx(np.mean(predicted == LABELS))
 
 
+@pytest.mark.slow
 def test_pairs_and_regression_with_a_user_loss():
   model = _model(num_labels=1)
   model.compile(optimizer=keras.optimizers.Adam(1e-2), loss="mse")
   scores = LABELS.astype(np.float32) * 5.0
   pairs = (TEXTS, TEXTS[::-1])
-  history = model.fit(pairs, scores, epochs=6, batch_size=3, verbose=0)
+  history = model.fit(pairs, scores, epochs=3, batch_size=3, verbose=0)
   assert history.history["loss"][-1] < history.history["loss"][0]
   assert model.predict(pairs, verbose=0).shape == (6, 1)
   # The same as the task model on the preprocessed features.
@@ -87,6 +89,7 @@ def test_pairs_and_regression_with_a_user_loss():
                              model.task(features).numpy(), atol=1e-6)
 
 
+@pytest.mark.slow
 def test_keras_file_loads_in_a_fresh_process(tmp_path):
   model = _model()
   path = str(tmp_path / "text.keras")
