@@ -119,3 +119,20 @@ def test_a_checkpoint_without_the_encoder_is_refused(tmp_path):
   (d / "vocab.txt").write_text("\n".join(VOCAB) + "\n")
   with pytest.raises(InputError):
     BertClassifier.from_checkpoint(str(d), num_labels=2)
+
+
+def test_the_real_minilm_directory_loads(tmp_path):
+  from bert_tf2.scripts.quickstart import minilm_dir
+  from modeling import hf_import
+  model = BertClassifier.from_checkpoint(minilm_dir(), num_labels=2)
+  assert model.pretrained.hf and model.pretrained.do_lower_case
+  assert pretrained.detect_lower_case(model.pretrained.vocab_file)
+  # The same weights as the converter's original-format checkpoint.
+  hf_import.convert_hf_checkpoint(minilm_dir(), str(tmp_path / "ckpt"))
+  shutil.copy(model.pretrained.vocab_file, str(tmp_path / "ckpt"))
+  other = BertClassifier.from_checkpoint(str(tmp_path / "ckpt"), num_labels=2)
+  ids = np.array([[101, 2023, 3185, 2003, 2307, 102]], np.int32)
+  x = {"input_ids": ids, "input_mask": np.ones_like(ids),
+       "token_type_ids": np.zeros_like(ids)}
+  np.testing.assert_array_equal(model.bert(x)["pooled_output"].numpy(),
+                                other.bert(x)["pooled_output"].numpy())
