@@ -84,7 +84,7 @@ class SelfAttention(keras.layers.Layer, layers.OriginalNamed):
     self.built = True
 
   def _project(self, x):
-    if not self.fused_qkv:
+    if not self.fused_qkv or self.query.quantization_mode:  # int8: Keras'.
       return self.query(x), self.key(x), self.value(x)
     dtype = self.compute_dtype
     kernel = tf.concat([tf.cast(d.kernel, dtype)

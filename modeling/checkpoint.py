@@ -84,6 +84,11 @@ def original_variable_names(model, include_unmapped=True):
       result[name] = var
       covered.add(_var_key(var))
   if include_unmapped:
+    # LoRA variables (modeling.lora) are named after their original kernel.
+    from modeling import lora  # pylint: disable=g-import-not-at-top
+    for name, var in lora.lora_variable_names(model).items():
+      result[name] = var
+      covered.add(_var_key(var))
     extra = []
     for layer in _iter_layers(model):
       for var in getattr(layer, "trainable_weights", []):

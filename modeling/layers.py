@@ -52,8 +52,15 @@ def nest(prefix, mapping):
 
 
 @serializable
-class Dense(keras.layers.Layer, OriginalNamed):
+class Dense(keras.layers.Dense, OriginalNamed):
   """Affine layer with variables `kernel` [input_width, units] and `bias`.
+
+  A `keras.layers.Dense` (so Keras' own `enable_lora(rank)` and
+  `quantize("int8")` work on it), built in the constructor and computed as
+  the original's MatMul -> BiasAdd on a matrix (see `call`). The original
+  names are those of the base variables ("kernel", "bias"): LoRA's
+  `lora_kernel_a` / `lora_kernel_b` are extra variables (see
+  `modeling.lora`).
 
   Example:
     >>> d = Dense(4, input_width=3, name="dense")
@@ -61,24 +68,25 @@ class Dense(keras.layers.Layer, OriginalNamed):
     TensorShape([2, 4])
     >>> sorted(d.original_variables())
     ['bias', 'kernel']
+    >>> d.enable_lora(2)
+    >>> [v.name for v in d.trainable_weights]
+    ['bias', 'lora_kernel_a', 'lora_kernel_b']
   """
 
   def __init__(self, units, input_width, activation=None,
                initializer_range=0.02, **kwargs):
-    super().__init__(**kwargs)
-    self.units = units
+    super().__init__(
+        units, kernel_initializer=ops.create_initializer(initializer_range),
+        **kwargs)
     self.input_width = input_width
     self.activation_name = activation
     self.activation = activations.get_activation(activation)
     self.initializer_range = initializer_range
-    self.kernel = self.add_weight(
-        name="kernel", shape=(input_width, units),
-        initializer=ops.create_initializer(initializer_range))
-    self.bias = self.add_weight(name="bias", shape=(units,),
-                                initializer="zeros")
-    self.built = True
+    self.build((None, input_width))
 
-  def call(self, inputs):
+  def call(self, inputs, training=None):
+    # Float (or LoRA: `kernel` is then base + delta) path; quantized layers
+    # go through Keras' own quantized_call instead.
     x = tf.cast(inputs, self.compute_dtype)
     kernel = tf.cast(self.kernel, self.compute_dtype)
     if x.shape.ndims == 2:
@@ -95,21 +103,33 @@ class Dense(keras.layers.Layer, OriginalNamed):
     # MatMul -> BiasAdd -> activation on the matrix, the original's op
     # sequence (tf.layers.dense): TF's graph optimizer fuses MatMul+BiasAdd
     # (oneDNN on CPU) and BiasAddGrad is one reduction in the backward pass.
+    # (keras.layers.Dense.call uses AddV2, which is not fused.)
     y = tf.nn.bias_add(tf.matmul(x, kernel),
                        tf.cast(self.bias, self.compute_dtype))
     if self.activation is not None:
       y = self.activation(y)
     return y
 
+  def quantize(self, mode=None, type_check=True, config=None):
+    """Keras' own quantization (e.g. "int8") of this layer's kernel."""
+    del type_check  # Keras refuses subclasses; this one computes the same.
+    super().quantize(mode, type_check=False, config=config)
+
   def original_variables(self):
-    return {"kernel": self.kernel, "bias": self.bias}
+    return {"kernel": self._kernel, "bias": self.bias}
 
   def get_config(self):
-    config = super().get_config()
+    config = keras.layers.Layer.get_config(self)
     config.update(units=self.units, input_width=self.input_width,
                   activation=self.activation_name,
                   initializer_range=self.initializer_range)
+    if self.lora_rank:
+      config.update(lora_rank=self.lora_rank, lora_alpha=self.lora_alpha)
     return config
+
+  @classmethod
+  def from_config(cls, config):
+    return cls(**config)
 
 
 @serializable

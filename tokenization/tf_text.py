@@ -142,7 +142,8 @@ class InGraphTokenizer(tf.Module):
     """Builds the tokenizer.
 
     Args:
-      vocab_file: vocabulary path (read by `tokenization.load_vocab`).
+      vocab_file: vocabulary path (read by `tokenization.load_vocab`), or
+        the loaded vocabulary, a dict {token: id}.
       do_lower_case: bool.
       preserve_unused_tokens: must be False (not supported in graph).
       max_input_chars_per_word: int, longer words become `unk_token`.
@@ -153,7 +154,12 @@ class InGraphTokenizer(tf.Module):
     if preserve_unused_tokens:
       raise ValueError("InGraphTokenizer does not support "
                        "preserve_unused_tokens; use FullTokenizer")
-    vocab = V.load_vocab(vocab_file)
+    # A dict {token: id} is taken as the loaded vocabulary (the Keras
+    # preprocessor keeps it in its config); its "file" is then "<vocab>".
+    if isinstance(vocab_file, dict):
+      vocab, vocab_file = vocab_file, "<vocabulary>"
+    else:
+      vocab = V.load_vocab(vocab_file)
     if unk_token not in vocab:
       raise InputError("--vocab_file=%s: has no %s entry, which the in-graph "
                        "tokenizer needs" % (vocab_file, unk_token))

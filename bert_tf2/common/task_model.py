@@ -28,6 +28,7 @@ import keras
 import tensorflow as tf
 
 from modeling import export
+from modeling import lora
 
 
 class TaskModel(export.Exportable, keras.Model):
@@ -51,9 +52,47 @@ class TaskModel(export.Exportable, keras.Model):
     raise NotImplementedError
 
   @classmethod
+  def from_checkpoint(cls, directory, do_lower_case=None, **kwargs):
+    """The model with the weights of an original or Hugging Face directory.
+
+    E.g. `BertClassifier.from_checkpoint("uncased_L-12_H-768_A-12",
+    num_labels=2)`; see `bert_tf2.common.pretrained` (bad files raise
+    `InputError`).
+    """
+    from bert_tf2.common import pretrained  # pylint: disable=g-import-not-at-top
+    return pretrained.load(cls, directory, do_lower_case, **kwargs)
+
+  def enable_lora(self, rank, target_names=lora.DEFAULT_TARGETS,
+                  lora_alpha=None):
+    """LoRA on the encoder (`modeling.lora`); the head stays trainable."""
+    lora.enable_lora(self.bert, rank, target_names=target_names,
+                     lora_alpha=lora_alpha)
+
+  def save_lora_weights(self, path):
+    """Writes the LoRA variables and the head's to `path` (.npz)."""
+    lora.save_lora_weights(self, path)
+
+  def load_lora_weights(self, path):
+    """Loads `save_lora_weights`' file onto this (base) model."""
+    lora.load_lora_weights(self, path, enable=self.enable_lora)
+
+  @classmethod
   def from_config(cls, config):
     """The model of `get_config()` (constructor arguments, as saved)."""
     return cls(**config)
+
+  @property
+  def metrics(self):
+    """Keras' metrics; the task metrics only when compiled without a loss.
+
+    Compiled with a loss, the task metrics are never updated, and one named
+    like a compiled metric ("accuracy") would hide it in the logs with 0.
+    """
+    metrics = super().metrics
+    if getattr(self, "_compile_loss", None) is None:
+      return metrics
+    task = {id(m) for m in self._task_metrics.values()}
+    return [m for m in metrics if id(m) not in task]
 
   def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None,
                    training=True):

@@ -1,0 +1,89 @@
+"""Keras' own LoRA and int8 quantization reach BERT (modeling.Dense is a
+keras.layers.Dense); LoRA weights save and load on their own."""
+
+import numpy as np
+import pytest
+import keras
+
+import modeling
+from bert_tf2.classifier.model import BertClassifier
+
+CONFIG = modeling.BertConfig(
+    vocab_size=60, hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
+    intermediate_size=48, max_position_embeddings=16)
+
+
+def _features(n=8, seq=8):
+  ids = np.random.RandomState(0).randint(1, 60, [n, seq]).astype(np.int32)
+  return {"input_ids": ids, "input_mask": np.ones_like(ids),
+          "segment_ids": np.zeros_like(ids)}
+
+
+def test_dense_is_a_keras_dense_with_the_original_names():
+  model = modeling.BertModel(CONFIG)
+  assert isinstance(model.pooler, keras.layers.Dense)
+  names = modeling.original_variable_names(model)
+  assert names["bert/pooler/dense/kernel"] is model.pooler._kernel
+  assert "bert/encoder/layer_1/attention/self/query/kernel" in names
+
+
+def test_lora_trains_only_the_adapters_and_head_and_reloads(tmp_path):
+  x = _features()
+  base = BertClassifier(CONFIG, 2, classifier_dropout_prob=0.0)
+  base_ckpt = modeling.save_checkpoint(
+      modeling.original_variable_names(base), str(tmp_path / "base"), 0)
+  want_names = set(modeling.original_variable_names(base))
+  before = base(x).numpy()
+
+  base.enable_lora(4)
+  # B starts at zero: same outputs; only LoRA and head variables train.
+  np.testing.assert_allclose(base(x).numpy(), before, atol=1e-6)
+  trainable = {v.name for v in base.trainable_weights}
+  assert trainable == {"lora_kernel_a", "lora_kernel_b", "output_weights",
+                       "output_bias"}
+  assert len(base.trainable_weights) == 2 * 2 * 2 + 2  # 2 layers x q,v x a,b
+  base.compile(optimizer=keras.optimizers.Adam(1e-2),
+               loss=keras.losses.SparseCategoricalCrossentropy(
+                   from_logits=True))
+  frozen = base.bert.pooler._kernel.numpy().copy()
+  base.fit(x, np.arange(8) % 2, epochs=3, verbose=0)
+  np.testing.assert_array_equal(base.bert.pooler._kernel.numpy(), frozen)
+  tuned = base(x).numpy()
+  assert np.abs(tuned - before).max() > 1e-4
+  # LoRA names follow the kernels'; the base names are unchanged.
+  names = set(modeling.original_variable_names(base))
+  assert ("bert/encoder/layer_0/attention/self/value/lora_kernel_b"
+          in names)
+  assert {n for n in names if "lora_kernel" not in n} == want_names
+
+  path = str(tmp_path / "adapters.npz")
+  base.save_lora_weights(path)
+  with np.load(path) as saved:
+    assert len(saved.files) == 10
+    assert all("lora_kernel" in n or n.startswith("output_")
+               for n in saved.files)
+
+  fresh = BertClassifier(CONFIG, 2, classifier_dropout_prob=0.0)
+  modeling.init_from_checkpoint(fresh, base_ckpt)
+  fresh.load_lora_weights(path)
+  np.testing.assert_allclose(fresh(x).numpy(), tuned, atol=1e-5)
+
+  other = modeling.BertModel(CONFIG)
+  with pytest.raises(ValueError, match="does not match"):
+    other.load_lora_weights(path)
+
+
+@pytest.mark.parametrize("fused_qkv", [False, True])
+def test_quantize_int8_is_close_to_float(fused_qkv):
+  x = _features()
+  model = modeling.BertModel(CONFIG, fused_qkv=fused_qkv)
+  inputs = {"input_ids": x["input_ids"], "input_mask": x["input_mask"],
+            "token_type_ids": x["segment_ids"]}
+  want = model(inputs)["sequence_output"].numpy()
+  model.quantize("int8")
+  layer = model.encoder_layers[0].attention_self.query
+  assert layer.quantization_mode == "int8"
+  assert layer._kernel.dtype == "int8"
+  got = model(inputs)["sequence_output"].numpy()
+  assert not np.array_equal(got, want)
+  np.testing.assert_allclose(got, want, atol=0.05)
