@@ -64,12 +64,12 @@ def start_strategy(flag_values):
   """
   f = flag_values
   key = _key(f)
+  timeout = getattr(f, "worker_timeout_secs", None)  # Read even when cached.
+  if timeout is None:
+    timeout = strategy_lib.DEFAULT_WORKER_TIMEOUT_SECS
   with _LOCK:
     if _STARTED.get("key") == key:
       return _STARTED["strategy"]
-    timeout = getattr(f, "worker_timeout_secs", None)
-    if timeout is None:
-      timeout = strategy_lib.DEFAULT_WORKER_TIMEOUT_SECS
     strategy = strategy_lib.strategy_from_flags(
         use_tpu=f.use_tpu, tpu_name=f.tpu_name, tpu_zone=f.tpu_zone,
         gcp_project=f.gcp_project, master=f.master,

@@ -56,11 +56,26 @@ def validate(o):
     raise InputError(
         "--max_seq_length=%d must be greater than --max_query_length=%d + 3"
         % (o.max_seq_length, o.max_query_length))
+  _refuse_periodic_eval(o)
   for flag in ("doc_stride", "max_query_length", "n_best_size",
                "max_answer_length", "train_batch_size", "predict_batch_size"):
     if getattr(o, flag) < 1:
       raise InputError("--%s=%d: must be >= 1" % (flag, getattr(o, flag)))
   return bert_config, tokenizer
+
+
+def _refuse_periodic_eval(o):
+  """run_squad.py has no dev-set evaluation (no --do_eval: SQuAD is scored
+  by evaluate_squad.py on predictions.json), so the shared periodic
+  evaluation flags are refused rather than silently ignored."""
+  every, stopping, keep_best = runner.early_stopping_from_flags(o)
+  for flag, value in (("eval_every_n_steps", every),
+                      ("early_stopping_metric", stopping),
+                      ("keep_best_checkpoint", keep_best)):
+    if value:
+      raise InputError("--%s: run_squad.py does not evaluate during "
+                       "training (it has no --do_eval; score "
+                       "predictions.json with evaluate_squad.py)" % flag)
 
 
 def _convert(examples, tokenizer, o, is_training, output_fn):

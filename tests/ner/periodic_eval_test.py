@@ -2,12 +2,12 @@
 export of the best checkpoint (through the fine-tuning driver)."""
 
 import json
-import logging
 import os
 
 import pytest
 
 from bert_tf2.common import InputError
+from bert_tf2.ner import job
 from bert_tf2.ner import pipeline
 from tests.reliability import fixtures
 
@@ -20,6 +20,7 @@ def options(tmp_path, **extra):
   data.mkdir(exist_ok=True)
   (data / "train.txt").write_text("\n\n".join(SENTENCES) + "\n")
   (data / "dev.txt").write_text("\n\n".join(SENTENCES[:4]) + "\n")
+  (data / "test.txt").write_text("\n\n".join(SENTENCES[4:]) + "\n")
   vocab, config = fixtures.tiny_model_files(tmp_path,
                                             ["paris", "bob", "is", "nice"])
   return pipeline.default_options(**dict(dict(
@@ -37,14 +38,19 @@ def test_unknown_metric_refused_before_any_output(tmp_path):
   assert not os.path.exists(tmp_path / "out")
 
 
-def test_stops_early_keeps_and_exports_best(tmp_path, caplog):
+def test_stops_early_keeps_and_exports_best(tmp_path, monkeypatch):
   # Learning rate 0: eval_f1 never improves after the first evaluation, so
   # patience 1 stops training at step 4 of 8.
-  caplog.set_level(logging.INFO)
-  pipeline.run(options(tmp_path, learning_rate=0.0,
-                       early_stopping_metric="eval_f1",
-                       early_stopping_patience=1, keep_best_checkpoint=True,
-                       export_dir=str(tmp_path / "export")))
+  exported = []
+  export = job.NerJob.export
+  monkeypatch.setattr(job.NerJob, "export", lambda self, task, checkpoint: (
+      exported.append(checkpoint), export(self, task, checkpoint)))
+  o = options(tmp_path, learning_rate=0.0, early_stopping_metric="eval_f1",
+              early_stopping_patience=1, keep_best_checkpoint=True,
+              do_predict=True, export_dir=str(tmp_path / "export"))
+  pipeline.run(o)
+  # Flags never lie: a run with every feature reads every run_ner.py flag.
+  assert sorted(o.unread()) == []
   out = tmp_path / "out"
   with open(out / "eval_history.jsonl") as f:
     history = [json.loads(line) for line in f]
@@ -57,6 +63,6 @@ def test_stops_early_keeps_and_exports_best(tmp_path, caplog):
       "global_step"] == 4
   assert "global_step = 4\n" in (out / "eval_results.txt").read_text()
   assert not os.path.exists(out / "model.ckpt-8.index")
+  assert os.path.exists(out / "test_results.txt")
   assert os.path.exists(tmp_path / "export" / "saved_model.pb")
-  assert "Exporting the best checkpoint %s" % (
-      out / "best" / "model.ckpt-2") in caplog.text
+  assert exported == [str(out / "best" / "model.ckpt-2")]
