@@ -29,6 +29,13 @@ from bert_tf2.squad import task as squad_task
 TRAIN_SHUFFLE_SEED = 12345
 
 
+def default_options(**overrides):
+  """run_squad.py's settings with the defaults `squad.flags` declares."""
+  from bert_tf2.finetune.settings import settings_with_defaults  # pylint: disable=g-import-not-at-top
+  from bert_tf2.squad import flags as squad_flags  # pylint: disable=g-import-not-at-top
+  return settings_with_defaults(squad_flags.define_flags, **overrides)
+
+
 def validate(o):
   """Checks the flags and files up front; returns (bert_config, tokenizer).
 

@@ -8,7 +8,6 @@ import json
 import os
 import subprocess
 import sys
-import types
 
 import pytest
 import tensorflow as tf
@@ -38,7 +37,7 @@ def _options(d, **overrides):
       keep_checkpoint_max=5, gradient_accumulation_steps=1,
       skip_consumed_batches=False, optimizer="adamw")
   o.update(overrides)
-  return types.SimpleNamespace(**o)
+  return pipeline.default_options(**o)
 
 
 @pytest.fixture(scope="module")
