@@ -37,7 +37,7 @@ def generic_options(o):
   }
   for name in ("delimiter", "quotechar", "train_file", "dev_file",
                "test_file"):
-    if getattr(o, name, None):
+    if getattr(o, name):
       options[name] = getattr(o, name)
   return options
 
@@ -69,8 +69,7 @@ def validate(o):
   for flag in ("train_batch_size", "eval_batch_size", "predict_batch_size"):
     if getattr(o, flag) < 1:
       raise InputError("--%s=%d: must be >= 1" % (flag, getattr(o, flag)))
-  if getattr(o, "group_by_length", False) and (
-      not getattr(o, "trim_padding", True) or o.use_tpu):
+  if o.group_by_length and (not o.trim_padding or o.use_tpu):
     raise InputError("--group_by_length needs --trim_padding (and no "
                      "--use_tpu: TPUs run one fixed length)")
   return bert_config, tokenizer

@@ -164,7 +164,7 @@ def predict(o, estimator, tokenizer):
   # an n-best list can hold candidates that padding pushed out.
   input_fn = records.input_fn_builder(
       path, o.max_seq_length, is_training=False, drop_remainder=False,
-      trim_padding=bool(getattr(o, "trim_padding", False)) and not o.use_tpu,
+      trim_padding=bool(o.trim_padding) and not o.use_tpu,
       buckets=padding.bucket_lengths(o.max_seq_length, fine=True))
   results = []
   for result in estimator.predict(input_fn):
@@ -232,7 +232,7 @@ def run(o, strategy=None, run_config=None):
   def optimizer_fn():
     return optimization.create_optimizer(
         o.learning_rate, num_train_steps, num_warmup_steps, o.use_tpu,
-        optimizer=getattr(o, "optimizer", "adamw"))
+        optimizer=o.optimizer)
 
   estimator = runner.Estimator(
       task, run_config, optimizer_fn=optimizer_fn if o.do_train else None,
