@@ -13,8 +13,9 @@ checks and outputs a real task adds):
     class TinyJob(finetune.Job):
       def prepare(self):
         s = self.settings
-        self.bert_config, self.tokenizer = setup_checks.\\
-            load_config_and_tokenizer(s.bert_config_file, s.vocab_file)
+        self.bert_config, self.tokenizer = (
+            setup_checks.load_config_and_tokenizer(s.bert_config_file,
+                                                   s.vocab_file))
       def build_task(self):
         return ClassifierTask(self.bert_config, num_labels=2)
       def record_spec(self):
