@@ -34,22 +34,25 @@ Example:
 
 import os
 
-from absl import logging
 import numpy as np
 import tensorflow as tf
 
 from bert_tf2.common import InputError
-from bert_tf2.common import atomic_path
 from bert_tf2.classifier import features as features_lib
+from bert_tf2.classifier.job import ClassifierJob
+from bert_tf2.classifier.job import write_test_results
+from bert_tf2.classifier.options import generic_options
+from bert_tf2.classifier.options import validate
+from bert_tf2.finetune import records
+from bert_tf2.runner.checkpoints import checkpoint_step
 from bert_tf2.classifier.generic import GenericProcessor
 from bert_tf2.classifier.processors import InputExample
 from bert_tf2.classifier.task import ClassifierTask
 
 
-def is_multi_label(o):
-  """True when the flags ask for multi-label classification."""
-  return bool(getattr(o, "multi_label_delimiter", None)) or (
-      "," in str(getattr(o, "label_column", "") or ""))
+def is_multi_label(s):
+  """True when the settings ask for multi-label classification."""
+  return bool(s.multi_label_delimiter) or "," in str(s.label_column or "")
 
 
 class MultiLabelProcessor(GenericProcessor):
@@ -141,47 +144,18 @@ class MultiLabelProcessor(GenericProcessor):
     return tuple(labels)
 
 
-def write_records(examples, label_list, max_seq_length, tokenizer, path):
-  """TFRecords with label_ids = float multi-hot [num_labels]."""
+def multi_hot_rows(examples, label_list, max_seq_length, tokenizer):
+  """Record rows with label_ids = float multi-hot [num_labels]."""
   index = {name: i for i, name in enumerate(label_list)}
-  with atomic_path(path) as tmp, tf.io.TFRecordWriter(tmp) as writer:
-    for i, ex in enumerate(examples):
-      stand_in = InputExample(ex.guid, ex.text_a, ex.text_b, label_list[0])
-      f = features_lib.convert_single_example(i, stand_in, label_list,
-                                              max_seq_length, tokenizer)
-      hot = [0.0] * len(label_list)
-      for name in ex.label:
-        hot[index[name]] = 1.0
-      ints = lambda v: tf.train.Feature(int64_list=tf.train.Int64List(
-          value=list(v)))
-      feature = {"input_ids": ints(f.input_ids),
-                 "input_mask": ints(f.input_mask),
-                 "segment_ids": ints(f.segment_ids),
-                 "label_ids": tf.train.Feature(
-                     float_list=tf.train.FloatList(value=hot))}
-      writer.write(tf.train.Example(features=tf.train.Features(
-          feature=feature)).SerializeToString())
-  return len(examples)
-
-
-def input_fn_builder(path, seq_length, num_labels, is_training,
-                     drop_remainder):
-  spec = {name: tf.io.FixedLenFeature([seq_length], tf.int64)
-          for name in ("input_ids", "input_mask", "segment_ids")}
-  spec["label_ids"] = tf.io.FixedLenFeature([num_labels], tf.float32)
-
-  def decode(record):
-    ex = tf.io.parse_single_example(record, spec)
-    return {k: tf.cast(v, tf.int32) if v.dtype == tf.int64 else v
-            for k, v in ex.items()}
-
-  def input_fn(params):
-    d = tf.data.TFRecordDataset(path)
-    if is_training:
-      d = d.repeat().shuffle(buffer_size=100)
-    d = d.map(decode, num_parallel_calls=tf.data.AUTOTUNE)
-    return d.batch(params["batch_size"], drop_remainder=drop_remainder)
-  return input_fn
+  for i, ex in enumerate(examples):
+    stand_in = InputExample(ex.guid, ex.text_a, ex.text_b, label_list[0])
+    f = features_lib.convert_single_example(i, stand_in, label_list,
+                                            max_seq_length, tokenizer)
+    hot = [0.0] * len(label_list)
+    for name in ex.label:
+      hot[index[name]] = 1.0
+    yield {"input_ids": f.input_ids, "input_mask": f.input_mask,
+           "segment_ids": f.segment_ids, "label_ids": hot}
 
 
 class MultiLabelTask(ClassifierTask):
@@ -271,102 +245,111 @@ def multi_label_metrics(labels, probabilities, label_names, threshold=0.5,
   return out
 
 
-def run(o, bert_config, tokenizer, processor_options, make_estimator,
-        write_results, write_rows):
-  """The multi-label part of classifier.pipeline.run (same outputs)."""
-  if o.long_text != "truncate":
-    raise InputError("--long_text=%s: multi-label tasks only truncate" %
-                     o.long_text)
-  if (o.task_name or "").lower() not in ("tsv", "csv"):
-    raise InputError("--task_name=%s: multi-label needs --task_name=tsv or "
-                     "csv" % o.task_name)
-  options = dict(processor_options)
-  if o.task_name.lower() == "csv":
-    options.setdefault("delimiter", ",")
-    options.setdefault("quotechar", '"')
-    for split in ("train", "dev", "test"):
-      options.setdefault("%s_file" % split, "%s.csv" % split)
-  options["multi_label_delimiter"] = getattr(o, "multi_label_delimiter",
-                                             None)
-  processor = MultiLabelProcessor(o.data_dir, **options)
-  label_list = processor.get_labels()
-  num = len(label_list)
-  task = MultiLabelTask(bert_config, num,
-                        use_one_hot_embeddings=bool(o.use_tpu),
-                        classifier_dropout_prob=o.classifier_dropout_prob)
-  from bert_tf2 import runner  # pylint: disable=g-import-not-at-top
-  every, stopping, keep_best = runner.early_stopping_from_flags(o)
-  if every and not (o.do_train and o.do_eval):
-    raise InputError("--eval_every_n_steps=%d needs --do_train and --do_eval "
-                     "(evaluation runs on the dev set)" % every)
-  if stopping is not None:
-    stopping.check_metric(runner.periodic_eval.metric_names(task))
-  tf.io.gfile.makedirs(o.output_dir)
-  steps = None
-  train_file = os.path.join(o.output_dir, "train.tf_record")
-  if o.do_train:  # What bert_tf2.predict.ClassifierPredictor needs.
+class MultiLabelJob(ClassifierJob):
+  """--label_column=a,b,c or --multi_label_delimiter: sigmoid per label.
+
+  Records, padding trim, length grouping, the data-order seed, periodic
+  evaluation (the task's metrics) and export are the driver's and the
+  classifier's; evaluation after training is `multi_label_metrics` over
+  the predicted probabilities.
+  """
+
+  def prepare(self):
+    s = self.settings
+    self.bert_config, self.tokenizer = validate(s)
+    if s.long_text != "truncate":
+      raise InputError("--long_text=%s: multi-label tasks only truncate" %
+                       s.long_text)
+    if (s.task_name or "").lower() not in ("tsv", "csv"):
+      raise InputError("--task_name=%s: multi-label needs --task_name=tsv "
+                       "or csv" % s.task_name)
+    options = generic_options(s)
+    if s.task_name.lower() == "csv":
+      options.setdefault("delimiter", ",")
+      options.setdefault("quotechar", '"')
+      for split in ("train", "dev", "test"):
+        options.setdefault("%s_file" % split, "%s.csv" % split)
+    options["multi_label_delimiter"] = s.multi_label_delimiter
+    self.processor = MultiLabelProcessor(s.data_dir, **options)
+    self.label_list = self.processor.get_labels()
+    self.regression = False
+    self.windows = False
+    self.examples = {}
+
+  def build_task(self):
+    return MultiLabelTask(
+        self.bert_config, len(self.label_list),
+        use_one_hot_embeddings=bool(self.settings.use_tpu),
+        classifier_dropout_prob=self.settings.classifier_dropout_prob)
+
+  def save_assets(self):
+    s = self.settings
+    if not s.do_train:
+      return
     from bert_tf2.predict import assets  # pylint: disable=g-import-not-at-top
     assets.save_assets(
-        o.output_dir, "classifier", o.bert_config_file, o.vocab_file,
-        do_lower_case=o.do_lower_case, max_seq_length=o.max_seq_length,
-        label_list=list(label_list), multi_label=True)
-  if o.do_train:
-    examples = processor.get_train_examples(o.data_dir)
-    if not examples:
-      raise InputError("--data_dir=%s: the training set is empty" %
-                       o.data_dir)
-    write_records(examples, label_list, o.max_seq_length, tokenizer,
-                  train_file)
-    steps = int(len(examples) / o.train_batch_size * o.num_train_epochs)
-    logging.info("***** Multi-label training ***** labels=%s steps=%d",
-                 label_list, steps)
-  estimator = make_estimator(task, steps)
-  train_fn = input_fn_builder(train_file, o.max_seq_length, num, True, True)
-  if o.do_train and every:
-    dev_file = os.path.join(o.output_dir, "eval.tf_record")
-    write_records(processor.get_dev_examples(o.data_dir), label_list,
-                  o.max_seq_length, tokenizer, dev_file)
-    estimator.train_and_evaluate(
-        train_fn, input_fn_builder(dev_file, o.max_seq_length, num, False,
-                                   False),
-        max_steps=steps, every_n_steps=every, early_stopping=stopping,
-        keep_best=keep_best)
-  elif o.do_train:
-    estimator.train(train_fn, max_steps=steps)
+        s.output_dir, "classifier", s.bert_config_file, s.vocab_file,
+        do_lower_case=s.do_lower_case, max_seq_length=s.max_seq_length,
+        label_list=list(self.label_list), multi_label=True)
 
-  def predict(examples, name):
-    path = os.path.join(o.output_dir, name + ".tf_record")
-    write_records(examples, label_list, o.max_seq_length, tokenizer, path)
-    fn = input_fn_builder(path, o.max_seq_length, num, False, False)
-    return np.array([p["probabilities"] for p in estimator.predict(fn)],
-                    dtype=np.float64).reshape([-1, num])
+  def record_spec(self):
+    spec = records.sequence_spec(self.settings.max_seq_length, (
+        "input_ids", "input_mask", "segment_ids"))
+    spec["label_ids"] = tf.io.FixedLenFeature([len(self.label_list)],
+                                              tf.float32)
+    return spec
 
-  if o.do_eval:
-    examples = processor.get_dev_examples(o.data_dir)
-    probs = predict(examples, "eval")
-    hot = np.array([[name in ex.label for name in label_list]
-                    for ex in examples], dtype=np.float64).reshape([-1, num])
-    result = multi_label_metrics(hot, probs, label_list)
-    eps = 1e-7
-    p = np.clip(probs, eps, 1 - eps)
+  def input_options(self, training):
+    options = super().input_options(training)
+    if len(self.label_list) == self.settings.max_seq_length:
+      # label_ids would look like a sequence feature to the trim.
+      options.update(trim_padding=False, group_by_length=False)
+    options["drop_remainder"] = training  # Never padded, even on TPUs.
+    return options
+
+  def write_records(self, split, path, pad_to=None):
+    del pad_to  # Predictions keep every example without padding.
+    s = self.settings
+    if split == "train":
+      examples = self.processor.get_train_examples(s.data_dir)
+      if not examples:
+        raise InputError("--data_dir=%s: the training set is empty" %
+                         s.data_dir)
+    elif split == "eval":
+      examples = self.processor.get_dev_examples(s.data_dir)
+    else:
+      examples = self.processor.get_test_examples(s.data_dir)
+    self.examples[split] = examples
+    return records.write_records(path, multi_hot_rows(
+        examples, self.label_list, s.max_seq_length, self.tokenizer))
+
+  def _probabilities(self, estimator, input_fn):
+    return np.array([p["probabilities"] for p in estimator.predict(input_fn)],
+                    dtype=np.float64).reshape([-1, len(self.label_list)])
+
+  def evaluate(self, estimator, input_fn, steps):
+    del steps
+    examples = self.examples["eval"]
+    probs = self._probabilities(estimator, input_fn)
+    hot = np.array([[name in ex.label for name in self.label_list]
+                    for ex in examples], dtype=np.float64).reshape(
+                        [-1, len(self.label_list)])
+    result = multi_label_metrics(hot, probs, self.label_list)
+    p = np.clip(probs, 1e-7, 1 - 1e-7)
     result["eval_loss"] = float(-np.mean(hot * np.log(p) +
                                          (1 - hot) * np.log(1 - p)))
-    from bert_tf2.runner.checkpoints import checkpoint_step  # pylint: disable=g-import-not-at-top
     result["global_step"] = checkpoint_step(estimator.latest_checkpoint())
-    write_results(os.path.join(o.output_dir, "eval_results.txt"), result)
-    print("".join("%s = %s\n" % (k, result[k]) for k in sorted(result)),
-          end="")
-  if o.do_predict:
-    examples = processor.get_test_examples(o.data_dir)
-    probs = predict(examples, "predict")
-    write_rows(os.path.join(o.output_dir, "test_results.tsv"),
-               [np.asarray(r, dtype=np.float32) for r in probs])
-  if getattr(o, "export_dir", None):
+    return result
+
+  def predict(self, estimator, input_fn):
+    probs = self._probabilities(estimator, input_fn)
+    write_test_results(os.path.join(self.settings.output_dir,
+                                    "test_results.tsv"),
+                       [np.asarray(r, dtype=np.float32) for r in probs])
+
+  def export(self, task, checkpoint):
+    s = self.settings
     from bert_tf2.classifier import export  # pylint: disable=g-import-not-at-top
-    checkpoint = export.checkpoint_to_export(
-        o, estimator.latest_checkpoint(),
-        keep_best and runner.best_checkpoint(o.output_dir))
-    export.export_saved_model(task, checkpoint, o.export_dir, o.vocab_file,
-                              o.do_lower_case, o.max_seq_length, label_list,
-                              multi_label=True)
-    print("SavedModel written to %s" % o.export_dir)
+    export.export_saved_model(task, checkpoint, s.export_dir, s.vocab_file,
+                              s.do_lower_case, s.max_seq_length,
+                              self.label_list, multi_label=True)

@@ -1,20 +1,18 @@
 """Flag values for `run_classifier.py`: defaults and up-front validation.
 
-`default_options(**overrides)` gives the script's flags (with the defaults
-of `classifier.flags`) as a namespace, for library use and tests;
+`default_options(**overrides)` gives the script's settings (with the
+defaults of `classifier.flags`), for library use and tests;
 `validate(options)` checks flags and files before any work and returns
 (bert_config, tokenizer).
 """
 
-import types
-
-from absl import flags
 import tensorflow as tf
 
 from bert_tf2.common import InputError
 from bert_tf2.common import setup_checks
 from bert_tf2.classifier import flags as classifier_flags
 from bert_tf2.classifier import long_text
+from bert_tf2.finetune.settings import settings_with_defaults
 
 
 def default_options(**overrides):
@@ -28,14 +26,7 @@ def default_options(**overrides):
     >>> o.task_name, o.max_seq_length, o.learning_rate, o.use_tpu
     ('mrpc', 128, 5e-05, False)
   """
-  flag_values = flags.FlagValues()
-  classifier_flags.define_flags(flag_values)
-  values = {name: flag_values[name].default for name in flag_values}
-  unknown = set(overrides) - set(values)
-  if unknown:
-    raise TypeError("unknown options: %s" % sorted(unknown))
-  values.update(overrides)
-  return types.SimpleNamespace(**values)
+  return settings_with_defaults(classifier_flags.define_flags, **overrides)
 
 
 def generic_options(o):
@@ -46,7 +37,7 @@ def generic_options(o):
   }
   for name in ("delimiter", "quotechar", "train_file", "dev_file",
                "test_file"):
-    if getattr(o, name, None):
+    if getattr(o, name):
       options[name] = getattr(o, name)
   return options
 
@@ -78,8 +69,7 @@ def validate(o):
   for flag in ("train_batch_size", "eval_batch_size", "predict_batch_size"):
     if getattr(o, flag) < 1:
       raise InputError("--%s=%d: must be >= 1" % (flag, getattr(o, flag)))
-  if getattr(o, "group_by_length", False) and (
-      not getattr(o, "trim_padding", True) or o.use_tpu):
+  if o.group_by_length and (not o.trim_padding or o.use_tpu):
     raise InputError("--group_by_length needs --trim_padding (and no "
                      "--use_tpu: TPUs run one fixed length)")
   return bert_config, tokenizer

@@ -175,7 +175,7 @@ def estimator_from_flags(task, config, flag_values=flags.FLAGS,
   def optimizer_fn():
     return optimization.create_optimizer(
         f.learning_rate, num_train_steps or 1, num_warmup_steps or 0,
-        use_tpu=f.use_tpu, optimizer=getattr(f, "optimizer", "adamw"))
+        use_tpu=f.use_tpu, optimizer=f.optimizer)
   return estimator_lib.Estimator(
       task, config, optimizer_fn=optimizer_fn,
       init_checkpoint=f.init_checkpoint,

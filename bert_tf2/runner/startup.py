@@ -31,13 +31,12 @@ _STARTED = {}  # {"key": flag values, "strategy": the strategy}
 
 def _key(f):
   return (bool(f.use_tpu), f.tpu_name, f.tpu_zone, f.gcp_project, f.master,
-          f.num_tpu_cores, getattr(f, "strategy", None))
+          f.num_tpu_cores, f.strategy)
 
 
 def is_multi_worker(flag_values):
   f = flag_values
-  return (getattr(f, "strategy", None) == "multi_worker" and
-          not getattr(f, "use_tpu", False))
+  return f.strategy == "multi_worker" and not f.use_tpu
 
 
 def data_seed(flag_values):
@@ -55,7 +54,7 @@ def start_strategy(flag_values):
   Args:
     flag_values: absl FLAGS or any object with the runner's flags as
       attributes (use_tpu, tpu_name, tpu_zone, gcp_project, master,
-      num_tpu_cores, strategy and optionally worker_timeout_secs).
+      num_tpu_cores, strategy, worker_timeout_secs).
 
   Raises:
     InputError: bad --strategy, missing or malformed TF_CONFIG, workers that
@@ -64,16 +63,14 @@ def start_strategy(flag_values):
   """
   f = flag_values
   key = _key(f)
+  timeout = f.worker_timeout_secs  # Read even when already started.
   with _LOCK:
     if _STARTED.get("key") == key:
       return _STARTED["strategy"]
-    timeout = getattr(f, "worker_timeout_secs", None)
-    if timeout is None:
-      timeout = strategy_lib.DEFAULT_WORKER_TIMEOUT_SECS
     strategy = strategy_lib.strategy_from_flags(
         use_tpu=f.use_tpu, tpu_name=f.tpu_name, tpu_zone=f.tpu_zone,
         gcp_project=f.gcp_project, master=f.master,
-        num_tpu_cores=f.num_tpu_cores, strategy=getattr(f, "strategy", None),
+        num_tpu_cores=f.num_tpu_cores, strategy=f.strategy,
         worker_timeout_secs=timeout)
     _STARTED.update(key=key, strategy=strategy)
     return strategy

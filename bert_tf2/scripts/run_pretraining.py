@@ -18,6 +18,7 @@ See docs/pretraining.md for the outputs and the options beyond the original.
 from absl import flags
 
 from bert_tf2.common import cli
+from bert_tf2 import finetune
 from bert_tf2.pretraining import flags as pretraining_flags
 from bert_tf2.pretraining import run as pretraining_run
 
@@ -26,7 +27,7 @@ FLAGS = flags.FLAGS
 
 
 def main(_):
-  pretraining_run.run_pretraining(FLAGS)
+  pretraining_run.run_pretraining(finetune.Settings.from_flags(FLAGS))
 
 
 def run():

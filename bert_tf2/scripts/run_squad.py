@@ -14,6 +14,7 @@ nbest_predictions.json and, with --version_2_with_negative, null_odds.json to
 from absl import flags
 
 from bert_tf2.common import cli
+from bert_tf2 import finetune
 from bert_tf2.squad import flags as squad_flags
 from bert_tf2.squad import pipeline
 import tokenization  # pylint: disable=unused-import  (--preserve_unused_tokens)
@@ -24,7 +25,7 @@ squad_flags.define_flags()
 
 
 def main(_):
-  pipeline.run(FLAGS)
+  pipeline.run(finetune.Settings.from_flags(FLAGS))
 
 
 def run():

@@ -29,6 +29,13 @@ from bert_tf2.squad import task as squad_task
 TRAIN_SHUFFLE_SEED = 12345
 
 
+def default_options(**overrides):
+  """run_squad.py's settings with the defaults `squad.flags` declares."""
+  from bert_tf2.finetune.settings import settings_with_defaults  # pylint: disable=g-import-not-at-top
+  from bert_tf2.squad import flags as squad_flags  # pylint: disable=g-import-not-at-top
+  return settings_with_defaults(squad_flags.define_flags, **overrides)
+
+
 def validate(o):
   """Checks the flags and files up front; returns (bert_config, tokenizer).
 
@@ -56,11 +63,26 @@ def validate(o):
     raise InputError(
         "--max_seq_length=%d must be greater than --max_query_length=%d + 3"
         % (o.max_seq_length, o.max_query_length))
+  _refuse_periodic_eval(o)
   for flag in ("doc_stride", "max_query_length", "n_best_size",
                "max_answer_length", "train_batch_size", "predict_batch_size"):
     if getattr(o, flag) < 1:
       raise InputError("--%s=%d: must be >= 1" % (flag, getattr(o, flag)))
   return bert_config, tokenizer
+
+
+def _refuse_periodic_eval(o):
+  """run_squad.py has no dev-set evaluation (no --do_eval: SQuAD is scored
+  by evaluate_squad.py on predictions.json), so the shared periodic
+  evaluation flags are refused rather than silently ignored."""
+  every, stopping, keep_best = runner.early_stopping_from_flags(o)
+  for flag, value in (("eval_every_n_steps", every),
+                      ("early_stopping_metric", stopping),
+                      ("keep_best_checkpoint", keep_best)):
+    if value:
+      raise InputError("--%s: run_squad.py does not evaluate during "
+                       "training (it has no --do_eval; score "
+                       "predictions.json with evaluate_squad.py)" % flag)
 
 
 def _convert(examples, tokenizer, o, is_training, output_fn):
@@ -142,7 +164,7 @@ def predict(o, estimator, tokenizer):
   # an n-best list can hold candidates that padding pushed out.
   input_fn = records.input_fn_builder(
       path, o.max_seq_length, is_training=False, drop_remainder=False,
-      trim_padding=bool(getattr(o, "trim_padding", False)) and not o.use_tpu,
+      trim_padding=bool(o.trim_padding) and not o.use_tpu,
       buckets=padding.bucket_lengths(o.max_seq_length, fine=True))
   results = []
   for result in estimator.predict(input_fn):
@@ -210,7 +232,7 @@ def run(o, strategy=None, run_config=None):
   def optimizer_fn():
     return optimization.create_optimizer(
         o.learning_rate, num_train_steps, num_warmup_steps, o.use_tpu,
-        optimizer=getattr(o, "optimizer", "adamw"))
+        optimizer=o.optimizer)
 
   estimator = runner.Estimator(
       task, run_config, optimizer_fn=optimizer_fn if o.do_train else None,

@@ -20,6 +20,7 @@ import tensorflow as tf
 
 import modeling
 from bert_tf2.classifier import features as features_lib
+from bert_tf2 import runner
 from bert_tf2.classifier import pipeline
 from bert_tf2.classifier.model import BertClassifier
 from tests.classifier import glue_fixtures
@@ -79,13 +80,8 @@ def test_finetuning_matches_original(tmp_path, monkeypatch):
 
   # Our run: the real pipeline, its training shuffle given a fixed seed
   # (the script leaves it unseeded, as the original).
-  builder = features_lib.file_based_input_fn_builder
-
-  def seeded_builder(*args, **kwargs):
-    kwargs["seed"] = SEEDS[0]  # Over the pipeline's own (None: unseeded).
-    return builder(*args, **kwargs)
-  monkeypatch.setattr(features_lib, "file_based_input_fn_builder",
-                      seeded_builder)
+  # (The fine-tuning driver seeds its shuffles with runner.data_seed.)
+  monkeypatch.setattr(runner, "data_seed", lambda unused_settings: SEEDS[0])
   output_dir = os.path.join(root, "out")
   options = pipeline.default_options(
       task_name="tsv", data_dir=data_dir, vocab_file=vocab_file,
@@ -115,8 +111,8 @@ def test_finetuning_matches_original(tmp_path, monkeypatch):
   # The premise: our input pipeline fed the same batches in the same order.
   keras.utils.set_random_seed(SEEDS[1])
   ours = features_lib.file_based_input_fn_builder(
-      spec["train_file"], SEQ, is_training=True, drop_remainder=True)(
-          {"batch_size": BATCH})
+      spec["train_file"], SEQ, is_training=True, drop_remainder=True,
+      seed=SEEDS[0])({"batch_size": BATCH})
   labels = [b["label_ids"].numpy() for b in ours.take(STEPS)]
   np.testing.assert_array_equal(np.array(labels), want["train_labels"])
   assert len(set(map(tuple, labels))) > 1

@@ -239,7 +239,8 @@ IN_PROCESS = {
 
 def _check_script_main(script, flags_module, main_module, function):
   """Asserts bert_tf2/scripts/<script> defines those flags and its main
-  calls that function on FLAGS, so the in-process run is the script's."""
+  calls that function on FLAGS (or on `finetune.Settings.from_flags(FLAGS)`:
+  returns True), so the in-process run is the script's."""
   path = os.path.join(REPO_ROOT, "bert_tf2", "scripts", script)
   with open(path, encoding="utf-8") as f:
     source = f.read()
@@ -248,7 +249,10 @@ def _check_script_main(script, flags_module, main_module, function):
   package, name = main_module.rsplit(".", 1)
   assert "from %s import %s" % (package, name) in source, script
   main = source[source.index("def main("):source.index("def run(")]
-  assert "%s(FLAGS)" % function in main, (script, main)
+  # The fine-tuning scripts turn FLAGS into typed settings at the edge.
+  settings = "%s(finetune.Settings.from_flags(FLAGS))" % function in main
+  assert settings or "%s(FLAGS)" % function in main, (script, main)
+  return settings
 
 
 @contextlib.contextmanager
@@ -290,7 +294,7 @@ def run_in_process(script, args, env=None):
   from absl import flags  # pylint: disable=g-import-not-at-top
   from bert_tf2.common import cli  # pylint: disable=g-import-not-at-top
   flags_module, main_module, function = IN_PROCESS[script]
-  _check_script_main(script, flags_module, main_module, function)
+  settings = _check_script_main(script, flags_module, main_module, function)
   values = flags.FlagValues()
   importlib.import_module(flags_module).define_flags(values)
   main = getattr(importlib.import_module(main_module), function)
@@ -306,7 +310,12 @@ def run_in_process(script, args, env=None):
       else:
         os.environ[name] = value
     try:
-      cli._guarded(lambda _: main(values), values)(argv)  # pylint: disable=protected-access
+      if settings:
+        from bert_tf2 import finetune  # pylint: disable=g-import-not-at-top
+        run_main = lambda _: main(finetune.Settings.from_flags(values))
+      else:
+        run_main = lambda _: main(values)
+      cli._guarded(run_main, values)(argv)  # pylint: disable=protected-access
     except SystemExit as e:
       returncode = e.code if isinstance(e.code, int) else 1
     except Exception:  # pylint: disable=broad-except

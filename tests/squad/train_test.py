@@ -8,7 +8,6 @@ import json
 import os
 import subprocess
 import sys
-import types
 
 import pytest
 import tensorflow as tf
@@ -38,7 +37,7 @@ def _options(d, **overrides):
       keep_checkpoint_max=5, gradient_accumulation_steps=1,
       skip_consumed_batches=False, optimizer="adamw")
   o.update(overrides)
-  return types.SimpleNamespace(**o)
+  return pipeline.default_options(**o)
 
 
 @pytest.fixture(scope="module")
@@ -173,3 +172,16 @@ def test_training_records_are_never_trimmed(trained):
     records.input_fn_builder(os.path.join(trained["out"], "train.tf_record"),
                              32, is_training=True, drop_remainder=True,
                              trim_padding=True)
+
+
+@pytest.mark.parametrize("flags", [
+    {"eval_every_n_steps": 5},
+    {"eval_every_n_steps": 5, "early_stopping_metric": "f1",
+     "keep_best_checkpoint": True}])
+def test_periodic_evaluation_flags_are_refused(trained, tmp_path, flags):
+  # run_squad.py has no --do_eval: the shared flags must not be ignored.
+  with pytest.raises(InputError, match="--eval_every_n_steps: run_squad.py "
+                     "does not evaluate during training"):
+    pipeline.run(_options(trained, output_dir=str(tmp_path / "out"),
+                          **flags))
+  assert not os.path.exists(tmp_path / "out")
