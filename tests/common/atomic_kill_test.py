@@ -39,7 +39,7 @@ if kind == "atomic_open":
     stop_here()
     f.write(" and the rest")
 elif kind == "atomic_write_text":
-  from bert_tf2.common import atomic
+  from tokenization import atomic  # Where the writer (and its replace) live.
   replace = atomic.replace
   def stopping_replace(src, dst):  # Written, flushed, not yet renamed.
     stop_here()
