@@ -27,13 +27,13 @@ decoded. Start/end rules hold only where a sequence holds the start/end of
 a sentence (`sentence_bounds`): a later window of a long sentence may
 start inside an entity.
 
-Example (brute force agrees; see crf_test.py):
-  >>> import numpy as np
-  >>> e = tf.constant([[[1., 0.], [0., 2.], [5., 5.]]])
-  >>> t = tf.constant([[0., -1.], [-1., 0.]])
+Example (the transitions overrule the per-step argmax [0, 1]; the third
+step is past the length):
+  >>> e = tf.constant([[[2., 0.], [0., 1.], [5., 5.]]])
+  >>> t = tf.constant([[0., -3.], [-3., 0.]])
   >>> z = tf.zeros([1, 2])
   >>> viterbi_decode(e, tf.constant([2]), t, z, z)[0].numpy()
-  array([[1, 1, 0]], dtype=int32)
+  array([[0, 0, 0]], dtype=int32)
 """
 
 import keras
