@@ -116,8 +116,9 @@ def sentence_bounds(features):
   second window leaves padding (input_mask sums below seq_length).
   """
   mask = tf.cast(features["label_mask"], tf.int32)
-  starts = mask[:, 1] > 0 if mask.shape[1] is None or mask.shape[1] > 1 \
-      else tf.zeros_like(mask[:, 0], tf.bool)
+  starts = mask[:, 1] > 0
+  if "input_mask" not in features:
+    return starts, tf.zeros_like(starts)
   filled = tf.reduce_sum(tf.cast(features["input_mask"], tf.int32), axis=1)
   return starts, starts & (filled < tf.shape(mask)[1])
 

@@ -50,7 +50,8 @@ def default_options(**overrides):
       keep_checkpoint_max=5, gradient_accumulation_steps=1,
       optimizer="adamw", skip_consumed_batches=False, export_dir=None,
       doc_stride=64, train_file="train.txt", dev_file="dev.txt",
-      test_file="test.txt", labels_file=None, classifier_dropout_prob=0.1)
+      test_file="test.txt", labels_file=None, classifier_dropout_prob=0.1,
+      crf=False, crf_learning_rate_multiplier=100.0, crf_constraints="auto")
   unknown = set(overrides) - set(values)
   if unknown:
     raise TypeError("unknown options: %s" % sorted(unknown))
@@ -126,6 +127,27 @@ def label_list_for(o, train_sentences):
                    (train, saved))
 
 
+def crf_allowed(o, label_list, train_sentences):
+  """The forbidden-transition masks of --crf_constraints (None: none).
+
+  auto reads the scheme of the training file (read here when only
+  predicting); without one, BIOES if the labels have E-/S- tags, else none.
+  """
+  from bert_tf2.ner import crf  # pylint: disable=g-import-not-at-top
+  scheme = o.crf_constraints
+  if scheme == "auto":
+    if train_sentences is None and tf.io.gfile.exists(_path(o, "train_file")):
+      train_sentences = reader.read_conll(_path(o, "train_file"))
+    if train_sentences:
+      scheme = schemes.detect_scheme(s.tags for s in train_sentences)
+    elif any(t[:2] in ("E-", "S-") for t in label_list):
+      scheme = "BIOES"
+    logging.info("--crf_constraints=auto: %s", scheme)
+  if scheme not in ("BIO", "BIOES"):
+    return None
+  return [a.tolist() for a in crf.allowed_transitions(label_list, scheme)]
+
+
 def write_predictions(path, sentences, predicted_tags):
   """CoNLL `token gold predicted` lines, blank between sentences."""
   with atomic_open(path, "w") as f:
@@ -177,7 +199,9 @@ def run(o):
                  schemes.detect_scheme(s.tags for s in train_sentences))
   task = NerTask(bert_config, len(label_list),
                  use_one_hot_embeddings=bool(o.use_tpu),
-                 classifier_dropout_prob=o.classifier_dropout_prob)
+                 classifier_dropout_prob=o.classifier_dropout_prob,
+                 crf=o.crf, allowed=crf_allowed(o, label_list, train_sentences)
+                 if o.crf else None)
   refuse_other_model(o.output_dir, task)
   atomic_write_text(os.path.join(o.output_dir, LABELS_FILE),
                     "\n".join(label_list) + "\n")
@@ -197,8 +221,10 @@ def run(o):
                  "batch=%d steps=%d", len(train_sentences), len(windows),
                  o.train_batch_size, num_train_steps)
 
-  estimator = runner.estimator_from_flags(task, config, o, num_train_steps,
-                                          num_warmup_steps)
+  estimator = runner.estimator_from_flags(
+      task, config, o, num_train_steps, num_warmup_steps,
+      learning_rate_multipliers={"^crf/": o.crf_learning_rate_multiplier}
+      if o.crf else None)
   if o.do_train:
     estimator.train(features_lib.input_fn_builder(
         train_file, o.max_seq_length, True, drop_remainder=True,
