@@ -72,6 +72,16 @@ def validate(o):
   if not 0 <= o.classifier_dropout_prob < 1:
     raise InputError("--classifier_dropout_prob=%s: must be in [0, 1)" %
                      o.classifier_dropout_prob)
+  if not o.crf_learning_rate_multiplier > 0:
+    raise InputError("--crf_learning_rate_multiplier=%s: must be > 0" %
+                     o.crf_learning_rate_multiplier)
+  if not o.crf and (o.crf_learning_rate_multiplier != 100.0 or
+                    o.crf_constraints != "auto"):
+    raise InputError("--crf_learning_rate_multiplier/--crf_constraints: "
+                     "need --crf")
+  if o.crf_constraints not in ("auto", "BIO", "BIOES", "none"):
+    raise InputError("--crf_constraints=%s: expected auto, BIO, BIOES or "
+                     "none" % o.crf_constraints)
   cli.require_file("bert_config_file", o.bert_config_file)
   cli.require_file("vocab_file", o.vocab_file)
   try:
