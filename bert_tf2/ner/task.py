@@ -36,10 +36,14 @@ class NerTask(Task):
   """Per-token tagging on BERT's sequence output."""
 
   def __init__(self, bert_config, num_labels, use_one_hot_embeddings=False,
-               classifier_dropout_prob=0.1, crf=False, allowed=None):
+               classifier_dropout_prob=0.1, crf=False, allowed=None,
+               crf_learning_rate_multiplier=1.0):
     self.bert_config = bert_config
     self.crf = bool(crf)
     self.allowed = allowed
+    # Read by runner.estimator_from_flags: the CRF's own rate (crf/...).
+    self.learning_rate_multipliers = (
+        {"^crf/": float(crf_learning_rate_multiplier)} if self.crf else None)
     self.num_labels = int(num_labels)
     self.use_one_hot_embeddings = use_one_hot_embeddings
     self.classifier_dropout_prob = classifier_dropout_prob

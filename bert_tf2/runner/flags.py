@@ -167,13 +167,17 @@ def estimator_from_flags(task, config, flag_values=flags.FLAGS,
     num_train_steps: int or None (no training): the schedule's length.
     num_warmup_steps: int, warmup steps of the schedule.
     learning_rate_multipliers: optional {regex on original variable names:
-      factor} (see `optimization.create_optimizer`).
+      factor} (see `optimization.create_optimizer`); default: the task's
+      `learning_rate_multipliers` attribute, if any (e.g. NER's CRF).
 
   Returns:
     runner.Estimator.
   """
   from bert_tf2.runner import estimator as estimator_lib  # pylint: disable=g-import-not-at-top
   f = flag_values
+  if learning_rate_multipliers is None:
+    learning_rate_multipliers = getattr(task, "learning_rate_multipliers",
+                                        None)
 
   def optimizer_fn():
     return optimization.create_optimizer(
