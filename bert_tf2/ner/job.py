@@ -49,10 +49,11 @@ def validate(s):
   if not s.crf_learning_rate_multiplier > 0:
     raise InputError("--crf_learning_rate_multiplier=%s: must be > 0" %
                      s.crf_learning_rate_multiplier)
-  if not s.crf and (s.crf_learning_rate_multiplier != 100.0 or
-                    s.crf_constraints != "auto"):
-    raise InputError("--crf_learning_rate_multiplier/--crf_constraints: "
-                     "need --crf")
+  if not s.crf:
+    for flag, default in (("crf_learning_rate_multiplier", 100.0),
+                          ("crf_constraints", "auto")):
+      if getattr(s, flag) != default:
+        raise InputError("--%s=%s: needs --crf" % (flag, getattr(s, flag)))
   if s.crf_constraints not in ("auto", "BIO", "BIOES", "none"):
     raise InputError("--crf_constraints=%s: expected auto, BIO, BIOES or "
                      "none" % s.crf_constraints)

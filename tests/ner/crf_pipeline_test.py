@@ -101,7 +101,7 @@ def test_crf_flags_refused_without_crf(trained_crf, tmp_path):
   bad = pipeline.default_options(**dict(vars(trained_crf), crf=False,
                                         crf_learning_rate_multiplier=10.0,
                                         output_dir=str(tmp_path)))
-  with pytest.raises(InputError, match="need --crf"):
+  with pytest.raises(InputError, match="--crf_learning_rate_multiplier=10.0: needs --crf"):
     pipeline.run(bad)
   bad = pipeline.default_options(**dict(vars(trained_crf),
                                         crf_learning_rate_multiplier=0.0,
