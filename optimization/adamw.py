@@ -32,6 +32,8 @@ class AdamWeightDecay(base.BertOptimizer):
       variable names (see `set_variable_names`), e.g.
       ["LayerNorm", "layer_norm", "bias"].
     clip_norm: global gradient norm clip (1.0 in BERT); None disables.
+    learning_rate_multipliers: {regex on original names: factor}, e.g.
+      {"^crf/": 100.0}; other variables use the rate as given.
 
   Example:
     >>> import keras, numpy as np
@@ -44,18 +46,22 @@ class AdamWeightDecay(base.BertOptimizer):
 
   def __init__(self, learning_rate, weight_decay_rate=0.0, beta_1=0.9,
                beta_2=0.999, epsilon=1e-6, exclude_from_weight_decay=None,
-               clip_norm=1.0, name="AdamWeightDecay", **kwargs):
+               clip_norm=1.0, learning_rate_multipliers=None,
+               name="AdamWeightDecay", **kwargs):
     super().__init__(learning_rate, weight_decay_rate=weight_decay_rate,
                      beta_1=beta_1, beta_2=beta_2, epsilon=epsilon,
                      exclude_from_weight_decay=exclude_from_weight_decay,
-                     clip_norm=clip_norm, name=name, **kwargs)
+                     clip_norm=clip_norm,
+                     learning_rate_multipliers=learning_rate_multipliers,
+                     name=name, **kwargs)
 
   def update_step(self, gradient, variable, learning_rate):
     index, m, v, next_m, next_v = self._adam_moments(gradient, variable)
     update = next_m / (tf.sqrt(next_v) + self.epsilon)
     if self._decay[index]:
       update += self.weight_decay_rate * tf.cast(variable, update.dtype)
-    update_with_lr = tf.cast(learning_rate, update.dtype) * update
+    update_with_lr = self.scaled_learning_rate(learning_rate, variable,
+                                               update.dtype) * update
     self.assign(variable, tf.cast(variable, update.dtype) - update_with_lr)
     self.assign(m, next_m)
     self.assign(v, next_v)

@@ -15,6 +15,10 @@ Both are Keras 3 optimizers with three BERT-specific behaviours:
   their sum. Pass IndexedSlices to `apply` and this happens by itself; the
   runner, which densifies gradients for all-reduce and accumulation, passes
   those terms as `apply(..., squared_norm_terms=...)` instead.
+* `learning_rate_multipliers`: {regex: factor}; a variable whose original
+  name matches one (the first that matches, in order) is updated at
+  factor x the schedule's rate, e.g. {"^crf/": 100.0} for the NER CRF's
+  transition scores (run_ner.py --crf_learning_rate_multiplier).
 * `gradients_aggregated = True` tells the optimizer that the caller (the
   runner) already averaged the gradients over replicas. Keras would otherwise
   sum them again, and clip per replica before the sum; we clip the global
@@ -35,7 +39,8 @@ class BertOptimizer(tf_internals.PreAggregatedGradients,
 
   def __init__(self, learning_rate, weight_decay_rate=0.0, beta_1=0.9,
                beta_2=0.999, epsilon=1e-6, exclude_from_weight_decay=None,
-               clip_norm=1.0, name=None, **kwargs):
+               clip_norm=1.0, learning_rate_multipliers=None, name=None,
+               **kwargs):
     if kwargs.get("gradient_accumulation_steps"):
       raise ValueError(
           "BERT optimizers clip before the update, per apply(); accumulate "
@@ -48,6 +53,8 @@ class BertOptimizer(tf_internals.PreAggregatedGradients,
     self.epsilon = float(epsilon)
     self.exclude_from_weight_decay = list(exclude_from_weight_decay or [])
     self.clip_norm = None if clip_norm is None else float(clip_norm)
+    self.learning_rate_multipliers = {
+        str(k): float(v) for k, v in (learning_rate_multipliers or {}).items()}
     # True when the runner averages over replicas itself; see
     # tf_internals.PreAggregatedGradients.
     self.gradients_aggregated = False
@@ -88,6 +95,19 @@ class BertOptimizer(tf_internals.PreAggregatedGradients,
         return False
     return True
 
+  def _learning_rate_factor(self, name):
+    for pattern, factor in self.learning_rate_multipliers.items():
+      if re.search(pattern, name) is not None:
+        return factor
+    return 1.0
+
+  def scaled_learning_rate(self, learning_rate, variable, dtype):
+    """The rate for `variable`: `learning_rate` x its multiplier."""
+    rate = tf.cast(learning_rate, dtype)
+    index = tf_internals.optimizer_variable_index(self, variable)
+    factor = self._lr_factor[index] if self._lr_factor else 1.0
+    return rate if factor == 1.0 else rate * factor
+
   def build(self, var_list):
     if self.built:
       return
@@ -95,11 +115,13 @@ class BertOptimizer(tf_internals.PreAggregatedGradients,
     self._m = []
     self._v = []
     self._decay = []
+    self._lr_factor = []
     self._slot_names = []
     for var in var_list:
       name = self.variable_name(var)
       self._slot_names.append(name)
       self._decay.append(self._do_use_weight_decay(name))
+      self._lr_factor.append(self._learning_rate_factor(name))
       self._m.append(self.add_variable_from_reference(var, name="adam_m"))
       self._v.append(self.add_variable_from_reference(var, name="adam_v"))
 
@@ -197,5 +219,6 @@ class BertOptimizer(tf_internals.PreAggregatedGradients,
         "epsilon": self.epsilon,
         "exclude_from_weight_decay": self.exclude_from_weight_decay,
         "clip_norm": self.clip_norm,
+        "learning_rate_multipliers": dict(self.learning_rate_multipliers),
     })
     return config

@@ -15,7 +15,8 @@ def create_optimizer(init_lr, num_train_steps, num_warmup_steps,
                      use_tpu=False, optimizer="adamw", weight_decay_rate=0.01,
                      beta_1=0.9, beta_2=0.999, epsilon=1e-6, clip_norm=1.0,
                      exclude_from_weight_decay=EXCLUDE_FROM_WEIGHT_DECAY,
-                     variable_names=None, lr_step_offset=1):
+                     variable_names=None, lr_step_offset=1,
+                     learning_rate_multipliers=None):
   """Creates the optimizer used to pre-train and fine-tune BERT.
 
   Linear warmup from 0 to `init_lr` over `num_warmup_steps`, linear decay to
@@ -47,6 +48,8 @@ def create_optimizer(init_lr, num_train_steps, num_warmup_steps,
       the first update is not a zero step and the last one (at
       num_train_steps - 1) is. 1 reproduces that deterministically; 0 gives
       the documented intent (rate of s).
+    learning_rate_multipliers: optional {regex on original names: factor}
+      (e.g. {"^crf/": 100.0}): those variables get factor x the rate.
 
   Returns:
     An `AdamWeightDecay` or `Lamb` instance.
@@ -74,7 +77,8 @@ def create_optimizer(init_lr, num_train_steps, num_warmup_steps,
   opt = cls(learning_rate=lr, weight_decay_rate=weight_decay_rate,
             beta_1=beta_1, beta_2=beta_2, epsilon=epsilon,
             exclude_from_weight_decay=list(exclude_from_weight_decay or []),
-            clip_norm=clip_norm)
+            clip_norm=clip_norm,
+            learning_rate_multipliers=learning_rate_multipliers)
   if variable_names:
     opt.set_variable_names(variable_names)
   return opt

@@ -64,7 +64,8 @@ class Lamb(base.BertOptimizer):
       u_norm = tf.norm(update, ord=2)
       ratio = tf.where(w_norm > 0.0,
                        tf.where(u_norm > 0.0, w_norm / u_norm, 1.0), 1.0)
-    step = ratio * tf.cast(learning_rate, update.dtype) * update
+    step = ratio * self.scaled_learning_rate(learning_rate, variable,
+                                             update.dtype) * update
     self.assign(variable, value - step)
     self.assign(m, next_m)
     self.assign(v, next_v)

@@ -43,3 +43,17 @@ def define_flags(flag_values=flags.FLAGS):
       "export_dir", None, "If set, write a SavedModel here: "
       "'serving_default' takes raw text and returns entity "
       "spans; 'serving_ids' takes ids.", **fv)
+  flags.DEFINE_bool(
+      "crf", False, "Put a linear-chain CRF on the tag scores: trained on "
+      "its negative log-likelihood, predictions by Viterbi decoding over "
+      "the words (their first pieces). Variables crf/transitions, "
+      "crf/start_transitions, crf/end_transitions.", **fv)
+  flags.DEFINE_float(
+      "crf_learning_rate_multiplier", 100.0, "With --crf: the CRF's "
+      "variables learn at this multiple of --learning_rate (they start at 0 "
+      "and need scores of a few units within a short fine-tuning).", **fv)
+  flags.DEFINE_enum(
+      "crf_constraints", "auto", ["auto", "BIO", "BIOES", "none"],
+      "With --crf: forbidden transitions (O -> I-X, start -> I-X; BIOES "
+      "also B-X -> O, ...), never decoded and excluded from the loss. auto: "
+      "the scheme of the training file (IOB1: none).", **fv)

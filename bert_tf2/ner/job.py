@@ -46,6 +46,17 @@ def validate(s):
   if not 0 <= s.classifier_dropout_prob < 1:
     raise InputError("--classifier_dropout_prob=%s: must be in [0, 1)" %
                      s.classifier_dropout_prob)
+  if not s.crf_learning_rate_multiplier > 0:
+    raise InputError("--crf_learning_rate_multiplier=%s: must be > 0" %
+                     s.crf_learning_rate_multiplier)
+  if not s.crf:
+    for flag, default in (("crf_learning_rate_multiplier", 100.0),
+                          ("crf_constraints", "auto")):
+      if getattr(s, flag) != default:
+        raise InputError("--%s=%s: needs --crf" % (flag, getattr(s, flag)))
+  if s.crf_constraints not in ("auto", "BIO", "BIOES", "none"):
+    raise InputError("--crf_constraints=%s: expected auto, BIO, BIOES or "
+                     "none" % s.crf_constraints)
   cli.require_file("bert_config_file", s.bert_config_file)
   cli.require_file("vocab_file", s.vocab_file)
   if s.max_seq_length < 3:
@@ -62,6 +73,27 @@ def validate(s):
     if getattr(s, flag) < 1:
       raise InputError("--%s=%d: must be >= 1" % (flag, getattr(s, flag)))
   return bert_config, tokenizer
+
+
+def crf_allowed(s, label_list, train_sentences, train_file):
+  """The forbidden-transition masks of --crf_constraints (None: none).
+
+  auto reads the scheme of the training file (read here when only
+  predicting); without one, BIOES if the labels have E-/S- tags, else none.
+  """
+  from bert_tf2.ner import crf  # pylint: disable=g-import-not-at-top
+  scheme = s.crf_constraints
+  if scheme == "auto":
+    if train_sentences is None and tf.io.gfile.exists(train_file):
+      train_sentences = reader.read_conll(train_file)
+    if train_sentences:
+      scheme = schemes.detect_scheme(x.tags for x in train_sentences)
+    elif any(t[:2] in ("E-", "S-") for t in label_list):
+      scheme = "BIOES"
+    logging.info("--crf_constraints=auto: %s", scheme)
+  if scheme not in ("BIO", "BIOES"):
+    return None
+  return [a.tolist() for a in crf.allowed_transitions(label_list, scheme)]
 
 
 def write_predictions(path, sentences, predicted_tags):
@@ -104,6 +136,10 @@ class NerJob(Job):
                    schemes.detect_scheme(s.tags for s in train_sentences))
     self.sentences = {"train": train_sentences}
     self.windows = {}
+    self.allowed = None
+    if s.crf:
+      self.allowed = crf_allowed(s, self.label_list, train_sentences,
+                                 self._path("train_file"))
 
   def _label_list(self, train_sentences):
     """--labels_file, else the training file's tags, else label_list.txt of
@@ -126,7 +162,10 @@ class NerJob(Job):
     return NerTask(self.bert_config, len(self.label_list),
                    use_one_hot_embeddings=bool(self.settings.use_tpu),
                    classifier_dropout_prob=(
-                       self.settings.classifier_dropout_prob))
+                       self.settings.classifier_dropout_prob),
+                   crf=self.settings.crf, allowed=self.allowed,
+                   crf_learning_rate_multiplier=(
+                       self.settings.crf_learning_rate_multiplier))
 
   def metric_names(self, task):
     del task

@@ -13,6 +13,14 @@ task models: compiled without a loss it trains on run_ner.py's loss from
 "label_ids" and "label_mask" in the features, with the masked token
 accuracy as a metric. See docs/keras.md.
 
+With `crf=True` (run_ner.py --crf) a linear-chain CRF (`crf.CRF`,
+variables crf/...) sits on the logits: the loss is the CRF's negative
+log-likelihood of the gold tags of the labelled positions (mean over the
+windows that have any), `decode` the Viterbi path; `allowed` (from
+`crf.allowed_transitions`) forbids e.g. O -> I-X. `call` still returns the
+logits (the CRF's emission scores), so every caller of the softmax head
+works unchanged; `decode(features, logits)` gives the tags either way.
+
 Example:
   >>> import modeling, tensorflow as tf
   >>> cfg = modeling.BertConfig(vocab_size=30, hidden_size=8,
@@ -28,6 +36,7 @@ import tensorflow as tf
 import modeling
 from bert_tf2.classifier import model as classifier_model
 from bert_tf2.common import task_model
+from bert_tf2.ner import crf as crf_lib
 
 
 def token_loss(logits, label_ids, label_mask):
@@ -61,6 +70,17 @@ class BertTokenClassifier(classifier_model.BertClassifier):
 
   default_name = "bert_token_classifier"
 
+  def __init__(self, bert_config, num_labels, crf=False, allowed=None,
+               **kwargs):
+    super().__init__(bert_config, num_labels, **kwargs)
+    self.use_crf = bool(crf)
+    self.crf = None
+    if self.use_crf:
+      self.crf = crf_lib.CRF(self.num_labels, allowed=allowed,
+                             dtype="float32")
+    elif allowed is not None:
+      raise ValueError("allowed transitions need crf=True")
+
   @staticmethod
   def metrics_for(num_labels):
     del num_labels  # Token tagging always has the masked accuracy.
@@ -78,12 +98,43 @@ class BertTokenClassifier(classifier_model.BertClassifier):
     logits = self.classifier(sequence, training=training)
     return tf.reshape(logits, [shape[0], shape[1], self.num_labels])
 
+  def decode(self, features, logits):
+    """Tag ids int32 [batch_size, seq_length]: the Viterbi path over the
+    "label_mask" positions (0 elsewhere) with the CRF, else the argmax."""
+    if not self.use_crf:
+      return tf.argmax(logits, axis=-1, output_type=tf.int32)
+    starts, ends = crf_lib.sentence_bounds(features)
+    return self.crf.decode(logits, features["label_mask"], starts, ends)
+
+  def ner_loss(self, features, logits, label_ids=None):
+    """(loss scalar, values, weights): `token_loss` per token, or the
+    CRF's negative log-likelihood per window (weight 0 for a window with
+    no labelled position); the loss is the weighted mean of the values."""
+    if label_ids is None:
+      label_ids = features["label_ids"]
+    if not self.use_crf:
+      return token_loss(logits, label_ids, features["label_mask"])
+    starts, ends = crf_lib.sentence_bounds(features)
+    nll = -self.crf.log_likelihood(logits, features["label_mask"],
+                                   label_ids, starts, ends)
+    weights = tf.cast(tf.reduce_any(
+        tf.cast(features["label_mask"], tf.bool), axis=1), tf.float32)
+    loss = tf.math.divide_no_nan(tf.reduce_sum(nll * weights),
+                                 tf.reduce_sum(weights))
+    return loss, nll, weights
+
   def task_loss(self, features, y, y_pred):
-    """`token_loss` on "label_ids" (or y) and "label_mask"."""
+    """`ner_loss` on "label_ids" (or y) and "label_mask"."""
     label_ids = task_model.labels(features, y, "label_ids")
-    mask = task_model.labels(features, None, "label_mask")
-    loss, _, mask = token_loss(y_pred, label_ids, mask)
-    predicted = tf.argmax(y_pred, axis=-1, output_type=tf.int32)
-    correct = tf.cast(tf.equal(predicted, tf.cast(label_ids, tf.int32)),
-                      tf.float32)
+    task_model.labels(features, None, "label_mask")  # KeyError names it.
+    loss, _, _ = self.ner_loss(features, y_pred, label_ids)
+    mask = tf.cast(features["label_mask"], tf.float32)
+    correct = tf.cast(tf.equal(self.decode(features, y_pred),
+                               tf.cast(label_ids, tf.int32)), tf.float32)
     return loss, {"token_accuracy": (correct, mask)}
+
+  def get_config(self):
+    config = super().get_config()
+    config.update(crf=self.use_crf,
+                  allowed=self.crf.allowed if self.use_crf else None)
+    return config

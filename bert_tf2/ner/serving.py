@@ -6,6 +6,11 @@ Signatures (batch dimension free):
                    [batch, max_words] ("" pads), num_words: int32 [batch]
   serving_ids      input_ids, input_mask, segment_ids: int32 [batch, seq]
                    -> label_ids int32 [batch, seq], probabilities
+With a CRF head (run_ner.py --crf) both signatures decode the Viterbi
+path in the graph: serving_default over the words' first pieces;
+serving_ids over the pieces whose vocabulary entry does not start with
+"##" (the first pieces of BasicTokenizer words; [CLS], [SEP] and padding
+excluded); "probabilities" stay the per-piece softmax of the emissions.
 The raw-text signature splits words in graph as BasicTokenizer does
 (tokenization.tf_text.InGraphTokenizer: CJK characters are single words),
 tags each word by its first word piece, and keeps the words whose first
@@ -45,6 +50,10 @@ class NerServer(tf.Module):
     self.tokenizer = tokenizer
     self.max_seq_length = int(max_seq_length)
     self.labels = tf.constant(list(label_list))
+    # Vocabulary id -> whether it can start a word (not "##..."); the CRF
+    # of serving_ids decodes over those pieces.
+    vocab = tokenizer._vocab_tokens  # pylint: disable=protected-access
+    self.word_start = ~tf.strings.regex_full_match(vocab, "##.*")
     ids_spec = tf.TensorSpec([None, self.max_seq_length], tf.int32)
     self.serve_ids = tf.function(self._serve_ids,
                                  input_signature=[ids_spec] * 3)
@@ -58,9 +67,20 @@ class NerServer(tf.Module):
         {"input_ids": input_ids, "input_mask": input_mask,
          "segment_ids": segment_ids}, self.chunk_size)
 
+  def _decode(self, features, logits):
+    """Tag ids [batch, seq_length]: argmax, or the CRF's Viterbi path over
+    features["label_mask"] (see NerModel.decode)."""
+    return self.model.decode(features, logits)
+
   def _serve_ids(self, input_ids, input_mask, segment_ids):
     logits = self._logits(input_ids, input_mask, segment_ids)
-    return {"label_ids": tf.argmax(logits, axis=-1, output_type=tf.int32),
+    starts = tf.gather(self.word_start, tf.clip_by_value(
+        input_ids, 0, tf.shape(self.word_start)[0] - 1))
+    special = ((input_ids == self.tokenizer.cls_id) |
+               (input_ids == self.tokenizer.sep_id))
+    label_mask = tf.cast(starts & ~special & (input_mask > 0), tf.int32)
+    features = {"input_mask": input_mask, "label_mask": label_mask}
+    return {"label_ids": self._decode(features, logits),
             "probabilities": tf.nn.softmax(logits, axis=-1)}
 
   def _serve_text(self, text):
@@ -78,12 +98,17 @@ class NerServer(tf.Module):
                                 sep_id=self.tokenizer.sep_id)
     logits = self._logits(feats["input_ids"], feats["input_mask"],
                           feats["segment_ids"])
-    label_ids = tf.argmax(logits, axis=-1, output_type=tf.int32)
-    positions = tf.where(fits, first, 0)
-    word_labels = tf.gather(label_ids, tf.cast(positions, tf.int32),
-                            batch_dims=1)
+    positions = tf.cast(tf.where(fits, first, 0), tf.int32)
     word_mask = tf.sequence_mask(words.row_lengths(),
                                  tf.shape(first)[1]) & fits
+    # Sum, not max: an empty batch (or empty texts) has no word axis to
+    # reduce, and each kept word has its own position.
+    label_mask = tf.minimum(tf.reduce_sum(
+        tf.one_hot(positions, self.max_seq_length, dtype=tf.int32) *
+        tf.cast(word_mask, tf.int32)[..., None], axis=1), 1)
+    label_ids = self._decode({"input_mask": feats["input_mask"],
+                              "label_mask": label_mask}, logits)
+    word_labels = tf.gather(label_ids, positions, batch_dims=1)
     tags = tf.where(word_mask, tf.gather(self.labels, word_labels), "")
     dense_words = tf.where(word_mask, words.to_tensor(""), "")
     return {"words": dense_words, "tags": tags,

@@ -6,6 +6,9 @@ padding count for nothing. Metrics (runner's evaluate): eval_loss and the
 token accuracy of the masked pieces; entity-level F1 needs whole sentences
 and is computed by the pipeline from predictions (metrics.py).
 Predictions: {"label_predictions": int [seq], "example_index"}.
+With crf=True (run_ner.py --crf): the CRF's negative log-likelihood per
+window as the loss (and eval_loss), the Viterbi path as the predictions
+and for the token accuracy (see model.py).
 
 Example:
   >>> import modeling, tensorflow as tf
@@ -33,8 +36,14 @@ class NerTask(Task):
   """Per-token tagging on BERT's sequence output."""
 
   def __init__(self, bert_config, num_labels, use_one_hot_embeddings=False,
-               classifier_dropout_prob=0.1):
+               classifier_dropout_prob=0.1, crf=False, allowed=None,
+               crf_learning_rate_multiplier=1.0):
     self.bert_config = bert_config
+    self.crf = bool(crf)
+    self.allowed = allowed
+    # Read by runner.estimator_from_flags: the CRF's own rate (crf/...).
+    self.learning_rate_multipliers = (
+        {"^crf/": float(crf_learning_rate_multiplier)} if self.crf else None)
     self.num_labels = int(num_labels)
     self.use_one_hot_embeddings = use_one_hot_embeddings
     self.classifier_dropout_prob = classifier_dropout_prob
@@ -43,17 +52,20 @@ class NerTask(Task):
     return model_lib.BertTokenClassifier(
         self.bert_config, self.num_labels,
         use_one_hot_embeddings=self.use_one_hot_embeddings,
-        classifier_dropout_prob=self.classifier_dropout_prob)
+        classifier_dropout_prob=self.classifier_dropout_prob, crf=self.crf,
+        allowed=self.allowed)
 
   def checkpoint_variables(self, model):
     return modeling.original_variable_names(model)
 
   def compute_loss(self, model, features, training):
     logits = model(features, training=training)
-    loss, per_token, mask = model_lib.token_loss(
-        logits, features["label_ids"], features["label_mask"])
-    return loss, {"logits": logits, "per_token_loss": per_token,
-                  "mask": mask}
+    loss, values, weights = model.ner_loss(features, logits)
+    outputs = {"logits": logits, "loss_values": values,
+               "loss_weights": weights}
+    if not training:  # Evaluation: the tags for the accuracy.
+      outputs["predictions"] = model.decode(features, logits)
+    return loss, outputs
 
   def create_metrics(self):
     return {"eval_loss": keras.metrics.Mean(name="eval_loss"),
@@ -61,18 +73,17 @@ class NerTask(Task):
                 name="eval_token_accuracy")}
 
   def update_metrics(self, metrics, features, outputs):
-    mask = outputs["mask"]
-    metrics["eval_loss"].update_state(outputs["per_token_loss"],
-                                      sample_weight=mask)
-    predictions = tf.argmax(outputs["logits"], axis=-1, output_type=tf.int32)
+    metrics["eval_loss"].update_state(outputs["loss_values"],
+                                      sample_weight=outputs["loss_weights"])
+    mask = tf.cast(features["label_mask"], tf.float32)
+    predictions = outputs["predictions"]
     correct = tf.cast(tf.equal(predictions, features["label_ids"]),
                       tf.float32)
     metrics["eval_token_accuracy"].update_state(correct, sample_weight=mask)
 
   def predict_outputs(self, model, features):
     logits = model(features, training=False)
-    out = {"label_predictions": tf.argmax(logits, axis=-1,
-                                          output_type=tf.int32)}
+    out = {"label_predictions": model.decode(features, logits)}
     if "example_index" in features:
       out["example_index"] = features["example_index"]
     return out

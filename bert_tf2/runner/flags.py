@@ -155,7 +155,8 @@ def run_config_from_flags(flag_values=flags.FLAGS, strategy=None,
 
 
 def estimator_from_flags(task, config, flag_values=flags.FLAGS,
-                         num_train_steps=None, num_warmup_steps=0):
+                         num_train_steps=None, num_warmup_steps=0,
+                         learning_rate_multipliers=None):
   """The fine-tuning scripts' `Estimator`: their optimizer and batch flags.
 
   Args:
@@ -165,17 +166,24 @@ def estimator_from_flags(task, config, flag_values=flags.FLAGS,
       and --train/eval/predict_batch_size.
     num_train_steps: int or None (no training): the schedule's length.
     num_warmup_steps: int, warmup steps of the schedule.
+    learning_rate_multipliers: optional {regex on original variable names:
+      factor} (see `optimization.create_optimizer`); default: the task's
+      `learning_rate_multipliers` attribute, if any (e.g. NER's CRF).
 
   Returns:
     runner.Estimator.
   """
   from bert_tf2.runner import estimator as estimator_lib  # pylint: disable=g-import-not-at-top
   f = flag_values
+  if learning_rate_multipliers is None:
+    learning_rate_multipliers = getattr(task, "learning_rate_multipliers",
+                                        None)
 
   def optimizer_fn():
     return optimization.create_optimizer(
         f.learning_rate, num_train_steps or 1, num_warmup_steps or 0,
-        use_tpu=f.use_tpu, optimizer=f.optimizer)
+        use_tpu=f.use_tpu, optimizer=f.optimizer,
+        learning_rate_multipliers=learning_rate_multipliers)
   return estimator_lib.Estimator(
       task, config, optimizer_fn=optimizer_fn,
       init_checkpoint=f.init_checkpoint,

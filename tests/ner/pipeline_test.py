@@ -56,8 +56,7 @@ def _write(path, sentences):
       f.write("\n")
 
 
-@pytest.fixture(scope="module")
-def trained(tmp_path_factory):
+def _train(tmp_path_factory, **overrides):
   keras.utils.set_random_seed(0)
   root = str(tmp_path_factory.mktemp("ner"))
   data_dir = os.path.join(root, "data")
@@ -81,9 +80,15 @@ def trained(tmp_path_factory):
       do_predict=True, max_seq_length=12, doc_stride=5, train_batch_size=16,
       eval_batch_size=16, predict_batch_size=4, learning_rate=3e-3,
       num_train_epochs=6.0, save_checkpoints_steps=10000,
-      iterations_per_loop=50, export_dir=os.path.join(root, "export"))
+      iterations_per_loop=50, export_dir=os.path.join(root, "export"),
+      **overrides)
   pipeline.run(options)
   return options
+
+
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory):
+  return _train(tmp_path_factory)
 
 
 def _results(path):

@@ -241,3 +241,27 @@ def test_indexed_slices_clipped_by_their_values_as_the_original():
       got[1], _adam_step(table.numpy(), dense_table, 0.5 / dense_norm)[1],
       rtol=1e-5)
   assert not np.allclose(got[1], want[1], rtol=1e-2)
+
+
+@pytest.mark.parametrize("name", ["adamw", "lamb"])
+def test_learning_rate_multiplier_scales_only_matching_variables(name):
+  """{"^crf/": 100}: the crf variable moves 100x as far in its first Adam
+  step (LAMB: 100x before its trust ratio, which the zero weights skip);
+  the encoder variable moves as without multipliers."""
+  def first_step(multipliers):
+    enc = keras.Variable(np.zeros([3], np.float32), name="enc")
+    crf = keras.Variable(np.zeros([2], np.float32), name="crf")
+    opt = optimization.create_optimizer(
+        1e-4, 10, 0, optimizer=name, weight_decay_rate=0.0, clip_norm=None,
+        learning_rate_multipliers=multipliers,
+        variable_names={"bert/w": enc, "crf/transitions": crf})
+    opt.apply([tf.ones([3]), tf.ones([2])], [enc, crf])
+    return enc.numpy(), crf.numpy()
+  enc0, crf0 = first_step(None)
+  enc1, crf1 = first_step({"^crf/": 100.0})
+  np.testing.assert_array_equal(enc0, enc1)
+  assert np.all(crf0 != 0)
+  np.testing.assert_allclose(crf1, 100.0 * crf0, rtol=1e-5)
+  opt = optimization.create_optimizer(1e-4, 10, 0,
+                                      learning_rate_multipliers={"a": 2})
+  assert opt.get_config()["learning_rate_multipliers"] == {"a": 2.0}

@@ -358,11 +358,14 @@ def test_squad_two_workers_like_one_process(inputs, no_dropout, tmp_path):
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("crf", [False, True], ids=["softmax", "crf"])
 def test_ner_two_workers_like_one_process(inputs, no_dropout, tagging_data,
-                                          tmp_path):
+                                          tmp_path, crf):
   """run_ner.py --classifier_dropout_prob=0 on 2 workers: the checkpoint
   of one process with the same global batch, and the same dev/test
-  results and tagged files (every sentence, gathered on the chief).
+  results and tagged files (every sentence, gathered on the chief); with
+  --crf too (its loss is a mean over windows, and each replica has as
+  many, so the replicas' mean is the one process's).
   The chief's saves are slowed down: the other worker must not evaluate or
   predict before the chief has written the last checkpoint (it did, with
   the initial weights, and its rows of the gathered results were wrong)."""
@@ -371,7 +374,7 @@ def test_ner_two_workers_like_one_process(inputs, no_dropout, tagging_data,
                           tmp_path / "init" / "model.ckpt")
 
   def args(out):
-    return ["--data_dir=" + tagging_data, "--vocab_file=" + inputs["vocab"],
+    return ["--crf=%s" % str(crf).lower(), "--data_dir=" + tagging_data, "--vocab_file=" + inputs["vocab"],
             "--bert_config_file=" + no_dropout, "--init_checkpoint=" + init,
             "--output_dir=" + str(tmp_path / out), "--do_train=true",
             "--do_eval=true", "--do_predict=true", "--max_seq_length=8",
