@@ -28,3 +28,18 @@ def resolve_preserve_unused_tokens(value):
   if flags.FLAGS.is_parsed():
     return bool(flags.FLAGS[FLAG_NAME].value)
   return False
+
+
+def refuse_preserve_unused_tokens(script):
+  """For scripts that never tokenize text (run_pretraining.py,
+  convert_hf_checkpoint.py, analyze_position_embeddings.py): importing
+  `tokenization` (for its errors and atomic writers) defines the flag, so
+  they accept it; a value that would act nowhere is refused.
+
+  Raises:
+    InputError: --preserve_unused_tokens=true was given.
+  """
+  if flags.FLAGS.is_parsed() and flags.FLAGS[FLAG_NAME].value:
+    from tokenization.errors import InputError  # pylint: disable=g-import-not-at-top
+    raise InputError("--%s: %s does not tokenize text, so the flag would "
+                     "do nothing here" % (FLAG_NAME, script))

@@ -15,6 +15,7 @@ from absl import flags
 from bert_tf2.common import cli
 from bert_tf2.analysis import flags as analysis_flags
 from bert_tf2.common.errors import InputError
+from tokenization import flags as tokenization_flags
 
 FLAGS = flags.FLAGS
 
@@ -22,6 +23,7 @@ analysis_flags.define_position_flags()
 
 
 def main(_):
+  tokenization_flags.refuse_preserve_unused_tokens("analyze_position_embeddings.py")
   from bert_tf2.analysis import position_report  # pylint: disable=g-import-not-at-top
   if not FLAGS.output_dir:
     raise InputError("--output_dir is required")

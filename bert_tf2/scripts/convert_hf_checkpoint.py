@@ -13,6 +13,7 @@ from absl import flags
 
 from bert_tf2.common import cli
 from modeling import hf_import
+from tokenization import flags as tokenization_flags
 
 FLAGS = flags.FLAGS
 
@@ -39,6 +40,7 @@ define_flags()
 
 
 def main(_):
+  tokenization_flags.refuse_preserve_unused_tokens("convert_hf_checkpoint.py")
   config, names = hf_import.convert_hf_checkpoint(
       FLAGS.hf_dir, FLAGS.output_dir, exact_gelu=FLAGS.exact_gelu)
   print("wrote %d variables, hidden_act=%s, to %s"

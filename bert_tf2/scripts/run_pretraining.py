@@ -21,12 +21,14 @@ from bert_tf2.common import cli
 from bert_tf2 import finetune
 from bert_tf2.pretraining import flags as pretraining_flags
 from bert_tf2.pretraining import run as pretraining_run
+from tokenization import flags as tokenization_flags
 
 pretraining_flags.define_flags()
 FLAGS = flags.FLAGS
 
 
 def main(_):
+  tokenization_flags.refuse_preserve_unused_tokens("run_pretraining.py")
   pretraining_run.run_pretraining(finetune.Settings.from_flags(FLAGS))
 
 

@@ -7,6 +7,10 @@ the script defines (a flag defined and never read is wired to nothing).
 run_ner's equivalent is in tests/ner/periodic_eval_test.py.
 """
 
+import pytest
+import os
+import subprocess
+import sys
 from bert_tf2.classifier import pipeline
 from bert_tf2.finetune import Settings
 from bert_tf2.finetune import settings_with_defaults
@@ -48,3 +52,27 @@ def test_run_classifier_reads_every_flag(tmp_path):
       keep_best_checkpoint=True, export_dir=str(tmp_path / "export"))
   pipeline.run(o)
   assert sorted(o.unread()) == []
+
+
+
+_REQUIRED = {"run_pretraining": ["--input_file=x.tfrecord",
+                                 "--bert_config_file=x.json"],
+             "convert_hf_checkpoint": ["--hf_dir=x"],
+             "analyze_position_embeddings": ["--init_checkpoint=x"]}
+
+
+@pytest.mark.parametrize("script", sorted(_REQUIRED))
+def test_scripts_that_never_tokenize_refuse_preserve_unused_tokens(
+    script, tmp_path):
+  # They import `tokenization` (its errors and atomic writers), which defines
+  # the original's --preserve_unused_tokens; it would act nowhere there.
+  repo = os.path.dirname(os.path.dirname(os.path.dirname(
+      os.path.abspath(__file__))))
+  result = subprocess.run(
+      [sys.executable, os.path.join(repo, script + ".py"),
+       "--preserve_unused_tokens=true", "--output_dir=%s" % tmp_path]
+      + _REQUIRED[script], capture_output=True, text=True, cwd=repo,
+      check=False)
+  assert result.returncode == 1, result.stderr[-2000:]
+  assert ("error: --preserve_unused_tokens: %s.py does not tokenize" % script
+          in result.stderr), result.stderr[-2000:]
