@@ -31,7 +31,6 @@ Example:
   {'label': <tf.Tensor: [b'pos']>, 'probabilities': ..., 'logits': ...}
 """
 
-from absl import logging
 import tensorflow as tf
 
 from bert_tf2.common import InputError
@@ -40,6 +39,7 @@ from bert_tf2.classifier.serving_inputs import build_inputs
 from bert_tf2.classifier.serving_inputs import pair_lengths  # pylint: disable=unused-import
 from bert_tf2.classifier.serving_inputs import sliding_windows
 from bert_tf2.common import saved_model
+from bert_tf2.finetune import driver
 from tokenization.tf_text import InGraphTokenizer
 
 
@@ -124,43 +124,10 @@ class ClassifierServer(tf.Module):
     return self._serve_pair(text_a, tf.fill(tf.shape(text_a), ""))
 
 
-def check_export_flags(o):
-  """Refuses a --export_dir that cannot be written, before any output.
-
-  Raises:
-    InputError: --export_dir exists and is not a SavedModel, or nothing
-      would be exported (no --do_train, no checkpoint in --output_dir and
-      no --init_checkpoint).
-  """
-  if not getattr(o, "export_dir", None):
-    return
-  from bert_tf2.predict import serving  # pylint: disable=g-import-not-at-top
-  from bert_tf2.runner import checkpoints  # pylint: disable=g-import-not-at-top
-  serving.check_export_dir(o.export_dir)
-  if (not o.do_train and not o.init_checkpoint and
-      not (tf.io.gfile.isdir(o.output_dir) and
-           checkpoints.latest_checkpoint(o.output_dir))):
-    raise InputError("--export_dir=%s: no checkpoint to export in "
-                     "--output_dir=%s (and no --init_checkpoint)"
-                     % (o.export_dir, o.output_dir))
-
-
-def checkpoint_to_export(o, latest, best=None):
-  """The checkpoint --export_dir exports: the best one when training kept
-  one (`best`), else the latest in --output_dir (`latest`), else
-  --init_checkpoint.
-
-  Raises:
-    InputError: there is none of them.
-  """
-  checkpoint = best or latest or o.init_checkpoint
-  if not checkpoint:
-    raise InputError("--export_dir=%s: no checkpoint to export in "
-                     "--output_dir=%s" % (o.export_dir, o.output_dir))
-  logging.info("Exporting %s%s as a SavedModel to %s",
-               "the best checkpoint " if best else "", checkpoint,
-               o.export_dir)
-  return checkpoint
+# The up-front export checks and the choice of checkpoint are the driver's
+# (shared by every task); kept here under their old names.
+check_export_flags = driver.check_export_flags
+checkpoint_to_export = driver.checkpoint_to_export
 
 
 def export_saved_model(task, checkpoint, export_dir, vocab_file,

@@ -24,13 +24,10 @@ Example:
   ([1, 3, 3, 2, 4, 2, 0], [0, 0, 0, 0, 1, 1, 0], 1)
 """
 
-import collections
-
 from absl import logging
 
 from bert_tf2.common import InputError
-from bert_tf2.common import atomic_path
-from bert_tf2.common import padding
+from bert_tf2.finetune import records
 
 
 class PaddingInputExample(object):
@@ -128,24 +125,12 @@ def convert_examples_to_features(examples, label_list, max_seq_length,
 
 def feature_to_tf_example(feature):
   """Returns the tf.train.Example holding `feature` (original names)."""
-  import tensorflow as tf
-
-  def ints(values):
-    return tf.train.Feature(int64_list=tf.train.Int64List(value=list(values)))
-
-  out = collections.OrderedDict()
-  out["input_ids"] = ints(feature.input_ids)
-  out["input_mask"] = ints(feature.input_mask)
-  out["segment_ids"] = ints(feature.segment_ids)
-  if isinstance(feature.label_id, float):
-    out["label_ids"] = tf.train.Feature(
-        float_list=tf.train.FloatList(value=[feature.label_id]))
-  else:
-    out["label_ids"] = ints([feature.label_id])
-  out["is_real_example"] = ints([int(feature.is_real_example)])
+  out = {"input_ids": feature.input_ids, "input_mask": feature.input_mask,
+         "segment_ids": feature.segment_ids, "label_ids": feature.label_id,
+         "is_real_example": int(feature.is_real_example)}
   if feature.example_index is not None:
-    out["example_index"] = ints([feature.example_index])
-  return tf.train.Example(features=tf.train.Features(feature=out))
+    out["example_index"] = feature.example_index
+  return records.to_example(out)
 
 
 def write_features(features, output_file):
@@ -154,14 +139,8 @@ def write_features(features, output_file):
   Returns:
     The number of records written.
   """
-  import tensorflow as tf
-  n = 0
-  with atomic_path(output_file) as tmp:
-    with tf.io.TFRecordWriter(tmp) as writer:
-      for feature in features:
-        writer.write(feature_to_tf_example(feature).SerializeToString())
-        n += 1
-  return n
+  return records.write_records(
+      output_file, (feature_to_tf_example(f) for f in features))
 
 
 def file_based_convert_examples_to_features(examples, label_list,
@@ -177,6 +156,17 @@ def file_based_convert_examples_to_features(examples, label_list,
   return write_features(generate(), output_file)
 
 
+def record_spec(seq_length, regression=False, with_example_index=False):
+  """The classifier's record spec (float label_ids for regression)."""
+  import tensorflow as tf  # pylint: disable=g-import-not-at-top
+  scalars = {"label_ids": tf.float32 if regression else tf.int64,
+             "is_real_example": tf.int64}
+  if with_example_index:
+    scalars["example_index"] = tf.int64
+  return records.sequence_spec(
+      seq_length, ("input_ids", "input_mask", "segment_ids"), scalars)
+
+
 def file_based_input_fn_builder(input_file, seq_length, is_training,
                                 drop_remainder, regression=False,
                                 with_example_index=False, seed=None,
@@ -185,43 +175,10 @@ def file_based_input_fn_builder(input_file, seq_length, is_training,
   """Returns input_fn(params) -> tf.data.Dataset of int32 feature dicts.
 
   Training repeats and shuffles (buffer 100) as the original; eval/predict
-  read the file once in order. params["batch_size"] sets the batch size.
-  With trim_padding, each batch's sequence features are cut to its longest
-  sequence rounded up to one of `buckets` (default: the coarse
-  `common.padding.bucket_lengths`); same results. With group_by_length
-  (training only), batches group sequences of similar length
-  (`common.padding.group_by_length`): other batches, less padding.
+  read the file once in order. See `finetune.records.input_fn`.
   """
-  import tensorflow as tf
-  spec = {
-      "input_ids": tf.io.FixedLenFeature([seq_length], tf.int64),
-      "input_mask": tf.io.FixedLenFeature([seq_length], tf.int64),
-      "segment_ids": tf.io.FixedLenFeature([seq_length], tf.int64),
-      "label_ids": tf.io.FixedLenFeature(
-          [], tf.float32 if regression else tf.int64),
-      "is_real_example": tf.io.FixedLenFeature([], tf.int64),
-  }
-  if with_example_index:
-    spec["example_index"] = tf.io.FixedLenFeature([], tf.int64)
-
-  def decode(record):
-    example = tf.io.parse_single_example(record, spec)
-    return {k: tf.cast(v, tf.int32) if v.dtype == tf.int64 else v
-            for k, v in example.items()}
-
-  def input_fn(params):
-    d = tf.data.TFRecordDataset(input_file)
-    if is_training:
-      d = d.repeat().shuffle(buffer_size=100, seed=seed)
-    d = d.map(decode, num_parallel_calls=tf.data.AUTOTUNE)
-    if group_by_length and is_training:
-      d = padding.group_by_length(
-          d, params["batch_size"],
-          buckets or padding.bucket_lengths(seq_length), drop_remainder)
-    else:
-      d = d.batch(params["batch_size"], drop_remainder=drop_remainder)
-    if trim_padding:
-      d = padding.trim_batch_padding(d, seq_length, buckets)
-    return d
-
-  return input_fn
+  return records.input_fn(
+      input_file, record_spec(seq_length, regression, with_example_index),
+      seq_length, is_training, drop_remainder=drop_remainder, seed=seed,
+      shuffle_buffer=100, trim_padding=trim_padding, buckets=buckets,
+      group_by_length=group_by_length)

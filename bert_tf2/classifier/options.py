@@ -1,20 +1,18 @@
 """Flag values for `run_classifier.py`: defaults and up-front validation.
 
-`default_options(**overrides)` gives the script's flags (with the defaults
-of `classifier.flags`) as a namespace, for library use and tests;
+`default_options(**overrides)` gives the script's settings (with the
+defaults of `classifier.flags`), for library use and tests;
 `validate(options)` checks flags and files before any work and returns
 (bert_config, tokenizer).
 """
 
-import types
-
-from absl import flags
 import tensorflow as tf
 
 from bert_tf2.common import InputError
 from bert_tf2.common import setup_checks
 from bert_tf2.classifier import flags as classifier_flags
 from bert_tf2.classifier import long_text
+from bert_tf2.finetune.settings import settings_with_defaults
 
 
 def default_options(**overrides):
@@ -28,14 +26,7 @@ def default_options(**overrides):
     >>> o.task_name, o.max_seq_length, o.learning_rate, o.use_tpu
     ('mrpc', 128, 5e-05, False)
   """
-  flag_values = flags.FlagValues()
-  classifier_flags.define_flags(flag_values)
-  values = {name: flag_values[name].default for name in flag_values}
-  unknown = set(overrides) - set(values)
-  if unknown:
-    raise TypeError("unknown options: %s" % sorted(unknown))
-  values.update(overrides)
-  return types.SimpleNamespace(**values)
+  return settings_with_defaults(classifier_flags.define_flags, **overrides)
 
 
 def generic_options(o):

@@ -31,7 +31,7 @@ Example:
 
 import collections
 
-from bert_tf2.common import atomic_path
+from bert_tf2.finetune import records
 
 Window = collections.namedtuple(
     "Window", ["example_index", "input_ids", "input_mask", "segment_ids",
@@ -110,9 +110,8 @@ def sentence_windows(words, label_ids, max_seq_length, doc_stride, tokenizer,
   return windows
 
 
-def _int_feature(values):
-  import tensorflow as tf  # pylint: disable=g-import-not-at-top
-  return tf.train.Feature(int64_list=tf.train.Int64List(value=list(values)))
+SEQUENCE_FEATURES = ("input_ids", "input_mask", "segment_ids", "label_ids",
+                     "label_mask")
 
 
 def write_windows(sentences, label_list, max_seq_length, doc_stride,
@@ -123,43 +122,31 @@ def write_windows(sentences, label_list, max_seq_length, doc_stride,
   Tags not in label_list (None on unlabelled lines) get label_mask 1 and
   label 0; they are never used for training.
   """
-  import tensorflow as tf  # pylint: disable=g-import-not-at-top
   label_map = {t: i for i, t in enumerate(label_list)}
   windows = []
-  with atomic_path(path) as tmp, tf.io.TFRecordWriter(tmp) as writer:
-    for i, s in enumerate(sentences):
-      ids = [label_map.get(t, 0) for t in s.tags]
-      for w in sentence_windows(s.tokens, ids, max_seq_length, doc_stride,
-                                tokenizer, example_index=i):
-        windows.append(w)
-        features = {name: _int_feature(getattr(w, name)) for name in (
-            "input_ids", "input_mask", "segment_ids", "label_ids",
-            "label_mask")}
-        features["example_index"] = _int_feature([w.example_index])
-        writer.write(tf.train.Example(features=tf.train.Features(
-            feature=features)).SerializeToString())
+  for i, s in enumerate(sentences):
+    ids = [label_map.get(t, 0) for t in s.tags]
+    windows.extend(sentence_windows(s.tokens, ids, max_seq_length,
+                                    doc_stride, tokenizer, example_index=i))
+  records.write_records(path, (dict(
+      {name: getattr(w, name) for name in SEQUENCE_FEATURES},
+      example_index=w.example_index) for w in windows))
   return windows
+
+
+def record_spec(seq_length):
+  import tensorflow as tf  # pylint: disable=g-import-not-at-top
+  return records.sequence_spec(seq_length, SEQUENCE_FEATURES,
+                               {"example_index": tf.int64})
 
 
 def input_fn_builder(path, seq_length, is_training, drop_remainder,
                      seed=None):
-  """input_fn(params) -> tf.data.Dataset of int32 feature dicts."""
-  import tensorflow as tf  # pylint: disable=g-import-not-at-top
-  spec = {name: tf.io.FixedLenFeature([seq_length], tf.int64) for name in (
-      "input_ids", "input_mask", "segment_ids", "label_ids", "label_mask")}
-  spec["example_index"] = tf.io.FixedLenFeature([], tf.int64)
-
-  def decode(record):
-    example = tf.io.parse_single_example(record, spec)
-    return {k: tf.cast(v, tf.int32) for k, v in example.items()}
-
-  def input_fn(params):
-    d = tf.data.TFRecordDataset(path)
-    if is_training:
-      d = d.repeat().shuffle(buffer_size=1000, seed=seed)
-    d = d.map(decode, num_parallel_calls=tf.data.AUTOTUNE)
-    return d.batch(params["batch_size"], drop_remainder=drop_remainder)
-  return input_fn
+  """input_fn(params) -> tf.data.Dataset of int32 feature dicts (training:
+  shuffled with a buffer of 1000)."""
+  return records.input_fn(path, record_spec(seq_length), seq_length,
+                          is_training, drop_remainder=drop_remainder,
+                          seed=seed, shuffle_buffer=1000)
 
 
 def merge_predictions(windows, predicted_ids, sentence_lengths):

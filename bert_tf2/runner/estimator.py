@@ -134,7 +134,7 @@ class Estimator(object):
 
   def train_and_evaluate(self, train_input_fn, eval_input_fn, max_steps,
                          every_n_steps, eval_steps=None, early_stopping=None,
-                         keep_best=False):
+                         keep_best=False, eval_fn=None):
     """Trains to `max_steps`, evaluating every `every_n_steps` on the way.
 
     Each evaluation runs on the weights of a checkpoint saved at that step
@@ -150,6 +150,10 @@ class Estimator(object):
       eval_steps: batches per evaluation (None: the whole eval input).
       early_stopping: a `runner.EarlyStopping` (metric, mode, patience).
       keep_best: keep the best evaluation's checkpoint in output_dir/best/.
+      eval_fn: None, or eval_fn(checkpoint) -> results dict (with
+        "global_step"): evaluates instead of the task's metrics over
+        eval_input_fn, e.g. NER's entity F1 from predictions (the caller
+        checks its early-stopping metric).
 
     Returns:
       self. `self.stopped_early` says whether early stopping ended training.
@@ -158,7 +162,7 @@ class Estimator(object):
       InputError: the early-stopping metric is not one evaluation produces
         (checked before training starts).
     """
-    if early_stopping is not None:
+    if early_stopping is not None and eval_fn is None:
       with self._strategy.scope():
         early_stopping.check_metric(periodic_eval.metric_names(self._task))
     periodic = periodic_eval.PeriodicEval(
@@ -175,6 +179,8 @@ class Estimator(object):
       return self
 
     def evaluate_now(checkpoint):
+      if eval_fn is not None:
+        return periodic.after_evaluation(eval_fn(checkpoint), checkpoint)
       results = self._evaluate(eval_input_fn, eval_steps, restore=False)
       return periodic.after_evaluation(results, checkpoint)
     return self._train(train_input_fn, max_steps,

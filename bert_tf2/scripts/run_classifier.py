@@ -19,6 +19,7 @@ raw strings or ids), --long_text=sliding_window, and the runner's flags
 from absl import flags
 
 from bert_tf2.common import cli
+from bert_tf2 import finetune
 import tokenization  # pylint: disable=unused-import  (--preserve_unused_tokens)
 from bert_tf2.classifier import flags as classifier_flags
 from bert_tf2.classifier import pipeline
@@ -29,7 +30,7 @@ classifier_flags.define_flags()
 
 
 def main(_):
-  pipeline.run(FLAGS)
+  pipeline.run(finetune.Settings.from_flags(FLAGS))
 
 
 def run():

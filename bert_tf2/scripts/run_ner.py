@@ -20,6 +20,7 @@ text. See docs/ner.md.
 from absl import flags
 
 from bert_tf2.common import cli
+from bert_tf2 import finetune
 import tokenization  # pylint: disable=unused-import  (--preserve_unused_tokens)
 from bert_tf2.ner import flags as ner_flags
 from bert_tf2.ner import pipeline
@@ -30,7 +31,7 @@ ner_flags.define_flags()
 
 
 def main(_):
-  pipeline.run(FLAGS)
+  pipeline.run(finetune.Settings.from_flags(FLAGS))
 
 
 def run():

@@ -1,0 +1,185 @@
+"""run_classifier.py's job: single-label classification and regression.
+
+Examples come from a registered processor (GLUE tasks, generic CSV/TSV);
+--long_text=sliding_window splits long documents into windows whose logits
+are averaged per document. Outputs: eval_results.txt (the driver),
+test_results.tsv (one line of class probabilities, or the regression value,
+per test example) and a raw-text SavedModel (--export_dir).
+"""
+
+import os
+
+import numpy as np
+
+from bert_tf2.common import InputError
+from bert_tf2.common import atomic_open
+from bert_tf2.common import padding
+from bert_tf2.classifier import features as features_lib
+from bert_tf2.classifier import long_text
+from bert_tf2.classifier import registry
+from bert_tf2.classifier.features import PaddingInputExample
+from bert_tf2.classifier.options import generic_options
+from bert_tf2.classifier.options import validate
+from bert_tf2.classifier.task import ClassifierTask
+from bert_tf2.finetune.job import Job
+from bert_tf2.runner.checkpoints import checkpoint_step
+
+
+def trim_padding_enabled(s):
+  """--trim_padding (default true); never with --use_tpu (static shapes)."""
+  return bool(s.trim_padding) and not s.use_tpu
+
+
+def pearson(x, y):
+  """Pearson correlation of two 1-D arrays (0.0 if either is constant, as
+  the streaming eval_pearson metric)."""
+  x = np.asarray(x, np.float64) - np.mean(x)
+  y = np.asarray(y, np.float64) - np.mean(y)
+  denominator = np.sqrt(np.sum(x * x) * np.sum(y * y))
+  return float(np.sum(x * y) / denominator) if denominator else 0.0
+
+
+def write_test_results(path, rows):
+  """One tab-separated line of class probabilities per example, atomically."""
+  with atomic_open(path, "w") as f:
+    for row in rows:
+      f.write("\t".join(str(x) for x in row) + "\n")
+
+
+def document_predictions(estimator, input_fn, num_examples):
+  """Runs predict; returns float64 logits [num_examples, num_labels].
+
+  Sliding windows are averaged per document; padding rows are dropped.
+  """
+  indexes, logits = [], []
+  for i, p in enumerate(estimator.predict(input_fn)):
+    if "is_real_example" in p and not int(p["is_real_example"]):
+      continue
+    indexes.append(int(p["example_index"]) if "example_index" in p else i)
+    logits.append(np.asarray(p["logits"], dtype=np.float64))
+  if not logits:
+    return np.zeros([0, 0])
+  return long_text.average_window_logits(indexes, np.stack(logits),
+                                         num_examples)
+
+
+class ClassifierJob(Job):
+  """Single-label classification or regression (see the module docstring)."""
+
+  def prepare(self):
+    s = self.settings
+    self.bert_config, self.tokenizer = validate(s)
+    self.processor = registry.get_processor(s.task_name, s.data_dir,
+                                            generic_options(s))
+    self.label_list = self.processor.get_labels()
+    self.regression = self.processor.is_regression
+    self.windows = s.long_text == "sliding_window"
+    self.examples = {}
+
+  def build_task(self):
+    s = self.settings
+    return ClassifierTask(self.bert_config, len(self.label_list),
+                          self.regression,
+                          use_one_hot_embeddings=bool(s.use_tpu),
+                          classifier_dropout_prob=s.classifier_dropout_prob)
+
+  def check_periodic_eval(self):
+    if self.windows:
+      raise InputError("--eval_every_n_steps is not supported with "
+                       "--long_text=sliding_window (document-level "
+                       "evaluation)")
+
+  def save_assets(self):
+    s = self.settings
+    if not s.do_train:
+      return
+    from bert_tf2.predict import assets  # pylint: disable=g-import-not-at-top
+    assets.save_assets(
+        s.output_dir, "classifier", s.bert_config_file, s.vocab_file,
+        do_lower_case=s.do_lower_case, max_seq_length=s.max_seq_length,
+        label_list=list(self.label_list), long_text=s.long_text,
+        doc_stride=s.doc_stride)
+
+  def record_spec(self):
+    return features_lib.record_spec(self.settings.max_seq_length,
+                                    self.regression, self.windows)
+
+  def input_options(self, training):
+    s = self.settings
+    trim = trim_padding_enabled(s)
+    return dict(trim_padding=trim,
+                buckets=padding.bucket_lengths(s.max_seq_length,
+                                               fine=not s.jit_compile),
+                group_by_length=training and trim and bool(s.group_by_length))
+
+  def write_records(self, split, path, pad_to=None):
+    s = self.settings
+    if split == "train":
+      examples = self.processor.get_train_examples(s.data_dir)
+      if not examples:
+        raise InputError("--data_dir=%s: the training set is empty" %
+                         s.data_dir)
+    elif split == "eval":
+      examples = self.processor.get_dev_examples(s.data_dir)
+    else:
+      examples = self.processor.get_test_examples(s.data_dir)
+    self.examples[split] = examples
+    examples = list(examples)
+    if pad_to and not self.windows:  # As the original (TPU only).
+      examples += [PaddingInputExample()] * (-len(examples) % pad_to)
+    if self.windows:
+      return long_text.write_windows(examples, self.label_list,
+                                     s.max_seq_length, s.doc_stride,
+                                     self.tokenizer, path)
+    return features_lib.file_based_convert_examples_to_features(
+        examples, self.label_list, s.max_seq_length, self.tokenizer, path)
+
+  def evaluate(self, estimator, input_fn, steps):
+    if not self.windows:
+      return estimator.evaluate(input_fn, steps=steps)
+    # Over documents (averaged window logits).
+    examples = self.examples["eval"]
+    logits = document_predictions(estimator, input_fn, len(examples))
+    labels = [features_lib.label_id_for(ex, self.label_list)
+              for ex in examples]
+    if self.regression:
+      predictions, labels = logits[:, 0], np.asarray(labels, np.float64)
+      loss = float(np.mean((predictions - labels) ** 2))
+      result = {"eval_loss": loss, "eval_pearson": pearson(predictions,
+                                                           labels),
+                "loss": loss}
+    else:
+      log_probs = np.log(long_text.softmax(logits))
+      per_example = -log_probs[np.arange(len(labels)), labels]
+      loss = float(per_example.mean())
+      result = {"eval_accuracy": float(np.mean(
+          np.argmax(logits, axis=-1) == labels)), "eval_loss": loss,
+                "loss": loss}
+    result["global_step"] = checkpoint_step(estimator.latest_checkpoint())
+    return result
+
+  def predict(self, estimator, input_fn):
+    examples = self.examples["predict"]
+    if self.windows:
+      logits = document_predictions(estimator, input_fn, len(examples))
+      rows = (logits[:, :1] if self.regression
+              else long_text.softmax(logits))
+    else:  # The model's own float32 outputs, as the original wrote them.
+      key = "predictions" if self.regression else "probabilities"
+      rows = [np.reshape(p[key], [-1]) for p in estimator.predict(input_fn)
+              if int(p.get("is_real_example", 1))]
+    if len(rows) != len(examples):
+      raise RuntimeError("predicted %d rows for %d examples" % (
+          len(rows), len(examples)))
+    write_test_results(os.path.join(self.settings.output_dir,
+                                    "test_results.tsv"),
+                       [np.asarray(r, dtype=np.float32) for r in rows])
+
+  def export(self, task, checkpoint):
+    s = self.settings
+    from bert_tf2.classifier import export  # pylint: disable=g-import-not-at-top
+    export.export_saved_model(
+        task, checkpoint, s.export_dir, s.vocab_file, s.do_lower_case,
+        s.max_seq_length, self.label_list,
+        trim_padding=trim_padding_enabled(s), long_text=s.long_text,
+        doc_stride=s.doc_stride)

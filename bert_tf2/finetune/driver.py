@@ -1,0 +1,162 @@
+"""The fine-tuning lifecycle, once for every task: `run(job)`.
+
+  start the strategy -> job.prepare (checks, no output) -> export and
+  periodic-evaluation checks -> output_dir, job.save_assets ->
+  train.tf_record -> Estimator -> eval.tf_record -> train (or train with
+  evaluation every --eval_every_n_steps: early stopping, best checkpoint)
+  -> evaluate (eval_results.txt) -> predict -> export the chosen checkpoint
+
+A job (finetune/job.py) supplies the task-specific parts; see
+docs/finetuning.md for the task list and how to add one.
+"""
+
+import os
+
+from absl import logging
+import tensorflow as tf
+
+from bert_tf2.common import InputError
+from bert_tf2 import runner
+from bert_tf2.finetune import records
+from bert_tf2.runner import checkpoints
+
+_SPLITS = ("train", "eval", "predict")
+
+
+def check_export_flags(s):
+  """Refuses a --export_dir that cannot be written, before any output.
+
+  Raises:
+    InputError: --export_dir exists and is not a SavedModel, or nothing
+      would be exported (no --do_train, no checkpoint in --output_dir and
+      no --init_checkpoint).
+  """
+  if not s.export_dir:
+    return
+  from bert_tf2.predict import serving  # pylint: disable=g-import-not-at-top
+  serving.check_export_dir(s.export_dir)
+  if (not s.do_train and not s.init_checkpoint and
+      not (tf.io.gfile.isdir(s.output_dir) and
+           checkpoints.latest_checkpoint(s.output_dir))):
+    raise InputError("--export_dir=%s: no checkpoint to export in "
+                     "--output_dir=%s (and no --init_checkpoint)"
+                     % (s.export_dir, s.output_dir))
+
+
+def checkpoint_to_export(s, latest, best=None):
+  """The checkpoint --export_dir exports: the best one when training kept
+  one (`best`), else the latest in --output_dir (`latest`), else
+  --init_checkpoint.
+
+  Raises:
+    InputError: there is none of them.
+  """
+  checkpoint = best or latest or s.init_checkpoint
+  if not checkpoint:
+    raise InputError("--export_dir=%s: no checkpoint to export in "
+                     "--output_dir=%s" % (s.export_dir, s.output_dir))
+  logging.info("Exporting %s%s as a SavedModel to %s",
+               "the best checkpoint " if best else "", checkpoint,
+               s.export_dir)
+  return checkpoint
+
+
+def periodic_eval_options(job, task, do_eval):
+  """(every_n_steps, EarlyStopping or None, keep_best), checked up front."""
+  s = job.settings
+  every, stopping, keep_best = runner.early_stopping_from_flags(s)
+  if every and not (s.do_train and do_eval):
+    raise InputError("--eval_every_n_steps=%d needs --do_train and --do_eval "
+                     "(evaluation runs on the dev set)" % every)
+  if every:
+    job.check_periodic_eval()
+  if stopping is not None:
+    stopping.check_metric(job.metric_names(task))
+  return every, stopping, keep_best
+
+
+def print_results(result):
+  print("".join("%s = %s\n" % (k, result[k]) for k in sorted(result)),
+        end="")
+
+
+class _Records(object):
+  """Writes a split's records and makes its input_fn."""
+
+  def __init__(self, job):
+    self.job = job
+    s = job.settings
+    self.seed = runner.data_seed(s)
+
+  def write(self, split, batch_size=None):
+    """(input_fn, record count, steps) of `split`; TPU eval/predict records
+    are padded to whole batches and run `steps` batches."""
+    s = self.job.settings
+    training = split == "train"
+    pad_to = batch_size if s.use_tpu and not training else None
+    path = os.path.join(s.output_dir, split + ".tf_record")
+    count = self.job.write_records(split, path, pad_to)
+    options = dict(drop_remainder=training or bool(s.use_tpu),
+                   seed=self.seed, shuffle_buffer=self.job.shuffle_buffer)
+    options.update(self.job.input_options(training))
+    input_fn = records.input_fn(path, self.job.record_spec(),
+                                s.max_seq_length, training, **options)
+    steps = count // batch_size if pad_to else None
+    return input_fn, count, steps
+
+
+def run(job):
+  """Trains / evaluates / predicts / exports `job` as its settings say."""
+  s = job.settings
+  runner.start_strategy(s)  # Before any other TensorFlow op (multi-worker).
+  job.prepare()
+  do_eval = "do_eval" in vars(s) and s.do_eval
+  if job.exports:
+    check_export_flags(s)
+  task = job.build_task()
+  every, stopping, keep_best = periodic_eval_options(job, task, do_eval)
+  tf.io.gfile.makedirs(s.output_dir)
+  config = runner.run_config_from_flags(s, runner.strategy_from_FLAGS(s))
+  checkpoints.refuse_other_model(s.output_dir, task)
+  job.save_assets()
+  splits = _Records(job)
+  num_train_steps = num_warmup_steps = None
+  if s.do_train:
+    train_input_fn, count, _ = splits.write("train")
+    num_train_steps = int(count / s.train_batch_size * s.num_train_epochs)
+    num_warmup_steps = int(num_train_steps * s.warmup_proportion)
+    logging.info("***** Running training ***** records=%d batch=%d "
+                 "steps=%d", count, s.train_batch_size, num_train_steps)
+  estimator = runner.estimator_from_flags(task, config, s, num_train_steps,
+                                          num_warmup_steps)
+  if do_eval:
+    eval_input_fn, count, eval_steps = splits.write("eval",
+                                                    s.eval_batch_size)
+    logging.info("***** Evaluation records ***** %d", count)
+  if s.do_train and every:
+    estimator.train_and_evaluate(
+        train_input_fn, eval_input_fn, max_steps=num_train_steps,
+        every_n_steps=every, eval_steps=eval_steps,
+        early_stopping=stopping, keep_best=keep_best,
+        eval_fn=(lambda unused_checkpoint: job.evaluate(
+            estimator, eval_input_fn, eval_steps)) if not job.task_metrics else None)
+  elif s.do_train:
+    estimator.train(train_input_fn, max_steps=num_train_steps)
+  if do_eval:
+    result = job.evaluate(estimator, eval_input_fn, eval_steps)
+    runner.write_eval_results(os.path.join(s.output_dir, job.results_file),
+                              result)
+    logging.info("***** Eval results *****")
+    for key in sorted(result):
+      logging.info("  %s = %s", key, result[key])
+    print_results(result)
+  if s.do_predict:
+    predict_input_fn, _, _ = splits.write("predict", s.predict_batch_size)
+    job.predict(estimator, predict_input_fn)
+  if job.exports and s.export_dir:
+    checkpoint = checkpoint_to_export(
+        s, estimator.latest_checkpoint(),
+        keep_best and runner.best_checkpoint(s.output_dir))
+    job.export(task, checkpoint)
+    print("SavedModel written to %s" % s.export_dir)
+  return estimator

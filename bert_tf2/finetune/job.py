@@ -1,0 +1,104 @@
+"""The `Job`: what one fine-tuning task tells the driver.
+
+The driver (finetune/driver.py) owns the lifecycle; a job answers a few
+questions about its task: which model (`build_task`), how its examples
+become fixed-length records (`record_spec`, `write_records`), how
+predictions become its metrics and output files (`evaluate`, `predict`),
+and what it exports (`export`). Everything has a default except
+`build_task`, `record_spec` and `write_records`.
+
+A minimal job (a complete classifier on one-column text files, without the
+checks and outputs a real task adds):
+
+    class TinyJob(finetune.Job):
+      def prepare(self):
+        s = self.settings
+        self.bert_config, self.tokenizer = setup_checks.\\
+            load_config_and_tokenizer(s.bert_config_file, s.vocab_file)
+      def build_task(self):
+        return ClassifierTask(self.bert_config, num_labels=2)
+      def record_spec(self):
+        return features.record_spec(self.settings.max_seq_length)
+      def write_records(self, split, path, pad_to=None):
+        examples = read_examples(self.settings.data_dir, split)
+        return features.file_based_convert_examples_to_features(
+            examples, ["0", "1"], self.settings.max_seq_length,
+            self.tokenizer, path)
+
+    driver.run(TinyJob(Settings.from_flags(FLAGS)))
+
+Model Garden's `base_task.Task` asks for ten methods (inputs, model, loss,
+metrics, train/validation steps, aggregation); here the runner owns the
+steps and the driver the lifecycle, so a job is records plus outputs.
+"""
+
+from bert_tf2.runner import periodic_eval
+
+
+class Job(object):
+  """Base class of the fine-tuning jobs; see the module docstring.
+
+  Attributes:
+    settings: the script's `finetune.Settings`.
+    shuffle_buffer: training shuffle buffer of `records.input_fn`.
+    results_file: where `driver.run` writes the --do_eval results.
+    exports: the job can write a SavedModel (--export_dir).
+    task_metrics: `evaluate` gives the task's metrics over the eval records
+      (the runner then evaluates them itself during training); False: the
+      driver calls `evaluate` for every periodic evaluation.
+  """
+  shuffle_buffer = 100
+  task_metrics = True
+  results_file = "eval_results.txt"
+  exports = True
+
+  def __init__(self, settings):
+    self.settings = settings
+
+  def prepare(self):
+    """Checks flags and files before anything is written (raise
+    InputError); loads what the job needs (config, tokenizer, labels)."""
+
+  def build_task(self):
+    """The `runner.Task` (model, loss, metrics, prediction outputs)."""
+    raise NotImplementedError("Job.build_task")
+
+  def metric_names(self, task):
+    """Names `evaluate` produces (checked against
+    --early_stopping_metric before any output)."""
+    return periodic_eval.metric_names(task)
+
+  def check_periodic_eval(self):
+    """Raise InputError if this configuration cannot evaluate during
+    training (called only with --eval_every_n_steps)."""
+
+  def save_assets(self):
+    """Writes what serving/prediction needs into --output_dir (training)."""
+
+  def record_spec(self):
+    """{name: tf.io.FixedLenFeature} of the records."""
+    raise NotImplementedError("Job.record_spec")
+
+  def input_options(self, training):
+    """Extra keyword arguments of `records.input_fn` (trim_padding,
+    buckets, group_by_length)."""
+    del training
+    return {}
+
+  def write_records(self, split, path, pad_to=None):
+    """Writes the records of `split` ("train", "eval" or "predict") to
+    `path`; returns their count. pad_to: pad with is_real_example=0
+    records to a multiple of this (TPU eval/predict), or None."""
+    raise NotImplementedError("Job.write_records")
+
+  def evaluate(self, estimator, input_fn, steps):
+    """Results dict of the eval records (default: the task's metrics)."""
+    return estimator.evaluate(input_fn, steps=steps)
+
+  def predict(self, estimator, input_fn):
+    """Writes the --do_predict outputs."""
+    del estimator, input_fn
+
+  def export(self, task, checkpoint):
+    """Writes a SavedModel of `checkpoint` to --export_dir."""
+    raise NotImplementedError("Job.export")
