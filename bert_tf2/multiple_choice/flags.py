@@ -1,13 +1,13 @@
 """Flags of run_multiple_choice.py: the shared fine-tuning flags (names and
 defaults of run_classifier.py, `runner.finetuning_flags`) and its own.
 
-`default_options(**overrides)` gives them as a namespace for tests and
-library use.
+`default_settings(**overrides)` gives them as `finetune.Settings` for tests
+and library use.
 """
 
-import types
-
 from absl import flags
+
+from bert_tf2.finetune import settings_with_defaults
 
 from bert_tf2.runner import finetuning_flags
 
@@ -35,19 +35,12 @@ def define_flags(flag_values=flags.FLAGS):
       "num_choices] -> probabilities, logits, label).", **fv)
 
 
-def default_options(**overrides):
-  """The flags with their defaults as a namespace (unknown names refused).
+def default_settings(**overrides):
+  """The flags with their defaults as Settings (unknown names refused).
 
   Example:
-    >>> o = default_options(data_dir="/d")
-    >>> o.max_seq_length, o.train_batch_size, o.learning_rate
+    >>> s = default_settings(data_dir="/d")
+    >>> s.max_seq_length, s.train_batch_size, s.learning_rate
     (128, 32, 5e-05)
   """
-  flag_values = flags.FlagValues()
-  define_flags(flag_values)
-  values = {name: flag_values[name].default for name in flag_values}
-  unknown = set(overrides) - set(values)
-  if unknown:
-    raise TypeError("unknown options: %s" % sorted(unknown))
-  values.update(overrides)
-  return types.SimpleNamespace(**values)
+  return settings_with_defaults(define_flags, **overrides)

@@ -53,11 +53,18 @@ class MultipleChoiceTask(Task):
   def update_metrics(self, metrics, features, outputs):
     labels = tf.cast(tf.reshape(features["label_ids"], [-1]), tf.int32)
     predicted = tf.argmax(outputs["logits"], axis=-1, output_type=tf.int32)
-    metrics["eval_loss"].update_state(outputs["per_example_loss"])
+    weights = None  # Padding records (TPU) count for nothing.
+    if "is_real_example" in features:
+      weights = tf.cast(features["is_real_example"], tf.float32)
+    metrics["eval_loss"].update_state(outputs["per_example_loss"],
+                                      sample_weight=weights)
     metrics["eval_accuracy"].update_state(
-        tf.cast(tf.equal(predicted, labels), tf.float32))
+        tf.cast(tf.equal(predicted, labels), tf.float32),
+        sample_weight=weights)
 
   def predict_outputs(self, model, features):
     logits = model(features, training=False)
-    return {"logits": logits,
-            "probabilities": tf.nn.softmax(logits, axis=-1)}
+    out = {"logits": logits, "probabilities": tf.nn.softmax(logits, axis=-1)}
+    if "is_real_example" in features:
+      out["is_real_example"] = features["is_real_example"]
+    return out

@@ -15,9 +15,11 @@ optional question, choices, label). See docs/multiple_choice.md.
 
 from absl import flags
 
+from bert_tf2 import finetune
 from bert_tf2.common import cli
+from bert_tf2.finetune import driver
 from bert_tf2.multiple_choice import flags as mc_flags
-from bert_tf2.multiple_choice import pipeline
+from bert_tf2.multiple_choice.job import MultipleChoiceJob
 
 FLAGS = flags.FLAGS
 
@@ -25,7 +27,7 @@ mc_flags.define_flags()
 
 
 def main(_):
-  pipeline.run(FLAGS)
+  driver.run(MultipleChoiceJob(finetune.Settings.from_flags(FLAGS)))
 
 
 def run():

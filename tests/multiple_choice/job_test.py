@@ -1,4 +1,4 @@
-"""End to end: run_multiple_choice's pipeline on a tiny learnable task.
+"""End to end: run_multiple_choice's job on the driver on a tiny learnable task.
 
 A JSONL task with 4 choices where the right choice is the one holding the
 word "alpha"; a 2-layer hidden-32 BERT from scratch learns it in a few
@@ -17,7 +17,8 @@ import tensorflow as tf
 
 from bert_tf2.common import InputError
 from bert_tf2.multiple_choice import flags as mc_flags
-from bert_tf2.multiple_choice import pipeline
+from bert_tf2.finetune import driver
+from bert_tf2.multiple_choice.job import MultipleChoiceJob
 from tests.classifier import tiny_task
 
 NUM_TEST = 11
@@ -61,13 +62,13 @@ def trained(tmp_path_factory):
   config_file = os.path.join(root, "bert_config.json")
   with open(config_file, "w") as f:
     json.dump(tiny_task.CONFIG, f)
-  options = mc_flags.default_options(
+  options = mc_flags.default_settings(
       data_dir=data_dir, vocab_file=vocab_file, bert_config_file=config_file,
       output_dir=os.path.join(root, "out"), do_train=True, do_eval=True,
       do_predict=True, max_seq_length=16, train_batch_size=16,
       learning_rate=2e-3, num_train_epochs=4.0, save_checkpoints_steps=100,
       classifier_dropout_prob=0.0, export_dir=os.path.join(root, "export"))
-  pipeline.run(options)
+  driver.run(MultipleChoiceJob(options))
   return options, test
 
 
@@ -106,4 +107,4 @@ def test_bad_row_names_file_and_line(tmp_path, trained):
              do_eval=False, do_predict=False, export_dir=None)
   with pytest.raises(InputError, match=r"train.jsonl: line 2: label 2 is "
                      r"outside the 2 choices"):
-    pipeline.run(mc_flags.default_options(**bad))
+    driver.run(MultipleChoiceJob(mc_flags.default_settings(**bad)))
