@@ -1,10 +1,10 @@
 """Flags of run_embedding.py: the shared fine-tuning flags (names and
-defaults of run_classifier.py) and its own. `default_options(**overrides)`
-gives them as a namespace for tests and library use."""
-
-import types
+defaults of run_classifier.py) and its own. `default_settings(**overrides)`
+gives them as `finetune.Settings` for tests and library use."""
 
 from absl import flags
+
+from bert_tf2.finetune import settings_with_defaults
 
 from bert_tf2.embedding import pooling
 from bert_tf2.runner import finetuning_flags
@@ -37,19 +37,12 @@ def define_flags(flag_values=flags.FLAGS):
       "'serving_default' (raw strings text [batch] -> embeddings).", **fv)
 
 
-def default_options(**overrides):
-  """The flags with their defaults as a namespace (unknown names refused).
+def default_settings(**overrides):
+  """The flags with their defaults as Settings (unknown names refused).
 
   Example:
-    >>> o = default_options(data_dir="/d")
-    >>> o.pooling, o.scale, o.train_batch_size
+    >>> s = default_settings(data_dir="/d")
+    >>> s.pooling, s.scale, s.train_batch_size
     ('mean', 20.0, 32)
   """
-  flag_values = flags.FlagValues()
-  define_flags(flag_values)
-  values = {name: flag_values[name].default for name in flag_values}
-  unknown = set(overrides) - set(values)
-  if unknown:
-    raise TypeError("unknown options: %s" % sorted(unknown))
-  values.update(overrides)
-  return types.SimpleNamespace(**values)
+  return settings_with_defaults(define_flags, **overrides)

@@ -14,9 +14,11 @@ pairs, a raw-string SavedModel of the encoder. See docs/embedding.md.
 
 from absl import flags
 
+from bert_tf2 import finetune
 from bert_tf2.common import cli
+from bert_tf2.finetune import driver
 from bert_tf2.embedding import flags as embedding_flags
-from bert_tf2.embedding import pipeline
+from bert_tf2.embedding.job import EmbeddingJob
 
 FLAGS = flags.FLAGS
 
@@ -24,7 +26,7 @@ embedding_flags.define_flags()
 
 
 def main(_):
-  pipeline.run(FLAGS)
+  driver.run(EmbeddingJob(finetune.Settings.from_flags(FLAGS)))
 
 
 def run():

@@ -1,4 +1,4 @@
-"""End to end: run_embedding's pipeline on a tiny learnable retrieval task.
+"""End to end: run_embedding's job on the driver on a tiny learnable retrieval task.
 
 Anchors are two rare words; the positive is a sentence holding both among
 other words. A 2-layer BERT from scratch with in-batch negatives learns to
@@ -17,7 +17,8 @@ import tensorflow as tf
 
 from bert_tf2.common import InputError
 from bert_tf2.embedding import flags as embedding_flags
-from bert_tf2.embedding import pipeline
+from bert_tf2.embedding.job import EmbeddingJob
+from bert_tf2.finetune import driver
 from tests.classifier import tiny_task
 
 pytestmark = pytest.mark.slow  # ~20 s of training on 2 loaded cores
@@ -56,13 +57,13 @@ def trained(tmp_path_factory):
   config_file = os.path.join(root, "bert_config.json")
   with open(config_file, "w") as f:
     json.dump(tiny_task.CONFIG, f)
-  options = embedding_flags.default_options(
+  options = embedding_flags.default_settings(
       data_dir=data_dir, vocab_file=vocab_file, bert_config_file=config_file,
       output_dir=os.path.join(root, "out"), do_train=True, do_eval=True,
       do_predict=True, max_seq_length=12, train_batch_size=16,
       learning_rate=1e-3, num_train_epochs=3.0, save_checkpoints_steps=100,
       export_dir=os.path.join(root, "export"))
-  pipeline.run(options)
+  driver.run(EmbeddingJob(options))
   return options, test
 
 
@@ -110,4 +111,4 @@ def test_uneven_negatives_name_file_and_line(tmp_path, trained):
              do_eval=False, do_predict=False, export_dir=None)
   with pytest.raises(InputError, match=r"train.jsonl: line 2: every line "
                      r"needs a \"negative\" or none does"):
-    pipeline.run(embedding_flags.default_options(**bad))
+    driver.run(EmbeddingJob(embedding_flags.default_settings(**bad)))
