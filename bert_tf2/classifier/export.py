@@ -38,6 +38,7 @@ from bert_tf2.common import padding
 from bert_tf2.classifier.serving_inputs import build_inputs
 from bert_tf2.classifier.serving_inputs import pair_lengths  # pylint: disable=unused-import
 from bert_tf2.classifier.serving_inputs import sliding_windows
+from bert_tf2.common import raw_text_serving
 from bert_tf2.common import saved_model
 from bert_tf2.finetune import driver
 from tokenization.tf_text import InGraphTokenizer
@@ -48,8 +49,10 @@ class ClassifierServer(tf.Module):
 
   def __init__(self, model, tokenizer, max_seq_length, label_list,
                cls_id, sep_id, regression=False, trim_padding=True,
-               long_text="truncate", doc_stride=128, multi_label=False):
+               long_text="truncate", doc_stride=128, multi_label=False,
+               chunk_size=raw_text_serving.DEFAULT_CHUNK_SIZE):
     super().__init__(name="classifier_server")
+    self.chunk_size = int(chunk_size)
     self.multi_label = bool(multi_label)
     if long_text not in ("truncate", "sliding_window"):
       raise InputError("long_text=%r: expected truncate or sliding_window"
@@ -69,7 +72,7 @@ class ClassifierServer(tf.Module):
     self.labels = tf.constant([str(x) for x in label_list])
     self.cls_id, self.sep_id = int(cls_id), int(sep_id)
     ids_spec = tf.TensorSpec([None, self.max_seq_length], tf.int32)
-    text_spec = tf.TensorSpec([None], tf.string)
+    text_spec = raw_text_serving.TEXT_SPEC
     self.serve_ids = tf.function(
         self._serve_ids, input_signature=[ids_spec] * 3)
     self.serve_text = tf.function(self._serve_text,
@@ -78,8 +81,15 @@ class ClassifierServer(tf.Module):
                                   input_signature=[text_spec] * 2)
 
   def _logits(self, input_ids, input_mask, segment_ids):
-    if self.trim_padding:  # The batch's longest sequence (same outputs).
-      length = padding.longest_length(input_mask)
+    """The model's logits, chunk_size rows per call (bounded memory)."""
+    return raw_text_serving.call_in_chunks(
+        self._chunk_logits, (input_ids, input_mask, segment_ids),
+        self.chunk_size)
+
+  def _chunk_logits(self, inputs):
+    input_ids, input_mask, segment_ids = inputs
+    if self.trim_padding:  # The chunk's longest sequence (same outputs).
+      length = tf.maximum(padding.longest_length(input_mask), 1)
       input_ids, input_mask, segment_ids = (
           t[:, :length] for t in (input_ids, input_mask, segment_ids))
     return self.model({"input_ids": input_ids, "input_mask": input_mask,
@@ -103,6 +113,10 @@ class ClassifierServer(tf.Module):
     return self._outputs(input_ids, input_mask, segment_ids)
 
   def _serve_pair(self, text_a, text_b):
+    return self._pair(*raw_text_serving.check_text_inputs(
+        text_a, text_b, names=["text_a", "text_b"]))
+
+  def _pair(self, text_a, text_b):
     ids_a = self.tokenizer.tokenize(text_a)
     ids_b = self.tokenizer.tokenize(text_b)
     if not self.sliding_window:
@@ -121,7 +135,8 @@ class ClassifierServer(tf.Module):
     return outputs
 
   def _serve_text(self, text_a):
-    return self._serve_pair(text_a, tf.fill(tf.shape(text_a), ""))
+    text_a, = raw_text_serving.check_text_inputs(text_a, names=["text_a"])
+    return self._pair(text_a, tf.fill(tf.shape(text_a), ""))
 
 
 # The up-front export checks and the choice of checkpoint are the driver's

@@ -69,8 +69,16 @@ def write_saved_model(module, export_dir, signatures, what="export_dir",
   for name, text in (extra_files or {}).items():
     with tf.io.gfile.GFile(os.path.join(tmp, name), "w") as f:
       f.write(text)
+  # The previous export is moved aside, not deleted, until the new one is
+  # in place: a kill at any point leaves a complete SavedModel at
+  # export_dir, or (between the two renames) at export_dir + ".old-export".
+  old = export_dir + ".old-export"
   if tf.io.gfile.exists(export_dir):
-    tf.io.gfile.rmtree(export_dir)
+    if tf.io.gfile.exists(old):
+      tf.io.gfile.rmtree(old)
+    tf.io.gfile.rename(export_dir, old)
   tf.io.gfile.rename(tmp, export_dir)
+  if tf.io.gfile.exists(old):
+    tf.io.gfile.rmtree(old)
   logging.info("SavedModel written to %s", export_dir)
   return export_dir

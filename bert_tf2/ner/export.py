@@ -29,6 +29,7 @@ import unicodedata
 
 import tensorflow as tf
 
+from bert_tf2.common import raw_text_serving
 from bert_tf2.common import saved_model
 from bert_tf2.ner import schemes
 from tokenization import packing
@@ -38,8 +39,10 @@ from tokenization.tf_text import InGraphTokenizer
 class NerServer(tf.Module):
   """Holds the model, tokenizer and tags; its functions are the signatures."""
 
-  def __init__(self, model, tokenizer, max_seq_length, label_list):
+  def __init__(self, model, tokenizer, max_seq_length, label_list,
+               chunk_size=raw_text_serving.DEFAULT_CHUNK_SIZE):
     super().__init__(name="ner_server")
+    self.chunk_size = int(chunk_size)
     self.model = model
     self.tokenizer = tokenizer
     self.max_seq_length = int(max_seq_length)
@@ -48,11 +51,14 @@ class NerServer(tf.Module):
     self.serve_ids = tf.function(self._serve_ids,
                                  input_signature=[ids_spec] * 3)
     self.serve_text = tf.function(
-        self._serve_text, input_signature=[tf.TensorSpec([None], tf.string)])
+        self._serve_text, input_signature=[raw_text_serving.TEXT_SPEC])
 
   def _logits(self, input_ids, input_mask, segment_ids):
-    return self.model({"input_ids": input_ids, "input_mask": input_mask,
-                       "segment_ids": segment_ids}, training=False)
+    """The model's logits, chunk_size rows per call (bounded memory)."""
+    return raw_text_serving.call_in_chunks(
+        lambda inputs: self.model(inputs, training=False),
+        {"input_ids": input_ids, "input_mask": input_mask,
+         "segment_ids": segment_ids}, self.chunk_size)
 
   def _serve_ids(self, input_ids, input_mask, segment_ids):
     logits = self._logits(input_ids, input_mask, segment_ids)
@@ -60,6 +66,7 @@ class NerServer(tf.Module):
             "probabilities": tf.nn.softmax(logits, axis=-1)}
 
   def _serve_text(self, text):
+    text, = raw_text_serving.check_text_inputs(text)
     words = self.tokenizer.split_words(text)            # [batch, (words)]
     pieces = self.tokenizer._wordpiece.tokenize(words)  # pylint: disable=protected-access
     counts = pieces.row_lengths(axis=2)                  # [batch, (words)]

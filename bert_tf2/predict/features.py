@@ -28,6 +28,7 @@ import numpy as np
 import tensorflow as tf
 
 import modeling
+from bert_tf2.common import raw_text_serving
 from bert_tf2.feature_extraction import examples as examples_lib
 from bert_tf2.feature_extraction.extractor import parse_layers
 from bert_tf2.predict import base
@@ -133,18 +134,28 @@ def pool(outputs):
 class FeatureServer(tf.Module):
   """The encoder and an in-graph tokenizer; raw-string signatures."""
 
-  def __init__(self, encoder, tokenizer):
+  def __init__(self, encoder, tokenizer,
+               chunk_size=raw_text_serving.DEFAULT_CHUNK_SIZE):
     super().__init__(name="feature_server")
     self.model = encoder.model
     self.tokenizer = tokenizer
-    self._forward = encoder._forward  # pylint: disable=protected-access
+    self._encoder_forward = encoder._forward  # pylint: disable=protected-access
+    self.chunk_size = int(chunk_size)
     self.max_seq_length = encoder.max_seq_length
-    text = tf.TensorSpec([None], tf.string)
+    text = raw_text_serving.TEXT_SPEC
     self.serve_text = tf.function(self._serve_text, input_signature=[text])
     self.serve_pair = tf.function(self._serve_pair,
                                   input_signature=[text, text])
 
+  def _forward(self, input_ids, input_mask, segment_ids):
+    """The vectors, chunk_size rows per model call (bounded memory)."""
+    return raw_text_serving.call_in_chunks(
+        lambda x: self._encoder_forward(*x),
+        (input_ids, input_mask, segment_ids), self.chunk_size)
+
   def _serve_pair(self, text_a, text_b):
+    text_a, text_b = raw_text_serving.check_text_inputs(
+        text_a, text_b, names=["text_a", "text_b"])
     # An empty text_b is a single text, as in convert_example.
     ids_b = self.tokenizer.tokenize(text_b)
     single = self.tokenizer.bert_inputs(text_a, None, self.max_seq_length)
@@ -155,6 +166,7 @@ class FeatureServer(tf.Module):
                          inputs["segment_ids"])
 
   def _serve_text(self, text):
+    text, = raw_text_serving.check_text_inputs(text)
     inputs = self.tokenizer.bert_inputs(text, None, self.max_seq_length)
     return self._forward(inputs["input_ids"], inputs["input_mask"],
                          inputs["segment_ids"])

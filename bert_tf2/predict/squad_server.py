@@ -27,6 +27,7 @@ the Python path. Steps (all batched, [batch] = number of questions):
 import tensorflow as tf
 
 from bert_tf2.common import InputError
+from bert_tf2.common import raw_text_serving
 from bert_tf2.predict import squad_windows as windows_lib
 from bert_tf2.squad.postprocess import NO_CANDIDATE_SCORE_DIFF
 
@@ -47,8 +48,10 @@ class SquadServer(tf.Module):
 
   def __init__(self, model, tokenizer, max_seq_length, max_query_length,
                n_best_size, max_answer_length, version_2_with_negative,
-               null_score_diff_threshold, doc_stride=128):
+               null_score_diff_threshold, doc_stride=128,
+               chunk_size=raw_text_serving.DEFAULT_CHUNK_SIZE):
     super().__init__(name="squad_server")
+    self.chunk_size = int(chunk_size)
     if max_seq_length - 3 - max_query_length < 1 or doc_stride < 1:
       raise InputError(
           "max_seq_length=%d, max_query_length=%d, doc_stride=%d: no room "
@@ -64,7 +67,7 @@ class SquadServer(tf.Module):
     self.max_answer_length = int(max_answer_length)
     self.version_2 = bool(version_2_with_negative)
     self.threshold = float(null_score_diff_threshold)
-    text = tf.TensorSpec([None], tf.string)
+    text = raw_text_serving.TEXT_SPEC
     self.serve = tf.function(self._serve, input_signature=[text, text])
 
   def _words(self, context):
@@ -123,6 +126,8 @@ class SquadServer(tf.Module):
     return tf.where(trim, trimmed, whole)
 
   def _serve(self, question, context):
+    question, context = raw_text_serving.check_text_inputs(
+        question, context, names=["question", "context"])
     words = self._words(context)
     doc, per_piece, aligned = windows_lib.context_pieces(words,
                                                          self.tokenizer)
@@ -130,7 +135,10 @@ class SquadServer(tf.Module):
     inputs, example, start, length, offset = windows_lib.doc_stride_windows(
         query, doc, self.max_seq_length, self.doc_stride,
         self.tokenizer.cls_id, self.tokenizer.sep_id)
-    start_logits, end_logits = self.model(inputs, training=False)
+    # Every window of the batch, chunk_size windows per model call.
+    start_logits, end_logits = raw_text_serving.call_in_chunks(
+        lambda x: tuple(self.model(x, training=False)), inputs,
+        self.chunk_size)
     relative = (tf.range(self.max_seq_length, dtype=tf.int64)[tf.newaxis] -
                 offset[:, tf.newaxis])
     in_doc = (relative >= 0) & (relative < length[:, tf.newaxis])

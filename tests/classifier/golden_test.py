@@ -56,14 +56,16 @@ def test_features_and_processors_match_original(tmp_path):
     for i, ex in enumerate(examples):
       f = convert_single_example(i, ex, LABELS, n, tokenizer)
       got.append([f.input_ids, f.input_mask, f.segment_ids, f.label_id])
+    assert len(want["features"][str(n)]) == len(EXAMPLES), n
     assert got == want["features"][str(n)], n
 
   for task, data_dir in task_dirs.items():
     proc = registry.get_processor(task)
     assert proc.get_labels() == want["tasks"][task]["labels"]
-    for split in ("train", "dev", "test"):
-      if split not in want["tasks"][task]:
-        continue
+    splits = [s for s in ("train", "dev", "test") if s in want["tasks"][task]]
+    assert splits, task  # The original read something of every task.
+    for split in splits:
       got = [[e.guid, e.text_a, e.text_b, e.label] for e in
              getattr(proc, "get_%s_examples" % split)(data_dir)]
+      assert want["tasks"][task][split], (task, split)  # Not empty.
       assert got == want["tasks"][task][split], (task, split)

@@ -3,7 +3,6 @@
 import io
 import os
 import sys
-import time
 
 import pytest
 
@@ -17,33 +16,43 @@ def _script(tmp_path, name, body):
   return str(path)
 
 
-def test_tracks_run_side_by_side_each_in_order(tmp_path, monkeypatch):
-  monkeypatch.setattr(quickstart_stages, "REPORT_EVERY_SECS", 0.5)
+# A stage: appends "<name> start" to the stamp file, creates <name>.started,
+# waits (a bounded poll, failing with a message) for the stage named by
+# argv[2] to have started, then appends "<name> end".
+_STAGE = """import os, sys, time
+name, wait_for, stamp = sys.argv[1:4]
+folder = os.path.dirname(stamp)
+open(stamp, "a").write(name + " start\\n")
+open(os.path.join(folder, name + ".started"), "w").close()
+for _ in range(6000):
+  if wait_for == "-" or os.path.exists(os.path.join(folder,
+                                                    wait_for + ".started")):
+    break
+  time.sleep(0.01)  # Polling a file, not timing.
+else:
+  sys.exit(name + ": " + wait_for + " never started")
+open(stamp, "a").write(name + " end\\n")
+"""
+
+
+def test_tracks_run_side_by_side_each_in_order(tmp_path):
   stamp = str(tmp_path / "stamps")
-  # Each stage appends "<name> start/end <time>"; "slow" stages sleep 1.5 s.
-  body = ("import sys, time\n"
-          "name, secs = sys.argv[1], float(sys.argv[2])\n"
-          "open(%r, 'a').write('%%s start %%f\\n' %% (name, time.time()))\n"
-          "time.sleep(secs)\n"
-          "open(%r, 'a').write('%%s end %%f\\n' %% (name, time.time()))\n"
-          % (stamp, stamp))
-  script = _script(tmp_path, "stage", body)
-  after = []
-  tracks = [[Stage("1", "a1", [script, "a1", "0.2"],
-                   after=lambda: after.append(time.time())),
-             Stage("2", "a2", [script, "a2", "0.2"])],
-            [Stage("b", "b1", [script, "b1", "1.5"])]]
+  script = _script(tmp_path, "stage", _STAGE)
+  # a1 waits for b1 and b1 for a2: run one track after the other and a
+  # stage waits for one that never starts.
+  tracks = [[Stage("1", "a1", [script, "a1", "b1", stamp],
+                   after=lambda: open(stamp, "a").write("hook\n")),
+             Stage("2", "a2", [script, "a2", "-", stamp])],
+            [Stage("b", "b1", [script, "b1", "a2", stamp])]]
   out, times = io.StringIO(), []
   quickstart_stages.run_tracks(tracks, str(tmp_path), times, out=out)
-  events = {}
   with open(stamp) as f:
-    for line in f:
-      name, what, when = line.split()
-      events[(name, what)] = float(when)
-  # b1 ran while a1 and a2 did; a2 started after a1 ended and its hook ran.
-  assert events[("b1", "start")] < events[("a1", "end")]
-  assert events[("a2", "start")] < events[("b1", "end")]
-  assert events[("a1", "end")] <= after[0] <= events[("a2", "start")]
+    events = f.read().split("\n")
+  # a2 started after a1 ended and its hook ran; b1 ran meanwhile.
+  assert events.index("a1 end") < events.index("hook") < events.index(
+      "a2 start")
+  assert events.index("b1 start") < events.index("a2 start") < events.index(
+      "b1 end")
   assert sorted(label for label, _, _ in times) == ["1", "2", "b"]
   text = out.getvalue()
   for label in ("1", "2", "b"):
@@ -56,17 +65,22 @@ def test_a_failed_stage_stops_the_other_track(tmp_path, capsys):
   fail = _script(tmp_path, "fail", "import sys\nprint('bad input')\n"
                  "sys.exit(3)\n")
   marker = tmp_path / "finished"
-  slow = _script(tmp_path, "slow", "import time\ntime.sleep(30)\n"
-                 "open(%r, 'w').write('x')\n" % str(marker))
+  # Waits for a file that never comes (bounded), then writes the marker.
+  slow = _script(tmp_path, "slow", "import os, time\n"
+                 "for _ in range(12000):\n"
+                 "  if os.path.exists(%r): break\n"
+                 "  time.sleep(0.01)\n"
+                 "open(%r, 'w').write('x')\n"
+                 % (str(tmp_path / "release"), str(marker)))
   never = tmp_path / "never"
   tracks = [[Stage("1", "fails", [fail]),
              Stage("2", "never runs", ["-c", "open(%r, 'w')" % str(never)])],
             [Stage("b", "slow", [slow])]]
-  start = time.time()
   with pytest.raises(SystemExit) as e:
     quickstart_stages.run_tracks(tracks, str(tmp_path), [], out=sys.stdout)
-  assert time.time() - start < 20  # The slow stage was stopped.
   assert "stage 1 (fail.py) failed with exit code 3" in str(e.value.code)
   assert "| bad input" in capsys.readouterr().out
-  time.sleep(0.5)
+  # run_tracks stopped the slow stage and waited for it: released now, it
+  # cannot write the marker any more.
+  (tmp_path / "release").write_text("")
   assert not marker.exists() and not never.exists()

