@@ -9,7 +9,7 @@ Signature (batch and number of choices free):
 Each (context, choice) pair is tokenized in graph and built exactly as
 `features.convert_example` (longest-first pair truncation). A question, if
 any, goes at the end of the context (as the Python path does). The serving
-contract of `bert_tf2.common.raw_text`: an empty batch gives empty outputs,
+contract of `bert_tf2.common.raw_text_serving`: an empty batch gives empty outputs,
 a context that is not 1-D or choices that are not 2-D are refused, invalid
 UTF-8 is refused naming the input, big batches run in chunks.
 
@@ -24,7 +24,7 @@ import tensorflow as tf
 
 from bert_tf2.classifier.serving_inputs import build_inputs
 from bert_tf2.common import padding
-from bert_tf2.common import raw_text
+from bert_tf2.common import raw_text_serving
 from bert_tf2.common import saved_model
 from tokenization.tf_text import InGraphTokenizer
 
@@ -40,19 +40,20 @@ class MultipleChoiceServer(tf.Module):
     self.max_seq_length = int(max_seq_length)
     self.chunk_size = int(chunk_size)
     self.serve = tf.function(
-        self._serve, input_signature=[raw_text.TEXT_SPEC,
-                                      raw_text.TEXT_SPEC])
+        self._serve, input_signature=[raw_text_serving.TEXT_SPEC,
+                                      raw_text_serving.TEXT_SPEC])
 
-  def _logits(self, input_ids, input_mask, segment_ids):
+  def _logits(self, inputs):
+    input_ids, input_mask, segment_ids = inputs
     length = tf.maximum(padding.longest_length(
         tf.reshape(input_mask, [-1, self.max_seq_length])), 2)
     feats = {"input_ids": input_ids[:, :, :length],
              "input_mask": input_mask[:, :, :length],
              "segment_ids": segment_ids[:, :, :length]}
-    return (self.model(feats, training=False),)
+    return self.model(feats, training=False)
 
   def _serve(self, context, choices):
-    context = raw_text.check_utf8(context, "context")
+    context, = raw_text_serving.check_text_inputs(context, names=["context"])
     check = tf.debugging.Assert(
         tf.equal(tf.rank(choices), 2) &
         tf.equal(tf.shape(choices)[0], tf.size(context)),
@@ -62,7 +63,8 @@ class MultipleChoiceServer(tf.Module):
     with tf.control_dependencies([check]):
       shape = tf.shape(choices)
     num_choices = shape[1]
-    flat_choices = raw_text.check_utf8(tf.reshape(choices, [-1]), "choices")
+    flat_choices, = raw_text_serving.check_text_inputs(
+        tf.reshape(choices, [-1]), names=["choices"])
     flat_context = tf.repeat(context, num_choices)
     inputs = build_inputs(self.tokenizer.tokenize(flat_context),
                           self.tokenizer.tokenize(flat_choices),
@@ -70,13 +72,8 @@ class MultipleChoiceServer(tf.Module):
                           self.tokenizer.sep_id)
     inputs = [tf.reshape(t, [-1, num_choices, self.max_seq_length])
               for t in inputs]
-    # map_fn cannot stack zero rows of unknown width: the empty batch
-    # takes its own branch.
-    logits = tf.cond(
-        tf.size(context) > 0,
-        lambda: raw_text.map_in_chunks(self._logits, inputs, self.chunk_size,
-                                       [tf.TensorSpec([None], tf.float32)])[0],
-        lambda: tf.zeros([0, num_choices], tf.float32))
+    logits = raw_text_serving.call_in_chunks(self._logits, tuple(inputs),
+                                             self.chunk_size)
     return {"probabilities": tf.nn.softmax(logits, axis=-1),
             "logits": logits,
             "label": tf.argmax(logits, axis=-1, output_type=tf.int32)}

@@ -32,8 +32,8 @@ def test_saved_model_equals_encode_and_serving_contract(tmp_path):
                              atol=1e-6)
   assert serve(text=tf.constant([], tf.string))["embeddings"].shape == (0, 8)
   with pytest.raises(tf.errors.InvalidArgumentError,
-                     match="text: expected a 1-D batch"):
+                     match="text must be a vector \\(rank 1\\)"):
     serve(text=tf.constant([["a"]]))
   with pytest.raises(tf.errors.InvalidArgumentError,
-                     match="text: invalid UTF-8"):
+                     match="text is not valid UTF-8"):
     serve(text=tf.constant(["a", b"\xc3"]))

@@ -78,10 +78,10 @@ def test_serving_contract(exported):
                      match="choices: expected a \\[batch, num_choices\\]"):
     serve(context=tf.constant(["a"]), choices=tf.constant(["a", "b"]))
   with pytest.raises(tf.errors.InvalidArgumentError,
-                     match="context: expected a 1-D batch"):
+                     match="context must be a vector \\(rank 1\\)"):
     serve(context=tf.constant([["a"]]), choices=tf.constant([["a", "b"]]))
   with pytest.raises(tf.errors.InvalidArgumentError,
-                     match="choices: invalid UTF-8 in items\\] \\[1\\]"):
+                     match="choices is not valid UTF-8 at positions\\] \\[1\\]"):
     serve(context=tf.constant(["a"]), choices=tf.constant([["a", b"\xff"]]))
 
 
