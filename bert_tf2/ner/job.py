@@ -1,0 +1,203 @@
+"""run_ner.py's job: named-entity tagging of CoNLL files.
+
+Sentences longer than a window are split into overlapping windows
+(--doc_stride) and merged back; evaluation is conlleval's entity
+precision/recall/F1 over the merged tags, during training too
+(--eval_every_n_steps, early stopping, best checkpoint). Outputs:
+label_list.txt, eval_results.txt + eval_predictions.txt (dev),
+test_predictions.txt (+ test_results.txt when the test file has tags) and
+a raw-text SavedModel (--export_dir).
+"""
+
+import os
+
+from absl import logging
+import numpy as np
+import tensorflow as tf
+
+from bert_tf2.common import InputError
+from bert_tf2.common import atomic_open
+from bert_tf2.common import atomic_write_text
+from bert_tf2.common import cli
+from bert_tf2.common import setup_checks
+from bert_tf2.finetune.driver import print_results
+from bert_tf2.finetune.job import Job
+from bert_tf2.ner import features as features_lib
+from bert_tf2.ner import metrics as metrics_lib
+from bert_tf2.ner import reader
+from bert_tf2.ner import schemes
+from bert_tf2.ner.task import NerTask
+from bert_tf2.runner.checkpoints import checkpoint_step
+from bert_tf2.runner.results import write_eval_results
+
+LABELS_FILE = "label_list.txt"
+
+
+def validate(s):
+  """Checks flags and files up front; returns (bert_config, tokenizer)."""
+  if not (s.do_train or s.do_eval or s.do_predict or s.export_dir):
+    raise InputError("At least one of --do_train, --do_eval, --do_predict "
+                     "or --export_dir must be set")
+  for flag in ("data_dir", "output_dir"):
+    if not getattr(s, flag):
+      raise InputError("--%s is required" % flag)
+  if not tf.io.gfile.isdir(s.data_dir):
+    raise InputError("--data_dir=%s: not a directory" % s.data_dir)
+  if not 0 <= s.classifier_dropout_prob < 1:
+    raise InputError("--classifier_dropout_prob=%s: must be in [0, 1)" %
+                     s.classifier_dropout_prob)
+  cli.require_file("bert_config_file", s.bert_config_file)
+  cli.require_file("vocab_file", s.vocab_file)
+  if s.max_seq_length < 3:
+    raise InputError("--max_seq_length=%d: must be at least 3" %
+                     s.max_seq_length)
+  bert_config, tokenizer = setup_checks.load_config_and_tokenizer(
+      s.bert_config_file, s.vocab_file, do_lower_case=s.do_lower_case,
+      init_checkpoint=s.init_checkpoint, max_seq_length=s.max_seq_length,
+      check_casing=False, required_tokens=("[CLS]", "[SEP]", "[UNK]"))
+  if not 1 <= s.doc_stride <= s.max_seq_length - 2:
+    raise InputError("--doc_stride=%d: must be in [1, max_seq_length - 2 = "
+                     "%d]" % (s.doc_stride, s.max_seq_length - 2))
+  for flag in ("train_batch_size", "eval_batch_size", "predict_batch_size"):
+    if getattr(s, flag) < 1:
+      raise InputError("--%s=%d: must be >= 1" % (flag, getattr(s, flag)))
+  return bert_config, tokenizer
+
+
+def write_predictions(path, sentences, predicted_tags):
+  """CoNLL `token gold predicted` lines, blank between sentences."""
+  with atomic_open(path, "w") as f:
+    for s, tags in zip(sentences, predicted_tags):
+      for token, gold, pred in zip(s.tokens, s.tags, tags):
+        f.write("%s %s %s\n" % (token, gold or "-", pred))
+      f.write("\n")
+
+
+def evaluation(sentences, predicted_tags, step, prefix="eval_"):
+  result = metrics_lib.flatten(metrics_lib.evaluate(
+      [s.tags for s in sentences], predicted_tags), prefix)
+  result["global_step"] = step
+  return result
+
+
+class NerJob(Job):
+  """Token tagging with windows (see the module docstring)."""
+  shuffle_buffer = 1000
+  task_metrics = False  # Entity F1 from the merged predictions.
+
+  def _path(self, flag):
+    return os.path.join(self.settings.data_dir, getattr(self.settings, flag))
+
+  def prepare(self):
+    s = self.settings
+    self.bert_config, self.tokenizer = validate(s)
+    train_sentences = None
+    if s.do_train:
+      train_sentences = reader.read_conll(self._path("train_file"))
+      if not train_sentences:
+        raise InputError("%s: no sentence" % self._path("train_file"))
+    self.label_list = self._label_list(train_sentences)
+    if train_sentences is not None:
+      reader.check_known_tags(train_sentences, self.label_list,
+                              self._path("train_file"))
+      logging.info("tag scheme of %s: %s", self._path("train_file"),
+                   schemes.detect_scheme(s.tags for s in train_sentences))
+    self.sentences = {"train": train_sentences}
+    self.windows = {}
+
+  def _label_list(self, train_sentences):
+    """--labels_file, else the training file's tags, else label_list.txt of
+    a previous run in output_dir."""
+    s = self.settings
+    if s.labels_file:
+      return reader.read_labels_file(s.labels_file)
+    train = self._path("train_file")
+    if train_sentences is not None:
+      return reader.labels_from_sentences(train_sentences, train)
+    saved = os.path.join(s.output_dir, LABELS_FILE)
+    if tf.io.gfile.exists(saved):
+      return reader.read_labels_file(saved)
+    if tf.io.gfile.exists(train):
+      return reader.labels_from_sentences(reader.read_conll(train), train)
+    raise InputError("no label list: pass --labels_file, or have %s or %s" %
+                     (train, saved))
+
+  def build_task(self):
+    return NerTask(self.bert_config, len(self.label_list),
+                   use_one_hot_embeddings=bool(self.settings.use_tpu),
+                   classifier_dropout_prob=(
+                       self.settings.classifier_dropout_prob))
+
+  def metric_names(self, task):
+    del task
+    tags = [self.label_list]
+    return sorted(metrics_lib.flatten(metrics_lib.evaluate(tags, tags)))
+
+  def save_assets(self):
+    atomic_write_text(os.path.join(self.settings.output_dir, LABELS_FILE),
+                      "\n".join(self.label_list) + "\n")
+
+  def record_spec(self):
+    return features_lib.record_spec(self.settings.max_seq_length)
+
+  def input_options(self, training):
+    return {"drop_remainder": training}
+
+  def write_records(self, split, path, pad_to=None):
+    del pad_to  # Windows are merged back from every prediction.
+    s = self.settings
+    if split != "train":
+      flag = "dev_file" if split == "eval" else "test_file"
+      sentences = reader.read_conll(self._path(flag),
+                                    require_tags=split == "eval")
+      self.labelled = all(t is not None for x in sentences for t in x.tags)
+      if self.labelled:
+        reader.check_known_tags(sentences, self.label_list,
+                                self._path(flag))
+      self.sentences[split] = sentences
+    sentences = self.sentences[split]
+    windows = features_lib.write_windows(
+        sentences, self.label_list, s.max_seq_length, s.doc_stride,
+        self.tokenizer, path)
+    self.windows[split] = windows
+    logging.info("%s: %d sentences, %d windows", split, len(sentences),
+                 len(windows))
+    return len(windows)
+
+  def _tags(self, estimator, input_fn, split):
+    """One predicted tag list per sentence of `split`."""
+    predicted = [np.asarray(p["label_predictions"])
+                 for p in estimator.predict(input_fn)]
+    merged = features_lib.merge_predictions(
+        self.windows[split], predicted,
+        [len(x.tokens) for x in self.sentences[split]])
+    return [[self.label_list[i] for i in row] for row in merged]
+
+  def evaluate(self, estimator, input_fn, steps):
+    del steps
+    tags = self._tags(estimator, input_fn, "eval")
+    sentences = self.sentences["eval"]
+    write_predictions(os.path.join(self.settings.output_dir,
+                                   "eval_predictions.txt"), sentences, tags)
+    return evaluation(sentences, tags,
+                      checkpoint_step(estimator.latest_checkpoint()))
+
+  def predict(self, estimator, input_fn):
+    out = self.settings.output_dir
+    tags = self._tags(estimator, input_fn, "predict")
+    sentences = self.sentences["predict"]
+    write_predictions(os.path.join(out, "test_predictions.txt"), sentences,
+                      tags)
+    if self.labelled:
+      result = evaluation(sentences, tags,
+                          checkpoint_step(estimator.latest_checkpoint()),
+                          "test_")
+      write_eval_results(os.path.join(out, "test_results.txt"), result)
+      print_results(result)
+
+  def export(self, task, checkpoint):
+    s = self.settings
+    from bert_tf2.ner import export  # pylint: disable=g-import-not-at-top
+    export.export_saved_model(task, checkpoint, s.export_dir, s.vocab_file,
+                              s.do_lower_case, s.max_seq_length,
+                              self.label_list)
