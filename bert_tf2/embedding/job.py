@@ -80,6 +80,17 @@ class EmbeddingJob(Job):
         if not tf.io.gfile.exists(path):
           raise InputError("--%s=%s: file not found" % (flag, path))
         self.pairs[split] = pairs_lib.read_pairs(path)
+    # One record layout for every split: the first split's sides.
+    with_negatives = {split: pairs[0].negative is not None
+                      for split, pairs in self.pairs.items()}
+    if len(set(with_negatives.values())) > 1:
+      raise InputError("%s: hard negatives in some files and not in others "
+                       "(%s); give them in all or none" % (
+                           ", ".join("--%s" % _SPLIT_FILES[k]
+                                     for k in sorted(with_negatives)),
+                           ", ".join("%s: %s" % (k, "yes" if v else "no")
+                                     for k, v in sorted(
+                                         with_negatives.items()))))
 
   def build_task(self):
     s = self.settings
