@@ -74,7 +74,7 @@ def main():
     schedule.step()
     optimizer.zero_grad()
     if step % 20 == 0:
-      print("step %d/%d loss %.4f" % (step, steps, float(loss)), flush=True)
+      print("step %d/%d loss %.4f" % (step, steps, float(loss.detach())), flush=True)
   train_secs = time.time() - start
   model.eval()
   right = 0
