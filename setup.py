@@ -16,7 +16,8 @@ ORIGINAL_SCRIPTS = ["create_pretraining_data", "extract_features",
 # Every script, original or ours, as a console command bert-<name>.
 SCRIPTS = ORIGINAL_SCRIPTS + [
     "analyze_position_embeddings", "convert_hf_checkpoint", "create_vocab",
-    "evaluate_squad", "quickstart", "run_ner", "visualize_attention"]
+    "evaluate_squad", "quickstart", "run_ner", "visualize_attention",
+    "run_multiple_choice", "run_embedding"]
 
 ANALYSIS = ["matplotlib>=3.7", "scikit-learn>=1.3"]
 # int8 inference through ONNX Runtime (bert_tf2/predict/int8.py); wheels

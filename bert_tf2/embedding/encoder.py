@@ -1,0 +1,174 @@
+"""`SentenceEncoder`: texts -> sentence vectors, pooled as the checkpoint
+was trained (see `pooling.pooling_from_dir`).
+
+`SentenceEncoder.from_dir(model_dir)` loads either a Hugging Face /
+sentence-transformers directory (config.json + model.safetensors +
+vocab.txt, converted on the fly with `modeling.hf_import` and exact GELU,
+as Hugging Face computes it) or an original-format one (bert_config.json +
+bert_model.ckpt* + vocab.txt). Texts are tokenized as the original
+(`FullTokenizer`), as one segment: [CLS] text [SEP], cut to
+max_seq_length - 2 word pieces (max_seq_length from
+sentence_bert_config.json when present: 256 for all-MiniLM-L6-v2).
+
+Example (all-MiniLM-L6-v2 gives sentence-transformers' vectors):
+  >>> enc = SentenceEncoder.from_dir(minilm_dir())          # doctest: +SKIP
+  >>> enc.encode(["A man is eating food."]).shape           # doctest: +SKIP
+  (1, 384)
+"""
+
+import json
+import os
+import tempfile
+
+import keras
+import numpy as np
+import tensorflow as tf
+
+import modeling
+from bert_tf2.common import InputError
+from bert_tf2.embedding import pooling
+from modeling import inputs as model_inputs
+
+DEFAULT_MAX_SEQ_LENGTH = 128
+
+
+@modeling.layers.serializable
+class SentenceEncoder(keras.Model):
+  """BertModel + pooling (+ L2 normalisation); call(features) -> vectors."""
+
+  def __init__(self, bert_config, pooling_mode="cls", normalize=False,
+               **kwargs):
+    kwargs.setdefault("name", "sentence_encoder")
+    super().__init__(**kwargs)
+    if isinstance(bert_config, dict):
+      bert_config = modeling.BertConfig.from_dict(bert_config)
+    if pooling_mode not in pooling.MODES:
+      raise InputError("pooling mode %r: expected one of %s" %
+                       (pooling_mode, ", ".join(pooling.MODES)))
+    self.bert_config = bert_config
+    self.pooling_mode = pooling_mode
+    self.normalize = bool(normalize)
+    self.bert = modeling.BertModel(bert_config, dtype=self.dtype_policy)
+    self.tokenizer = None
+    self.max_seq_length = DEFAULT_MAX_SEQ_LENGTH
+    self.built = True
+
+  def call(self, features, training=False):
+    """int [batch, seq] input_ids/input_mask(/segment_ids) -> float32
+    [batch, hidden_size] sentence vectors."""
+    outputs = self.bert(model_inputs.encoder_inputs(features),
+                        training=training)
+    vectors = pooling.pool(outputs["sequence_output"], features["input_mask"],
+                           self.pooling_mode, outputs["pooled_output"])
+    vectors = tf.cast(vectors, tf.float32)
+    return pooling.l2_normalize(vectors) if self.normalize else vectors
+
+  def get_config(self):
+    return {"name": self.name, "trainable": self.trainable,
+            "bert_config": self.bert_config.to_dict(),
+            "pooling_mode": self.pooling_mode, "normalize": self.normalize}
+
+  # --- Python-side tokenization and batching ------------------------------
+
+  def features(self, texts):
+    """list of str -> dict of int32 [len(texts), longest] numpy arrays."""
+    if self.tokenizer is None:
+      raise ValueError("no tokenizer: build the encoder with from_dir() or "
+                       "set .tokenizer")
+    rows = []
+    for text in texts:
+      if not isinstance(text, str):
+        raise InputError("encode: expected str, got %s" % type(text).__name__)
+      pieces = self.tokenizer.tokenize(text)[:self.max_seq_length - 2]
+      rows.append(self.tokenizer.convert_tokens_to_ids(
+          ["[CLS]"] + pieces + ["[SEP]"]))
+    length = max([len(r) for r in rows] + [2])
+    ids = np.zeros([len(rows), length], np.int32)
+    mask = np.zeros([len(rows), length], np.int32)
+    for i, row in enumerate(rows):
+      ids[i, :len(row)] = row
+      mask[i, :len(row)] = 1
+    return {"input_ids": ids, "input_mask": mask,
+            "segment_ids": np.zeros_like(ids)}
+
+  def encode(self, texts, batch_size=32):
+    """list of str -> float32 numpy [len(texts), hidden_size]."""
+    if isinstance(texts, str):
+      raise InputError("encode: expected a list of texts, got one str")
+    texts = list(texts)
+    if not texts:
+      return np.zeros([0, self.bert_config.hidden_size], np.float32)
+    # Sorted by length so each batch is padded to its own longest text.
+    order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+    out = np.zeros([len(texts), self.bert_config.hidden_size], np.float32)
+    for start in range(0, len(order), batch_size):
+      chunk = order[start:start + batch_size]
+      feats = self.features([texts[i] for i in chunk])
+      out[chunk] = self({k: tf.constant(v) for k, v in feats.items()},
+                        training=False).numpy()
+    return out
+
+  @classmethod
+  def from_dir(cls, model_dir, pooling_mode=None, normalize=None,
+               max_seq_length=None, do_lower_case=None):
+    """The encoder of a model directory (see module docstring).
+
+    Args:
+      model_dir: HF/sentence-transformers or original-format directory.
+      pooling_mode, normalize: override what the directory says.
+      max_seq_length: override (default: sentence_bert_config.json, else
+        128).
+      do_lower_case: override (default: tokenizer_config.json /
+        sentence_bert_config.json, else True).
+    """
+    import tokenization  # pylint: disable=g-import-not-at-top
+    from modeling import hf_import  # pylint: disable=g-import-not-at-top
+    if not os.path.isdir(model_dir):
+      raise InputError("%s: not a directory" % model_dir)
+    vocab = os.path.join(model_dir, "vocab.txt")
+    if not os.path.exists(vocab):
+      raise InputError("%s: no vocab.txt" % model_dir)
+    config_pooling = pooling.pooling_from_dir(model_dir)
+    st_config = _optional_json(os.path.join(model_dir,
+                                            "sentence_bert_config.json"))
+    tok_config = _optional_json(os.path.join(model_dir,
+                                             "tokenizer_config.json"))
+    if do_lower_case is None:
+      do_lower_case = tok_config.get("do_lower_case", True)
+    if os.path.exists(os.path.join(model_dir, "model.safetensors")):
+      with tempfile.TemporaryDirectory() as tmp:
+        bert_config, _ = hf_import.convert_hf_checkpoint(model_dir, tmp,
+                                                         exact_gelu=True)
+        encoder = cls(bert_config,
+                      pooling_mode or config_pooling.mode,
+                      config_pooling.normalize if normalize is None
+                      else normalize)
+        modeling.init_from_checkpoint(encoder.bert, tmp, flag=model_dir)
+    else:
+      bert_config = modeling.BertConfig.from_json_file(
+          os.path.join(model_dir, "bert_config.json"))
+      encoder = cls(bert_config, pooling_mode or config_pooling.mode,
+                    config_pooling.normalize if normalize is None
+                    else normalize)
+      modeling.init_from_checkpoint(encoder.bert, model_dir, flag=model_dir)
+    encoder.tokenizer = tokenization.FullTokenizer(
+        vocab, do_lower_case=do_lower_case)
+    encoder.max_seq_length = int(max_seq_length or st_config.get(
+        "max_seq_length", DEFAULT_MAX_SEQ_LENGTH))
+    modeling.check_sequence_length(bert_config, encoder.max_seq_length)
+    return encoder
+
+
+def _optional_json(path):
+  if not os.path.exists(path):
+    return {}
+  with open(path, encoding="utf-8") as f:
+    try:
+      return json.load(f)
+    except ValueError as e:
+      raise InputError("%s: not valid JSON: %s" % (path, e)) from None
+
+
+def encode(texts, model_dir, batch_size=32):
+  """`SentenceEncoder.from_dir(model_dir).encode(texts, batch_size)`."""
+  return SentenceEncoder.from_dir(model_dir).encode(texts, batch_size)

@@ -1,0 +1,163 @@
+"""run_embedding.py's job on the fine-tuning driver.
+
+  prepare (flags; every split the flags ask for is read and checked before
+  any output) -> records of anchor/positive[/negative] sequences -> the
+  driver trains with the multiple-negatives ranking loss -> evaluate:
+  eval_loss, eval_in_batch_accuracy, and retrieval of each dev anchor's
+  positive among all dev positives (and negatives): recall@1, recall@10,
+  mrr (eval_results.txt) -> test_results.tsv (each test anchor's top 10
+  "index:cosine" among the test positives) -> raw-string encoder
+  SavedModel (--export_dir)
+"""
+
+import os
+
+import numpy as np
+import tensorflow as tf
+
+from bert_tf2.common import InputError
+from bert_tf2.common import atomic_open
+from bert_tf2.common import setup_checks
+from bert_tf2.embedding import pairs as pairs_lib
+from bert_tf2.embedding import search
+from bert_tf2.embedding.task import BiEncoderTask
+from bert_tf2.finetune import records
+from bert_tf2.finetune.job import Job
+
+_SPLIT_FILES = {"train": "train_file", "eval": "dev_file",
+                "predict": "test_file"}
+RETRIEVAL_METRICS = ("recall@1", "recall@10", "mrr")
+
+
+def validate(s):
+  """Checks flags up front; returns (bert_config, tokenizer)."""
+  if not (s.do_train or s.do_eval or s.do_predict or s.export_dir):
+    raise InputError("At least one of --do_train, --do_eval, --do_predict "
+                     "or --export_dir must be set")
+  for flag in ("data_dir", "output_dir"):
+    if not getattr(s, flag):
+      raise InputError("--%s is required" % flag)
+  if not tf.io.gfile.isdir(s.data_dir):
+    raise InputError("--data_dir=%s: not a directory" % s.data_dir)
+  if s.max_seq_length < 3:
+    raise InputError("--max_seq_length=%d: must be at least 3" %
+                     s.max_seq_length)
+  if s.scale <= 0:
+    raise InputError("--scale=%s: must be > 0" % s.scale)
+  for flag in ("train_batch_size", "eval_batch_size", "predict_batch_size"):
+    if getattr(s, flag) < 1:
+      raise InputError("--%s=%d: must be >= 1" % (flag, getattr(s, flag)))
+  if s.do_train and s.train_batch_size < 2:
+    raise InputError("--train_batch_size=%d: in-batch negatives need at "
+                     "least 2" % s.train_batch_size)
+  return setup_checks.load_config_and_tokenizer(
+      s.bert_config_file, s.vocab_file, do_lower_case=s.do_lower_case,
+      init_checkpoint=s.init_checkpoint, max_seq_length=s.max_seq_length)
+
+
+def _memory_input_fn(arrays):
+  def input_fn(params):
+    return tf.data.Dataset.from_tensor_slices(arrays).batch(
+        params["batch_size"])
+  return input_fn
+
+
+class EmbeddingJob(Job):
+  """Bi-encoder training from pairs (see the module docstring)."""
+
+  shuffle_buffer = 1000
+  task_metrics = False  # evaluate adds the retrieval metrics.
+
+  def prepare(self):
+    s = self.settings
+    self.bert_config, self.tokenizer = validate(s)
+    self.pairs = {}
+    wanted = {"train": s.do_train, "eval": s.do_eval,
+              "predict": s.do_predict}
+    for split, flag in _SPLIT_FILES.items():
+      if wanted[split]:
+        path = os.path.join(s.data_dir, getattr(s, flag))
+        if not tf.io.gfile.exists(path):
+          raise InputError("--%s=%s: file not found" % (flag, path))
+        self.pairs[split] = pairs_lib.read_pairs(path)
+    # One record layout for every split: the first split's sides.
+    with_negatives = {split: pairs[0].negative is not None
+                      for split, pairs in self.pairs.items()}
+    if len(set(with_negatives.values())) > 1:
+      raise InputError("%s: hard negatives in some files and not in others "
+                       "(%s); give them in all or none" % (
+                           ", ".join("--%s" % _SPLIT_FILES[k]
+                                     for k in sorted(with_negatives)),
+                           ", ".join("%s: %s" % (k, "yes" if v else "no")
+                                     for k, v in sorted(
+                                         with_negatives.items()))))
+
+  def build_task(self):
+    s = self.settings
+    return BiEncoderTask(self.bert_config, s.pooling, s.normalize, s.scale)
+
+  def metric_names(self, task):
+    return sorted(set(task.create_metrics()) | {"loss"} |
+                  set(RETRIEVAL_METRICS))
+
+  def _sides(self, split):
+    has_negative = self.pairs[split][0].negative is not None
+    return pairs_lib.SIDES if has_negative else pairs_lib.SIDES[:2]
+
+  def record_spec(self):
+    split = "train" if "train" in self.pairs else sorted(self.pairs)[0]
+    names = ["%s_%s" % (side, k) for side in self._sides(split)
+             for k in ("input_ids", "input_mask", "segment_ids")]
+    return records.sequence_spec(self.settings.max_seq_length, names)
+
+  def write_records(self, split, path, pad_to=None):
+    if pad_to:
+      raise InputError("--use_tpu: run_embedding.py evaluates on CPU/GPU "
+                       "only (in-batch negatives need unpadded batches)")
+    arrays = pairs_lib.pair_features(self.pairs[split], self.tokenizer,
+                                     self.settings.max_seq_length)
+    n = len(self.pairs[split])
+    return records.write_records(
+        path, ({k: v[i] for k, v in arrays.items()} for i in range(n)))
+
+  def _embed(self, estimator, texts):
+    feats = pairs_lib.text_features(texts, self.tokenizer,
+                                    self.settings.max_seq_length)
+    return np.stack([p["embeddings"] for p in
+                     estimator.predict(_memory_input_fn(feats))])
+
+  def retrieve(self, estimator, split, k=10):
+    """(scores, ids [num_anchors, k], gold ids) over the split's corpus:
+    its positives and negatives, each text once."""
+    pairs = self.pairs[split]
+    corpus = list(dict.fromkeys([p.positive for p in pairs] +
+                                [p.negative for p in pairs if p.negative]))
+    index = {text: i for i, text in enumerate(corpus)}
+    gold = np.array([index[p.positive] for p in pairs])
+    queries = self._embed(estimator, [p.anchor for p in pairs])
+    scores, ids = search.top_k(queries, self._embed(estimator, corpus), k)
+    return scores, ids, gold
+
+  def evaluate(self, estimator, input_fn, steps):
+    result = dict(estimator.evaluate(input_fn, steps=steps))
+    _, ids, gold = self.retrieve(estimator, "eval")
+    result.update(search.retrieval_metrics(ids, gold, ks=(1, 10)))
+    return result
+
+  def predict(self, estimator, input_fn):
+    del input_fn  # Anchors and corpus are embedded separately.
+    scores, ids, _ = self.retrieve(estimator, "predict")
+    path = os.path.join(self.settings.output_dir, "test_results.tsv")
+    with atomic_open(path) as f:
+      for row_ids, row_scores in zip(ids, scores):
+        f.write("\t".join("%d:%r" % (i, float(v))
+                          for i, v in zip(row_ids, row_scores)) + "\n")
+
+  def export(self, task, checkpoint):
+    from bert_tf2.common import saved_model  # pylint: disable=g-import-not-at-top
+    from bert_tf2.embedding import export  # pylint: disable=g-import-not-at-top
+    s = self.settings
+    encoder = saved_model.restore_model(task, checkpoint)
+    encoder.max_seq_length = s.max_seq_length
+    export.export_encoder(encoder, s.vocab_file, s.export_dir,
+                          do_lower_case=s.do_lower_case, what="--export_dir")

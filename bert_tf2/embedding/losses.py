@@ -1,0 +1,48 @@
+"""The multiple-negatives ranking loss (in-batch negatives).
+
+For a batch of (anchor_i, positive_i[, negative_i]) the candidates of
+anchor i are every positive of the batch (and every hard negative); the
+right one is positive_i. The loss is the softmax cross-entropy of
+scale * cosine(anchor_i, candidate_j) over j, with scale 20 as
+sentence-transformers' MultipleNegativesRankingLoss.
+
+Example:
+  >>> import tensorflow as tf
+  >>> a = tf.constant([[1., 0.], [0., 1.]])
+  >>> loss = multiple_negatives_ranking_loss(a, a, scale=1.)
+  >>> round(float(loss), 4)   # -log(e / (e + 1))
+  0.3133
+"""
+
+import tensorflow as tf
+
+from bert_tf2.embedding import pooling
+
+
+def similarity_matrix(anchors, candidates):
+  """Cosine similarities float [num_anchors, num_candidates]."""
+  return tf.matmul(pooling.l2_normalize(anchors),
+                   pooling.l2_normalize(candidates), transpose_b=True)
+
+
+def multiple_negatives_ranking_loss(anchors, positives, negatives=None,
+                                    scale=20.0):
+  """Mean in-batch-negatives cross-entropy.
+
+  Args:
+    anchors: float [batch_size, hidden_size].
+    positives: float [batch_size, hidden_size]; row i is anchor i's match.
+    negatives: optional float [batch_size, hidden_size] hard negatives,
+      added to every anchor's candidates.
+    scale: multiplies the cosine similarities before the softmax.
+
+  Returns:
+    float32 scalar.
+  """
+  candidates = positives
+  if negatives is not None:
+    candidates = tf.concat([positives, negatives], axis=0)
+  logits = scale * similarity_matrix(anchors, candidates)
+  labels = tf.range(tf.shape(anchors)[0])
+  return tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(
+      labels=labels, logits=tf.cast(logits, tf.float32)))

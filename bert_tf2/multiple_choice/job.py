@@ -1,0 +1,125 @@
+"""run_multiple_choice.py's job on the fine-tuning driver.
+
+  prepare (flags, files: every split the flags ask for is read and checked
+  before any output) -> records [num_choices, max_seq_length] per example
+  -> the driver trains / evaluates (eval_results.txt: eval_accuracy,
+  eval_loss) -> test_results.tsv (one line of choice probabilities per test
+  example) -> raw-string SavedModel (--export_dir)
+"""
+
+import os
+
+import numpy as np
+import tensorflow as tf
+
+from bert_tf2.common import InputError
+from bert_tf2.common import atomic_open
+from bert_tf2.common import setup_checks
+from bert_tf2.finetune import records
+from bert_tf2.finetune.job import Job
+from bert_tf2.multiple_choice import features as mc_features
+from bert_tf2.multiple_choice import reader
+from bert_tf2.multiple_choice.task import MultipleChoiceTask
+
+_SPLIT_FILES = {"train": "train_file", "eval": "dev_file",
+                "predict": "test_file"}
+
+
+def validate(s):
+  """Checks flags up front; returns (bert_config, tokenizer)."""
+  if not (s.do_train or s.do_eval or s.do_predict or s.export_dir):
+    raise InputError("At least one of --do_train, --do_eval, --do_predict "
+                     "or --export_dir must be set")
+  for flag in ("data_dir", "output_dir"):
+    if not getattr(s, flag):
+      raise InputError("--%s is required" % flag)
+  if not tf.io.gfile.isdir(s.data_dir):
+    raise InputError("--data_dir=%s: not a directory" % s.data_dir)
+  if s.max_seq_length < 4:
+    raise InputError("--max_seq_length=%d: must be at least 4" %
+                     s.max_seq_length)
+  if not 0 <= s.classifier_dropout_prob < 1:
+    raise InputError("--classifier_dropout_prob=%s: must be in [0, 1)" %
+                     s.classifier_dropout_prob)
+  for flag in ("train_batch_size", "eval_batch_size", "predict_batch_size"):
+    if getattr(s, flag) < 1:
+      raise InputError("--%s=%d: must be >= 1" % (flag, getattr(s, flag)))
+  return setup_checks.load_config_and_tokenizer(
+      s.bert_config_file, s.vocab_file, do_lower_case=s.do_lower_case,
+      init_checkpoint=s.init_checkpoint, max_seq_length=s.max_seq_length)
+
+
+class MultipleChoiceJob(Job):
+  """SWAG CSV or JSONL multiple choice (see the module docstring)."""
+
+  def prepare(self):
+    s = self.settings
+    self.bert_config, self.tokenizer = validate(s)
+    self.examples = {}
+    wanted = {"train": s.do_train, "eval": s.do_eval,
+              "predict": s.do_predict}
+    num_choices = None
+    for split, flag in _SPLIT_FILES.items():
+      if not wanted[split]:
+        continue
+      path = os.path.join(s.data_dir, getattr(s, flag))
+      if not tf.io.gfile.exists(path):
+        raise InputError("--%s=%s: file not found" % (flag, path))
+      examples = reader.read_examples(path,
+                                      require_labels=split != "predict")
+      if not examples:
+        raise InputError("--%s=%s: no examples" % (flag, path))
+      num_choices = reader.check_num_choices(examples, num_choices)
+      self.examples[split] = examples
+    self.num_choices = num_choices or 4
+
+  def build_task(self):
+    s = self.settings
+    return MultipleChoiceTask(
+        self.bert_config, use_one_hot_embeddings=bool(s.use_tpu),
+        classifier_dropout_prob=s.classifier_dropout_prob)
+
+  def record_spec(self):
+    shape = [self.num_choices, self.settings.max_seq_length]
+    spec = {name: tf.io.FixedLenFeature(shape, tf.int64)
+            for name in mc_features.FEATURE_NAMES}
+    spec["label_ids"] = tf.io.FixedLenFeature([], tf.int64)
+    spec["is_real_example"] = tf.io.FixedLenFeature([], tf.int64)
+    return spec
+
+  def write_records(self, split, path, pad_to=None):
+    s = self.settings
+    rows = []
+    for example in self.examples[split]:
+      f = mc_features.convert_example(example, s.max_seq_length,
+                                      self.tokenizer)
+      rows.append({"input_ids": np.ravel(f.input_ids),
+                   "input_mask": np.ravel(f.input_mask),
+                   "segment_ids": np.ravel(f.segment_ids),
+                   "label_ids": f.label_id, "is_real_example": 1})
+    zeros = np.zeros([self.num_choices * s.max_seq_length], np.int64)
+    while pad_to and len(rows) % pad_to:
+      rows.append({"input_ids": zeros, "input_mask": zeros,
+                   "segment_ids": zeros, "label_ids": 0,
+                   "is_real_example": 0})
+    return records.write_records(path, rows)
+
+  def predict(self, estimator, input_fn):
+    rows = [np.asarray(p["probabilities"], np.float32)
+            for p in estimator.predict(input_fn)
+            if int(p.get("is_real_example", 1))]
+    if len(rows) != len(self.examples["predict"]):
+      raise RuntimeError("predicted %d rows for %d examples" %
+                         (len(rows), len(self.examples["predict"])))
+    path = os.path.join(self.settings.output_dir, "test_results.tsv")
+    with atomic_open(path) as f:
+      for row in rows:
+        f.write("\t".join(repr(float(x)) for x in row) + "\n")
+
+  def export(self, task, checkpoint):
+    from bert_tf2.common import saved_model  # pylint: disable=g-import-not-at-top
+    from bert_tf2.multiple_choice import export  # pylint: disable=g-import-not-at-top
+    s = self.settings
+    export.export_model(saved_model.restore_model(task, checkpoint),
+                        s.vocab_file, s.max_seq_length, s.export_dir,
+                        do_lower_case=s.do_lower_case, what="--export_dir")
