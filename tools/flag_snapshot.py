@@ -14,7 +14,8 @@ import sys
 
 SCRIPTS = ("analyze_position_embeddings", "convert_hf_checkpoint",
            "create_pretraining_data", "create_vocab", "evaluate_squad",
-           "extract_features", "run_classifier", "run_ner", "run_pretraining",
+           "extract_features", "run_classifier", "run_embedding",
+           "run_multiple_choice", "run_ner", "run_pretraining",
            "run_squad", "visualize_attention")
 
 _DUMP = r"""
