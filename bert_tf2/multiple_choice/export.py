@@ -22,7 +22,7 @@ Example:
 
 import tensorflow as tf
 
-from bert_tf2.classifier.serving_inputs import build_inputs
+from bert_tf2.classifier.serving import build_inputs
 from bert_tf2.common import padding
 from bert_tf2.common import raw_text_serving
 from bert_tf2.common import saved_model

@@ -53,6 +53,10 @@ class _AtMostRows(tf.Module):
       inputs = tf.nest.map_structure(tf.identity, inputs)
     return self.model(inputs, training=training)
 
+  def decode(self, features, logits):
+    """The NER model's tag decoding (argmax, or the CRF's Viterbi path)."""
+    return self.model.decode(features, logits)
+
 
 def _export_all(root):
   keras.utils.set_random_seed(0)
