@@ -6,12 +6,12 @@ defaults of `classifier.flags`), for library use and tests;
 (bert_config, tokenizer).
 """
 
-import tensorflow as tf
 
 from bert_tf2.common import InputError
 from bert_tf2.common import setup_checks
 from bert_tf2.classifier import flags as classifier_flags
 from bert_tf2.classifier import long_text
+from bert_tf2.finetune import checks
 from bert_tf2.finetune.settings import settings_with_defaults
 
 
@@ -44,20 +44,8 @@ def generic_options(o):
 
 def validate(o):
   """Checks flags and files up front; returns (bert_config, tokenizer)."""
-  if not (o.do_train or o.do_eval or o.do_predict):
-    raise InputError("At least one of --do_train, --do_eval or --do_predict "
-                     "must be True")
-  for flag in ("data_dir", "task_name", "output_dir"):
-    if not getattr(o, flag):
-      raise InputError("--%s is required" % flag)
-  if not tf.io.gfile.isdir(o.data_dir):
-    raise InputError("--data_dir=%s: not a directory" % o.data_dir)
-  if o.max_seq_length < 3:
-    raise InputError("--max_seq_length=%d: must be at least 3" %
-                     o.max_seq_length)
-  if not 0 <= o.classifier_dropout_prob < 1:
-    raise InputError("--classifier_dropout_prob=%s: must be in [0, 1)" %
-                     o.classifier_dropout_prob)
+  checks.check_settings(o, required=("data_dir", "task_name", "output_dir"),
+                        export_acts=False)
   bert_config, tokenizer = setup_checks.load_config_and_tokenizer(
       o.bert_config_file, o.vocab_file, do_lower_case=o.do_lower_case,
       init_checkpoint=o.init_checkpoint, max_seq_length=o.max_seq_length)
@@ -66,9 +54,6 @@ def validate(o):
         o.long_text, ", ".join(long_text.LONG_TEXT_MODES)))
   if o.long_text == "sliding_window" and o.doc_stride < 1:
     raise InputError("--doc_stride=%d: must be >= 1" % o.doc_stride)
-  for flag in ("train_batch_size", "eval_batch_size", "predict_batch_size"):
-    if getattr(o, flag) < 1:
-      raise InputError("--%s=%d: must be >= 1" % (flag, getattr(o, flag)))
   if o.group_by_length and (not o.trim_padding or o.use_tpu):
     raise InputError("--group_by_length needs --trim_padding (and no "
                      "--use_tpu: TPUs run one fixed length)")

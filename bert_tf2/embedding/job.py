@@ -21,6 +21,7 @@ from bert_tf2.common import setup_checks
 from bert_tf2.embedding import pairs as pairs_lib
 from bert_tf2.embedding import search
 from bert_tf2.embedding.task import BiEncoderTask
+from bert_tf2.finetune import checks
 from bert_tf2.finetune import records
 from bert_tf2.finetune.job import Job
 
@@ -31,22 +32,9 @@ RETRIEVAL_METRICS = ("recall@1", "recall@10", "mrr")
 
 def validate(s):
   """Checks flags up front; returns (bert_config, tokenizer)."""
-  if not (s.do_train or s.do_eval or s.do_predict or s.export_dir):
-    raise InputError("At least one of --do_train, --do_eval, --do_predict "
-                     "or --export_dir must be set")
-  for flag in ("data_dir", "output_dir"):
-    if not getattr(s, flag):
-      raise InputError("--%s is required" % flag)
-  if not tf.io.gfile.isdir(s.data_dir):
-    raise InputError("--data_dir=%s: not a directory" % s.data_dir)
-  if s.max_seq_length < 3:
-    raise InputError("--max_seq_length=%d: must be at least 3" %
-                     s.max_seq_length)
+  checks.check_settings(s, dropout=False)
   if s.scale <= 0:
     raise InputError("--scale=%s: must be > 0" % s.scale)
-  for flag in ("train_batch_size", "eval_batch_size", "predict_batch_size"):
-    if getattr(s, flag) < 1:
-      raise InputError("--%s=%d: must be >= 1" % (flag, getattr(s, flag)))
   if s.do_train and s.train_batch_size < 2:
     raise InputError("--train_batch_size=%d: in-batch negatives need at "
                      "least 2" % s.train_batch_size)

@@ -15,6 +15,7 @@ import tensorflow as tf
 from bert_tf2.common import InputError
 from bert_tf2.common import atomic_open
 from bert_tf2.common import setup_checks
+from bert_tf2.finetune import checks
 from bert_tf2.finetune import records
 from bert_tf2.finetune.job import Job
 from bert_tf2.multiple_choice import features as mc_features
@@ -27,23 +28,7 @@ _SPLIT_FILES = {"train": "train_file", "eval": "dev_file",
 
 def validate(s):
   """Checks flags up front; returns (bert_config, tokenizer)."""
-  if not (s.do_train or s.do_eval or s.do_predict or s.export_dir):
-    raise InputError("At least one of --do_train, --do_eval, --do_predict "
-                     "or --export_dir must be set")
-  for flag in ("data_dir", "output_dir"):
-    if not getattr(s, flag):
-      raise InputError("--%s is required" % flag)
-  if not tf.io.gfile.isdir(s.data_dir):
-    raise InputError("--data_dir=%s: not a directory" % s.data_dir)
-  if s.max_seq_length < 4:
-    raise InputError("--max_seq_length=%d: must be at least 4" %
-                     s.max_seq_length)
-  if not 0 <= s.classifier_dropout_prob < 1:
-    raise InputError("--classifier_dropout_prob=%s: must be in [0, 1)" %
-                     s.classifier_dropout_prob)
-  for flag in ("train_batch_size", "eval_batch_size", "predict_batch_size"):
-    if getattr(s, flag) < 1:
-      raise InputError("--%s=%d: must be >= 1" % (flag, getattr(s, flag)))
+  checks.check_settings(s, min_seq_length=4)
   return setup_checks.load_config_and_tokenizer(
       s.bert_config_file, s.vocab_file, do_lower_case=s.do_lower_case,
       init_checkpoint=s.init_checkpoint, max_seq_length=s.max_seq_length)

@@ -20,6 +20,7 @@ from bert_tf2.common import atomic_open
 from bert_tf2.common import atomic_write_text
 from bert_tf2.common import cli
 from bert_tf2.common import setup_checks
+from bert_tf2.finetune import checks
 from bert_tf2.finetune.driver import print_results
 from bert_tf2.finetune.job import Job
 from bert_tf2.ner import features as features_lib
@@ -35,17 +36,7 @@ LABELS_FILE = "label_list.txt"
 
 def validate(s):
   """Checks flags and files up front; returns (bert_config, tokenizer)."""
-  if not (s.do_train or s.do_eval or s.do_predict or s.export_dir):
-    raise InputError("At least one of --do_train, --do_eval, --do_predict "
-                     "or --export_dir must be set")
-  for flag in ("data_dir", "output_dir"):
-    if not getattr(s, flag):
-      raise InputError("--%s is required" % flag)
-  if not tf.io.gfile.isdir(s.data_dir):
-    raise InputError("--data_dir=%s: not a directory" % s.data_dir)
-  if not 0 <= s.classifier_dropout_prob < 1:
-    raise InputError("--classifier_dropout_prob=%s: must be in [0, 1)" %
-                     s.classifier_dropout_prob)
+  checks.check_settings(s, min_seq_length=None)
   if not s.crf_learning_rate_multiplier > 0:
     raise InputError("--crf_learning_rate_multiplier=%s: must be > 0" %
                      s.crf_learning_rate_multiplier)
@@ -69,9 +60,6 @@ def validate(s):
   if not 1 <= s.doc_stride <= s.max_seq_length - 2:
     raise InputError("--doc_stride=%d: must be in [1, max_seq_length - 2 = "
                      "%d]" % (s.doc_stride, s.max_seq_length - 2))
-  for flag in ("train_batch_size", "eval_batch_size", "predict_batch_size"):
-    if getattr(s, flag) < 1:
-      raise InputError("--%s=%d: must be >= 1" % (flag, getattr(s, flag)))
   return bert_config, tokenizer
 
 

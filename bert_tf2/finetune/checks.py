@@ -1,0 +1,56 @@
+"""The up-front flag checks every fine-tuning job shares.
+
+Each job's `validate` calls `check_settings` first, then checks its own
+flags. Everything here runs before any output is written.
+
+Example:
+  >>> from bert_tf2.classifier.options import default_options
+  >>> check_settings(default_options(task_name="tsv"), export_acts=False)
+  Traceback (most recent call last):
+  ...
+  tokenization.errors.InputError: At least one of --do_train, --do_eval or --do_predict must be True
+"""
+
+import tensorflow as tf
+
+from bert_tf2.common import InputError
+
+BATCH_SIZE_FLAGS = ("train_batch_size", "eval_batch_size",
+                    "predict_batch_size")
+
+
+def check_settings(s, required=("data_dir", "output_dir"), export_acts=True,
+                   min_seq_length=3, dropout=True):
+  """Raises InputError for the first shared setting that is wrong.
+
+  Args:
+    s: the script's Settings (or default_options(...)).
+    required: flags that must be given.
+    export_acts: --export_dir alone is a run (NER, multiple choice,
+      embeddings); run_classifier.py keeps the original's message, which
+      names only --do_train, --do_eval and --do_predict.
+    min_seq_length: the smallest --max_seq_length the task can encode, or
+      None to leave it to the job.
+    dropout: check --classifier_dropout_prob (the task has a dropout head).
+  """
+  if export_acts:
+    if not (s.do_train or s.do_eval or s.do_predict or s.export_dir):
+      raise InputError("At least one of --do_train, --do_eval, --do_predict "
+                       "or --export_dir must be set")
+  elif not (s.do_train or s.do_eval or s.do_predict):
+    raise InputError("At least one of --do_train, --do_eval or --do_predict "
+                     "must be True")
+  for flag in required:
+    if not getattr(s, flag):
+      raise InputError("--%s is required" % flag)
+  if "data_dir" in required and not tf.io.gfile.isdir(s.data_dir):
+    raise InputError("--data_dir=%s: not a directory" % s.data_dir)
+  if min_seq_length is not None and s.max_seq_length < min_seq_length:
+    raise InputError("--max_seq_length=%d: must be at least %d" %
+                     (s.max_seq_length, min_seq_length))
+  if dropout and not 0 <= s.classifier_dropout_prob < 1:
+    raise InputError("--classifier_dropout_prob=%s: must be in [0, 1)" %
+                     s.classifier_dropout_prob)
+  for flag in BATCH_SIZE_FLAGS:
+    if getattr(s, flag) < 1:
+      raise InputError("--%s=%d: must be >= 1" % (flag, getattr(s, flag)))
