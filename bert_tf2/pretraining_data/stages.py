@@ -47,7 +47,7 @@ def make_instance_options(tokenizer, options):
       cls_id=vocab["[CLS]"], sep_id=vocab["[SEP]"],
       masking_vocab=masking.MaskingVocab.from_vocab(vocab),
       do_whole_word_mask=options.do_whole_word_mask,
-      word_level=getattr(options, "word_boundaries", "none") != "none")
+      word_level=options.word_boundaries != "none")
 
 
 def make_encoder(tokenizer, options):
