@@ -101,7 +101,8 @@ def early_stopping_from_flags(flag_values=flags.FLAGS):
   Raises:
     InputError: inconsistent flags (a metric, patience or best checkpoint
       without --eval_every_n_steps, or --keep_best_checkpoint /
-      --early_stopping_patience without --early_stopping_metric).
+      --early_stopping_mode / --early_stopping_patience without
+      --early_stopping_metric).
   """
   f = flag_values
   every = int(f.eval_every_n_steps or 0)
@@ -109,6 +110,7 @@ def early_stopping_from_flags(flag_values=flags.FLAGS):
     raise InputError("--eval_every_n_steps=%d: must be >= 0" % every)
   wanted = [name for name, on in (
       ("early_stopping_metric", f.early_stopping_metric),
+      ("early_stopping_mode", f.early_stopping_mode),
       ("early_stopping_patience", f.early_stopping_patience),
       ("keep_best_checkpoint", f.keep_best_checkpoint)) if on]
   if wanted and not every:

@@ -156,6 +156,17 @@ def test_flag_combinations():
   with pytest.raises(InputError, match="--early_stopping_patience needs "
                      "--eval_every_n_steps"):
     runner.early_stopping_from_flags(values)
+  # A mode alone would act nowhere: refused like the other stopping flags.
+  values.keep_best_checkpoint = False
+  values.early_stopping_patience = 0
+  values.early_stopping_mode = "max"
+  with pytest.raises(InputError, match="--early_stopping_mode needs "
+                     "--eval_every_n_steps"):
+    runner.early_stopping_from_flags(values)
+  values.eval_every_n_steps = 10
+  with pytest.raises(InputError, match="--early_stopping_mode needs "
+                     "--early_stopping_metric"):
+    runner.early_stopping_from_flags(values)
 
 
 class ToyWithScalars(toy.ToyTask):

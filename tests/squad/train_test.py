@@ -47,7 +47,8 @@ def trained(tmp_path_factory):
                                               version_2=True)
   d = dict(vocab=vocab, config=config, train=train, dev=dev,
            out=os.path.join(tmp, "out"), tmp=tmp)
-  d["result"] = pipeline.run(_options(d))
+  d["options"] = _options(d)
+  d["result"] = pipeline.run(d["options"])
   return d
 
 
@@ -68,6 +69,12 @@ def test_training_finds_the_answers(trained):
   assert names["cls/squad/output_weights"] == [2, 32]
   assert names["cls/squad/output_bias"] == [2]
   assert "cls/squad/output_weights/adam_m" in names
+
+
+def test_a_training_and_prediction_run_reads_every_flag(trained):
+  # Flags never lie: every run_squad.py flag is read by a run that trains
+  # and predicts (the periodic-evaluation flags are read to be refused).
+  assert sorted(trained["options"].unread()) == []
 
 
 def test_original_command_line_predicts(trained):
