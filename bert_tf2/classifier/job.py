@@ -112,7 +112,9 @@ class ClassifierJob(Job):
                                                fine=not s.jit_compile),
                 group_by_length=training and trim and bool(s.group_by_length))
 
-  def write_records(self, split, path, pad_to=None):
+  def read_examples(self, split):
+    """The processor's examples of `split` ("train", "eval", "predict"),
+    kept in self.examples for evaluation and prediction."""
     s = self.settings
     if split == "train":
       examples = self.processor.get_train_examples(s.data_dir)
@@ -124,6 +126,11 @@ class ClassifierJob(Job):
     else:
       examples = self.processor.get_test_examples(s.data_dir)
     self.examples[split] = examples
+    return examples
+
+  def write_records(self, split, path, pad_to=None):
+    s = self.settings
+    examples = self.read_examples(split)
     examples = list(examples)
     if pad_to and not self.windows:  # As the original (TPU only).
       examples += [PaddingInputExample()] * (-len(examples) % pad_to)

@@ -310,16 +310,7 @@ class MultiLabelJob(ClassifierJob):
   def write_records(self, split, path, pad_to=None):
     del pad_to  # Predictions keep every example without padding.
     s = self.settings
-    if split == "train":
-      examples = self.processor.get_train_examples(s.data_dir)
-      if not examples:
-        raise InputError("--data_dir=%s: the training set is empty" %
-                         s.data_dir)
-    elif split == "eval":
-      examples = self.processor.get_dev_examples(s.data_dir)
-    else:
-      examples = self.processor.get_test_examples(s.data_dir)
-    self.examples[split] = examples
+    examples = self.read_examples(split)
     return records.write_records(path, multi_hot_rows(
         examples, self.label_list, s.max_seq_length, self.tokenizer))
 

@@ -128,6 +128,16 @@ def _time_major(x):
   return tf.transpose(x, perm)
 
 
+
+def _as_float32(emissions, transitions, start, end):
+  """The scores in float32, start/end broadcast to [batch_size, num_labels]."""
+  emissions = tf.cast(emissions, tf.float32)
+  shape = tf.shape(emissions)
+  start, end = (tf.broadcast_to(tf.cast(x, tf.float32), [shape[0], shape[2]])
+                for x in (start, end))
+  return emissions, tf.cast(transitions, tf.float32), start, end
+
+
 def log_likelihood(emissions, tags, lengths, transitions, start, end):
   """log p(tags) per sequence.
 
@@ -141,13 +151,9 @@ def log_likelihood(emissions, tags, lengths, transitions, start, end):
   Returns:
     float32 Tensor [batch_size].
   """
-  emissions = tf.cast(emissions, tf.float32)
-  transitions = tf.cast(transitions, tf.float32)
-  batch = tf.shape(emissions)[0]
+  emissions, transitions, start, end = _as_float32(emissions, transitions,
+                                                  start, end)
   steps = tf.shape(emissions)[1]
-  num_labels = tf.shape(emissions)[2]
-  start = tf.broadcast_to(tf.cast(start, tf.float32), [batch, num_labels])
-  end = tf.broadcast_to(tf.cast(end, tf.float32), [batch, num_labels])
   tags = tf.cast(tags, tf.int32)
   lengths = tf.cast(lengths, tf.int32)
   live = tf.sequence_mask(lengths, steps, dtype=tf.float32)   # [b, T]
@@ -185,13 +191,9 @@ def viterbi_decode(emissions, lengths, transitions, start, end):
     (tags: int32 [batch_size, seq_length], 0 past the length;
      scores: float32 [batch_size], the best path's score).
   """
-  emissions = tf.cast(emissions, tf.float32)
-  transitions = tf.cast(transitions, tf.float32)
-  batch = tf.shape(emissions)[0]
-  steps = tf.shape(emissions)[1]
-  num_labels = tf.shape(emissions)[2]
-  start = tf.broadcast_to(tf.cast(start, tf.float32), [batch, num_labels])
-  end = tf.broadcast_to(tf.cast(end, tf.float32), [batch, num_labels])
+  emissions, transitions, start, end = _as_float32(emissions, transitions,
+                                                  start, end)
+  batch, steps, num_labels = tf.unstack(tf.shape(emissions))
   lengths = tf.cast(lengths, tf.int32)
   live = tf.sequence_mask(lengths, steps)
   identity = tf.broadcast_to(tf.range(num_labels)[None], [batch, num_labels])
