@@ -14,12 +14,11 @@ Example:
 """
 
 import collections
-import json
 
 import numpy as np
-import tensorflow as tf
 
 from bert_tf2.common import InputError
+from bert_tf2.common import text_files
 
 Pair = collections.namedtuple("Pair", ["anchor", "positive", "negative"])
 SIDES = ("anchor", "positive", "negative")
@@ -27,24 +26,8 @@ SIDES = ("anchor", "positive", "negative")
 
 def read_pairs(path):
   """list of Pair from a JSONL file (see module docstring)."""
-  if not tf.io.gfile.exists(path):
-    raise InputError("%s: file not found" % path)
-  with tf.io.gfile.GFile(path, "r") as f:
-    try:
-      lines = f.read().splitlines()
-    except UnicodeDecodeError as e:
-      raise InputError("%s: not UTF-8 text (%s)" % (path, e)) from None
   pairs = []
-  for number, line in enumerate(lines, start=1):
-    if not line.strip():
-      continue
-    where = "%s: line %d" % (path, number)
-    try:
-      obj = json.loads(line)
-    except ValueError as e:
-      raise InputError("%s: not JSON (%s)" % (where, e)) from None
-    if not isinstance(obj, dict):
-      raise InputError("%s: expected a JSON object" % where)
+  for _, where, obj in text_files.json_objects(path):
     for side in SIDES[:2]:
       if not isinstance(obj.get(side), str) or not obj[side].strip():
         raise InputError("%s: no \"%s\" text" % (where, side))

@@ -25,11 +25,10 @@ Example:
 
 import collections
 import csv
-import json
 
-import tensorflow as tf
 
 from bert_tf2.common import InputError
+from bert_tf2.common import text_files
 
 SWAG_ENDINGS = ("ending0", "ending1", "ending2", "ending3")
 SWAG_COLUMNS = ("sent1", "sent2") + SWAG_ENDINGS
@@ -43,16 +42,6 @@ class MultipleChoiceExample(collections.namedtuple(
   `label` is an int index into `choices` or None (unlabelled); `source`
   names the file and row for error messages.
   """
-
-
-def _open_lines(path, flag):
-  if not tf.io.gfile.exists(path):
-    raise InputError("%s: file not found" % (flag or path))
-  with tf.io.gfile.GFile(path, "r") as f:
-    try:
-      return f.read().splitlines()
-    except UnicodeDecodeError as e:
-      raise InputError("%s: not UTF-8 text (%s)" % (path, e)) from None
 
 
 def _label_index(value, num_choices, where):
@@ -80,7 +69,7 @@ def read_swag_csv(path, require_labels=False):
     InputError: a missing column, an empty sent1 or ending, or a label that
       is not 0..3 (or missing when `require_labels`), naming file and row.
   """
-  lines = _open_lines(path, path)
+  lines = text_files.read_lines(path)
   reader = csv.DictReader(lines)
   missing = [c for c in SWAG_COLUMNS if c not in (reader.fieldnames or [])]
   if missing:
@@ -111,16 +100,7 @@ def read_jsonl(path, require_labels=False):
       choice, or a label outside the choices, naming file and line.
   """
   examples = []
-  for line_number, line in enumerate(_open_lines(path, path), start=1):
-    if not line.strip():
-      continue
-    where = "%s: line %d" % (path, line_number)
-    try:
-      obj = json.loads(line)
-    except ValueError as e:
-      raise InputError("%s: not JSON (%s)" % (where, e)) from None
-    if not isinstance(obj, dict):
-      raise InputError("%s: expected a JSON object" % where)
+  for line_number, where, obj in text_files.json_objects(path):
     context = obj.get("context")
     if not isinstance(context, str) or not context.strip():
       raise InputError("%s: no \"context\" text" % where)
