@@ -62,14 +62,15 @@ def checkpoint_to_export(s, latest, best=None):
 
 
 def periodic_eval_options(job, task, do_eval):
-  """(every_n_steps, EarlyStopping or None, keep_best), checked up front."""
+  """(every_n_steps, EarlyStopping or None, keep_best), checked up front
+  (the job's own checks first: they name its flags)."""
   s = job.settings
   every, stopping, keep_best = runner.early_stopping_from_flags(s)
+  if every:
+    job.check_periodic_eval()
   if every and not (s.do_train and do_eval):
     raise InputError("--eval_every_n_steps=%d needs --do_train and --do_eval "
                      "(evaluation runs on the dev set)" % every)
-  if every:
-    job.check_periodic_eval()
   if stopping is not None:
     stopping.check_metric(job.metric_names(task))
   return every, stopping, keep_best
@@ -94,12 +95,12 @@ class _Records(object):
     s = self.job.settings
     training = split == "train"
     pad_to = batch_size if s.use_tpu and not training else None
-    path = os.path.join(s.output_dir, split + ".tf_record")
+    path = os.path.join(s.output_dir, self.job.record_files[split])
     count = self.job.write_records(split, path, pad_to)
     options = dict(drop_remainder=training or bool(s.use_tpu),
                    seed=self.seed, shuffle_buffer=self.job.shuffle_buffer)
     options.update(self.job.input_options(training))
-    input_fn = records.input_fn(path, self.job.record_spec(),
+    input_fn = records.input_fn(path, self.job.record_spec_of(split),
                                 s.max_seq_length, training, **options)
     steps = count // batch_size if pad_to else None
     return input_fn, count, steps
@@ -110,7 +111,7 @@ def run(job):
   s = job.settings
   runner.start_strategy(s)  # Before any other TensorFlow op (multi-worker).
   job.prepare()
-  do_eval = "do_eval" in vars(s) and s.do_eval
+  do_eval = job.evaluates()
   if job.exports:
     check_export_flags(s)
   task = job.build_task()
@@ -123,15 +124,17 @@ def run(job):
   num_train_steps = num_warmup_steps = None
   if s.do_train:
     train_input_fn, count, _ = splits.write("train")
-    num_train_steps = int(count / s.train_batch_size * s.num_train_epochs)
+    num_train_steps = int(job.epoch_size(count) / s.train_batch_size *
+                          s.num_train_epochs)
     num_warmup_steps = int(num_train_steps * s.warmup_proportion)
     logging.info("***** Running training ***** records=%d batch=%d "
                  "steps=%d", count, s.train_batch_size, num_train_steps)
-  estimator = runner.estimator_from_flags(task, config, s, num_train_steps,
-                                          num_warmup_steps)
+  eval_batch_size = job.eval_batch_size()
+  estimator = runner.estimator_from_flags(
+      task, config, s, num_train_steps, num_warmup_steps,
+      eval_batch_size=eval_batch_size)
   if do_eval:
-    eval_input_fn, count, eval_steps = splits.write("eval",
-                                                    s.eval_batch_size)
+    eval_input_fn, count, eval_steps = splits.write("eval", eval_batch_size)
     logging.info("***** Evaluation records ***** %d", count)
   if s.do_train and every:
     estimator.train_and_evaluate(

@@ -47,11 +47,16 @@ class Job(object):
     task_metrics: `evaluate` gives the task's metrics over the eval records
       (the runner then evaluates them itself during training); False: the
       driver calls `evaluate` for every periodic evaluation.
+    record_files: {split: file name in --output_dir} of the records
+      (run_squad.py writes its prediction records to eval.tf_record, as
+      the original).
   """
   shuffle_buffer = 100
   task_metrics = True
   results_file = "eval_results.txt"
   exports = True
+  record_files = {"train": "train.tf_record", "eval": "eval.tf_record",
+                  "predict": "predict.tf_record"}
 
   def __init__(self, settings):
     self.settings = settings
@@ -69,6 +74,22 @@ class Job(object):
     --early_stopping_metric before any output)."""
     return periodic_eval.metric_names(task)
 
+  def evaluates(self):
+    """Whether the run evaluates on the dev set (eval records, periodic
+    evaluation, `results_file`): --do_eval where the script has it."""
+    s = self.settings
+    return "do_eval" in vars(s) and s.do_eval
+
+  def eval_batch_size(self):
+    """The global evaluation batch (--eval_batch_size)."""
+    return self.settings.eval_batch_size
+
+  def epoch_size(self, count):
+    """Training examples per epoch (--num_train_epochs) when `count`
+    records were written (default: the records; SQuAD counts questions,
+    each one or more window records, as the original)."""
+    return count
+
   def check_periodic_eval(self):
     """Raise InputError if this configuration cannot evaluate during
     training (called only with --eval_every_n_steps)."""
@@ -79,6 +100,11 @@ class Job(object):
   def record_spec(self):
     """{name: tf.io.FixedLenFeature} of the records."""
     raise NotImplementedError("Job.record_spec")
+
+  def record_spec_of(self, split):
+    """The record spec of `split` (default: `record_spec()` for all)."""
+    del split
+    return self.record_spec()
 
   def input_options(self, training):
     """Extra keyword arguments of `records.input_fn` (trim_padding,

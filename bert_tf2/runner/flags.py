@@ -158,7 +158,8 @@ def run_config_from_flags(flag_values=flags.FLAGS, strategy=None,
 
 def estimator_from_flags(task, config, flag_values=flags.FLAGS,
                          num_train_steps=None, num_warmup_steps=0,
-                         learning_rate_multipliers=None):
+                         learning_rate_multipliers=None,
+                         eval_batch_size=None):
   """The fine-tuning scripts' `Estimator`: their optimizer and batch flags.
 
   Args:
@@ -171,6 +172,8 @@ def estimator_from_flags(task, config, flag_values=flags.FLAGS,
     learning_rate_multipliers: optional {regex on original variable names:
       factor} (see `optimization.create_optimizer`); default: the task's
       `learning_rate_multipliers` attribute, if any (e.g. NER's CRF).
+    eval_batch_size: the evaluation batch; default --eval_batch_size
+      (run_squad.py has none: it evaluates with --predict_batch_size).
 
   Returns:
     runner.Estimator.
@@ -189,5 +192,7 @@ def estimator_from_flags(task, config, flag_values=flags.FLAGS,
   return estimator_lib.Estimator(
       task, config, optimizer_fn=optimizer_fn,
       init_checkpoint=f.init_checkpoint,
-      train_batch_size=f.train_batch_size, eval_batch_size=f.eval_batch_size,
+      train_batch_size=f.train_batch_size,
+      eval_batch_size=(f.eval_batch_size if eval_batch_size is None
+                       else eval_batch_size),
       predict_batch_size=f.predict_batch_size)

@@ -210,6 +210,22 @@ def evaluate_v2(dataset, predictions, na_probs=None, na_prob_thresh=1.0):
   return out
 
 
+def questions_without_gold(dataset):
+  """Ids of the questions nothing can be scored against: no answer and not
+  SQuAD 2.0's "is_impossible"."""
+  return [qas_id for qas_id, qa in _questions(dataset)
+          if not qa.get("answers") and not qa.get("is_impossible")]
+
+
+def evaluate_dataset(dataset, predictions, na_probs=None):
+  """evaluate_squad.py's metrics with --version=auto: the 2.0 definitions
+  (with `na_probs`: also the best thresholds) iff any question has
+  "is_impossible", else 1.1's (na_probs unused)."""
+  if is_version_2(dataset):
+    return evaluate_v2(dataset, predictions, na_probs)
+  return evaluate_v1(dataset, predictions)
+
+
 def _load(path, flag, what):
   try:
     with open(path, encoding="utf-8") as f:

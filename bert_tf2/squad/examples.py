@@ -225,9 +225,18 @@ def read_squad_examples(input_file, is_training,
   Raises:
     InputError: the file is missing, not JSON, or not in SQuAD format.
   """
+  return examples_from_json(read_squad_data(input_file), is_training,
+                            version_2_with_negative, input_file)
+
+
+def read_squad_data(input_file):
+  """The "data" list of a SQuAD JSON file (local or gs://).
+
+  Raises:
+    InputError: the file is missing, not JSON, or has no "data" field.
+  """
   dataset = _load_json(input_file)
   if not isinstance(dataset, dict) or "data" not in dataset:
     raise InputError("%s: not a SQuAD file (no top-level 'data' field)"
                      % input_file)
-  return examples_from_json(dataset["data"], is_training,
-                            version_2_with_negative, input_file)
+  return dataset["data"]

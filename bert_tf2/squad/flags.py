@@ -46,6 +46,11 @@ def define_flags(flag_values=flags.FLAGS):
                        **fv)
   flags.DEFINE_integer("max_answer_length", 30, "Longest answer, in tokens.",
                        **fv)
+  flags.DEFINE_string(
+      "export_dir", None, "If set, write a SavedModel here with signature "
+      "'serving_default' (raw strings question, context [batch] -> answer, "
+      "score, no_answer, ...) of the best checkpoint "
+      "(--keep_best_checkpoint), else the latest.", **fv)
   flags.DEFINE_bool("verbose_logging", False,
                     "Log every answer-alignment warning of post-processing.",
                     **fv)

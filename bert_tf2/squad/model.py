@@ -25,6 +25,28 @@ from bert_tf2.common import task_model
 from modeling import inputs as model_inputs
 
 
+def span_loss(start_logits, end_logits, start_positions, end_positions):
+  """SQuAD's loss, the one place both trainers take it from.
+
+  run_squad.py (`squad.task.SquadTask`) and Keras `fit`
+  (`SquadModel.task_loss`) both call this.
+
+  Args:
+    start_logits: float Tensor of shape [batch_size, seq_length].
+    end_logits: float Tensor of shape [batch_size, seq_length].
+    start_positions: int Tensor of shape [batch_size] or [batch_size, 1],
+      the answer's first token ([CLS] = 0 for none).
+    end_positions: int Tensor of the same shape, its last token.
+
+  Returns:
+    float32 scalar: (mean start cross-entropy + mean end cross-entropy) / 2,
+    the original's.
+  """
+  return modeling.squad_loss(start_logits, end_logits,
+                             tf.reshape(start_positions, [-1]),
+                             tf.reshape(end_positions, [-1]))
+
+
 @modeling.layers.serializable
 class SquadModel(task_model.TaskModel):
   """BertModel + modeling.SquadHead.
@@ -72,9 +94,7 @@ class SquadModel(task_model.TaskModel):
       starts = task_model.labels(features, y, "start_positions")
       ends = task_model.labels(features, y, "end_positions")
     start_logits, end_logits = y_pred
-    return modeling.squad_loss(start_logits, end_logits,
-                               tf.reshape(starts, [-1]),
-                               tf.reshape(ends, [-1])), {}
+    return span_loss(start_logits, end_logits, starts, ends), {}
 
   def get_config(self):
     config = self.base_config()

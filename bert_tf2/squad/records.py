@@ -16,7 +16,6 @@ import collections
 import tensorflow as tf
 
 from bert_tf2.common import atomic_path
-from bert_tf2.common import padding
 
 
 def _int_feature(values):
@@ -90,7 +89,8 @@ def name_to_features(seq_length, is_training):
 
 def input_fn_builder(input_file, seq_length, is_training, drop_remainder,
                      trim_padding=False, buckets=None, seed=None):
-  """Returns input_fn(params) -> batched tf.data.Dataset of int32 features.
+  """Returns input_fn(params) -> batched tf.data.Dataset of int32 features
+  (`finetune.records.input_fn` with the SQuAD spec).
 
   Training data repeats forever and is shuffled with a buffer of 100, as in
   the original (with `seed`, in a reproducible order). With trim_padding,
@@ -100,23 +100,11 @@ def input_fn_builder(input_file, seq_length, is_training, drop_remainder,
   to seq_length, padding included (the original's), so trimming would
   change it.
   """
+  from bert_tf2.finetune import records as finetune_records  # pylint: disable=g-import-not-at-top
   if trim_padding and is_training:
     raise ValueError("SQuAD training records cannot be trimmed: the loss "
                      "counts padding positions")
-  spec = name_to_features(seq_length, is_training)
-
-  def _decode(record):
-    example = tf.io.parse_single_example(record, spec)
-    return {k: tf.cast(v, tf.int32) for k, v in example.items()}
-
-  def input_fn(params):
-    d = tf.data.TFRecordDataset(input_file)
-    if is_training:
-      d = d.repeat().shuffle(buffer_size=100, seed=seed)
-    d = d.map(_decode, num_parallel_calls=tf.data.AUTOTUNE)
-    d = d.batch(params["batch_size"], drop_remainder=drop_remainder)
-    if trim_padding:
-      d = padding.trim_batch_padding(d, seq_length, buckets)
-    return d.prefetch(tf.data.AUTOTUNE)
-
-  return input_fn
+  return finetune_records.input_fn(
+      input_file, name_to_features(seq_length, is_training), seq_length,
+      is_training, drop_remainder=drop_remainder, seed=seed,
+      shuffle_buffer=100, trim_padding=trim_padding, buckets=buckets)

@@ -1,7 +1,8 @@
 """`SquadTask`: SQuAD fine-tuning and prediction on `runner.Estimator`.
 
 Loss: the mean over the batch of the softmax cross-entropy of the start
-position plus that of the end position, divided by 2 (as the original).
+position plus that of the end position, divided by 2 (as the original;
+`squad.model.span_loss`, which Keras `fit` of `SquadModel` uses too).
 Predictions: "unique_ids", "start_logits", "end_logits" per feature, the
 original's predict outputs.
 
@@ -13,7 +14,6 @@ Example:
 
 import tensorflow as tf
 
-import modeling
 from bert_tf2 import runner
 from bert_tf2.squad import model as squad_model
 
@@ -37,9 +37,9 @@ class SquadTask(runner.Task):
   def compute_loss(self, model, features, training):
     """(start CE + end CE) / 2, each a mean over the batch."""
     start_logits, end_logits = model(features, training=training)
-    loss = modeling.squad_loss(start_logits, end_logits,
-                               features["start_positions"],
-                               features["end_positions"])
+    loss = squad_model.span_loss(start_logits, end_logits,
+                                 features["start_positions"],
+                                 features["end_positions"])
     return loss, {"start_logits": start_logits, "end_logits": end_logits}
 
   def create_metrics(self):
