@@ -49,3 +49,31 @@ def test_loss_is_mean_of_start_and_end_cross_entropy():
   assert tuple(names["cls/squad/output_bias"].shape) == (2,)
   assert "bert/embeddings/word_embeddings" in names
   assert all(not n.startswith(("squad_model", "span")) for n in names)
+
+
+def test_runner_and_keras_fit_share_one_loss(monkeypatch):
+  # One loss for run_squad.py (SquadTask) and Keras fit (SquadModel): the
+  # same value on the same batch, and both through squad.model.span_loss.
+  from bert_tf2.squad import model as squad_model  # pylint: disable=g-import-not-at-top
+  task = squad_task.SquadTask(CONFIG)
+  model = task.build_model()
+  rng = np.random.RandomState(1)
+  features = {
+      "input_ids": tf.constant(rng.randint(0, 50, [4, 10]), tf.int32),
+      "input_mask": tf.ones([4, 10], tf.int32),
+      "segment_ids": tf.zeros([4, 10], tf.int32),
+      "start_positions": tf.constant([[0], [2], [5], [9]]),
+      "end_positions": tf.constant([[0], [3], [7], [9]]),
+  }
+  runner_loss, _ = task.compute_loss(model, features, training=False)
+  keras_loss = model.compute_loss(x=features, y=None,
+                                  y_pred=model(features, training=False))
+  np.testing.assert_allclose(runner_loss.numpy(), keras_loss.numpy(),
+                             rtol=1e-6)
+  calls = []
+  real = squad_model.span_loss
+  monkeypatch.setattr(squad_model, "span_loss",
+                      lambda *a: calls.append(1) or real(*a))
+  task.compute_loss(model, features, training=False)
+  model.compute_loss(x=features, y=None, y_pred=model(features))
+  assert len(calls) == 2

@@ -73,7 +73,8 @@ def test_training_finds_the_answers(trained):
 
 def test_a_training_and_prediction_run_reads_every_flag(trained):
   # Flags never lie: every run_squad.py flag is read by a run that trains
-  # and predicts (the periodic-evaluation flags are read to be refused).
+  # and predicts (the periodic-evaluation and export flags are read to be
+  # checked; tests/squad/periodic_eval_test.py runs them all).
   assert sorted(trained["options"].unread()) == []
 
 
@@ -179,16 +180,3 @@ def test_training_records_are_never_trimmed(trained):
     records.input_fn_builder(os.path.join(trained["out"], "train.tf_record"),
                              32, is_training=True, drop_remainder=True,
                              trim_padding=True)
-
-
-@pytest.mark.parametrize("flags", [
-    {"eval_every_n_steps": 5},
-    {"eval_every_n_steps": 5, "early_stopping_metric": "f1",
-     "keep_best_checkpoint": True}])
-def test_periodic_evaluation_flags_are_refused(trained, tmp_path, flags):
-  # run_squad.py has no --do_eval: the shared flags must not be ignored.
-  with pytest.raises(InputError, match="--eval_every_n_steps: run_squad.py "
-                     "does not evaluate during training"):
-    pipeline.run(_options(trained, output_dir=str(tmp_path / "out"),
-                          **flags))
-  assert not os.path.exists(tmp_path / "out")
