@@ -93,9 +93,10 @@ def write_predictions(path, sentences, predicted_tags):
       f.write("\n")
 
 
-def evaluation(sentences, predicted_tags, step, prefix="eval_"):
+def evaluation(sentences, predicted_tags, step, prefix="eval_", types=()):
+  """The flattened metrics (every type of `types` included) + global_step."""
   result = metrics_lib.flatten(metrics_lib.evaluate(
-      [s.tags for s in sentences], predicted_tags), prefix)
+      [s.tags for s in sentences], predicted_tags, types), prefix)
   result["global_step"] = step
   return result
 
@@ -157,8 +158,8 @@ class NerJob(Job):
 
   def metric_names(self, task):
     del task
-    tags = [self.label_list]
-    return sorted(metrics_lib.flatten(metrics_lib.evaluate(tags, tags)))
+    return sorted(metrics_lib.flatten(metrics_lib.evaluate(
+        [], [], metrics_lib.entity_types(self.label_list))))
 
   def save_assets(self):
     atomic_write_text(os.path.join(self.settings.output_dir, LABELS_FILE),
@@ -207,7 +208,8 @@ class NerJob(Job):
     write_predictions(os.path.join(self.settings.output_dir,
                                    "eval_predictions.txt"), sentences, tags)
     return evaluation(sentences, tags,
-                      checkpoint_step(estimator.latest_checkpoint()))
+                      checkpoint_step(estimator.latest_checkpoint()),
+                      types=metrics_lib.entity_types(self.label_list))
 
   def predict(self, estimator, input_fn):
     out = self.settings.output_dir
@@ -218,7 +220,7 @@ class NerJob(Job):
     if self.labelled:
       result = evaluation(sentences, tags,
                           checkpoint_step(estimator.latest_checkpoint()),
-                          "test_")
+                          "test_", metrics_lib.entity_types(self.label_list))
       write_eval_results(os.path.join(out, "test_results.txt"), result)
       print_results(result)
 

@@ -27,8 +27,24 @@ def _prf(correct, predicted, gold):
           "predicted": predicted, "gold": gold}
 
 
-def evaluate(gold_sequences, predicted_sequences):
+def entity_types(labels):
+  """The entity types of a label list, sorted.
+
+  Example:
+    >>> entity_types(["O", "B-PER", "I-PER", "S-LOC"])
+    ['LOC', 'PER']
+  """
+  return sorted({schemes.split_tag(tag)[1] for tag in labels} - {""})
+
+
+def evaluate(gold_sequences, predicted_sequences, types=()):
   """Per-type and overall metrics of aligned tag sequences.
+
+  Args:
+    gold_sequences, predicted_sequences: lists of tag lists.
+    types: entity types always reported (zeros when neither side has
+      one), e.g. `entity_types(label_list)`: so every evaluation of a run
+      has the same names (--early_stopping_metric=eval_LOC_f1).
 
   Returns:
     dict: {"overall": {...}, TYPE: {...}, "token_accuracy": float,
@@ -54,7 +70,7 @@ def evaluate(gold_sequences, predicted_sequences):
     orphans_gold += schemes.count_orphan_starts(g)
     orphans_pred += schemes.count_orphan_starts(p)
   result = {kind: _prf(correct[kind], predicted[kind], gold[kind])
-            for kind in sorted(set(gold) | set(predicted))}
+            for kind in sorted(set(gold) | set(predicted) | set(types))}
   result["overall"] = _prf(sum(correct.values()), sum(predicted.values()),
                            sum(gold.values()))
   result["token_accuracy"] = same / tokens if tokens else 0.0
