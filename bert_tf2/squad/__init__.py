@@ -7,6 +7,8 @@
   model, task: SquadModel (BERT + cls/squad span head), SquadTask (runner)
   postprocess: write_predictions, get_final_text, RawResult (n-best decoding)
   evaluate:    exact match / F1 (v1.1 and v2.0 definitions)
+  job:         SquadJob (run_squad.py on the fine-tuning driver: records,
+               EM/F1 during training, prediction files, export)
   pipeline:    run (the whole of run_squad.py)
 
 See docs/squad.md.
