@@ -39,6 +39,7 @@ import tensorflow as tf
 
 from bert_tf2.common import InputError
 from bert_tf2.classifier import features as features_lib
+from bert_tf2.classifier import model as model_lib
 from bert_tf2.classifier.job import ClassifierJob
 from bert_tf2.classifier.job import write_test_results
 from bert_tf2.classifier.options import generic_options
@@ -159,17 +160,22 @@ def multi_hot_rows(examples, label_list, max_seq_length, tokenizer):
 
 
 class MultiLabelTask(ClassifierTask):
-  """Sigmoid outputs and binary cross-entropy on the classifier's logits."""
+  """Sigmoid outputs and binary cross-entropy on the classifier's logits
+  (`BertClassifier(multi_label=True)`, `model.multi_label_loss`)."""
+
+  def build_model(self):
+    return model_lib.BertClassifier(
+        self.bert_config, self.num_labels,
+        use_one_hot_embeddings=self.use_one_hot_embeddings,
+        classifier_dropout_prob=self.classifier_dropout_prob,
+        multi_label=True)
 
   def compute_loss(self, model, features, training):
     logits = model(features, training=training)
-    labels = tf.cast(features["label_ids"], tf.float32)
-    per_label = tf.nn.sigmoid_cross_entropy_with_logits(labels=labels,
-                                                        logits=logits)
-    per_example_loss = tf.reduce_mean(per_label, axis=-1)
-    return tf.reduce_mean(per_example_loss), {
-        "logits": logits, "probabilities": tf.sigmoid(logits),
-        "per_example_loss": per_example_loss}
+    loss, per_example_loss = model_lib.multi_label_loss(
+        logits, features["label_ids"])
+    return loss, {"logits": logits, "probabilities": tf.sigmoid(logits),
+                  "per_example_loss": per_example_loss}
 
   def create_metrics(self):
     """In-graph eval metrics (periodic evaluation, early stopping).
@@ -194,8 +200,8 @@ class MultiLabelTask(ClassifierTask):
     labels = tf.cast(features["label_ids"], tf.float32)
     probabilities = outputs["probabilities"]
     metrics["eval_loss"].update_state(outputs["per_example_loss"])
-    metrics["eval_exact_match"].update_state(tf.cast(tf.reduce_all(
-        tf.equal(labels > 0.5, probabilities > 0.5), axis=-1), tf.float32))
+    metrics["eval_exact_match"].update_state(
+        model_lib.exact_match(labels, probabilities))
     for name in ("eval_micro_precision", "eval_micro_recall",
                  "eval_micro_f1"):
       metrics[name].update_state(labels, probabilities)
