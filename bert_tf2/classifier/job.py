@@ -89,6 +89,11 @@ class ClassifierJob(Job):
                        "--long_text=sliding_window (document-level "
                        "evaluation)")
 
+  def serving_options(self):
+    """predictor.json's and the SavedModel's settings beyond the labels."""
+    s = self.settings
+    return dict(long_text=s.long_text, doc_stride=s.doc_stride)
+
   def save_assets(self):
     s = self.settings
     if not s.do_train:
@@ -97,8 +102,7 @@ class ClassifierJob(Job):
     assets.save_assets(
         s.output_dir, "classifier", s.bert_config_file, s.vocab_file,
         do_lower_case=s.do_lower_case, max_seq_length=s.max_seq_length,
-        label_list=list(self.label_list), long_text=s.long_text,
-        doc_stride=s.doc_stride)
+        label_list=list(self.label_list), **self.serving_options())
 
   def record_spec(self):
     return features_lib.record_spec(self.settings.max_seq_length,
@@ -188,5 +192,4 @@ class ClassifierJob(Job):
     export.export_saved_model(
         task, checkpoint, s.export_dir, s.vocab_file, s.do_lower_case,
         s.max_seq_length, self.label_list,
-        trim_padding=trim_padding_enabled(s), long_text=s.long_text,
-        doc_stride=s.doc_stride)
+        trim_padding=trim_padding_enabled(s), **self.serving_options())

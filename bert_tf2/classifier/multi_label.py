@@ -71,8 +71,11 @@ class MultiLabelProcessor(GenericProcessor):
     self._column_names = None
 
   def _label_indexes(self, header, path):
-    return [self._resolve(c, header, path, "label_column")
-            for c in self.label_columns]
+    indexes = [self._resolve(c, header, path, "label_column")
+               for c in self.label_columns]
+    self._column_names = [header[i] if header else "label_%d" % i
+                          for i in indexes]
+    return indexes
 
   def get_labels(self):
     if self.label_list is not None:
@@ -92,24 +95,7 @@ class MultiLabelProcessor(GenericProcessor):
     return list(self.label_list)
 
   def _create_examples(self, data_dir, set_type, check_labels=True):
-    path = os.path.join(data_dir, self.files[set_type])
-    rows = self._rows(data_dir, self.files[set_type], self.delimiter,
-                      self.quotechar)
-    header = None
-    if self.has_header and rows:
-      header, rows = rows[0].fields, rows[1:]
-    a = self._resolve(self.text_a_column, header, path, "text_a_column")
-    b = (self._resolve(self.text_b_column, header, path, "text_b_column")
-         if self.text_b_column is not None else None)
-    try:
-      label_indexes = self._label_indexes(header, path)
-    except InputError:
-      if set_type != "test":
-        raise
-      label_indexes = None  # An unlabelled test file with a header.
-    if label_indexes is not None:
-      self._column_names = [header[i] if header else "label_%d" % i
-                            for i in label_indexes]
+    rows, a, b, label_indexes = self._table(data_dir, set_type)
     known = set(self.get_labels()) if check_labels else None
     examples = []
     for i, row in enumerate(rows):
@@ -288,15 +274,8 @@ class MultiLabelJob(ClassifierJob):
         use_one_hot_embeddings=bool(self.settings.use_tpu),
         classifier_dropout_prob=self.settings.classifier_dropout_prob)
 
-  def save_assets(self):
-    s = self.settings
-    if not s.do_train:
-      return
-    from bert_tf2.predict import assets  # pylint: disable=g-import-not-at-top
-    assets.save_assets(
-        s.output_dir, "classifier", s.bert_config_file, s.vocab_file,
-        do_lower_case=s.do_lower_case, max_seq_length=s.max_seq_length,
-        label_list=list(self.label_list), multi_label=True)
+  def serving_options(self):
+    return {"multi_label": True}
 
   def record_spec(self):
     spec = records.sequence_spec(self.settings.max_seq_length, (
@@ -343,10 +322,3 @@ class MultiLabelJob(ClassifierJob):
     write_test_results(os.path.join(self.settings.output_dir,
                                     "test_results.tsv"),
                        [np.asarray(r, dtype=np.float32) for r in probs])
-
-  def export(self, task, checkpoint):
-    s = self.settings
-    from bert_tf2.classifier import export  # pylint: disable=g-import-not-at-top
-    export.export_saved_model(task, checkpoint, s.export_dir, s.vocab_file,
-                              s.do_lower_case, s.max_seq_length,
-                              self.label_list, multi_label=True)
