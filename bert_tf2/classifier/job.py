@@ -65,23 +65,28 @@ def document_predictions(estimator, input_fn, num_examples):
 
 class ClassifierJob(Job):
   """Single-label classification or regression (see the module docstring)."""
+  task_class = ClassifierTask
 
   def prepare(self):
     s = self.settings
     self.bert_config, self.tokenizer = validate(s)
-    self.processor = registry.get_processor(s.task_name, s.data_dir,
-                                            generic_options(s))
+    self.processor = self.make_processor()
     self.label_list = self.processor.get_labels()
     self.regression = self.processor.is_regression
     self.windows = s.long_text == "sliding_window"
     self.examples = {}
 
+  def make_processor(self):
+    """The examples' processor (`registry.get_processor`)."""
+    s = self.settings
+    return registry.get_processor(s.task_name, s.data_dir, generic_options(s))
+
   def build_task(self):
     s = self.settings
-    return ClassifierTask(self.bert_config, len(self.label_list),
-                          self.regression,
-                          use_one_hot_embeddings=bool(s.use_tpu),
-                          classifier_dropout_prob=s.classifier_dropout_prob)
+    return self.task_class(self.bert_config, len(self.label_list),
+                           self.regression,
+                           use_one_hot_embeddings=bool(s.use_tpu),
+                           classifier_dropout_prob=s.classifier_dropout_prob)
 
   def check_periodic_eval(self):
     if self.windows:

@@ -40,10 +40,10 @@ import tensorflow as tf
 from bert_tf2.common import InputError
 from bert_tf2.classifier import features as features_lib
 from bert_tf2.classifier import model as model_lib
+from bert_tf2.classifier import registry
 from bert_tf2.classifier.job import ClassifierJob
 from bert_tf2.classifier.job import write_test_results
 from bert_tf2.classifier.options import generic_options
-from bert_tf2.classifier.options import validate
 from bert_tf2.finetune import records
 from bert_tf2.runner.checkpoints import checkpoint_step
 from bert_tf2.classifier.generic import GenericProcessor
@@ -245,34 +245,20 @@ class MultiLabelJob(ClassifierJob):
   classifier's; evaluation after training is `multi_label_metrics` over
   the predicted probabilities.
   """
+  task_class = MultiLabelTask
 
-  def prepare(self):
+  def make_processor(self):
     s = self.settings
-    self.bert_config, self.tokenizer = validate(s)
     if s.long_text != "truncate":
       raise InputError("--long_text=%s: multi-label tasks only truncate" %
                        s.long_text)
     if (s.task_name or "").lower() not in ("tsv", "csv"):
       raise InputError("--task_name=%s: multi-label needs --task_name=tsv "
                        "or csv" % s.task_name)
-    options = generic_options(s)
-    if s.task_name.lower() == "csv":
-      options.setdefault("delimiter", ",")
-      options.setdefault("quotechar", '"')
-      for split in ("train", "dev", "test"):
-        options.setdefault("%s_file" % split, "%s.csv" % split)
-    options["multi_label_delimiter"] = s.multi_label_delimiter
-    self.processor = MultiLabelProcessor(s.data_dir, **options)
-    self.label_list = self.processor.get_labels()
-    self.regression = False
-    self.windows = False
-    self.examples = {}
-
-  def build_task(self):
-    return MultiLabelTask(
-        self.bert_config, len(self.label_list),
-        use_one_hot_embeddings=bool(self.settings.use_tpu),
-        classifier_dropout_prob=self.settings.classifier_dropout_prob)
+    options = dict(generic_options(s),
+                   multi_label_delimiter=s.multi_label_delimiter)
+    return registry.get_processor(s.task_name, s.data_dir, options,
+                                  MultiLabelProcessor)
 
   def serving_options(self):
     return {"multi_label": True}

@@ -25,7 +25,6 @@ Example:
 import keras
 import tensorflow as tf
 
-import modeling
 from bert_tf2.classifier import model as model_lib
 from bert_tf2.common import task_model
 from bert_tf2.runner.task import Task
@@ -78,9 +77,6 @@ class ClassifierTask(Task):
     return model_lib.BertClassifier(self.bert_config, self.num_labels,
                           use_one_hot_embeddings=self.use_one_hot_embeddings,
                           classifier_dropout_prob=self.classifier_dropout_prob)
-
-  def checkpoint_variables(self, model):
-    return modeling.original_variable_names(model)
 
   def compute_loss(self, model, features, training):
     logits = model(features, training=training)

@@ -27,7 +27,6 @@ Example:
 
 import keras
 
-import modeling
 from bert_tf2.ner import model as model_lib
 from bert_tf2.runner.task import Task
 
@@ -54,9 +53,6 @@ class NerTask(Task):
         use_one_hot_embeddings=self.use_one_hot_embeddings,
         classifier_dropout_prob=self.classifier_dropout_prob, crf=self.crf,
         allowed=self.allowed)
-
-  def checkpoint_variables(self, model):
-    return modeling.original_variable_names(model)
 
   def compute_loss(self, model, features, training):
     logits = model(features, training=training)
