@@ -47,6 +47,11 @@ def classifier_loss(logits, label_ids, regression=False):
   Returns:
     (loss: float32 scalar, per_example_loss: float32 Tensor of shape
     [batch_size]).
+
+  Example:
+    >>> loss, per_example = classifier_loss(tf.zeros([2, 3]), [0, 2])
+    >>> round(float(loss), 4), per_example.shape   # log(3)
+    (1.0986, TensorShape([2]))
   """
   labels = tf.reshape(label_ids, [-1])
   if regression:
