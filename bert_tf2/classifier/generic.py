@@ -102,24 +102,32 @@ class GenericProcessor(DataProcessor):
                        % (flag, column, path, header))
     return header.index(column)
 
-  def _create_examples(self, data_dir, set_type, check_labels=True):
+  def _label_indexes(self, header, path):
+    """The label column's index (`MultiLabelProcessor`: a list)."""
+    return self._resolve(self.label_column, header, path, "label_column")
+
+  def _table(self, data_dir, set_type):
+    """(rows, text_a index, text_b index or None, `_label_indexes` or None)
+    of a split's file, without its header line. A test file may lack the
+    label column (None)."""
     path = os.path.join(data_dir, self.files[set_type])
     rows = self._rows(data_dir, self.files[set_type], self.delimiter,
                       self.quotechar)
     header = None
     if self.has_header and rows:
-      header = rows[0].fields
-      rows = rows[1:]
+      header, rows = rows[0].fields, rows[1:]
     a = self._resolve(self.text_a_column, header, path, "text_a_column")
     b = (self._resolve(self.text_b_column, header, path, "text_b_column")
          if self.text_b_column is not None else None)
     try:
-      label_index = self._resolve(self.label_column, header, path,
-                                  "label_column")
+      return rows, a, b, self._label_indexes(header, path)
     except InputError:
       if set_type != "test":
         raise
-      label_index = None  # Unlabelled test file with a header.
+      return rows, a, b, None  # An unlabelled test file with a header.
+
+  def _create_examples(self, data_dir, set_type, check_labels=True):
+    rows, a, b, label_index = self._table(data_dir, set_type)
     labels = self.get_labels() if check_labels else None
     examples = []
     for i, row in enumerate(rows):

@@ -65,29 +65,39 @@ def document_predictions(estimator, input_fn, num_examples):
 
 class ClassifierJob(Job):
   """Single-label classification or regression (see the module docstring)."""
+  task_class = ClassifierTask
 
   def prepare(self):
     s = self.settings
     self.bert_config, self.tokenizer = validate(s)
-    self.processor = registry.get_processor(s.task_name, s.data_dir,
-                                            generic_options(s))
+    self.processor = self.make_processor()
     self.label_list = self.processor.get_labels()
     self.regression = self.processor.is_regression
     self.windows = s.long_text == "sliding_window"
     self.examples = {}
 
+  def make_processor(self):
+    """The examples' processor (`registry.get_processor`)."""
+    s = self.settings
+    return registry.get_processor(s.task_name, s.data_dir, generic_options(s))
+
   def build_task(self):
     s = self.settings
-    return ClassifierTask(self.bert_config, len(self.label_list),
-                          self.regression,
-                          use_one_hot_embeddings=bool(s.use_tpu),
-                          classifier_dropout_prob=s.classifier_dropout_prob)
+    return self.task_class(self.bert_config, len(self.label_list),
+                           self.regression,
+                           use_one_hot_embeddings=bool(s.use_tpu),
+                           classifier_dropout_prob=s.classifier_dropout_prob)
 
   def check_periodic_eval(self):
     if self.windows:
       raise InputError("--eval_every_n_steps is not supported with "
                        "--long_text=sliding_window (document-level "
                        "evaluation)")
+
+  def serving_options(self):
+    """predictor.json's and the SavedModel's settings beyond the labels."""
+    s = self.settings
+    return dict(long_text=s.long_text, doc_stride=s.doc_stride)
 
   def save_assets(self):
     s = self.settings
@@ -97,8 +107,7 @@ class ClassifierJob(Job):
     assets.save_assets(
         s.output_dir, "classifier", s.bert_config_file, s.vocab_file,
         do_lower_case=s.do_lower_case, max_seq_length=s.max_seq_length,
-        label_list=list(self.label_list), long_text=s.long_text,
-        doc_stride=s.doc_stride)
+        label_list=list(self.label_list), **self.serving_options())
 
   def record_spec(self):
     return features_lib.record_spec(self.settings.max_seq_length,
@@ -188,5 +197,4 @@ class ClassifierJob(Job):
     export.export_saved_model(
         task, checkpoint, s.export_dir, s.vocab_file, s.do_lower_case,
         s.max_seq_length, self.label_list,
-        trim_padding=trim_padding_enabled(s), long_text=s.long_text,
-        doc_stride=s.doc_stride)
+        trim_padding=trim_padding_enabled(s), **self.serving_options())

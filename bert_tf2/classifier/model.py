@@ -8,8 +8,11 @@ For regression (STS-B) num_labels is 1 and the logit is the prediction.
 
 An ordinary Keras model (`bert_tf2.common.task_model.TaskModel`): compiled
 without a loss it trains on the original loss from "label_ids" in the
-features, with "accuracy" (classification) as a metric; compiled with a
-loss, on `fit(features, labels)` as any Keras model. See docs/keras.md.
+features (`classifier_loss`, the function run_classifier.py's
+`ClassifierTask` trains on; `multi_label=True`: `multi_label_loss`, that of
+`--label_column=a,b,c`), with "accuracy" (classification) or
+"exact_match" (multi-label) as a metric; compiled with a loss, on
+`fit(features, labels)` as any Keras model. See docs/keras.md.
 
 Example:
   >>> import modeling, tensorflow as tf
@@ -30,6 +33,64 @@ from bert_tf2.common import task_model
 from modeling import inputs as model_inputs
 
 
+def classifier_loss(logits, label_ids, regression=False):
+  """run_classifier.py's loss: mean over the batch of the softmax
+  cross-entropy, or for regression of the squared error of the one logit.
+
+  Args:
+    logits: float32 Tensor of shape [batch_size, num_labels] (num_labels 1
+      for regression).
+    label_ids: Tensor of shape [batch_size] (or [batch_size, 1]): int class
+      ids, or the float targets for regression.
+    regression: bool.
+
+  Returns:
+    (loss: float32 scalar, per_example_loss: float32 Tensor of shape
+    [batch_size]).
+
+  Example:
+    >>> loss, per_example = classifier_loss(tf.zeros([2, 3]), [0, 2])
+    >>> round(float(loss), 4), per_example.shape   # log(3)
+    (1.0986, TensorShape([2]))
+  """
+  labels = tf.reshape(label_ids, [-1])
+  if regression:
+    per_example_loss = tf.square(logits[:, 0] - tf.cast(labels, tf.float32))
+    return tf.reduce_mean(per_example_loss), per_example_loss
+  loss, per_example_loss, _ = modeling.classification_loss(
+      logits, labels, logits.shape[-1])
+  return loss, per_example_loss
+
+
+def multi_label_loss(logits, label_ids):
+  """Multi-label loss: sigmoid cross-entropy, mean over labels and examples.
+
+  Args:
+    logits: float32 Tensor of shape [batch_size, num_labels].
+    label_ids: 0/1 Tensor of shape [batch_size, num_labels] (multi-hot).
+
+  Returns:
+    (loss: float32 scalar, per_example_loss: float32 Tensor of shape
+    [batch_size], the mean over the labels).
+  """
+  per_label = tf.nn.sigmoid_cross_entropy_with_logits(
+      labels=tf.cast(label_ids, tf.float32), logits=logits)
+  per_example_loss = tf.reduce_mean(per_label, axis=-1)
+  return tf.reduce_mean(per_example_loss), per_example_loss
+
+
+def exact_match(label_ids, probabilities):
+  """float32 [batch_size]: 1.0 where every label is right at threshold 0.5.
+
+  Args:
+    label_ids: 0/1 Tensor of shape [batch_size, num_labels].
+    probabilities: float Tensor of shape [batch_size, num_labels].
+  """
+  labels = tf.cast(label_ids, tf.float32)
+  return tf.cast(tf.reduce_all(tf.equal(labels > 0.5, probabilities > 0.5),
+                               axis=-1), tf.float32)
+
+
 @modeling.layers.serializable
 class BertClassifier(task_model.TaskModel):
   """BertModel + ClassificationHead; call(features) -> float32 logits."""
@@ -38,9 +99,11 @@ class BertClassifier(task_model.TaskModel):
 
   def __init__(self, bert_config, num_labels, use_one_hot_embeddings=False,
                classifier_dropout_prob=0.1, attention_layout="einsum",
-               **kwargs):
+               multi_label=False, **kwargs):
     kwargs.setdefault("name", self.default_name)
-    self.metric_names = self.metrics_for(int(num_labels))
+    self.multi_label = bool(multi_label)
+    self.metric_names = (("exact_match",) if self.multi_label else
+                         self.metrics_for(int(num_labels)))
     super().__init__(**kwargs)
     if isinstance(bert_config, dict):
       bert_config = modeling.BertConfig.from_dict(bert_config)
@@ -80,16 +143,19 @@ class BertClassifier(task_model.TaskModel):
     return ("accuracy",) if num_labels > 1 else ()
 
   def task_loss(self, features, y, y_pred):
-    """Softmax cross-entropy (MSE for num_labels=1) on "label_ids"."""
-    labels = tf.reshape(task_model.labels(features, y, "label_ids"), [-1])
+    """`classifier_loss` (regression when num_labels is 1) or
+    `multi_label_loss` on "label_ids" (or y), + the accuracy metric."""
+    label_ids = task_model.labels(features, y, "label_ids")
+    weights = task_model.example_weights(features)
+    if self.multi_label:
+      loss, _ = multi_label_loss(y_pred, label_ids)
+      return loss, {"exact_match": (
+          exact_match(label_ids, tf.sigmoid(y_pred)), weights)}
+    loss, _ = classifier_loss(y_pred, label_ids, self.num_labels == 1)
     if self.num_labels == 1:
-      error = tf.square(y_pred[:, 0] - tf.cast(labels, tf.float32))
-      return tf.reduce_mean(error), {}
-    loss, _, _ = modeling.classification_loss(y_pred, labels, self.num_labels)
-    predicted = tf.argmax(y_pred, axis=-1, output_type=tf.int32)
-    correct = tf.cast(tf.equal(predicted, tf.cast(labels, tf.int32)),
-                      tf.float32)
-    return loss, {"accuracy": (correct, None)}
+      return loss, {}
+    return loss, {"accuracy": (task_model.correct(y_pred, label_ids),
+                               weights)}
 
   def get_config(self):
     config = self.base_config()
@@ -98,4 +164,6 @@ class BertClassifier(task_model.TaskModel):
                   use_one_hot_embeddings=self.use_one_hot_embeddings,
                   classifier_dropout_prob=self.classifier_dropout_prob,
                   attention_layout=self.attention_layout)
+    if self.multi_label:  # Absent otherwise: older .keras configs load.
+      config["multi_label"] = True
     return config

@@ -39,10 +39,11 @@ import tensorflow as tf
 
 from bert_tf2.common import InputError
 from bert_tf2.classifier import features as features_lib
+from bert_tf2.classifier import model as model_lib
+from bert_tf2.classifier import registry
 from bert_tf2.classifier.job import ClassifierJob
 from bert_tf2.classifier.job import write_test_results
 from bert_tf2.classifier.options import generic_options
-from bert_tf2.classifier.options import validate
 from bert_tf2.finetune import records
 from bert_tf2.runner.checkpoints import checkpoint_step
 from bert_tf2.classifier.generic import GenericProcessor
@@ -70,8 +71,11 @@ class MultiLabelProcessor(GenericProcessor):
     self._column_names = None
 
   def _label_indexes(self, header, path):
-    return [self._resolve(c, header, path, "label_column")
-            for c in self.label_columns]
+    indexes = [self._resolve(c, header, path, "label_column")
+               for c in self.label_columns]
+    self._column_names = [header[i] if header else "label_%d" % i
+                          for i in indexes]
+    return indexes
 
   def get_labels(self):
     if self.label_list is not None:
@@ -91,24 +95,7 @@ class MultiLabelProcessor(GenericProcessor):
     return list(self.label_list)
 
   def _create_examples(self, data_dir, set_type, check_labels=True):
-    path = os.path.join(data_dir, self.files[set_type])
-    rows = self._rows(data_dir, self.files[set_type], self.delimiter,
-                      self.quotechar)
-    header = None
-    if self.has_header and rows:
-      header, rows = rows[0].fields, rows[1:]
-    a = self._resolve(self.text_a_column, header, path, "text_a_column")
-    b = (self._resolve(self.text_b_column, header, path, "text_b_column")
-         if self.text_b_column is not None else None)
-    try:
-      label_indexes = self._label_indexes(header, path)
-    except InputError:
-      if set_type != "test":
-        raise
-      label_indexes = None  # An unlabelled test file with a header.
-    if label_indexes is not None:
-      self._column_names = [header[i] if header else "label_%d" % i
-                            for i in label_indexes]
+    rows, a, b, label_indexes = self._table(data_dir, set_type)
     known = set(self.get_labels()) if check_labels else None
     examples = []
     for i, row in enumerate(rows):
@@ -159,17 +146,22 @@ def multi_hot_rows(examples, label_list, max_seq_length, tokenizer):
 
 
 class MultiLabelTask(ClassifierTask):
-  """Sigmoid outputs and binary cross-entropy on the classifier's logits."""
+  """Sigmoid outputs and binary cross-entropy on the classifier's logits
+  (`BertClassifier(multi_label=True)`, `model.multi_label_loss`)."""
+
+  def build_model(self):
+    return model_lib.BertClassifier(
+        self.bert_config, self.num_labels,
+        use_one_hot_embeddings=self.use_one_hot_embeddings,
+        classifier_dropout_prob=self.classifier_dropout_prob,
+        multi_label=True)
 
   def compute_loss(self, model, features, training):
     logits = model(features, training=training)
-    labels = tf.cast(features["label_ids"], tf.float32)
-    per_label = tf.nn.sigmoid_cross_entropy_with_logits(labels=labels,
-                                                        logits=logits)
-    per_example_loss = tf.reduce_mean(per_label, axis=-1)
-    return tf.reduce_mean(per_example_loss), {
-        "logits": logits, "probabilities": tf.sigmoid(logits),
-        "per_example_loss": per_example_loss}
+    loss, per_example_loss = model_lib.multi_label_loss(
+        logits, features["label_ids"])
+    return loss, {"logits": logits, "probabilities": tf.sigmoid(logits),
+                  "per_example_loss": per_example_loss}
 
   def create_metrics(self):
     """In-graph eval metrics (periodic evaluation, early stopping).
@@ -194,8 +186,8 @@ class MultiLabelTask(ClassifierTask):
     labels = tf.cast(features["label_ids"], tf.float32)
     probabilities = outputs["probabilities"]
     metrics["eval_loss"].update_state(outputs["per_example_loss"])
-    metrics["eval_exact_match"].update_state(tf.cast(tf.reduce_all(
-        tf.equal(labels > 0.5, probabilities > 0.5), axis=-1), tf.float32))
+    metrics["eval_exact_match"].update_state(
+        model_lib.exact_match(labels, probabilities))
     for name in ("eval_micro_precision", "eval_micro_recall",
                  "eval_micro_f1"):
       metrics[name].update_state(labels, probabilities)
@@ -253,44 +245,23 @@ class MultiLabelJob(ClassifierJob):
   classifier's; evaluation after training is `multi_label_metrics` over
   the predicted probabilities.
   """
+  task_class = MultiLabelTask
 
-  def prepare(self):
+  def make_processor(self):
     s = self.settings
-    self.bert_config, self.tokenizer = validate(s)
     if s.long_text != "truncate":
       raise InputError("--long_text=%s: multi-label tasks only truncate" %
                        s.long_text)
     if (s.task_name or "").lower() not in ("tsv", "csv"):
       raise InputError("--task_name=%s: multi-label needs --task_name=tsv "
                        "or csv" % s.task_name)
-    options = generic_options(s)
-    if s.task_name.lower() == "csv":
-      options.setdefault("delimiter", ",")
-      options.setdefault("quotechar", '"')
-      for split in ("train", "dev", "test"):
-        options.setdefault("%s_file" % split, "%s.csv" % split)
-    options["multi_label_delimiter"] = s.multi_label_delimiter
-    self.processor = MultiLabelProcessor(s.data_dir, **options)
-    self.label_list = self.processor.get_labels()
-    self.regression = False
-    self.windows = False
-    self.examples = {}
+    options = dict(generic_options(s),
+                   multi_label_delimiter=s.multi_label_delimiter)
+    return registry.get_processor(s.task_name, s.data_dir, options,
+                                  MultiLabelProcessor)
 
-  def build_task(self):
-    return MultiLabelTask(
-        self.bert_config, len(self.label_list),
-        use_one_hot_embeddings=bool(self.settings.use_tpu),
-        classifier_dropout_prob=self.settings.classifier_dropout_prob)
-
-  def save_assets(self):
-    s = self.settings
-    if not s.do_train:
-      return
-    from bert_tf2.predict import assets  # pylint: disable=g-import-not-at-top
-    assets.save_assets(
-        s.output_dir, "classifier", s.bert_config_file, s.vocab_file,
-        do_lower_case=s.do_lower_case, max_seq_length=s.max_seq_length,
-        label_list=list(self.label_list), multi_label=True)
+  def serving_options(self):
+    return {"multi_label": True}
 
   def record_spec(self):
     spec = records.sequence_spec(self.settings.max_seq_length, (
@@ -337,10 +308,3 @@ class MultiLabelJob(ClassifierJob):
     write_test_results(os.path.join(self.settings.output_dir,
                                     "test_results.tsv"),
                        [np.asarray(r, dtype=np.float32) for r in probs])
-
-  def export(self, task, checkpoint):
-    s = self.settings
-    from bert_tf2.classifier import export  # pylint: disable=g-import-not-at-top
-    export.export_saved_model(task, checkpoint, s.export_dir, s.vocab_file,
-                              s.do_lower_case, s.max_seq_length,
-                              self.label_list, multi_label=True)

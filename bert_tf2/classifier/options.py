@@ -8,7 +8,6 @@ defaults of `classifier.flags`), for library use and tests;
 
 
 from bert_tf2.common import InputError
-from bert_tf2.common import setup_checks
 from bert_tf2.classifier import flags as classifier_flags
 from bert_tf2.classifier import long_text
 from bert_tf2.finetune import checks
@@ -46,9 +45,7 @@ def validate(o):
   """Checks flags and files up front; returns (bert_config, tokenizer)."""
   checks.check_settings(o, required=("data_dir", "task_name", "output_dir"),
                         export_acts=False)
-  bert_config, tokenizer = setup_checks.load_config_and_tokenizer(
-      o.bert_config_file, o.vocab_file, do_lower_case=o.do_lower_case,
-      init_checkpoint=o.init_checkpoint, max_seq_length=o.max_seq_length)
+  bert_config, tokenizer = checks.config_and_tokenizer(o)
   if o.long_text not in long_text.LONG_TEXT_MODES:
     raise InputError("--long_text=%s: expected one of %s" % (
         o.long_text, ", ".join(long_text.LONG_TEXT_MODES)))

@@ -12,11 +12,7 @@ in the script, `default_options(...)` in tests). Single-label tasks run as
 
 from bert_tf2.classifier import multi_label
 from bert_tf2.classifier.job import ClassifierJob
-from bert_tf2.classifier.job import pearson  # pylint: disable=unused-import
-from bert_tf2.classifier.job import trim_padding_enabled  # pylint: disable=unused-import
-from bert_tf2.classifier.job import write_test_results  # pylint: disable=unused-import
 from bert_tf2.classifier.options import default_options  # pylint: disable=unused-import
-from bert_tf2.classifier.options import validate  # pylint: disable=unused-import
 from bert_tf2.finetune import driver
 
 

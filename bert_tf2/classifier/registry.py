@@ -35,13 +35,15 @@ def task_names():
   return sorted(PROCESSORS) + list(GENERIC)
 
 
-def get_processor(task_name, data_dir=None, generic_options=None):
+def get_processor(task_name, data_dir=None, generic_options=None,
+                  generic_class=generic.GenericProcessor):
   """Returns the processor for `task_name`.
 
   Args:
     task_name: a name from task_names() (case-insensitive).
     data_dir: the data directory (the generic processor infers labels there).
     generic_options: dict of GenericProcessor keyword arguments for tsv/csv.
+    generic_class: the class of the tsv/csv processor (a GenericProcessor).
 
   Raises:
     InputError: unknown task name.
@@ -57,6 +59,6 @@ def get_processor(task_name, data_dir=None, generic_options=None):
       options.setdefault("quotechar", '"')
       for split in ("train", "dev", "test"):
         options.setdefault("%s_file" % split, "%s.csv" % split)
-    return generic.GenericProcessor(data_dir, **options)
+    return generic_class(data_dir, **options)
   raise InputError("--task_name=%s: task not found; known tasks: %s" %
                    (task_name, ", ".join(task_names())))

@@ -1,6 +1,7 @@
 """ClassifierTask: the fine-tuning model, loss and metrics for the runner.
 
-Loss, metrics and predictions as the original's model_fn:
+Loss, metrics and predictions as the original's model_fn (the loss is
+`model.classifier_loss`, which the Keras `BertClassifier` trains on too):
   classification: mean softmax cross-entropy; eval_accuracy and eval_loss
     weighted by is_real_example (padding examples count for nothing);
     predictions {"probabilities", "logits"}.
@@ -24,8 +25,8 @@ Example:
 import keras
 import tensorflow as tf
 
-import modeling
-from bert_tf2.classifier.model import BertClassifier
+from bert_tf2.classifier import model as model_lib
+from bert_tf2.common import task_model
 from bert_tf2.runner.task import Task
 
 
@@ -73,33 +74,19 @@ class ClassifierTask(Task):
     self.classifier_dropout_prob = classifier_dropout_prob
 
   def build_model(self):
-    return BertClassifier(self.bert_config, self.num_labels,
+    return model_lib.BertClassifier(self.bert_config, self.num_labels,
                           use_one_hot_embeddings=self.use_one_hot_embeddings,
                           classifier_dropout_prob=self.classifier_dropout_prob)
 
-  def checkpoint_variables(self, model):
-    return modeling.original_variable_names(model)
-
-  def _weights(self, features):
-    if "is_real_example" in features:
-      return tf.cast(features["is_real_example"], tf.float32)
-    return tf.ones(tf.shape(features["label_ids"])[:1], tf.float32)
-
   def compute_loss(self, model, features, training):
     logits = model(features, training=training)
+    loss, per_example_loss = model_lib.classifier_loss(
+        logits, features["label_ids"], self.is_regression)
+    outputs = {"logits": logits, "per_example_loss": per_example_loss}
     if self.is_regression:
-      predictions = logits[:, 0]
-      labels = tf.cast(tf.reshape(features["label_ids"], [-1]), tf.float32)
-      per_example_loss = tf.square(predictions - labels)
-      loss = tf.reduce_mean(per_example_loss)
-      outputs = {"logits": logits, "predictions": predictions}
+      outputs["predictions"] = logits[:, 0]
     else:
-      labels = tf.reshape(features["label_ids"], [-1])
-      loss, per_example_loss, _ = modeling.classification_loss(
-          logits, labels, self.num_labels)
-      outputs = {"logits": logits,
-                 "probabilities": tf.nn.softmax(logits, axis=-1)}
-    outputs["per_example_loss"] = per_example_loss
+      outputs["probabilities"] = tf.nn.softmax(logits, axis=-1)
     return loss, outputs
 
   def create_metrics(self):
@@ -111,19 +98,17 @@ class ClassifierTask(Task):
     return metrics
 
   def update_metrics(self, metrics, features, outputs):
-    weights = self._weights(features)
+    weights = task_model.example_weights(features)
     metrics["eval_loss"].update_state(outputs["per_example_loss"],
                                       sample_weight=weights)
-    labels = tf.reshape(features["label_ids"], [-1])
     if self.is_regression:
-      metrics["eval_pearson"].update_state(labels, outputs["predictions"],
+      metrics["eval_pearson"].update_state(features["label_ids"],
+                                           outputs["predictions"],
                                            sample_weight=weights)
     else:
-      predictions = tf.argmax(outputs["logits"], axis=-1,
-                              output_type=tf.int32)
-      correct = tf.cast(tf.equal(predictions, tf.cast(labels, tf.int32)),
-                        tf.float32)
-      metrics["eval_accuracy"].update_state(correct, sample_weight=weights)
+      metrics["eval_accuracy"].update_state(
+          task_model.correct(outputs["logits"], features["label_ids"]),
+          sample_weight=weights)
 
   def predict_outputs(self, model, features):
     logits = model(features, training=False)

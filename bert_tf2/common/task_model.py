@@ -21,7 +21,10 @@ seq_length] "input_ids", "input_mask" and "segment_ids" (read through
 * A `dtype` policy reaching every sublayer.
 
 Subclasses implement `task_loss(features, y, y_pred)` -> (scalar loss,
-{metric name: (values, weights)}).
+{metric name: (values, weights)}) by calling their task's loss function,
+the one the runner's `Task` calls too (e.g. `classifier.model.
+classifier_loss`); `correct` and `example_weights` below are the metric
+values and weights both share.
 """
 
 import keras
@@ -122,3 +125,27 @@ def labels(features, y, key):
     raise KeyError("no %r in the features (compile the model with a loss "
                    "to train on other labels)" % key)
   return source[key]
+
+
+def example_weights(features):
+  """float32 [batch_size] "is_real_example" (0 for padding), or None.
+
+  Padding examples (TPU evaluation batches) count for nothing in the
+  metrics; the training loss is the plain mean over the batch, as the
+  original's.
+  """
+  if "is_real_example" not in features:
+    return None
+  return tf.cast(tf.reshape(features["is_real_example"], [-1]), tf.float32)
+
+
+def correct(logits, label_ids):
+  """float32 [batch_size]: 1.0 where argmax(logits) is the label.
+
+  Args:
+    logits: float Tensor of shape [batch_size, num_classes].
+    label_ids: int Tensor of shape [batch_size] (or [batch_size, 1]).
+  """
+  predicted = tf.argmax(logits, axis=-1, output_type=tf.int32)
+  labels = tf.cast(tf.reshape(label_ids, [-1]), tf.int32)
+  return tf.cast(tf.equal(predicted, labels), tf.float32)

@@ -17,7 +17,6 @@ import tensorflow as tf
 
 from bert_tf2.common import InputError
 from bert_tf2.common import atomic_open
-from bert_tf2.common import setup_checks
 from bert_tf2.embedding import pairs as pairs_lib
 from bert_tf2.embedding import search
 from bert_tf2.embedding.task import BiEncoderTask
@@ -25,8 +24,6 @@ from bert_tf2.finetune import checks
 from bert_tf2.finetune import records
 from bert_tf2.finetune.job import Job
 
-_SPLIT_FILES = {"train": "train_file", "eval": "dev_file",
-                "predict": "test_file"}
 RETRIEVAL_METRICS = ("recall@1", "recall@10", "mrr")
 
 
@@ -38,9 +35,7 @@ def validate(s):
   if s.do_train and s.train_batch_size < 2:
     raise InputError("--train_batch_size=%d: in-batch negatives need at "
                      "least 2" % s.train_batch_size)
-  return setup_checks.load_config_and_tokenizer(
-      s.bert_config_file, s.vocab_file, do_lower_case=s.do_lower_case,
-      init_checkpoint=s.init_checkpoint, max_seq_length=s.max_seq_length)
+  return checks.config_and_tokenizer(s)
 
 
 def _memory_input_fn(arrays):
@@ -59,22 +54,15 @@ class EmbeddingJob(Job):
   def prepare(self):
     s = self.settings
     self.bert_config, self.tokenizer = validate(s)
-    self.pairs = {}
-    wanted = {"train": s.do_train, "eval": s.do_eval,
-              "predict": s.do_predict}
-    for split, flag in _SPLIT_FILES.items():
-      if wanted[split]:
-        path = os.path.join(s.data_dir, getattr(s, flag))
-        if not tf.io.gfile.exists(path):
-          raise InputError("--%s=%s: file not found" % (flag, path))
-        self.pairs[split] = pairs_lib.read_pairs(path)
+    self.pairs = {split: pairs_lib.read_pairs(path)
+                  for split, _, path in checks.split_files(s)}
     # One record layout for every split: the first split's sides.
     with_negatives = {split: pairs[0].negative is not None
                       for split, pairs in self.pairs.items()}
     if len(set(with_negatives.values())) > 1:
       raise InputError("%s: hard negatives in some files and not in others "
                        "(%s); give them in all or none" % (
-                           ", ".join("--%s" % _SPLIT_FILES[k]
+                           ", ".join("--%s" % checks.SPLIT_FILES[k]
                                      for k in sorted(with_negatives)),
                            ", ".join("%s: %s" % (k, "yes" if v else "no")
                                      for k, v in sorted(

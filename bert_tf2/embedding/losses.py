@@ -25,6 +25,12 @@ def similarity_matrix(anchors, candidates):
                    pooling.l2_normalize(candidates), transpose_b=True)
 
 
+def _candidates(positives, negatives):
+  if negatives is None:
+    return positives
+  return tf.concat([positives, negatives], axis=0)
+
+
 def multiple_negatives_ranking_loss(anchors, positives, negatives=None,
                                     scale=20.0):
   """Mean in-batch-negatives cross-entropy.
@@ -39,10 +45,16 @@ def multiple_negatives_ranking_loss(anchors, positives, negatives=None,
   Returns:
     float32 scalar.
   """
-  candidates = positives
-  if negatives is not None:
-    candidates = tf.concat([positives, negatives], axis=0)
-  logits = scale * similarity_matrix(anchors, candidates)
+  logits = scale * similarity_matrix(anchors,
+                                     _candidates(positives, negatives))
   labels = tf.range(tf.shape(anchors)[0])
   return tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(
       labels=labels, logits=tf.cast(logits, tf.float32)))
+
+
+def in_batch_correct(anchors, positives, negatives=None):
+  """float32 [batch_size]: 1.0 where anchor i's most similar candidate (as
+  in `multiple_negatives_ranking_loss`) is positive i."""
+  similarities = similarity_matrix(anchors, _candidates(positives, negatives))
+  best = tf.argmax(similarities, axis=-1, output_type=tf.int32)
+  return tf.cast(tf.equal(best, tf.range(tf.shape(anchors)[0])), tf.float32)

@@ -21,7 +21,6 @@ Example:
 """
 
 import keras
-import tensorflow as tf
 
 from bert_tf2.embedding import losses
 from bert_tf2.embedding.encoder import SentenceEncoder
@@ -57,13 +56,8 @@ class BiEncoderTask(Task):
                         training=training)
     loss = losses.multiple_negatives_ranking_loss(anchors, positives,
                                                   negatives, self.scale)
-    similarities = losses.similarity_matrix(
-        anchors, positives if negatives is None else
-        tf.concat([positives, negatives], axis=0))
-    best = tf.argmax(similarities, axis=-1, output_type=tf.int32)
-    correct = tf.cast(tf.equal(best, tf.range(tf.shape(anchors)[0])),
-                      tf.float32)
-    return loss, {"loss": loss, "correct": correct}
+    return loss, {"loss": loss, "correct": losses.in_batch_correct(
+        anchors, positives, negatives)}
 
   def create_metrics(self):
     return {"eval_loss": keras.metrics.Mean(name="eval_loss"),

@@ -11,12 +11,17 @@ Example:
   tokenization.errors.InputError: At least one of --do_train, --do_eval or --do_predict must be True
 """
 
+import os
+
 import tensorflow as tf
 
 from bert_tf2.common import InputError
+from bert_tf2.common import setup_checks
 
 BATCH_SIZE_FLAGS = ("train_batch_size", "eval_batch_size",
                     "predict_batch_size")
+SPLIT_FILES = {"train": "train_file", "eval": "dev_file",
+               "predict": "test_file"}
 
 
 def check_settings(s, required=("data_dir", "output_dir"), export_acts=True,
@@ -54,3 +59,30 @@ def check_settings(s, required=("data_dir", "output_dir"), export_acts=True,
   for flag in BATCH_SIZE_FLAGS:
     if getattr(s, flag) < 1:
       raise InputError("--%s=%d: must be >= 1" % (flag, getattr(s, flag)))
+
+
+def config_and_tokenizer(s, **kwargs):
+  """(bert_config, tokenizer) of --bert_config_file and --vocab_file, checked
+  against --do_lower_case, --init_checkpoint and --max_seq_length
+  (`setup_checks.load_config_and_tokenizer`; kwargs: its other options)."""
+  return setup_checks.load_config_and_tokenizer(
+      s.bert_config_file, s.vocab_file, do_lower_case=s.do_lower_case,
+      init_checkpoint=s.init_checkpoint, max_seq_length=s.max_seq_length,
+      **kwargs)
+
+
+def split_files(s):
+  """Yields (split, flag, path) for each split the flags ask for
+  (--do_train: --train_file, --do_eval: --dev_file, --do_predict:
+  --test_file, in --data_dir), checking each path exists when reached.
+
+  Raises:
+    InputError: the file of a wanted split does not exist.
+  """
+  wanted = {"train": s.do_train, "eval": s.do_eval, "predict": s.do_predict}
+  for split, flag in SPLIT_FILES.items():
+    if wanted[split]:
+      path = os.path.join(s.data_dir, getattr(s, flag))
+      if not tf.io.gfile.exists(path):
+        raise InputError("--%s=%s: file not found" % (flag, path))
+      yield split, flag, path

@@ -14,7 +14,6 @@ import tensorflow as tf
 
 from bert_tf2.common import InputError
 from bert_tf2.common import atomic_open
-from bert_tf2.common import setup_checks
 from bert_tf2.finetune import checks
 from bert_tf2.finetune import records
 from bert_tf2.finetune.job import Job
@@ -22,16 +21,10 @@ from bert_tf2.multiple_choice import features as mc_features
 from bert_tf2.multiple_choice import reader
 from bert_tf2.multiple_choice.task import MultipleChoiceTask
 
-_SPLIT_FILES = {"train": "train_file", "eval": "dev_file",
-                "predict": "test_file"}
-
-
 def validate(s):
   """Checks flags up front; returns (bert_config, tokenizer)."""
   checks.check_settings(s, min_seq_length=4)
-  return setup_checks.load_config_and_tokenizer(
-      s.bert_config_file, s.vocab_file, do_lower_case=s.do_lower_case,
-      init_checkpoint=s.init_checkpoint, max_seq_length=s.max_seq_length)
+  return checks.config_and_tokenizer(s)
 
 
 class MultipleChoiceJob(Job):
@@ -41,15 +34,8 @@ class MultipleChoiceJob(Job):
     s = self.settings
     self.bert_config, self.tokenizer = validate(s)
     self.examples = {}
-    wanted = {"train": s.do_train, "eval": s.do_eval,
-              "predict": s.do_predict}
     num_choices = None
-    for split, flag in _SPLIT_FILES.items():
-      if not wanted[split]:
-        continue
-      path = os.path.join(s.data_dir, getattr(s, flag))
-      if not tf.io.gfile.exists(path):
-        raise InputError("--%s=%s: file not found" % (flag, path))
+    for split, flag, path in checks.split_files(s):
       examples = reader.read_examples(path,
                                       require_labels=split != "predict")
       if not examples:

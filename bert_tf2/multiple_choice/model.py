@@ -57,13 +57,19 @@ def choice_logits(pair_scores, num_choices):
 def multiple_choice_loss(logits, labels):
   """Softmax cross-entropy over the choices, mean over the batch.
 
+  The loss run_multiple_choice.py's `MultipleChoiceTask` and the Keras
+  `BertMultipleChoice` train on.
+
   Args:
-    logits: float [batch_size, num_choices].
-    labels: int [batch_size], index of the right choice.
+    logits: float32 Tensor of shape [batch_size, num_choices].
+    labels: int Tensor of shape [batch_size] (or [batch_size, 1]), the
+      index of the right choice.
 
   Returns:
-    (loss, per_example_loss [batch_size], probabilities [batch, choices]).
+    (loss: float32 scalar, per_example_loss: float32 [batch_size],
+    probabilities: float32 [batch_size, num_choices]).
   """
+  labels = tf.reshape(labels, [-1])
   log_probs = tf.nn.log_softmax(logits, axis=-1)
   per_example = -tf.gather(log_probs, tf.cast(labels, tf.int32), axis=1,
                            batch_dims=1)
@@ -103,13 +109,11 @@ class BertMultipleChoice(task_model.TaskModel):
     return choice_logits(scores, num_choices)
 
   def task_loss(self, features, y, y_pred):
-    """Softmax cross-entropy over the choices on "label_ids", + accuracy."""
-    labels = tf.reshape(task_model.labels(features, y, "label_ids"), [-1])
+    """`multiple_choice_loss` on "label_ids" (or y), + accuracy."""
+    labels = task_model.labels(features, y, "label_ids")
     loss, _, _ = multiple_choice_loss(y_pred, labels)
-    predicted = tf.argmax(y_pred, axis=-1, output_type=tf.int32)
-    correct = tf.cast(tf.equal(predicted, tf.cast(labels, tf.int32)),
-                      tf.float32)
-    return loss, {"accuracy": (correct, None)}
+    return loss, {"accuracy": (task_model.correct(y_pred, labels),
+                               task_model.example_weights(features))}
 
   def get_config(self):
     config = self.base_config()

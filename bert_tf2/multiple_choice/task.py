@@ -1,7 +1,9 @@
 """MultipleChoiceTask: model, loss and metrics of run_multiple_choice.py for
 the runner (`bert_tf2.runner.Task`).
 
-Loss: mean softmax cross-entropy over the choices. Eval: eval_accuracy and
+Loss: mean softmax cross-entropy over the choices
+(`model.multiple_choice_loss`, which the Keras `BertMultipleChoice` trains
+on too). Eval: eval_accuracy and
 eval_loss. Predictions: probabilities and logits [batch, num_choices].
 
 Example:
@@ -20,8 +22,8 @@ Example:
 import keras
 import tensorflow as tf
 
-from bert_tf2.multiple_choice.model import BertMultipleChoice
-from bert_tf2.multiple_choice.model import multiple_choice_loss
+from bert_tf2.common import task_model
+from bert_tf2.multiple_choice import model as model_lib
 from bert_tf2.runner.task import Task
 
 
@@ -35,14 +37,14 @@ class MultipleChoiceTask(Task):
     self.classifier_dropout_prob = classifier_dropout_prob
 
   def build_model(self):
-    return BertMultipleChoice(
+    return model_lib.BertMultipleChoice(
         self.bert_config, use_one_hot_embeddings=self.use_one_hot_embeddings,
         classifier_dropout_prob=self.classifier_dropout_prob)
 
   def compute_loss(self, model, features, training):
     logits = model(features, training=training)
-    loss, per_example, probabilities = multiple_choice_loss(
-        logits, tf.reshape(features["label_ids"], [-1]))
+    loss, per_example, probabilities = model_lib.multiple_choice_loss(
+        logits, features["label_ids"])
     return loss, {"logits": logits, "probabilities": probabilities,
                   "per_example_loss": per_example}
 
@@ -51,15 +53,11 @@ class MultipleChoiceTask(Task):
             "eval_accuracy": keras.metrics.Mean(name="eval_accuracy")}
 
   def update_metrics(self, metrics, features, outputs):
-    labels = tf.cast(tf.reshape(features["label_ids"], [-1]), tf.int32)
-    predicted = tf.argmax(outputs["logits"], axis=-1, output_type=tf.int32)
-    weights = None  # Padding records (TPU) count for nothing.
-    if "is_real_example" in features:
-      weights = tf.cast(features["is_real_example"], tf.float32)
+    weights = task_model.example_weights(features)  # Padding (TPU): 0.
     metrics["eval_loss"].update_state(outputs["per_example_loss"],
                                       sample_weight=weights)
     metrics["eval_accuracy"].update_state(
-        tf.cast(tf.equal(predicted, labels), tf.float32),
+        task_model.correct(outputs["logits"], features["label_ids"]),
         sample_weight=weights)
 
   def predict_outputs(self, model, features):

@@ -19,7 +19,6 @@ from bert_tf2.common import InputError
 from bert_tf2.common import atomic_open
 from bert_tf2.common import atomic_write_text
 from bert_tf2.common import cli
-from bert_tf2.common import setup_checks
 from bert_tf2.finetune import checks
 from bert_tf2.finetune.driver import print_results
 from bert_tf2.finetune.job import Job
@@ -53,10 +52,8 @@ def validate(s):
   if s.max_seq_length < 3:
     raise InputError("--max_seq_length=%d: must be at least 3" %
                      s.max_seq_length)
-  bert_config, tokenizer = setup_checks.load_config_and_tokenizer(
-      s.bert_config_file, s.vocab_file, do_lower_case=s.do_lower_case,
-      init_checkpoint=s.init_checkpoint, max_seq_length=s.max_seq_length,
-      check_casing=False, required_tokens=("[CLS]", "[SEP]", "[UNK]"))
+  bert_config, tokenizer = checks.config_and_tokenizer(
+      s, check_casing=False, required_tokens=("[CLS]", "[SEP]", "[UNK]"))
   if not 1 <= s.doc_stride <= s.max_seq_length - 2:
     raise InputError("--doc_stride=%d: must be in [1, max_seq_length - 2 = "
                      "%d]" % (s.doc_stride, s.max_seq_length - 2))

@@ -10,8 +10,9 @@ The classifier's model (`BertClassifier`: same constructor, config and
 variables) with the head applied to every token; an ordinary Keras model
 (`bert_tf2.common.task_model.TaskModel`) with the same inputs as the other
 task models: compiled without a loss it trains on run_ner.py's loss from
-"label_ids" and "label_mask" in the features, with the masked token
-accuracy as a metric. See docs/keras.md.
+"label_ids" and "label_mask" in the features (`ner_loss`, the function
+`NerTask` trains on), with the masked token accuracy as a metric. See
+docs/keras.md.
 
 With `crf=True` (run_ner.py --crf) a linear-chain CRF (`crf.CRF`,
 variables crf/...) sits on the logits: the loss is the CRF's negative
@@ -61,6 +62,66 @@ def token_loss(logits, label_ids, label_mask):
   return loss, per_token, mask
 
 
+def crf_loss(crf, logits, label_ids, features):
+  """The CRF's negative log-likelihood of the gold tags, per window.
+
+  Args:
+    crf: the model's `crf.CRF` layer.
+    logits: float Tensor [batch_size, seq_length, num_labels] (emissions).
+    label_ids: int Tensor [batch_size, seq_length].
+    features: dict with int [batch_size, seq_length] "label_mask" (and
+      "input_mask": see `crf.sentence_bounds`).
+
+  Returns:
+    (loss: float32 scalar, the mean over the windows with a labelled
+    position; nll: float32 [batch_size]; weights: float32 [batch_size], 0
+    for a window with no labelled position).
+  """
+  starts, ends = crf_lib.sentence_bounds(features)
+  nll = -crf.log_likelihood(logits, features["label_mask"], label_ids,
+                            starts, ends)
+  weights = tf.cast(tf.reduce_any(
+      tf.cast(features["label_mask"], tf.bool), axis=1), tf.float32)
+  loss = tf.math.divide_no_nan(tf.reduce_sum(nll * weights),
+                               tf.reduce_sum(weights))
+  return loss, nll, weights
+
+
+def ner_loss(logits, label_ids, features, crf=None):
+  """run_ner.py's loss: `token_loss`, or `crf_loss` with a CRF layer.
+
+  Args:
+    logits: float Tensor [batch_size, seq_length, num_labels].
+    label_ids: int Tensor [batch_size, seq_length].
+    features: dict with "label_mask" (and "input_mask" for the CRF).
+    crf: the model's `crf.CRF` layer (`BertTokenClassifier.crf`), or None.
+
+  Returns:
+    (loss: float32 scalar, values, weights): the loss is the weighted mean
+    of the values (per token, or per window with the CRF).
+  """
+  if crf is None:
+    return token_loss(logits, label_ids, features["label_mask"])
+  return crf_loss(crf, logits, label_ids, features)
+
+
+def token_accuracy(predictions, label_ids, label_mask):
+  """(values, weights) of the masked token accuracy.
+
+  Args:
+    predictions: int Tensor [batch_size, seq_length], the decoded tags.
+    label_ids: int Tensor [batch_size, seq_length].
+    label_mask: int or float Tensor [batch_size, seq_length].
+
+  Returns:
+    (correct: float32 [batch_size, seq_length], mask: float32 [batch_size,
+    seq_length]).
+  """
+  correct = tf.cast(tf.equal(tf.cast(predictions, tf.int32),
+                             tf.cast(label_ids, tf.int32)), tf.float32)
+  return correct, tf.cast(label_mask, tf.float32)
+
+
 @modeling.layers.serializable
 class BertTokenClassifier(classifier_model.BertClassifier):
   """BertClassifier's layers and config, the head on every token.
@@ -106,32 +167,13 @@ class BertTokenClassifier(classifier_model.BertClassifier):
     starts, ends = crf_lib.sentence_bounds(features)
     return self.crf.decode(logits, features["label_mask"], starts, ends)
 
-  def ner_loss(self, features, logits, label_ids=None):
-    """(loss scalar, values, weights): `token_loss` per token, or the
-    CRF's negative log-likelihood per window (weight 0 for a window with
-    no labelled position); the loss is the weighted mean of the values."""
-    if label_ids is None:
-      label_ids = features["label_ids"]
-    if not self.use_crf:
-      return token_loss(logits, label_ids, features["label_mask"])
-    starts, ends = crf_lib.sentence_bounds(features)
-    nll = -self.crf.log_likelihood(logits, features["label_mask"],
-                                   label_ids, starts, ends)
-    weights = tf.cast(tf.reduce_any(
-        tf.cast(features["label_mask"], tf.bool), axis=1), tf.float32)
-    loss = tf.math.divide_no_nan(tf.reduce_sum(nll * weights),
-                                 tf.reduce_sum(weights))
-    return loss, nll, weights
-
   def task_loss(self, features, y, y_pred):
     """`ner_loss` on "label_ids" (or y) and "label_mask"."""
     label_ids = task_model.labels(features, y, "label_ids")
     task_model.labels(features, None, "label_mask")  # KeyError names it.
-    loss, _, _ = self.ner_loss(features, y_pred, label_ids)
-    mask = tf.cast(features["label_mask"], tf.float32)
-    correct = tf.cast(tf.equal(self.decode(features, y_pred),
-                               tf.cast(label_ids, tf.int32)), tf.float32)
-    return loss, {"token_accuracy": (correct, mask)}
+    loss, _, _ = ner_loss(y_pred, label_ids, features, self.crf)
+    return loss, {"token_accuracy": token_accuracy(
+        self.decode(features, y_pred), label_ids, features["label_mask"])}
 
   def get_config(self):
     config = super().get_config()

@@ -15,11 +15,8 @@ fine-tuning driver (settings: `finetune.Settings.from_flags` in the script,
 from bert_tf2.finetune import driver
 from bert_tf2.finetune.settings import settings_with_defaults
 from bert_tf2.ner import flags as ner_flags
-from bert_tf2.ner.job import LABELS_FILE  # pylint: disable=unused-import
 from bert_tf2.ner.job import NerJob
-from bert_tf2.ner.job import evaluation  # pylint: disable=unused-import
 from bert_tf2.ner.job import validate  # pylint: disable=unused-import
-from bert_tf2.ner.job import write_predictions  # pylint: disable=unused-import
 
 
 def default_options(**overrides):

@@ -8,7 +8,8 @@ and is computed by the pipeline from predictions (metrics.py).
 Predictions: {"label_predictions": int [seq], "example_index"}.
 With crf=True (run_ner.py --crf): the CRF's negative log-likelihood per
 window as the loss (and eval_loss), the Viterbi path as the predictions
-and for the token accuracy (see model.py).
+and for the token accuracy (see model.py). The loss is `model.ner_loss`,
+which the Keras `BertTokenClassifier` trains on too.
 
 Example:
   >>> import modeling, tensorflow as tf
@@ -25,9 +26,7 @@ Example:
 """
 
 import keras
-import tensorflow as tf
 
-import modeling
 from bert_tf2.ner import model as model_lib
 from bert_tf2.runner.task import Task
 
@@ -55,12 +54,10 @@ class NerTask(Task):
         classifier_dropout_prob=self.classifier_dropout_prob, crf=self.crf,
         allowed=self.allowed)
 
-  def checkpoint_variables(self, model):
-    return modeling.original_variable_names(model)
-
   def compute_loss(self, model, features, training):
     logits = model(features, training=training)
-    loss, values, weights = model.ner_loss(features, logits)
+    loss, values, weights = model_lib.ner_loss(logits, features["label_ids"],
+                                               features, model.crf)
     outputs = {"logits": logits, "loss_values": values,
                "loss_weights": weights}
     if not training:  # Evaluation: the tags for the accuracy.
@@ -75,10 +72,8 @@ class NerTask(Task):
   def update_metrics(self, metrics, features, outputs):
     metrics["eval_loss"].update_state(outputs["loss_values"],
                                       sample_weight=outputs["loss_weights"])
-    mask = tf.cast(features["label_mask"], tf.float32)
-    predictions = outputs["predictions"]
-    correct = tf.cast(tf.equal(predictions, features["label_ids"]),
-                      tf.float32)
+    correct, mask = model_lib.token_accuracy(
+        outputs["predictions"], features["label_ids"], features["label_mask"])
     metrics["eval_token_accuracy"].update_state(correct, sample_weight=mask)
 
   def predict_outputs(self, model, features):
