@@ -193,7 +193,10 @@ def answer_columns(contexts, answers):
     if not isinstance(start, (int, np.integer)) or not isinstance(text, str):
       raise InputError("y[%d]: answer_start must be an int and text a str, "
                        "got %r" % (i, answer))
-    if start >= 0 and (not text or start + len(text) > len(context)):
+    if start >= 0 and not text:
+      raise InputError("y[%d]: empty answer text at answer_start=%d (an "
+                       "unanswerable question's answer is None)" % (i, start))
+    if start >= 0 and start + len(text) > len(context):
       raise InputError("y[%d]: answer %r at answer_start=%d lies outside "
                        "its context (%d characters)" % (
                            i, text, start, len(context)))

@@ -102,6 +102,7 @@ def test_predictions_equal_the_pipelines(trained, tmp_path):
     ([("ann",)], "an answer must be"),
     ([{"text": "ann", "answer_start": "0"}], "answer_start must be an int"),
     ([], "needs one answer per question"),
+    ([{"text": "", "answer_start": 0}], "empty answer text"),
 ])
 def test_bad_answers_are_one_line_errors(answers, message):
   with pytest.raises(InputError, match=message):
