@@ -8,11 +8,8 @@
   model.predict((questions, contexts))["answer"]         # answer strings
   model.answer_metrics((questions, contexts), answers)   # exact_match, f1
 
-`answers`: one per question, each a dict as SQuAD's
-{"text": ..., "answer_start": ...} (or the `datasets` form with lists,
-{"text": [...], "answer_start": [...]}, whose first answer is used), a
-(answer_start, text) pair, or None / an empty list for an unanswerable
-question (SQuAD 2.0). answer_start counts characters of the context.
+`answers`: one per question, as SQuAD's {"text": ..., "answer_start": ...}
+and the other forms of `squad.raw_answers` (None: unanswerable).
 
 Training: `SquadPreprocessor` turns each batch of examples into
 run_squad.py's windows with their start/end positions (in graph, inside a
@@ -36,9 +33,9 @@ import keras
 import numpy as np
 import tensorflow as tf
 
-from bert_tf2.common import InputError
 from bert_tf2.common import preprocessor as preprocessor_lib
 from bert_tf2.squad import evaluate as evaluate_lib
+from bert_tf2.squad import raw_answers
 from bert_tf2.squad import serving
 from bert_tf2.squad.model import SquadModel
 from bert_tf2.squad.preprocessor import SquadPreprocessor
@@ -79,8 +76,8 @@ class SquadTextModel(preprocessor_lib.TextModel):
 
   def _windows(self, x, y, batch_size, shuffle=False):
     """(questions, contexts), answers -> a Dataset of window batches."""
-    questions, contexts = _pair(x)
-    starts, texts = answer_columns(contexts, y)
+    questions, contexts = raw_answers.pair_columns(x)
+    starts, texts = raw_answers.answer_columns(contexts, y)
     data = tf.data.Dataset.from_tensor_slices(
         (questions, contexts, np.array(starts, np.int64), texts))
     data = data.batch(_EXAMPLES_PER_MAP).map(
@@ -111,7 +108,7 @@ class SquadTextModel(preprocessor_lib.TextModel):
 
   def predict(self, x, batch_size=None, **kwargs):
     """Answers of x=(questions, contexts): dict of [batch] arrays."""
-    questions, contexts = _pair(x)
+    questions, contexts = raw_answers.pair_columns(x)
     data = tf.data.Dataset.from_tensor_slices(((questions, contexts),))
     out = keras.Model.predict(self, data.batch(batch_size or 32), **kwargs)
     out["answer"] = np.array([a.decode("utf-8") for a in out["answer"]],
@@ -121,7 +118,7 @@ class SquadTextModel(preprocessor_lib.TextModel):
   def answer_metrics(self, x, y, batch_size=None):
     """SQuAD's exact match and F1 (x 100) of `predict(x)` against y."""
     predicted = self.predict(x, batch_size=batch_size, verbose=0)["answer"]
-    golds = [_answer_texts(a) for a in y]
+    golds = [raw_answers.gold_texts(a) for a in y]
     version_2 = self.version_2_with_negative
     em = f1 = 0.0
     for prediction, gold in zip(predicted, golds):
@@ -150,70 +147,6 @@ class SquadTextModel(preprocessor_lib.TextModel):
                   version_2_with_negative=self.version_2_with_negative,
                   null_score_diff_threshold=self.null_score_diff_threshold)
     return config
-
-
-def _pair(x):
-  """(questions, contexts) as two lists of str."""
-  if not isinstance(x, (tuple, list)) or len(x) != 2:
-    raise InputError("x: must be (questions, contexts), two lists of str")
-  questions, contexts = (list(column) for column in x)
-  if len(questions) != len(contexts):
-    raise InputError("x: %d questions but %d contexts" % (len(questions),
-                                                          len(contexts)))
-  return questions, contexts
-
-
-def _first(answer):
-  """(answer_start, text) of one answer; (-1, "") for none."""
-  if answer is None or (isinstance(answer, (list, tuple)) and not answer):
-    return -1, ""
-  if isinstance(answer, dict):
-    start, text = answer.get("answer_start"), answer.get("text")
-    if isinstance(text, (list, tuple)):     # The `datasets` form.
-      if not text:
-        return -1, ""
-      start, text = start[0], text[0]
-    return start, text
-  if isinstance(answer, (list, tuple)) and len(answer) == 2:
-    return answer
-  raise InputError("y: an answer must be a dict {'text', 'answer_start'}, "
-                   "an (answer_start, text) pair or None; got %r" % (answer,))
-
-
-def answer_columns(contexts, answers):
-  """Answers -> (answer_starts, texts), checked against their contexts.
-
-  Raises:
-    InputError: a count, type or offset is wrong (one line).
-  """
-  if answers is None or len(answers) != len(contexts):
-    raise InputError("y: needs one answer per question (%d questions, %s "
-                     "answers)" % (len(contexts), "no" if answers is None
-                                   else len(answers)))
-  starts, texts = [], []
-  for i, (context, answer) in enumerate(zip(contexts, answers)):
-    start, text = _first(answer)
-    if not isinstance(start, (int, np.integer)) or not isinstance(text, str):
-      raise InputError("y[%d]: answer_start must be an int and text a str, "
-                       "got %r" % (i, answer))
-    if start >= 0 and not text:
-      raise InputError("y[%d]: empty answer text at answer_start=%d (an "
-                       "unanswerable question's answer is None)" % (i, start))
-    if start >= 0 and start + len(text) > len(context):
-      raise InputError("y[%d]: answer %r at answer_start=%d lies outside "
-                       "its context (%d characters)" % (
-                           i, text, start, len(context)))
-    starts.append(int(start) if start >= 0 else -1)
-    texts.append(text if start >= 0 else "")
-  return starts, texts
-
-
-def _answer_texts(answer):
-  """Every gold text of one answer (for exact match and F1)."""
-  if isinstance(answer, dict) and isinstance(answer.get("text"),
-                                             (list, tuple)):
-    return list(answer["text"])
-  return [_first(answer)[1]]
 
 
 def squad_text_model(directory, max_seq_length=384, doc_stride=128,
