@@ -9,7 +9,8 @@ so a saved `SquadTextModel` `.keras` file loads in a fresh process with no
   model = keras.saving.load_model("squad.keras")
 
   >>> from bert_tf2 import models_squad
-  >>> models_squad.SquadTextModel.__name__, models_squad.squad_text_model.__name__
+  >>> m = models_squad
+  >>> m.SquadTextModel.__name__, m.squad_text_model.__name__
   ('SquadTextModel', 'squad_text_model')
 """
 
