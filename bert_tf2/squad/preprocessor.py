@@ -1,0 +1,123 @@
+"""SquadPreprocessor: raw (question, context[, answer]) -> SQuAD windows.
+
+A Keras layer (a `BertPreprocessor`, so its config carries the
+vocabulary) that builds run_squad.py's features in graph, batched:
+
+  call((questions, contexts))
+      every doc_stride window of every context (`serving_windows`), as the
+      serving signature computes them: "input_ids", "input_mask",
+      "segment_ids" [windows, max_seq_length] and "example_index"
+      [windows] (an empty context gets one window without context).
+  call((questions, contexts, answer_starts, answer_texts))
+      the training features of `squad.features.convert_examples_to_features`
+      (is_training=True): the same windows plus "start_positions" and
+      "end_positions" [windows], the answer's word-piece span in the window
+      or 0 ([CLS]) when the answer is not inside it; answer_start < 0 marks
+      an unanswerable question (SQuAD 2.0: 0 in every window). As the
+      original, an example whose answer text is not found again in its
+      words produces no window, nor does an empty context.
+
+The number of windows depends on the texts, so training batches are made of
+windows after this layer (`SquadTextModel.fit` maps it over a `tf.data`
+pipeline of examples, unbatches the windows and batches them again, as the
+original's records are windows).
+
+Example:
+  >>> vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "who", "?", "ann", "ran"]
+  >>> pre = SquadPreprocessor(vocab, max_seq_length=8, doc_stride=2,
+  ...                         max_query_length=2)
+  >>> out = pre((tf.constant(["who ?"]), tf.constant(["ann ran"]),
+  ...            tf.constant([0]), tf.constant(["ann"])))
+  >>> out["input_ids"].numpy().tolist(), out["start_positions"].numpy().tolist()
+  ([[2, 4, 5, 3, 6, 7, 3, 0]], [4])
+"""
+
+import keras
+import tensorflow as tf
+
+from bert_tf2.common import InputError
+from bert_tf2.common import preprocessor
+from bert_tf2.squad import answer_spans
+from bert_tf2.squad import serving_windows
+from modeling import layers
+
+FEATURES = ("input_ids", "input_mask", "segment_ids")
+
+
+@layers.serializable
+class SquadPreprocessor(preprocessor.BertPreprocessor):
+  """Raw SQuAD examples -> window features (see module docstring)."""
+
+  def __init__(self, vocabulary, do_lower_case=True, max_seq_length=384,
+               doc_stride=128, max_query_length=64, **kwargs):
+    """Args as run_squad.py's flags; vocabulary as `BertPreprocessor`'s."""
+    super().__init__(vocabulary, do_lower_case=do_lower_case,
+                     max_seq_length=max_seq_length, **kwargs)
+    self.doc_stride = int(doc_stride)
+    self.max_query_length = int(max_query_length)
+    if (self.max_seq_length - 3 - self.max_query_length < 1 or
+        self.doc_stride < 1):
+      raise InputError(
+          "max_seq_length=%d, max_query_length=%d, doc_stride=%d: no room "
+          "for context windows (need max_seq_length > max_query_length + 3 "
+          "and doc_stride >= 1)" % (self.max_seq_length,
+                                    self.max_query_length, self.doc_stride))
+
+  def windows(self, questions, contexts):
+    """Every window; returns (features, example, start, length, offset)."""
+    tok = self.tokenizer
+    words, _ = answer_spans.context_words(contexts)
+    doc, per_piece, _ = serving_windows.context_pieces(words, tok)
+    query = tok.tokenize(questions)[:, :self.max_query_length]
+    inputs, example, start, length, offset = (
+        serving_windows.doc_stride_windows(query, doc, self.max_seq_length,
+                                           self.doc_stride, tok.cls_id,
+                                           tok.sep_id))
+    return inputs, example, start, length, offset, (words, doc, per_piece)
+
+  def training_windows(self, questions, contexts, answer_starts,
+                       answer_texts):
+    """Windows with "start_positions"/"end_positions" (module docstring)."""
+    inputs, example, start, length, offset, (words, doc, per_piece) = (
+        self.windows(questions, contexts))
+    _, begins = answer_spans.context_words(contexts)
+    impossible = tf.cast(answer_starts, tf.int64) < 0
+    start_word, end_word, found = answer_spans.answer_words(
+        contexts, words, begins, tf.maximum(answer_starts, 0), answer_texts)
+    first, last = answer_spans.answer_pieces(
+        per_piece[0], doc, self.tokenizer.tokenize(answer_texts),
+        start_word, end_word)
+    first, last = tf.gather(first, example), tf.gather(last, example)
+    inside = (tf.logical_not(tf.gather(impossible, example)) &
+              (first >= start) & (last <= start + length - 1))
+    to_window = lambda p: tf.cast(
+        tf.where(inside, p - start + offset, 0), tf.int32)
+    keep = (tf.gather(found | impossible, example)) & (length > 0)
+    out = dict(inputs, start_positions=to_window(first),
+               end_positions=to_window(last), example_index=example)
+    return {k: tf.boolean_mask(v, keep) for k, v in out.items()}
+
+  def call(self, inputs):
+    inputs = [tf.reshape(tf.convert_to_tensor(t), [-1]) for t in inputs]
+    if len(inputs) == 4:
+      return self.training_windows(*inputs)
+    if len(inputs) != 2:
+      raise ValueError("SquadPreprocessor takes (questions, contexts) or "
+                       "(questions, contexts, answer_starts, answer_texts)")
+    features, example = self.windows(*inputs)[:2]
+    return dict(features, example_index=example)
+
+  def compute_output_spec(self, inputs):
+    spec = {k: keras.KerasTensor((None, self.max_seq_length), "int32")
+            for k in FEATURES}
+    spec["example_index"] = keras.KerasTensor((None,), "int64")
+    if len(inputs) == 4:
+      for k in ("start_positions", "end_positions"):
+        spec[k] = keras.KerasTensor((None,), "int32")
+    return spec
+
+  def get_config(self):
+    config = super().get_config()
+    config.update(doc_stride=self.doc_stride,
+                  max_query_length=self.max_query_length)
+    return config

@@ -1,0 +1,172 @@
+"""SquadTextModel: SQuAD from raw strings, `fit` / `evaluate` / `predict`.
+
+  model = squad_text_model("uncased_L-12_H-768_A-12", max_seq_length=384,
+                           doc_stride=128)
+  model.compile(optimizer=keras.optimizers.Adam(3e-5))   # run_squad's loss
+  model.fit(x=(questions, contexts), y=answers, epochs=2, batch_size=32)
+  model.evaluate((questions, contexts), answers)         # loss
+  model.predict((questions, contexts))["answer"]         # answer strings
+  model.answer_metrics((questions, contexts), answers)   # exact_match, f1
+
+`answers`: one per question, as SQuAD's {"text": ..., "answer_start": ...}
+and the other forms of `squad.raw_answers` (None: unanswerable).
+
+Training: `SquadPreprocessor` turns each batch of examples into
+run_squad.py's windows with their start/end positions (in graph, inside a
+`tf.data` map), the windows are unbatched, shuffled and batched by
+`batch_size`: the model trains on windows as the original's records. The
+windows are made once and cached in memory (3 x max_seq_length int32 per
+window: about 400 MB for SQuAD 1.1's 88k windows at 384); the shuffle
+buffer holds 10,000 windows (the original's record reader: 100).
+Prediction: the serving signature's graph (`squad.serving.SquadServer`: the
+same windows, the n-best rule of `squad.postprocess` over all windows of a
+question), so `predict` returns per question "answer" (str), "score",
+"start_logit", "end_logit", "null_score_diff", "no_answer" and
+"num_windows". Called on a feature dict (windows), the model returns the
+span logits of its `task` (`SquadModel`).
+
+A `.keras` file carries the vocabulary and the decoding settings; it loads
+with `keras.models.load_model` once `bert_tf2.squad.text_model` is imported.
+"""
+
+import keras
+import numpy as np
+import tensorflow as tf
+
+from bert_tf2.common import preprocessor as preprocessor_lib
+from bert_tf2.squad import evaluate as evaluate_lib
+from bert_tf2.squad import raw_answers
+from bert_tf2.squad import serving
+from bert_tf2.squad.model import SquadModel
+from bert_tf2.squad.preprocessor import SquadPreprocessor
+from modeling import layers
+
+# Examples per map call of the training pipeline (windows are made per
+# batch of examples, then unbatched).
+_EXAMPLES_PER_MAP = 64
+
+
+@layers.serializable
+class SquadTextModel(preprocessor_lib.TextModel):
+  """`SquadModel` on raw (question, context) pairs (see module)."""
+
+  def __init__(self, preprocessor, task, n_best_size=20,
+               max_answer_length=30, version_2_with_negative=False,
+               null_score_diff_threshold=0.0, **kwargs):
+    super().__init__(preprocessor, task, **kwargs)
+    self.n_best_size = int(n_best_size)
+    self.max_answer_length = int(max_answer_length)
+    self.version_2_with_negative = bool(version_2_with_negative)
+    self.null_score_diff_threshold = float(null_score_diff_threshold)
+
+  def _server(self):
+    # Made per trace, not kept: an attribute would be tracked by Keras.
+    pre = self.preprocessor
+    return serving.SquadServer(
+        self.task, pre.tokenizer, pre.max_seq_length, pre.max_query_length,
+        self.n_best_size, self.max_answer_length,
+        self.version_2_with_negative, self.null_score_diff_threshold,
+        doc_stride=pre.doc_stride)
+
+  def call(self, inputs, training=False):
+    if isinstance(inputs, dict):    # Windows (fit, evaluate).
+      return self.task(inputs, training=training)
+    questions, contexts = inputs
+    return self._server()._serve(questions, contexts)  # pylint: disable=protected-access
+
+  def _windows(self, x, y, batch_size, shuffle=False):
+    """(questions, contexts), answers -> a Dataset of window batches."""
+    questions, contexts = raw_answers.pair_columns(x)
+    starts, texts = raw_answers.answer_columns(contexts, y)
+    data = tf.data.Dataset.from_tensor_slices(
+        (questions, contexts, np.array(starts, np.int64), texts))
+    data = data.batch(_EXAMPLES_PER_MAP).map(
+        self.preprocessor.training_windows).unbatch().cache()
+    # One pass (it fills the cache) counts the windows, so that Keras knows
+    # the steps per epoch (progress bar, no "ran out of data" warning).
+    count = int(data.reduce(np.int64(0), lambda n, _: n + 1))
+    data = data.apply(tf.data.experimental.assert_cardinality(count))
+    if shuffle:
+      data = data.shuffle(10000, seed=None, reshuffle_each_iteration=True)
+    data = data.map(lambda f: (f, (f["start_positions"],
+                                   f["end_positions"])))
+    return data.batch(batch_size or 32)
+
+  def fit(self, x=None, y=None, batch_size=None, validation_data=None,
+          shuffle=True, **kwargs):
+    """x=(questions, contexts), y=answers (module docstring)."""
+    if isinstance(validation_data, tuple) and len(validation_data) == 2:
+      validation_data = self._windows(*validation_data, batch_size)
+    return keras.Model.fit(self, self._windows(x, y, batch_size, shuffle),
+                           validation_data=validation_data, shuffle=False,
+                           **kwargs)
+
+  def evaluate(self, x=None, y=None, batch_size=None, **kwargs):
+    """The loss (and compiled metrics) over the windows of (x, y)."""
+    return keras.Model.evaluate(self, self._windows(x, y, batch_size),
+                                **kwargs)
+
+  def predict(self, x, batch_size=None, **kwargs):
+    """Answers of x=(questions, contexts): dict of [batch] arrays."""
+    questions, contexts = raw_answers.pair_columns(x)
+    data = tf.data.Dataset.from_tensor_slices(((questions, contexts),))
+    out = keras.Model.predict(self, data.batch(batch_size or 32), **kwargs)
+    out["answer"] = np.array([a.decode("utf-8") for a in out["answer"]],
+                             dtype=object)
+    return out
+
+  def answer_metrics(self, x, y, batch_size=None):
+    """SQuAD's exact match and F1 (x 100) of `predict(x)` against y."""
+    predicted = self.predict(x, batch_size=batch_size, verbose=0)["answer"]
+    golds = [raw_answers.gold_texts(a) for a in y]
+    version_2 = self.version_2_with_negative
+    em = f1 = 0.0
+    for prediction, gold in zip(predicted, golds):
+      if version_2:   # The official v2 rule for empty golds.
+        gold = [g for g in gold if evaluate_lib.normalize_answer(g)] or [""]
+      em += max(evaluate_lib.exact_match_score(prediction, g) for g in gold)
+      f1 += max(evaluate_lib.f1_score(prediction, g, version_2)
+                for g in gold)
+    n = max(len(golds), 1)
+    return {"exact_match": 100.0 * em / n, "f1": 100.0 * f1 / n}
+
+  def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None,
+                   training=True):
+    if getattr(self, "_compile_loss", None) is not None:
+      return keras.Model.compute_loss(self, x=x, y=y, y_pred=y_pred,
+                                      sample_weight=sample_weight,
+                                      training=training)
+    return self.task.compute_loss(x=x, y=y, y_pred=y_pred,
+                                  sample_weight=sample_weight,
+                                  training=training)
+
+  def get_config(self):
+    config = super().get_config()
+    config.update(n_best_size=self.n_best_size,
+                  max_answer_length=self.max_answer_length,
+                  version_2_with_negative=self.version_2_with_negative,
+                  null_score_diff_threshold=self.null_score_diff_threshold)
+    return config
+
+
+def squad_text_model(directory, max_seq_length=384, doc_stride=128,
+                     max_query_length=64, do_lower_case=None, n_best_size=20,
+                     max_answer_length=30, version_2_with_negative=False,
+                     null_score_diff_threshold=0.0, **kwargs):
+  """`SquadTextModel` of `SquadModel.from_checkpoint(directory)`.
+
+  `directory`: an original checkpoint directory or a Hugging Face BERT
+  directory (`bert_tf2.common.pretrained`); the other arguments as
+  run_squad.py's flags.
+  """
+  task = SquadModel.from_checkpoint(directory, do_lower_case=do_lower_case,
+                                    **kwargs)
+  found = task.pretrained
+  pre = SquadPreprocessor(found.vocab_file, do_lower_case=found.do_lower_case,
+                          max_seq_length=max_seq_length,
+                          doc_stride=doc_stride,
+                          max_query_length=max_query_length)
+  return SquadTextModel(pre, task, n_best_size=n_best_size,
+                        max_answer_length=max_answer_length,
+                        version_2_with_negative=version_2_with_negative,
+                        null_score_diff_threshold=null_score_diff_threshold)
