@@ -31,6 +31,10 @@ import sys
 
 from absl import flags
 
+# Defines --preserve_unused_tokens before any state is saved, so that it
+# outlives every ScriptRunner (it is defined once, on first import).
+from tokenization import flags as _tokenization_flags  # pylint: disable=unused-import
+
 # Flags that absl and TensorFlow modules define on the global FLAGS when
 # imported; they are never the script's, so they are kept and not checked.
 FOREIGN_FLAGS = frozenset([

@@ -162,3 +162,201 @@ def test_extract_features(inputs, tmp_path):
                           master="grpc://127.0.0.1:%d" % _closed_port(),
                           **base), "no TPU answers"),
   ])
+
+
+# The fine-tuning scripts: a run with training, periodic evaluation, early
+# stopping, the best checkpoint, prediction and export, then the variants
+# (other readers, TPU) that read the remaining flags.
+
+def _tpu_args():
+  """A TPU command line that fails at once, offline (nothing listens)."""
+  return ["--use_tpu=true", "--tpu_name=grpc://127.0.0.1:%d" % _closed_port(),
+          "--tpu_zone=us-central1-b", "--gcp_project=p", "--num_tpu_cores=8",
+          "--worker_timeout_secs=5"]
+
+
+# Evaluation during training, early stopping and the best checkpoint.
+PERIODIC = dict(eval_every_n_steps=1, early_stopping_metric="eval_loss",
+                early_stopping_mode="min", early_stopping_patience=5,
+                keep_best_checkpoint=True)
+
+
+def _finetuning_args(vocab, config, out, drop=(), **extra):
+  values = dict(vocab_file=vocab, bert_config_file=config, output_dir=out,
+                do_train=True, do_eval=True, do_predict=True,
+                max_seq_length=8, train_batch_size=2, eval_batch_size=2,
+                predict_batch_size=2, num_train_epochs=1.0,
+                learning_rate=1e-3, warmup_proportion=0.2,
+                save_checkpoints_steps=1,
+                keep_checkpoint_max=2, iterations_per_loop=1,
+                gradient_accumulation_steps=1, optimizer="adamw",
+                precision="float32", jit_compile=False, strategy="default",
+                skip_consumed_batches=True, do_lower_case=True,
+                export_dir=out + "_export")
+  values.update(extra)
+  return fixtures.flag_args(**{k: v for k, v in values.items()
+                               if k not in drop})
+
+
+@pytest.mark.slow
+def test_run_classifier(tmp_path):
+  data = tmp_path / "data"
+  data.mkdir()
+  rows = ["label\ttext\tother", "pos\tgood fun\tfun", "neg\tmeh\tgood",
+          "pos\tfun fun\tmeh", "neg\tmeh meh\tfun"]
+  for name in ("train", "dev", "test"):
+    (data / (name + ".tsv")).write_text("\n".join(rows) + "\n")
+  (data / "multi.csv").write_text(
+      "labels,text\npos|neg,good fun\nneg,meh\npos,fun fun\n")
+  vocab, config = fixtures.tiny_model_files(tmp_path, ["good", "fun", "meh"])
+  out = str(tmp_path / "out")
+  tsv = ["--task_name=tsv", "--data_dir=%s" % data, "--text_a_column=text",
+         "--label_column=label", "--label_list=neg,pos"]
+  _check("run_classifier", [
+      (tsv + _finetuning_args(vocab, config, out, text_b_column="other",
+                              **PERIODIC,
+                              classifier_dropout_prob=0.2, trim_padding=True,
+                              group_by_length=True, train_file="train.tsv",
+                              dev_file="dev.tsv", test_file="test.tsv",
+                              preserve_unused_tokens=True), None),
+      (tsv + _finetuning_args(vocab, config, out + "2", do_train=False,
+                              do_eval=False, long_text="sliding_window",
+                              doc_stride=2, init_checkpoint=out,
+                              export_dir=""), None),
+      (["--task_name=csv", "--data_dir=%s" % data,
+        "--multi_label_delimiter=|", "--label_column=labels",
+        "--text_a_column=text", "--label_list=neg,pos", "--has_header=true",
+        "--delimiter=comma", "--quotechar='"] + _finetuning_args(
+            vocab, config, out + "3", train_file="multi.csv",
+            dev_file="multi.csv", test_file="multi.csv", export_dir=""),
+       None),
+      (tsv + _finetuning_args(vocab, config, out + "4") + _tpu_args(),
+       "no TPU answers"),
+  ])
+
+
+NER_SENTENCES = ["paris B-LOC\nis O\nnice O", "bob B-PER\nis O\nnice O",
+                 "nice O\nparis B-LOC", "bob B-PER\nbob I-PER"]
+
+
+@pytest.mark.slow
+def test_run_ner(tmp_path):
+  data = tmp_path / "data"
+  data.mkdir()
+  for name in ("train", "dev", "test"):
+    (data / (name + ".conll")).write_text("\n\n".join(NER_SENTENCES) + "\n")
+  labels = fixtures.write_text(str(tmp_path / "labels.txt"),
+                               "O\nB-LOC\nI-LOC\nB-PER\nI-PER\n")
+  vocab, config = fixtures.tiny_model_files(tmp_path,
+                                            ["paris", "bob", "is", "nice"])
+  out = str(tmp_path / "out")
+  files = ["--data_dir=%s" % data, "--train_file=train.conll",
+           "--dev_file=dev.conll", "--test_file=test.conll"]
+  _check("run_ner", [
+      (files + _finetuning_args(
+          vocab, config, out, labels_file=labels, doc_stride=2,
+          classifier_dropout_prob=0.2, crf=True, crf_constraints="BIO",
+          crf_learning_rate_multiplier=10.0, preserve_unused_tokens=True,
+          **dict(PERIODIC, early_stopping_metric="eval_f1",
+                 early_stopping_mode="max")), None),
+      (files + _finetuning_args(vocab, config, out + "2") + _tpu_args(),
+       "no TPU answers"),
+  ])
+
+
+@pytest.mark.slow
+def test_run_squad(tmp_path):
+  from tests.squad import synthetic  # pylint: disable=g-import-not-at-top
+  vocab, config, train, dev = synthetic.files(str(tmp_path), num_train=8,
+                                              num_dev=4, version_2=True)
+  out = str(tmp_path / "out")
+  squad = fixtures.flag_args(
+      train_file=train, predict_file=dev, max_seq_length=32, doc_stride=8,
+      max_query_length=8, n_best_size=3, max_answer_length=5,
+      verbose_logging=True, version_2_with_negative=True,
+      null_score_diff_threshold=0.5, trim_padding=False,
+      preserve_unused_tokens=True)
+  # run_squad.py has none of these.
+  no_eval = ("do_eval", "eval_batch_size", "export_dir")
+  _check("run_squad", [
+      (_finetuning_args(vocab, config, out, drop=no_eval)
+       + squad, None),
+      (_finetuning_args(vocab, config, out + "2", drop=no_eval) + squad
+       + _tpu_args(),
+       "no TPU answers"),
+  ])
+
+
+def _write_jsonl(path, objects):
+  fixtures.write_text(path, "".join(json.dumps(o) + "\n" for o in objects))
+
+
+@pytest.mark.slow
+def test_run_multiple_choice(tmp_path):
+  data = tmp_path / "data"
+  data.mkdir()
+  rows = [{"context": "good fun", "choices": ["meh", "fun", "good"],
+           "label": i % 3} for i in range(4)]
+  for name in ("train", "dev", "test"):
+    _write_jsonl(str(data / (name + ".jsonl")), rows)
+  vocab, config = fixtures.tiny_model_files(tmp_path, ["good", "fun", "meh"])
+  out = str(tmp_path / "out")
+  files = ["--data_dir=%s" % data, "--train_file=train.jsonl",
+           "--dev_file=dev.jsonl", "--test_file=test.jsonl"]
+  _check("run_multiple_choice", [
+      (files + _finetuning_args(vocab, config, out,
+                                classifier_dropout_prob=0.2,
+                                preserve_unused_tokens=True, **PERIODIC),
+       None),
+      (files + _finetuning_args(vocab, config, out + "2") + _tpu_args(),
+       "no TPU answers"),
+  ])
+
+
+@pytest.mark.slow
+def test_run_embedding(tmp_path):
+  data = tmp_path / "data"
+  data.mkdir()
+  pairs = [{"anchor": "good", "positive": "good fun", "negative": "meh"},
+           {"anchor": "meh", "positive": "meh meh", "negative": "fun"}] * 2
+  for name in ("train", "dev", "test"):
+    _write_jsonl(str(data / (name + ".jsonl")), pairs)
+  vocab, config = fixtures.tiny_model_files(tmp_path, ["good", "fun", "meh"])
+  out = str(tmp_path / "out")
+  files = ["--data_dir=%s" % data, "--train_file=train.jsonl",
+           "--dev_file=dev.jsonl", "--test_file=test.jsonl"]
+  _check("run_embedding", [
+      (files + _finetuning_args(vocab, config, out, pooling="cls",
+                                normalize=False, scale=10.0,
+                                preserve_unused_tokens=True, **PERIODIC),
+       None),
+      (files + _finetuning_args(vocab, config, out + "2") + _tpu_args(),
+       "no TPU answers"),
+  ])
+
+
+@pytest.mark.slow
+def test_run_pretraining(inputs, tmp_path):
+  out = str(tmp_path / "out")
+  base = dict(input_file=inputs["records"], bert_config_file=inputs["config"],
+              init_checkpoint=inputs["ckpt"], max_seq_length=fixtures.SEQ,
+              max_predictions_per_seq=fixtures.MAX_PRED, train_batch_size=2,
+              eval_batch_size=2, num_train_steps=2, num_warmup_steps=1,
+              learning_rate=1e-3, save_checkpoints_steps=1,
+              iterations_per_loop=1, keep_checkpoint_max=2, max_eval_steps=1,
+              do_train=True, do_eval=True, strategy="default",
+              precision="float32", jit_compile=False, optimizer="adamw",
+              gradient_accumulation_steps=1, skip_consumed_batches=True)
+  _check("run_pretraining", [
+      (fixtures.flag_args(
+          output_dir=out, dynamic_masking=True, masked_lm_prob=0.2,
+          dynamic_masking_seed=3, vocab_file=inputs["vocab"], no_nsp=True,
+          check_all_records=True, deterministic_input=True,
+          **dict(base, **dict(PERIODIC,
+                              early_stopping_metric="masked_lm_loss"))),
+       None),
+      (fixtures.flag_args(output_dir=out + "2", **base) + _tpu_args(),
+       "no TPU answers"),
+      (fixtures.flag_args(output_dir=out + "3", preserve_unused_tokens=True,
+                          **base), "--preserve_unused_tokens"),
+  ])
