@@ -151,16 +151,17 @@ def test_extract_features(inputs, tmp_path):
               bert_config_file=inputs["config"],
               init_checkpoint=inputs["ckpt"], layers="-1,0",
               max_seq_length=16, batch_size=2)
+  master = "grpc://127.0.0.1:%d" % _closed_port()
   _check("extract_features", [
       (fixtures.flag_args(output_file=str(tmp_path / "a.jsonl"),
                           do_lower_case=False, trim_padding=False,
                           use_one_hot_embeddings=True, pooling="mean",
                           preserve_unused_tokens=True,
                           export_dir=str(tmp_path / "export"), **base), None),
+      # The error names the flag given (it said --tpu_name for --master).
       (fixtures.flag_args(output_file=str(tmp_path / "b.jsonl"),
-                          use_tpu=True, num_tpu_cores=8,
-                          master="grpc://127.0.0.1:%d" % _closed_port(),
-                          **base), "no TPU answers"),
+                          use_tpu=True, num_tpu_cores=8, master=master,
+                          **base), "--master=%s: no TPU answers" % master),
   ])
 
 
@@ -176,7 +177,7 @@ def _tpu_args():
 
 
 # Evaluation during training, early stopping and the best checkpoint.
-PERIODIC = dict(eval_every_n_steps=1, early_stopping_metric="eval_loss",
+PERIODIC = dict(eval_every_n_steps=2, early_stopping_metric="eval_loss",
                 early_stopping_mode="min", early_stopping_patience=5,
                 keep_best_checkpoint=True)
 
@@ -227,7 +228,7 @@ def test_run_classifier(tmp_path):
         "--multi_label_delimiter=|", "--label_column=labels",
         "--text_a_column=text", "--label_list=neg,pos", "--has_header=true",
         "--delimiter=comma", "--quotechar='"] + _finetuning_args(
-            vocab, config, out + "3", train_file="multi.csv",
+            vocab, config, out + "3", do_train=False, init_checkpoint=out,
             dev_file="multi.csv", test_file="multi.csv", export_dir=""),
        None),
       (tsv + _finetuning_args(vocab, config, out + "4") + _tpu_args(),
