@@ -56,6 +56,43 @@ def _check(script, runs):
   assert sorted(unread) == [], "%s: flags no run read" % script
 
 
+def test_recorder_counts_flag_and_settings_reads_only():
+  # The mechanism itself: FLAGS.x, FLAGS["y"] and fields read of Settings
+  # made by from_flags count; from_flags' own look at every flag does not.
+  from absl import flags  # pylint: disable=g-import-not-at-top
+  from bert_tf2 import finetune  # pylint: disable=g-import-not-at-top
+  fv = flags.FlagValues()
+  for name in ("a", "b", "c", "d"):
+    flags.DEFINE_integer(name, 0, "", flag_values=fv)
+  fv(["prog", "--a=1"])
+  recorder = flag_reads._Recorder(fv)  # pylint: disable=protected-access
+  with recorder.recording():
+    settings = finetune.Settings.from_flags(fv)
+    assert fv.a == 1 and fv["b"].value == 0 and settings.c == 0
+  assert recorder.read() == {"a", "b", "c"}
+  assert fv.d == 0  # After recording: not counted.
+  assert recorder.read() == {"a", "b", "c"}
+
+
+def test_runner_leaves_flags_and_modules_as_found(inputs, tmp_path):
+  from absl import flags  # pylint: disable=g-import-not-at-top
+  import sys  # pylint: disable=g-import-not-at-top
+  before = {name: flags.FLAGS[name] for name in flags.FLAGS}
+  parsed = flags.FLAGS.is_parsed()
+  module = sys.modules.get("bert_tf2.scripts.create_vocab")
+  with flag_reads.ScriptRunner("create_vocab") as runner:
+    result = runner.run(["--input_file=" + inputs["text"],
+                         "--output_file=" + str(tmp_path / "v.txt"),
+                         "--vocab_size=150", "--num_unused=3"])
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "min_count" in flags.FLAGS
+    assert {"vocab_size", "num_unused"} <= runner.read
+    assert "preserve_unused_tokens" in runner.read
+  assert {name: flags.FLAGS[name] for name in flags.FLAGS} == before
+  assert flags.FLAGS.is_parsed() == parsed
+  assert sys.modules.get("bert_tf2.scripts.create_vocab") is module
+
+
 def test_evaluate_squad(inputs, tmp_path):
   preds = fixtures.write_json(str(tmp_path / "preds.json"),
                               {"q0": "red", "q1": "blue"})
