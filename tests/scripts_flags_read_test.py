@@ -14,7 +14,6 @@ import json
 import os
 import socket
 
-import numpy as np
 import pytest
 
 from tests import flag_reads
@@ -54,6 +53,13 @@ def _check(script, runs):
         assert error in fixtures.error_line(result), (args, result.stderr)
     unread = runner.unread() - set(EXCLUDED.get(script, ()))
   assert sorted(unread) == [], "%s: flags no run read" % script
+
+
+def test_every_script_has_its_runs():
+  with open(SNAPSHOT) as f:
+    scripts = set(json.load(f))
+  assert scripts == {name[len("test_"):] for name in globals()
+                     if name[len("test_"):] in scripts}
 
 
 def test_recorder_counts_flag_and_settings_reads_only():
@@ -161,7 +167,7 @@ def test_convert_hf_checkpoint(inputs, tmp_path):
 
 def test_analyze_position_embeddings(inputs, tmp_path):
   base = ["--init_checkpoint=" + inputs["ckpt"]]
-  _check("analyze_position_embeddings", base and [
+  _check("analyze_position_embeddings", [
       (base + fixtures.flag_args(
           output_dir=str(tmp_path / "out"),
           variable="bert/embeddings/position_embeddings", max_positions=24,
