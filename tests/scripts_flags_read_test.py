@@ -38,6 +38,17 @@ def _closed_port():
     return s.getsockname()[1]
 
 
+# The raw-text SavedModels tokenize in the graph, without
+# --preserve_unused_tokens: the two flags together are refused up front.
+PRESERVE_WITH_EXPORT = ("--preserve_unused_tokens: the SavedModel of "
+                        "--export_dir tokenizes raw text in the graph")
+
+
+def _export_refuses_preserve(base, **values):
+  return (fixtures.flag_args(preserve_unused_tokens=True,
+                             **dict(base, **values)), PRESERVE_WITH_EXPORT)
+
+
 def _check(script, runs):
   """Runs `runs` [(args, None or expected error text)] of `script`; asserts
   each ends as expected and every flag of the script was read."""
@@ -199,8 +210,11 @@ def test_extract_features(inputs, tmp_path):
       (fixtures.flag_args(output_file=str(tmp_path / "a.jsonl"),
                           do_lower_case=False, trim_padding=False,
                           use_one_hot_embeddings=True, pooling="mean",
-                          preserve_unused_tokens=True,
+                          preserve_unused_tokens=True, **base), None),
+      (fixtures.flag_args(output_file=str(tmp_path / "c.jsonl"),
                           export_dir=str(tmp_path / "export"), **base), None),
+      _export_refuses_preserve(base, output_file=str(tmp_path / "d.jsonl"),
+                               export_dir=str(tmp_path / "export2")),
       # The error names the flag given (it said --tpu_name for --master).
       (fixtures.flag_args(output_file=str(tmp_path / "b.jsonl"),
                           use_tpu=True, num_tpu_cores=8, master=master,
@@ -261,12 +275,16 @@ def test_run_classifier(tmp_path):
                               **PERIODIC,
                               classifier_dropout_prob=0.2, trim_padding=True,
                               group_by_length=True, train_file="train.tsv",
-                              dev_file="dev.tsv", test_file="test.tsv",
-                              preserve_unused_tokens=True), None),
+                              dev_file="dev.tsv", test_file="test.tsv"),
+       None),
       (tsv + _finetuning_args(vocab, config, out + "2", do_train=False,
                               do_eval=False, long_text="sliding_window",
                               doc_stride=2, init_checkpoint=out,
-                              export_dir=""), None),
+                              export_dir="", preserve_unused_tokens=True),
+       None),
+      (tsv + _finetuning_args(vocab, config, out + "5",
+                              preserve_unused_tokens=True),
+       PRESERVE_WITH_EXPORT),
       (["--task_name=csv", "--data_dir=%s" % data,
         "--multi_label_delimiter=|", "--label_column=labels",
         "--text_a_column=text", "--label_list=neg,pos", "--has_header=true",
@@ -300,9 +318,12 @@ def test_run_ner(tmp_path):
       (files + _finetuning_args(
           vocab, config, out, labels_file=labels, doc_stride=2,
           classifier_dropout_prob=0.2, crf=True, crf_constraints="BIO",
-          crf_learning_rate_multiplier=10.0, preserve_unused_tokens=True,
+          crf_learning_rate_multiplier=10.0,
           **dict(PERIODIC, early_stopping_metric="eval_f1",
                  early_stopping_mode="max")), None),
+      (files + _finetuning_args(vocab, config, out + "3", doc_stride=2,
+                                preserve_unused_tokens=True),
+       PRESERVE_WITH_EXPORT),
       (files + _finetuning_args(vocab, config, out + "2") + _tpu_args(),
        "no TPU answers"),
   ])
@@ -349,9 +370,11 @@ def test_run_multiple_choice(tmp_path):
            "--dev_file=dev.jsonl", "--test_file=test.jsonl"]
   _check("run_multiple_choice", [
       (files + _finetuning_args(vocab, config, out,
-                                classifier_dropout_prob=0.2,
-                                preserve_unused_tokens=True, **PERIODIC),
+                                classifier_dropout_prob=0.2, **PERIODIC),
        None),
+      (files + _finetuning_args(vocab, config, out + "3",
+                                preserve_unused_tokens=True),
+       PRESERVE_WITH_EXPORT),
       (files + _finetuning_args(vocab, config, out + "2") + _tpu_args(),
        "no TPU answers"),
   ])
@@ -371,9 +394,11 @@ def test_run_embedding(tmp_path):
            "--dev_file=dev.jsonl", "--test_file=test.jsonl"]
   _check("run_embedding", [
       (files + _finetuning_args(vocab, config, out, pooling="cls",
-                                normalize=False, scale=10.0,
-                                preserve_unused_tokens=True, **PERIODIC),
+                                normalize=False, scale=10.0, **PERIODIC),
        None),
+      (files + _finetuning_args(vocab, config, out + "3",
+                                preserve_unused_tokens=True),
+       PRESERVE_WITH_EXPORT),
       (files + _finetuning_args(vocab, config, out + "2") + _tpu_args(),
        "no TPU answers"),
   ])

@@ -49,3 +49,21 @@ def refuse_preserve_unused_tokens(script, why="does not tokenize text"):
     from tokenization.errors import InputError  # pylint: disable=g-import-not-at-top
     raise InputError("--%s: %s %s, so the flag would do nothing here"
                      % (FLAG_NAME, script, why))
+
+
+def refuse_preserve_unused_tokens_with_export(export_dir):
+  """Refuses --preserve_unused_tokens=true with a raw-text SavedModel.
+
+  The SavedModels of --export_dir tokenize raw text in the graph
+  (`tokenization.tf_text.InGraphTokenizer`), which cannot keep [unusedN]
+  whole: the model would tokenize such text unlike the run that wrote it.
+
+  Raises:
+    InputError: the flag is true and `export_dir` is set.
+  """
+  if export_dir and flags.FLAGS.is_parsed() and flags.FLAGS[FLAG_NAME].value:
+    from tokenization.errors import InputError  # pylint: disable=g-import-not-at-top
+    raise InputError("--%s: the SavedModel of --export_dir tokenizes raw "
+                     "text in the graph, which cannot keep [unusedN] tokens "
+                     "whole (it would tokenize unlike this run); leave out "
+                     "one of the two flags" % FLAG_NAME)
