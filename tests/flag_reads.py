@@ -13,7 +13,7 @@ the script's real `main` under `bert_tf2.common.cli`'s guard, recording:
     reads nothing through the two methods above), the fields of those
     settings that the run read (`Settings.unread()`).
 
-`ScriptRunner.unread(runs)` is then the script's flags that no run read: a
+`ScriptRunner.unread()` is then the script's flags that no run read: a
 flag defined and acting nowhere. On leaving, FLAGS and sys.modules are as
 before, so other tests see no difference.
 
