@@ -30,16 +30,40 @@ def resolve_preserve_unused_tokens(value):
   return False
 
 
-def refuse_preserve_unused_tokens(script):
-  """For scripts that never tokenize text (run_pretraining.py,
-  convert_hf_checkpoint.py, analyze_position_embeddings.py): importing
-  `tokenization` (for its errors and atomic writers) defines the flag, so
-  they accept it; a value that would act nowhere is refused.
+def refuse_preserve_unused_tokens(script, why="does not tokenize text"):
+  """For scripts where the flag cannot act (run_pretraining.py,
+  convert_hf_checkpoint.py, analyze_position_embeddings.py and
+  evaluate_squad.py never tokenize; create_vocab.py splits words before a
+  vocabulary exists): importing `tokenization` (for its errors and atomic
+  writers) defines the flag, so they accept it; a value that would act
+  nowhere is refused.
+
+  Args:
+    script: the script's file name, for the message.
+    why: what the script does instead, for the message.
 
   Raises:
     InputError: --preserve_unused_tokens=true was given.
   """
   if flags.FLAGS.is_parsed() and flags.FLAGS[FLAG_NAME].value:
     from tokenization.errors import InputError  # pylint: disable=g-import-not-at-top
-    raise InputError("--%s: %s does not tokenize text, so the flag would "
-                     "do nothing here" % (FLAG_NAME, script))
+    raise InputError("--%s: %s %s, so the flag would do nothing here"
+                     % (FLAG_NAME, script, why))
+
+
+def refuse_preserve_unused_tokens_with_export(export_dir):
+  """Refuses --preserve_unused_tokens=true with a raw-text SavedModel.
+
+  The SavedModels of --export_dir tokenize raw text in the graph
+  (`tokenization.tf_text.InGraphTokenizer`), which cannot keep [unusedN]
+  whole: the model would tokenize such text unlike the run that wrote it.
+
+  Raises:
+    InputError: the flag is true and `export_dir` is set.
+  """
+  if export_dir and flags.FLAGS.is_parsed() and flags.FLAGS[FLAG_NAME].value:
+    from tokenization.errors import InputError  # pylint: disable=g-import-not-at-top
+    raise InputError("--%s: the SavedModel of --export_dir tokenizes raw "
+                     "text in the graph, which cannot keep [unusedN] tokens "
+                     "whole (it would tokenize unlike this run); leave out "
+                     "one of the two flags" % FLAG_NAME)

@@ -14,6 +14,7 @@ from bert_tf2.common import InputError
 from bert_tf2.common import padding
 # Re-exported: the predictors call serving.write_saved_model.
 from bert_tf2.common.saved_model import write_saved_model  # pylint: disable=unused-import
+from tokenization import flags as tokenization_flags
 
 
 def check_texts(texts, what="texts", pairs=True):
@@ -120,8 +121,11 @@ def check_export_dir(export_dir):
   """export_dir without a trailing "/", if it is new or a SavedModel.
 
   Raises:
-    InputError: export_dir exists and is not a SavedModel (not replaced).
+    InputError: export_dir exists and is not a SavedModel (not replaced),
+      or --preserve_unused_tokens=true (the SavedModel's in-graph tokenizer
+      cannot honour it).
   """
+  tokenization_flags.refuse_preserve_unused_tokens_with_export(export_dir)
   export_dir = str(export_dir).rstrip("/")
   if (tf.io.gfile.exists(export_dir) and
       not tf.io.gfile.exists(os.path.join(export_dir, "saved_model.pb"))):

@@ -15,16 +15,17 @@ STRATEGIES = ("default", "one_device", "mirrored", "multi_worker", "tpu")
 DEFAULT_WORKER_TIMEOUT_SECS = 600
 
 
-def _tpu_address_check(tpu, timeout_secs):
-  """Fails fast when a grpc://host:port TPU address does not answer."""
+def _tpu_address_check(flag, tpu, timeout_secs):
+  """Fails fast when a grpc://host:port TPU address (the value of --flag,
+  tpu_name or master) does not answer."""
   if not tpu.startswith("grpc://"):
     return
-  host, port = cluster_lib.split_address(tpu[len("grpc://"):], "--tpu_name")
+  host, port = cluster_lib.split_address(tpu[len("grpc://"):], "--" + flag)
   try:
     socket.create_connection((host, port), timeout=timeout_secs).close()
   except OSError as e:
-    raise InputError("--tpu_name=%s: no TPU answers at %s:%d within %gs: %s"
-                     % (tpu, host, port, timeout_secs, e)) from e
+    raise InputError("--%s=%s: no TPU answers at %s:%d within %gs: %s"
+                     % (flag, tpu, host, port, timeout_secs, e)) from e
 
 
 def _tpu_strategy(tpu_name, tpu_zone, gcp_project, master, num_tpu_cores,
@@ -43,7 +44,7 @@ def _tpu_strategy(tpu_name, tpu_zone, gcp_project, master, num_tpu_cores,
   previous_timeout = socket.getdefaulttimeout()
   socket.setdefaulttimeout(timeout_secs)  # urllib lookups have none.
   try:
-    _tpu_address_check(tpu, timeout_secs)
+    _tpu_address_check(flag, tpu, timeout_secs)
     resolver = tf.distribute.cluster_resolver.TPUClusterResolver(
         tpu=tpu, zone=tpu_zone, project=gcp_project)
     tf.config.experimental_connect_to_cluster(resolver)

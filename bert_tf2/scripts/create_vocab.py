@@ -17,6 +17,7 @@ from bert_tf2.common import atomic_write_text
 from bert_tf2.common import cli
 from bert_tf2.common import InputError
 import tokenization
+from tokenization import flags as tokenization_flags
 from tokenization import vocab_learner
 
 FLAGS = flags.FLAGS
@@ -65,6 +66,10 @@ def read_lines(paths):
 
 
 def main(_):
+  # Words are counted before the vocabulary exists: no [unusedN] entry
+  # could be kept whole.
+  tokenization_flags.refuse_preserve_unused_tokens(
+      "create_vocab.py", why="splits words before any vocabulary exists")
   if not FLAGS.output_file:
     raise InputError("--output_file is required")
   if not FLAGS.input_file:

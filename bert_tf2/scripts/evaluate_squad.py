@@ -17,6 +17,7 @@ from bert_tf2.common import cli
 from bert_tf2.squad import flags as squad_flags
 from bert_tf2.common import InputError
 from bert_tf2.squad import evaluate as squad_eval
+from tokenization import flags as tokenization_flags
 
 FLAGS = flags.FLAGS
 
@@ -42,6 +43,7 @@ def _files(argv):
 
 
 def main(argv):
+  tokenization_flags.refuse_preserve_unused_tokens("evaluate_squad.py")
   data_file, pred_file = _files(argv)
   result = squad_eval.evaluate_files(data_file, pred_file,
                                      FLAGS.na_prob_file, FLAGS.na_prob_thresh,

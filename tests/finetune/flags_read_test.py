@@ -1,10 +1,9 @@
-"""Flags never lie: a script run that uses every feature reads every flag.
+"""Flags never lie: `finetune.Settings` records reads; flags that cannot act
+are refused.
 
-`finetune.Settings` records which settings were read; a run of
-run_classifier's pipeline with training, periodic evaluation, early
-stopping, the best checkpoint, prediction and export must read every flag
-the script defines (a flag defined and never read is wired to nothing).
-run_ner's equivalent is in tests/ner/periodic_eval_test.py.
+The runs of every script that must read every flag are in
+tests/scripts_flags_read_test.py (run_ner's pipeline also in
+tests/ner/periodic_eval_test.py, run_squad's in tests/squad/train_test.py).
 """
 
 import pytest
@@ -14,10 +13,6 @@ import sys
 from bert_tf2.classifier import pipeline
 from bert_tf2.finetune import Settings
 from bert_tf2.finetune import settings_with_defaults
-from tests.reliability import fixtures
-
-ROWS = ["label\ttext", "pos\tgood fun", "neg\tmeh", "pos\tfun fun",
-        "neg\tmeh meh"]
 
 
 def test_settings_record_reads():
@@ -34,25 +29,6 @@ def test_defaults_come_from_the_flag_definitions():
   assert s == pipeline.default_options()
   assert (s.max_seq_length, s.learning_rate, s.trim_padding) == (128, 5e-5,
                                                                  True)
-
-
-def test_run_classifier_reads_every_flag(tmp_path):
-  data = tmp_path / "data"
-  data.mkdir()
-  for name in ("train", "dev", "test"):
-    (data / (name + ".tsv")).write_text("\n".join(ROWS) + "\n")
-  vocab, config = fixtures.tiny_model_files(tmp_path, ["good", "fun", "meh"])
-  o = pipeline.default_options(
-      task_name="TSV", data_dir=str(data), vocab_file=vocab,
-      bert_config_file=config, output_dir=str(tmp_path / "out"),
-      do_train=True, do_eval=True, do_predict=True, text_a_column="text",
-      label_column="label", label_list="neg,pos", max_seq_length=8,
-      train_batch_size=2, eval_batch_size=2, num_train_epochs=1,
-      eval_every_n_steps=1, early_stopping_metric="eval_loss",
-      keep_best_checkpoint=True, export_dir=str(tmp_path / "export"))
-  pipeline.run(o)
-  assert sorted(o.unread()) == []
-
 
 
 _REQUIRED = {"run_pretraining": ["--input_file=x.tfrecord",
