@@ -339,14 +339,19 @@ def test_run_squad(tmp_path):
       train_file=train, predict_file=dev, max_seq_length=32, doc_stride=8,
       max_query_length=8, n_best_size=3, max_answer_length=5,
       verbose_logging=True, version_2_with_negative=True,
-      null_score_diff_threshold=0.5, trim_padding=False,
-      preserve_unused_tokens=True)
-  # run_squad.py has none of these.
-  no_eval = ("do_eval", "eval_batch_size", "export_dir")
+      null_score_diff_threshold=0.5, trim_padding=False)
+  # run_squad.py has no --do_eval / --eval_batch_size: the dev set of the
+  # evaluation during training is --predict_file.
+  no_eval = ("do_eval", "eval_batch_size")
+  periodic = dict(PERIODIC, early_stopping_metric="eval_f1",
+                  early_stopping_mode="max")
   _check("run_squad", [
-      (_finetuning_args(vocab, config, out, drop=no_eval)
+      (_finetuning_args(vocab, config, out, drop=no_eval, **periodic)
        + squad, None),
-      (_finetuning_args(vocab, config, out + "2", drop=no_eval) + squad
+      (_finetuning_args(vocab, config, out + "2",
+                        drop=no_eval + ("export_dir",))
+       + squad + ["--preserve_unused_tokens=true"], None),
+      (_finetuning_args(vocab, config, out + "3", drop=no_eval) + squad
        + _tpu_args(),
        "no TPU answers"),
   ])
