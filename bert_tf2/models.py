@@ -27,8 +27,12 @@ from bert_tf2.common.preprocessor import TextModel
 from bert_tf2.common.preprocessor import text_model
 from bert_tf2.common.pretrained import load_bert_model
 from bert_tf2.embedding.encoder import SentenceEncoder
+from bert_tf2.embedding.text_model import SentenceTextModel
 from bert_tf2.multiple_choice.model import BertMultipleChoice
+from bert_tf2.multiple_choice.preprocessor import MultipleChoicePreprocessor
 from bert_tf2.ner.crf import CRF
 from bert_tf2.ner.model import BertTokenClassifier
+from bert_tf2.ner.preprocessor import NerPreprocessor
+from bert_tf2.ner.text_model import TokenTextModel
 from bert_tf2.pretraining.model import PretrainingModel
 from bert_tf2.squad.model import SquadModel

@@ -134,7 +134,8 @@ class TextModel(keras.Model):
   def metrics(self):
     metrics = super().metrics
     if getattr(self, "_compile_loss", None) is None:
-      metrics = metrics + list(self.task._task_metrics.values())  # pylint: disable=protected-access
+      task_metrics = getattr(self.task, "_task_metrics", {})
+      metrics = metrics + list(task_metrics.values())
     return metrics
 
   def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None,
@@ -184,7 +185,18 @@ def text_model(cls, directory, max_seq_length=128, do_lower_case=None,
   """`TextModel` of `cls.from_checkpoint(directory, **kwargs)` and its vocab.
 
   E.g. `text_model(BertClassifier, "uncased_L-12_H-768_A-12", num_labels=2)`.
+  Task models with a text model of their own (NER: labels=[...]; multiple
+  choice; the sentence encoder) are built by their module's `build`.
   """
+  # Imported here: those modules import this one.
+  # pylint: disable=g-import-not-at-top
+  from bert_tf2.embedding import text_model as embedding_text
+  from bert_tf2.multiple_choice import preprocessor as multiple_choice
+  from bert_tf2.ner import text_model as ner_text
+  for module in (ner_text, multiple_choice, embedding_text):
+    if issubclass(cls, module.TASK):
+      return module.build(cls, directory, max_seq_length=max_seq_length,
+                          do_lower_case=do_lower_case, **kwargs)
   task = cls.from_checkpoint(directory, do_lower_case=do_lower_case, **kwargs)
   found = task.pretrained
   preprocessor = BertPreprocessor(found.vocab_file,
