@@ -33,6 +33,7 @@ import tensorflow as tf
 
 # Imported so that keras.models.load_model finds every task model once this
 # module is imported (keras imports only its own packages by itself).
+import modeling
 from bert_tf2.classifier import model as _classifier  # pylint: disable=unused-import
 from bert_tf2.ner import model as _ner  # pylint: disable=unused-import
 from bert_tf2.squad import model as _squad  # pylint: disable=unused-import
@@ -62,6 +63,7 @@ class BertPreprocessor(keras.layers.Layer):
     self.tokenizer = tf_text.InGraphTokenizer(
         {t: i for i, t in enumerate(self.vocabulary)},
         do_lower_case=self.do_lower_case)
+    self.built = True  # No weights (so TextModel.quantize can walk it).
 
   def call(self, inputs):
     if isinstance(inputs, (tuple, list)):
@@ -199,6 +201,7 @@ def text_model(cls, directory, max_seq_length=128, do_lower_case=None,
                           do_lower_case=do_lower_case, **kwargs)
   task = cls.from_checkpoint(directory, do_lower_case=do_lower_case, **kwargs)
   found = task.pretrained
+  modeling.check_sequence_length(found.config, max_seq_length)
   preprocessor = BertPreprocessor(found.vocab_file,
                                   do_lower_case=found.do_lower_case,
                                   max_seq_length=max_seq_length)

@@ -30,6 +30,7 @@ Example:
 import keras
 import tensorflow as tf
 
+import modeling
 from bert_tf2.common.preprocessor import BertPreprocessor
 from bert_tf2.common.preprocessor import TextModel
 from bert_tf2.multiple_choice.model import BertMultipleChoice
@@ -80,6 +81,7 @@ def build(cls, directory, max_seq_length=128, do_lower_case=None, **kwargs):
   task = cls.from_checkpoint(directory, do_lower_case=do_lower_case,
                              **kwargs)
   found = task.pretrained
+  modeling.check_sequence_length(found.config, max_seq_length)
   preprocessor = MultipleChoicePreprocessor(
       found.vocab_file, do_lower_case=found.do_lower_case,
       max_seq_length=max_seq_length)

@@ -17,8 +17,8 @@ and the `BertTokenClassifier` (`crf=True` for run_ner.py --crf's head).
 Compiled without a loss the model trains on run_ner's loss (softmax
 cross-entropy over the labelled pieces, or the CRF's likelihood); compiled
 with one (e.g. `SparseCategoricalCrossentropy(from_logits=True)`) the loss
-and metrics such as "accuracy" see the piece-level labels with the
-label_mask as sample weights. `model(x)` returns the logits
+and metrics such as "accuracy" see the labelled first pieces only
+(labels [n], logits [n, num_labels]). `model(x)` returns the logits
 [batch, max_seq_length, num_labels].
 
 Example: see docs/keras.md ("NER from raw strings"), tested in
@@ -28,6 +28,7 @@ tests/ner/text_model_test.py.
 import keras
 import tensorflow as tf
 
+import modeling
 from bert_tf2.common.errors import InputError
 from bert_tf2.common.preprocessor import TextModel
 from bert_tf2.ner.model import BertTokenClassifier
@@ -56,25 +57,30 @@ class TokenTextModel(TextModel):
     """run_ner's loss on word-level y (see module); else the compiled one."""
     features = self._features(x, y)
     if getattr(self, "_compile_loss", None) is not None:
-      return keras.Model.compute_loss(
-          self, x=x, y=features["label_ids"], y_pred=y_pred,
-          sample_weight=self._weights(features, sample_weight),
-          training=training)
+      y, y_pred, sample_weight = self._labelled(features, y_pred,
+                                                sample_weight)
+      return keras.Model.compute_loss(self, x=x, y=y, y_pred=y_pred,
+                                      sample_weight=sample_weight,
+                                      training=training)
     return self.task.compute_loss(x=features, y=None, y_pred=y_pred,
                                   training=training)
 
   def compute_metrics(self, x, y, y_pred, sample_weight=None):
-    features = self._features(x, y)
-    return super().compute_metrics(
-        x, features["label_ids"], y_pred,
-        sample_weight=self._weights(features, sample_weight))
+    y, y_pred, sample_weight = self._labelled(self._features(x, y), y_pred,
+                                              sample_weight)
+    return super().compute_metrics(x, y, y_pred, sample_weight=sample_weight)
 
   @staticmethod
-  def _weights(features, sample_weight):
-    weights = tf.cast(features["label_mask"], tf.float32)
+  def _labelled(features, y_pred, sample_weight):
+    """Piece labels, logits [n, num_labels] (and weights) of the labelled
+    first pieces only, so compiled losses and metrics see just those."""
+    mask = tf.cast(features["label_mask"], tf.bool)
     if sample_weight is not None:
-      weights *= tf.cast(tf.reshape(sample_weight, [-1, 1]), tf.float32)
-    return weights
+      sample_weight = tf.boolean_mask(
+          tf.broadcast_to(tf.reshape(sample_weight, [-1, 1]),
+                          tf.shape(mask)), mask)
+    return (tf.boolean_mask(features["label_ids"], mask),
+            tf.boolean_mask(y_pred, mask), sample_weight)
 
   def predict_step(self, data):
     x, _, _ = keras.utils.unpack_x_y_sample_weight(data)
@@ -148,6 +154,7 @@ def build(cls, directory, max_seq_length=128, do_lower_case=None,
   task = cls.from_checkpoint(directory, do_lower_case=do_lower_case,
                              num_labels=len(labels), **kwargs)
   found = task.pretrained
+  modeling.check_sequence_length(found.config, max_seq_length)
   preprocessor = NerPreprocessor(found.vocab_file, labels=labels,
                                  do_lower_case=found.do_lower_case,
                                  max_seq_length=max_seq_length)
