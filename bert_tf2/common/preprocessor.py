@@ -12,10 +12,12 @@ vocabulary is part of its config, so a `.keras` file carries it.
 `(texts_a, texts_b)`. Compiled without a loss it trains on the task's
 original loss (labels as y) and reports the task's metrics; compiled with
 one, it is any Keras model. `text_model(cls, directory, ...)` builds one
-from a pretrained directory (`bert_tf2.common.pretrained`). A saved
-`.keras` file loads with `keras.models.load_model(path)` once this module
-is imported (as keras-hub's models need `import keras_hub`), with no
-`custom_objects`.
+from a pretrained directory (`bert_tf2.common.pretrained`), or, for NER,
+multiple choice and the sentence encoder, the text model of their own
+module (`bert_tf2.ner.text_model`, `bert_tf2.multiple_choice.preprocessor`,
+`bert_tf2.embedding.text_model`). A saved `.keras` file loads with
+`keras.saving.load_model(path)` once `bert_tf2.models` is imported (as
+keras-hub's models need `import keras_hub`), with no `custom_objects`.
 
 Other tasks plug in by their own preprocessor layer: any layer that maps
 the raw inputs to the task model's feature dict (and has a `get_config`)
