@@ -25,11 +25,11 @@ def test_predict_equals_encode_and_fit_on_pairs(tmp_path):
   np.testing.assert_allclose(model.predict(ANCHORS, verbose=0),
                              reference.encode(ANCHORS), atol=1e-5)
   keras.utils.set_random_seed(0)
-  model.compile(optimizer=keras.optimizers.Adam(1e-2))
-  history = model.fit((ANCHORS * 2, POSITIVES * 2), epochs=3, batch_size=4,
-                      verbose=0)
-  assert history.history["loss"][-1] < history.history["loss"][0]
+  model.compile(optimizer=keras.optimizers.Adam(3e-3))
+  before = model.evaluate((ANCHORS, POSITIVES), return_dict=True, verbose=0)
+  model.fit((ANCHORS * 2, POSITIVES * 2), epochs=3, batch_size=4, verbose=0)
   logs = model.evaluate((ANCHORS, POSITIVES), return_dict=True, verbose=0)
+  assert logs["loss"] < before["loss"]
   vectors = model.predict(ANCHORS + POSITIVES, verbose=0)
   vectors /= np.linalg.norm(vectors, axis=-1, keepdims=True)
   scores = vectors[:4] @ vectors[4:].T  # cosine

@@ -51,11 +51,13 @@ def test_fit_and_predict_on_raw_strings(tmp_path):
   choices = [["on the mat", "in paris"], ["in paris", "on the mat"],
              ["in paris", "on the mat"], ["on the mat", "in paris"]]
   labels = np.array([0, 1, 1, 0], np.int32)
-  history = model.fit((contexts * 3, choices * 3), np.tile(labels, 3),
-                      epochs=4, batch_size=4, verbose=0)
-  assert history.history["loss"][-1] < history.history["loss"][0]
+  before = model.evaluate((contexts, choices), labels, return_dict=True,
+                          verbose=0)
+  model.fit((contexts * 2, choices * 2), np.tile(labels, 2), epochs=2,
+            batch_size=4, verbose=0)
   logs = model.evaluate((contexts, choices), labels, return_dict=True,
                         verbose=0)
+  assert logs["loss"] < before["loss"]
   logits = model.predict((contexts, choices), verbose=0)
   assert logits.shape == (4, 2)
   assert logs["accuracy"] == pytest.approx(
