@@ -33,6 +33,7 @@ from modeling import inputs as inputs_lib
 from modeling import layers
 from modeling import lora
 from modeling import ops
+from modeling import quantized
 from modeling import transformer
 
 
@@ -218,13 +219,13 @@ class BertModel(export.Exportable, keras.Model, layers.OriginalNamed):
     return out
 
   def get_config(self):
-    return {"config": self.config.to_dict(),
+    return quantized.with_mode(self, {"config": self.config.to_dict(),
             "use_one_hot_embeddings": self.use_one_hot_embeddings,
             "scope": self.original_scope, "fused_qkv": self.fused_qkv,
             "attention_layout": self.attention_layout,
             "name": self.name, "trainable": self.trainable,
-            "dtype": keras.dtype_policies.serialize(self.dtype_policy)}
+            "dtype": keras.dtype_policies.serialize(self.dtype_policy)})
 
   @classmethod
   def from_config(cls, config):
-    return cls(**config)
+    return quantized.build(cls, config)

@@ -12,10 +12,12 @@ vocabulary is part of its config, so a `.keras` file carries it.
 `(texts_a, texts_b)`. Compiled without a loss it trains on the task's
 original loss (labels as y) and reports the task's metrics; compiled with
 one, it is any Keras model. `text_model(cls, directory, ...)` builds one
-from a pretrained directory (`bert_tf2.common.pretrained`). A saved
-`.keras` file loads with `keras.models.load_model(path)` once this module
-is imported (as keras-hub's models need `import keras_hub`), with no
-`custom_objects`.
+from a pretrained directory (`bert_tf2.common.pretrained`), or, for NER,
+multiple choice and the sentence encoder, the text model of their own
+module (`bert_tf2.ner.text_model`, `bert_tf2.multiple_choice.preprocessor`,
+`bert_tf2.embedding.text_model`). A saved `.keras` file loads with
+`keras.saving.load_model(path)` once `bert_tf2.models` is imported (as
+keras-hub's models need `import keras_hub`), with no `custom_objects`.
 
 Other tasks plug in by their own preprocessor layer: any layer that maps
 the raw inputs to the task model's feature dict (and has a `get_config`)
@@ -33,6 +35,7 @@ import tensorflow as tf
 
 # Imported so that keras.models.load_model finds every task model once this
 # module is imported (keras imports only its own packages by itself).
+import modeling
 from bert_tf2.classifier import model as _classifier  # pylint: disable=unused-import
 from bert_tf2.ner import model as _ner  # pylint: disable=unused-import
 from bert_tf2.squad import model as _squad  # pylint: disable=unused-import
@@ -62,6 +65,7 @@ class BertPreprocessor(keras.layers.Layer):
     self.tokenizer = tf_text.InGraphTokenizer(
         {t: i for i, t in enumerate(self.vocabulary)},
         do_lower_case=self.do_lower_case)
+    self.built = True  # No weights (so TextModel.quantize can walk it).
 
   def call(self, inputs):
     if isinstance(inputs, (tuple, list)):
@@ -134,7 +138,8 @@ class TextModel(keras.Model):
   def metrics(self):
     metrics = super().metrics
     if getattr(self, "_compile_loss", None) is None:
-      metrics = metrics + list(self.task._task_metrics.values())  # pylint: disable=protected-access
+      task_metrics = getattr(self.task, "_task_metrics", {})
+      metrics = metrics + list(task_metrics.values())
     return metrics
 
   def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None,
@@ -184,9 +189,21 @@ def text_model(cls, directory, max_seq_length=128, do_lower_case=None,
   """`TextModel` of `cls.from_checkpoint(directory, **kwargs)` and its vocab.
 
   E.g. `text_model(BertClassifier, "uncased_L-12_H-768_A-12", num_labels=2)`.
+  Task models with a text model of their own (NER: labels=[...]; multiple
+  choice; the sentence encoder) are built by their module's `build`.
   """
+  # Imported here: those modules import this one.
+  # pylint: disable=g-import-not-at-top
+  from bert_tf2.embedding import text_model as embedding_text
+  from bert_tf2.multiple_choice import preprocessor as multiple_choice
+  from bert_tf2.ner import text_model as ner_text
+  for module in (ner_text, multiple_choice, embedding_text):
+    if issubclass(cls, module.TASK):
+      return module.build(cls, directory, max_seq_length=max_seq_length,
+                          do_lower_case=do_lower_case, **kwargs)
   task = cls.from_checkpoint(directory, do_lower_case=do_lower_case, **kwargs)
   found = task.pretrained
+  modeling.check_sequence_length(found.config, max_seq_length)
   preprocessor = BertPreprocessor(found.vocab_file,
                                   do_lower_case=found.do_lower_case,
                                   max_seq_length=max_seq_length)

@@ -32,6 +32,7 @@ import tensorflow as tf
 
 from modeling import export
 from modeling import lora
+from modeling import quantized
 
 
 class TaskModel(export.Exportable, keras.Model):
@@ -47,8 +48,9 @@ class TaskModel(export.Exportable, keras.Model):
 
   def base_config(self):
     """Config entries every task model has (name, trainable, dtype)."""
-    return {"name": self.name, "trainable": self.trainable,
-            "dtype": keras.dtype_policies.serialize(self.dtype_policy)}
+    return quantized.with_mode(self, {
+        "name": self.name, "trainable": self.trainable,
+        "dtype": keras.dtype_policies.serialize(self.dtype_policy)})
 
   def task_loss(self, features, y, y_pred):
     """Returns (loss, {metric name: (values, weights or None)})."""
@@ -81,8 +83,9 @@ class TaskModel(export.Exportable, keras.Model):
 
   @classmethod
   def from_config(cls, config):
-    """The model of `get_config()` (constructor arguments, as saved)."""
-    return cls(**config)
+    """The model of `get_config()` (constructor arguments, as saved; int8
+    models quantized again, see `modeling.quantized`)."""
+    return quantized.build(cls, config)
 
   @property
   def metrics(self):

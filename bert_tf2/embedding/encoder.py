@@ -28,6 +28,7 @@ import modeling
 from bert_tf2.common import InputError
 from bert_tf2.embedding import pooling
 from modeling import inputs as model_inputs
+from modeling import quantized
 
 DEFAULT_MAX_SEQ_LENGTH = 128
 
@@ -64,9 +65,14 @@ class SentenceEncoder(keras.Model):
     return pooling.l2_normalize(vectors) if self.normalize else vectors
 
   def get_config(self):
-    return {"name": self.name, "trainable": self.trainable,
-            "bert_config": self.bert_config.to_dict(),
-            "pooling_mode": self.pooling_mode, "normalize": self.normalize}
+    return quantized.with_mode(self, {
+        "name": self.name, "trainable": self.trainable,
+        "bert_config": self.bert_config.to_dict(),
+        "pooling_mode": self.pooling_mode, "normalize": self.normalize})
+
+  @classmethod
+  def from_config(cls, config):
+    return quantized.build(cls, config)
 
   # --- Python-side tokenization and batching ------------------------------
 

@@ -87,3 +87,17 @@ def test_quantize_int8_is_close_to_float(fused_qkv):
   got = model(inputs)["sequence_output"].numpy()
   assert not np.array_equal(got, want)
   np.testing.assert_allclose(got, want, atol=0.05)
+
+
+def test_quantized_model_reloads_int8(tmp_path):
+  x = _features(2)
+  model = BertClassifier(CONFIG, 2)
+  model.quantize("int8")
+  want = model(x).numpy()
+  assert model.get_config()["quantization_mode"] == "int8"
+  path = str(tmp_path / "int8.keras")
+  model.save(path)
+  again = keras.saving.load_model(path)
+  assert again.bert.encoder_layers[1].attention_self.query._kernel.dtype == (
+      "int8")
+  np.testing.assert_array_equal(again(x).numpy(), want)

@@ -1,0 +1,37 @@
+"""SentenceTextModel: predict(texts) equals SentenceEncoder.encode (the
+Python tokenizer's features); fit on (anchor, positive) pairs trains the
+multiple-negatives ranking loss."""
+
+import keras
+import numpy as np
+import pytest
+
+import tokenization
+from bert_tf2 import models
+from bert_tf2.embedding.encoder import SentenceEncoder
+from tests.common import tiny_dir
+
+ANCHORS = ["the cat sat on the mat", "a dog ran", "bob met ann in paris",
+           "江泽民在北京"]
+POSITIVES = ["cat sat", "the dog ran", "ann met bob", "北京"]
+
+
+@pytest.mark.slow
+def test_predict_equals_encode_and_fit_on_pairs(tmp_path):
+  ckpt = tiny_dir.write(str(tmp_path))
+  model = models.text_model(SentenceEncoder, ckpt, max_seq_length=16)
+  reference = SentenceEncoder.from_dir(ckpt, max_seq_length=16)
+  assert isinstance(reference.tokenizer, tokenization.FullTokenizer)
+  np.testing.assert_allclose(model.predict(ANCHORS, verbose=0),
+                             reference.encode(ANCHORS), atol=1e-5)
+  keras.utils.set_random_seed(0)
+  model.compile(optimizer=keras.optimizers.Adam(3e-3))
+  before = model.evaluate((ANCHORS, POSITIVES), return_dict=True, verbose=0)
+  model.fit((ANCHORS * 2, POSITIVES * 2), epochs=3, batch_size=4, verbose=0)
+  logs = model.evaluate((ANCHORS, POSITIVES), return_dict=True, verbose=0)
+  assert logs["loss"] < before["loss"]
+  vectors = model.predict(ANCHORS + POSITIVES, verbose=0)
+  vectors /= np.linalg.norm(vectors, axis=-1, keepdims=True)
+  scores = vectors[:4] @ vectors[4:].T  # cosine
+  assert logs["in_batch_accuracy"] == pytest.approx(
+      np.mean(np.argmax(scores, -1) == np.arange(4)))
