@@ -36,3 +36,6 @@ from bert_tf2.ner.preprocessor import NerPreprocessor
 from bert_tf2.ner.text_model import TokenTextModel
 from bert_tf2.pretraining.model import PretrainingModel
 from bert_tf2.squad.model import SquadModel
+from bert_tf2.squad.preprocessor import SquadPreprocessor
+from bert_tf2.squad.text_model import SquadTextModel
+from bert_tf2.squad.text_model import squad_text_model

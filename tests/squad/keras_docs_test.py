@@ -59,7 +59,7 @@ def test_docs_squad_example(tmp_path, monkeypatch):
   np.save(str(tmp_path / "want.npy"), got["start_logit"])
   script = (
       "import sys, numpy as np, keras\n"
-      "import bert_tf2.squad.text_model\n"
+      "import bert_tf2.models\n"
       "m = keras.models.load_model('squad.keras')\n"
       "got = m.predict((%r, %r), verbose=0)\n"
       "np.testing.assert_allclose(got['start_logit'], np.load('want.npy'),"
