@@ -25,13 +25,15 @@ import warnings
 
 import keras
 
+from modeling import tf_internals
+
 KEY = "quantization_mode"
 
 
 def mode_of(model):
   """The quantization mode of the model's Dense layers (str) or None."""
   modes = {layer.quantization_mode
-           for layer in model._flatten_layers()  # pylint: disable=protected-access
+           for layer in tf_internals.flatten_layers(model)
            if isinstance(layer, keras.layers.Dense)}
   modes.discard(None)
   if len(modes) > 1:
