@@ -67,12 +67,21 @@ def _fit_row(args, rank, quantize_after):
   if rank:
     model.task.enable_lora(rank)
   trainable = int(sum(np.prod(v.shape) for v in model.trainable_weights))
-  model.compile(optimizer=keras.optimizers.Adam(args.learning_rate))
+  steps = args.epochs * -(-len(x) // args.batch_size)
+  if args.original_optimizer:
+    # run_classifier.py's optimizer and schedule: AdamW, 10 % warm-up,
+    # linear decay to 0 at the last step.
+    import optimization  # pylint: disable=g-import-not-at-top
+    optimizer = optimization.create_optimizer(
+        args.learning_rate, num_train_steps=steps,
+        num_warmup_steps=int(steps * 0.1))
+  else:
+    optimizer = keras.optimizers.Adam(args.learning_rate)
+  model.compile(optimizer=optimizer)
   start = time.perf_counter()
   history = model.fit(x, y, epochs=args.epochs, batch_size=args.batch_size,
                       verbose=0)
   train_s = time.perf_counter() - start
-  steps = args.epochs * -(-len(x) // args.batch_size)
   out = {"trainable_params": trainable, "train_s": round(train_s, 2),
          "step_s": round(train_s / max(1, steps), 4),
          "final_loss": float(history.history["loss"][-1]),
@@ -185,6 +194,10 @@ def main():
   parser.add_argument("--seed", type=int, default=0)
   parser.add_argument("--skip_run_classifier", action="store_true")
   parser.add_argument("--skip_int8", action="store_true")
+  parser.add_argument(
+      "--original_optimizer", action="store_true",
+      help="Keras rows train with run_classifier.py's optimizer and "
+      "schedule (AdamW, 10%% warm-up, linear decay) instead of Adam")
   parser.add_argument("--output_json", default=None)
   parser.add_argument("--row", default=None, help=argparse.SUPPRESS)
   args = parser.parse_args()
@@ -197,8 +210,9 @@ def main():
   results = {}
   passthrough = ["--%s=%s" % (k, v) for k, v in sorted(vars(args).items())
                  if k not in ("row", "output_json", "skip_run_classifier",
-                              "skip_int8")]
+                              "skip_int8", "original_optimizer")]
   passthrough += ["--skip_int8"] if args.skip_int8 else []
+  passthrough += ["--original_optimizer"] if args.original_optimizer else []
   for row in rows:
     proc = subprocess.run(
         [sys.executable, "-m", "bench.bench_keras_native", "--row", row]
