@@ -144,11 +144,16 @@ class TextModel(keras.Model):
 
   def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None,
                    training=True):
-    """The task's original loss (labels as y) unless compiled with one."""
+    """The task's original loss (`original_loss`) unless compiled with one."""
     if getattr(self, "_compile_loss", None) is not None:
       return super().compute_loss(x=x, y=y, y_pred=y_pred,
                                   sample_weight=sample_weight,
                                   training=training)
+    return self.original_loss(x, y, y_pred, sample_weight, training)
+
+  def original_loss(self, x, y, y_pred, sample_weight, training):
+    """The loss `fit` trains on when compiled without one (subclasses with
+    their own inputs override this): the task's, labels as y."""
     return self.task.compute_loss(x=self.preprocessor(x), y=y, y_pred=y_pred,
                                   sample_weight=sample_weight,
                                   training=training)

@@ -54,13 +54,9 @@ class SentenceTextModel(TextModel):
       metrics = metrics + [self._accuracy]
     return metrics
 
-  def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None,
-                   training=True):
+  def original_loss(self, x, y, y_pred, sample_weight, training):
     """The ranking loss on (anchors, positives[, negatives]) sides."""
-    if getattr(self, "_compile_loss", None) is not None:
-      return keras.Model.compute_loss(self, x=x, y=y, y_pred=y_pred,
-                                      sample_weight=sample_weight,
-                                      training=training)
+    del x, y, sample_weight, training  # The sides are in y_pred.
     if y_pred.shape.rank != 3:
       raise ValueError("fit/evaluate take x=(anchors, positives) or "
                        "(anchors, positives, negatives) and no y")

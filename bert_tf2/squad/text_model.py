@@ -130,12 +130,8 @@ class SquadTextModel(preprocessor_lib.TextModel):
     n = max(len(golds), 1)
     return {"exact_match": 100.0 * em / n, "f1": 100.0 * f1 / n}
 
-  def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None,
-                   training=True):
-    if getattr(self, "_compile_loss", None) is not None:
-      return keras.Model.compute_loss(self, x=x, y=y, y_pred=y_pred,
-                                      sample_weight=sample_weight,
-                                      training=training)
+  def original_loss(self, x, y, y_pred, sample_weight, training):
+    """run_squad's loss; x are the windows' features (`fit` made them)."""
     return self.task.compute_loss(x=x, y=y, y_pred=y_pred,
                                   sample_weight=sample_weight,
                                   training=training)
