@@ -36,6 +36,7 @@ import tensorflow as tf
 # Imported so that keras.models.load_model finds every task model once this
 # module is imported (keras imports only its own packages by itself).
 import modeling
+from bert_tf2.common import fit_data
 from bert_tf2.classifier import model as _classifier  # pylint: disable=unused-import
 from bert_tf2.ner import model as _ner  # pylint: disable=unused-import
 from bert_tf2.squad import model as _squad  # pylint: disable=unused-import
@@ -123,12 +124,14 @@ class TextModel(keras.Model):
         kwargs["validation_data"] = _as_dataset(data[0], data[1], None)[0]
     if isinstance(x, tf.data.Dataset):
       kwargs["shuffle"] = False  # Shuffled above (or by the caller).
+    x, kwargs = fit_data.fit_arguments(x, kwargs)
     return super().fit(x, y, batch_size=batch_size, **kwargs)
 
   def evaluate(self, x=None, y=None, batch_size=None, **kwargs):
     x, y, batch_size = _as_dataset(x, y, batch_size,
                                    kwargs.pop("sample_weight", None))
-    return super().evaluate(x, y, batch_size=batch_size, **kwargs)
+    return super().evaluate(fit_data.dynamic_batch(x), y,
+                            batch_size=batch_size, **kwargs)
 
   def predict(self, x, batch_size=None, **kwargs):
     x, _, batch_size = _as_dataset(x, None, batch_size)

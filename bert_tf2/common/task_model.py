@@ -30,6 +30,7 @@ values and weights both share.
 import keras
 import tensorflow as tf
 
+from bert_tf2.common import fit_data
 from modeling import export
 from modeling import lora
 from modeling import quantized
@@ -51,6 +52,16 @@ class TaskModel(export.Exportable, keras.Model):
     return quantized.with_mode(self, {
         "name": self.name, "trainable": self.trainable,
         "dtype": keras.dtype_policies.serialize(self.dtype_policy)})
+
+  def fit(self, x=None, y=None, **kwargs):
+    """keras.Model.fit, with `fit_data.dynamic_batch` on x and
+    validation_data (right epoch numbers on unknown-cardinality data)."""
+    x, kwargs = fit_data.fit_arguments(x, kwargs)
+    return super().fit(x, y, **kwargs)
+
+  def evaluate(self, x=None, y=None, **kwargs):
+    """keras.Model.evaluate, with `fit_data.dynamic_batch` on x."""
+    return super().evaluate(fit_data.dynamic_batch(x), y, **kwargs)
 
   def task_loss(self, features, y, y_pred):
     """Returns (loss, {metric name: (values, weights or None)})."""

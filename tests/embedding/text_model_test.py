@@ -33,5 +33,10 @@ def test_predict_equals_encode_and_fit_on_pairs(tmp_path):
   vectors = model.predict(ANCHORS + POSITIVES, verbose=0)
   vectors /= np.linalg.norm(vectors, axis=-1, keepdims=True)
   scores = vectors[:4] @ vectors[4:].T  # cosine
-  assert logs["in_batch_accuracy"] == pytest.approx(
-      np.mean(np.argmax(scores, -1) == np.arange(4)))
+  # A row whose best two scores (nearly) tie may go either way in the
+  # model's graph (other rounding): it counts as right or wrong.
+  top2 = np.sort(scores, -1)[:, -2:]
+  decided = top2[:, 1] - top2[:, 0] > 1e-4
+  right = np.argmax(scores, -1) == np.arange(4)
+  assert (np.mean(right & decided) - 1e-6 <= logs["in_batch_accuracy"] <=
+          np.mean(right | ~decided) + 1e-6), (logs, scores)
