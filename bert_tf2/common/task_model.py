@@ -53,15 +53,15 @@ class TaskModel(export.Exportable, keras.Model):
         "name": self.name, "trainable": self.trainable,
         "dtype": keras.dtype_policies.serialize(self.dtype_policy)})
 
-  def fit(self, x=None, y=None, **kwargs):
+  def fit(self, x=None, y=None, *args, **kwargs):
     """keras.Model.fit, with `fit_data.dynamic_batch` on x and
     validation_data (right epoch numbers on unknown-cardinality data)."""
     x, kwargs = fit_data.fit_arguments(x, kwargs)
-    return super().fit(x, y, **kwargs)
+    return super().fit(x, y, *args, **kwargs)
 
-  def evaluate(self, x=None, y=None, **kwargs):
+  def evaluate(self, x=None, y=None, *args, **kwargs):
     """keras.Model.evaluate, with `fit_data.dynamic_batch` on x."""
-    return super().evaluate(fit_data.dynamic_batch(x), y, **kwargs)
+    return super().evaluate(fit_data.dynamic_batch(x), y, *args, **kwargs)
 
   def task_loss(self, features, y, y_pred):
     """Returns (loss, {metric name: (values, weights or None)})."""

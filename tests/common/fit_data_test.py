@@ -109,3 +109,14 @@ def test_text_model_evaluate_on_a_static_batch_text_dataset(tmp_path):
   got = model.evaluate(data, verbose=0, return_dict=True)
   np.testing.assert_allclose(got["loss"], want["loss"], rtol=1e-5)
   np.testing.assert_allclose(got["accuracy"], want["accuracy"], rtol=1e-6)
+
+
+def test_fit_and_evaluate_keep_keras_positional_arguments():
+  features = _features(0)
+  model = _model()
+  # fit(x, y, batch_size, epochs): Keras' own order.
+  history = model.fit(features, None, BATCH, 2, 0).history
+  assert len(history["loss"]) == 2
+  loss, _ = _truth(model, features)
+  result = model.evaluate(features, None, BATCH, 0, return_dict=True)
+  np.testing.assert_allclose(result["loss"], loss, rtol=1e-5)
