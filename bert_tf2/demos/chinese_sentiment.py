@@ -18,9 +18,16 @@ Whitespace inside a review (tabs included) becomes one space.
 Files written to the output directory (`label<TAB>sentence`, a header line,
 for `run_classifier.py --task_name=tsv --text_a_column=sentence
 --label_column=label`; labels `neg`, `pos`):
-  train.tsv, dev.tsv, test.tsv   the splits (positives first, then
-                                 negatives; run_classifier shuffles train).
-  pretrain_reviews.txt           the train reviews as pretraining text:
+  train.tsv                      the train split in a fixed shuffled
+                                 order (random.Random(12345)): the
+                                 original run_classifier shuffles with a
+                                 buffer of only 100 records, so a file
+                                 sorted by label would train on thousands
+                                 of positives, then thousands of negatives.
+  dev.tsv, test.tsv              the splits (positives first, then
+                                 negatives).
+  pretrain_reviews.txt           the train reviews (unshuffled order) as
+                                 pretraining text:
                                  each review a document (blank line
                                  between), cut into sentences after
                                  。！？!? (dev and test reviews never).
@@ -35,6 +42,7 @@ Example:
 """
 
 import os
+import random
 import re
 
 from bert_tf2.common import InputError
@@ -42,6 +50,7 @@ from bert_tf2.common import atomic_open
 
 LABELS = ("neg", "pos")
 HEADER = ("label", "sentence")
+TRAIN_ORDER_SEED = 12345
 _SENTENCE_END = re.compile(r"(?<=[。！？!?])")
 
 
@@ -100,6 +109,9 @@ def write_splits(output_dir, source_dir=None):
   splits = labelled_splits(source_dir)
   os.makedirs(output_dir, exist_ok=True)
   for name, rows in splits.items():
+    if name == "train":
+      rows = list(rows)
+      random.Random(TRAIN_ORDER_SEED).shuffle(rows)
     with atomic_open(os.path.join(output_dir, name + ".tsv"), "w") as f:
       for label, text in [HEADER] + rows:
         f.write("%s\t%s\n" % (label, text))

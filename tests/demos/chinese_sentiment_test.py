@@ -40,6 +40,13 @@ def test_dedup_fixed_split_and_files(tmp_path):
   test = proc.get_test_examples(str(out))
   assert [(e.text_a, e.label) for e in test] == [(kept_pos[9], "pos"),
                                                   ("差9", "neg")]
+  # train.tsv: the same rows, not sorted by label (the original's shuffle
+  # buffer of 100 would otherwise see one label for thousands of steps).
+  train = [(e.label, e.text_a) for e in proc.get_train_examples(str(out))]
+  assert sorted(train) == sorted(splits["train"])
+  labels = "".join(label[0] for label, _ in train)
+  assert labels != "".join(sorted(labels))
+  assert labels != "".join(sorted(labels, reverse=True))
   text = (out / "pretrain_reviews.txt").read_text(encoding="utf-8")
   documents = text.strip("\n").split("\n\n")
   assert len(documents) == 17
