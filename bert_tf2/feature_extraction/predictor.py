@@ -1,5 +1,8 @@
 """`FeatureEncoder`: texts -> token vectors or pooled sentence vectors.
 
+The feature-extraction task's Python predictor (on the generic
+`bert_tf2.predict.base.Predictor`).
+
 The inputs are extract_features.py's (`convert_example`: [CLS] a [SEP]
 (b [SEP]), a pair truncated longest-first); the vectors are the encoder
 layers chosen by `layers` (Python-style indexes, -1 = last layer).
