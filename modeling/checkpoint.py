@@ -19,9 +19,8 @@ import keras
 import numpy as np
 import tensorflow as tf
 
-from modeling import tf_internals
-from tokenization.errors import InputError
 from modeling import layers as layers_lib
+from tokenization.errors import InputError
 
 # Checkpoint entries that hold training state, not model weights.
 _TRAINING_STATE = re.compile(r"(^|/)(adam_m|adam_v|global_step)$|"
