@@ -31,6 +31,7 @@ import numpy as np
 import tensorflow as tf
 
 import modeling
+from bert_tf2.common import saved_model
 from bert_tf2.feature_extraction import examples as examples_lib
 from bert_tf2.feature_extraction.extractor import parse_layers
 from bert_tf2.feature_extraction.serving import FeatureServer
@@ -127,6 +128,6 @@ class FeatureEncoder(base.Predictor):
     """Writes the serving SavedModel (see module docstring); returns it."""
     server = FeatureServer(self, InGraphTokenizer(
         self.vocab_file, do_lower_case=self.do_lower_case))
-    return serving.write_saved_model(
+    return saved_model.write_saved_model(
         server, export_dir, {"serving_default": server.serve_text,
                              "serving_pair": server.serve_pair})
