@@ -76,15 +76,14 @@ def _offenders(tops, forbidden):
   return found
 
 
-def _repository_modules(repo=REPO):
+def _repository_modules():
   """{dotted module name: path} of the packages and the top-level scripts."""
   modules = {}
-  paths = list(glob.glob(os.path.join(repo, "*.py")))
+  paths = glob.glob(os.path.join(REPO, "*.py"))
   for top in PACKAGES:
-    paths += _python_files(top) if repo == REPO else glob.glob(
-        os.path.join(repo, top, "**", "*.py"), recursive=True)
+    paths += _python_files(top)
   for path in paths:
-    name = os.path.relpath(path, repo)[:-len(".py")].replace(os.sep, ".")
+    name = os.path.relpath(path, REPO)[:-len(".py")].replace(os.sep, ".")
     if name.endswith("__init__"):
       name = name[:-len(".__init__")]
     modules[name] = path
