@@ -11,7 +11,7 @@ import numpy as np
 from bert_tf2.analysis import attention
 from bert_tf2.analysis import attention_plots
 from bert_tf2.common import cli
-from bert_tf2.common.errors import InputError
+from tokenization.errors import InputError
 
 DEFAULT_MAX_SEQ_LENGTH = 64
 

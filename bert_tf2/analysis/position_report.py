@@ -23,8 +23,8 @@ from bert_tf2.analysis import position_plots
 from bert_tf2.analysis import position_stats
 from bert_tf2.analysis import probe as probe_lib
 from bert_tf2.analysis import report_text
-from bert_tf2.common.atomic import atomic_write_text
-from bert_tf2.common.errors import InputError
+from tokenization.atomic import atomic_write_text
+from tokenization.errors import InputError
 
 FIGURES = {
     "histogram": "value_histogram.png",

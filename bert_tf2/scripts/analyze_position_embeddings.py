@@ -14,7 +14,7 @@ from absl import flags
 
 from bert_tf2.common import cli
 from bert_tf2.analysis import flags as analysis_flags
-from bert_tf2.common.errors import InputError
+from tokenization.errors import InputError
 from tokenization import flags as tokenization_flags
 
 FLAGS = flags.FLAGS

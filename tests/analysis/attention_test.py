@@ -10,8 +10,8 @@ from bert_tf2.analysis import attention
 from bert_tf2.analysis import attention_plots
 from bert_tf2.analysis import attention_run
 from bert_tf2.analysis import plots
-from bert_tf2.common.errors import InputError
 from tests.analysis import scripts_test
+from tokenization.errors import InputError
 
 WORDS = ["the", "cat", "sat", "on", "mat", "it", "pur", "##red", "."]
 TINY = {"vocab_size": 5 + len(WORDS), "hidden_size": 16,

@@ -8,8 +8,8 @@ import pytest
 
 from bert_tf2.analysis import plots
 from bert_tf2.analysis import position_report
-from bert_tf2.common.errors import InputError
 from tests.analysis import synthetic
+from tokenization.errors import InputError
 
 VAR = "bert/embeddings/position_embeddings"
 
