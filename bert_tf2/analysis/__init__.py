@@ -3,7 +3,10 @@
 Modules (one concept each):
   checkpoint_io     read a variable from an original-format checkpoint
   position_stats    value statistics, PCA, cosine similarity, outliers
-  probe             relative-position probe (linear / boosted trees)
+  relative_position relative-position measures and verdict (controls for
+                    absolute position)
+  probe             pos_b - pos_a probe (linear / boosted trees) and its
+                    absolute-position control
   plots             headless matplotlib, atomic PNG writing
   position_plots    the position-embedding figures
   position_report   the whole position analysis: figures + report.md/json
