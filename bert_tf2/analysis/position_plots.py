@@ -92,8 +92,8 @@ def plot_explained_variance(ratios, ratios_no_cls, path,
     threshold: components at or below it are not drawn.
   """
   fig, axes = plots.new_figure(1, 2, figsize=(11.0, 4.0))
-  for ax, r, which in ((axes[0], ratios, "all positions"),
-                       (axes[1], ratios_no_cls, "without position 0")):
+  for ax, r, which in ((axes[0], ratios, "PCA of all positions"),
+                       (axes[1], ratios_no_cls, "PCA without position 0")):
     r = np.asarray(r, dtype=np.float64)
     shown = r[r > threshold]
     if shown.size == 0:
@@ -103,8 +103,8 @@ def plot_explained_variance(ratios, ratios_no_cls, path,
     ax.plot(idx, np.cumsum(shown), "k.-", label="cumulative")
     ax.set_xlabel("principal component")
     ax.set_ylabel("explained variance ratio")
-    title = "PCA of %s: PC1 %.1f%%" % (which, 100 * shown[0])
-    if which == "all positions" and first_share_of_position_0 is not None:
+    title = "%s: PC1 %.1f%%" % (which, 100 * shown[0])
+    if ax is axes[0] and first_share_of_position_0 is not None:
       title += (", %.0f%% of it from position 0%s" % (
           100 * first_share_of_position_0,
           " ([CLS] row)" if first_share_of_position_0 > 0.5 else ""))

@@ -19,6 +19,7 @@ import os
 
 import numpy as np
 
+from bert_tf2.analysis import html_pages
 from bert_tf2.analysis import position_plots
 from bert_tf2.analysis import position_stats
 from bert_tf2.analysis import probe as probe_lib
@@ -37,6 +38,7 @@ FIGURES = {
     "relative_position": "relative_position.png",
 }
 VERDICT_FILE = "position_report.json"
+HTML_FILE = "position_report.html"
 MIN_POSITIONS = 8
 
 
@@ -94,7 +96,7 @@ def analyze_position_table(table, output_dir, num_components=10,
                            initializer_range=0.02, seed=12345,
                            probe_include_cls=False, max_pairs=20000,
                            source=None):
-  """Writes every figure plus report.md/report.json; returns the report.
+  """Writes every figure, the reports and the HTML page; returns the report.
 
   Args:
     table: float [num_positions, hidden_size], row p = position p.
@@ -184,6 +186,8 @@ def analyze_position_table(table, output_dir, num_components=10,
                                sort_keys=True) + "\n")
   atomic_write_text(os.path.join(output_dir, "report.md"),
                     report_text.markdown_report(report))
+  html_pages.write_page(os.path.join(output_dir, HTML_FILE),
+                        html_pages.position_page(report, out))
   return report
 
 

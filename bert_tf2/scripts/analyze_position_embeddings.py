@@ -4,8 +4,9 @@
 Writes PNG figures (value histogram vs the initialisation, values beyond
 2 std, PCA explained variance, leading components over position, 2-D PCA
 scatter, cosine similarity, relative-position measures),
-position_report.json (the relative-position verdict) and report.md /
-report.json (statistics, the verdict, the probe) into --output_dir.
+position_report.json (the relative-position verdict), report.md /
+report.json (statistics, the verdict, the probe) and position_report.html
+(the figures and the verdict in one self-contained page) into --output_dir.
 
   python analyze_position_embeddings.py \\
     --init_checkpoint=$BERT_DIR/bert_model.ckpt --output_dir=/tmp/pos
@@ -14,6 +15,7 @@ report.json (statistics, the verdict, the probe) into --output_dir.
 from absl import flags
 
 from bert_tf2.common import cli
+from bert_tf2.analysis import extra
 from bert_tf2.analysis import flags as analysis_flags
 from bert_tf2.common.errors import InputError
 from tokenization import flags as tokenization_flags
@@ -24,6 +26,7 @@ analysis_flags.define_position_flags()
 
 
 def main(_):
+  extra.require_analysis_extra("analyze_position_embeddings.py")
   tokenization_flags.refuse_preserve_unused_tokens("analyze_position_embeddings.py")
   from bert_tf2.analysis import position_report  # pylint: disable=g-import-not-at-top
   from bert_tf2.analysis import relative_position  # pylint: disable=g-import-not-at-top
@@ -42,9 +45,9 @@ def main(_):
               "variable": FLAGS.variable, "shape": list(shape)})
   print("relative position: %s" % relative_position.verdict_text(
       report["relative_position"]))
-  print("wrote %d figures, %s and report.md/report.json to %s"
+  print("wrote %d figures, %s, %s and report.md/report.json to %s"
         % (len(report["figures"]), position_report.VERDICT_FILE,
-           FLAGS.output_dir))
+           position_report.HTML_FILE, FLAGS.output_dir))
 
 
 def run():
