@@ -41,7 +41,9 @@ def check_flags(flags_values):
   if not f.do_train and not f.do_eval:
     raise InputError("at least one of --do_train or --do_eval must be True")
   cli.require_file("bert_config_file", f.bert_config_file)
-  config = modeling.BertConfig.from_json_file(f.bert_config_file)
+  # From scratch, nothing but the file says what model to build.
+  config = modeling.BertConfig.from_json_file(
+      f.bert_config_file, require_sizes=not f.init_checkpoint)
   for name in ("max_seq_length", "max_predictions_per_seq",
                "train_batch_size", "eval_batch_size"):
     _check_positive(name, getattr(f, name))
