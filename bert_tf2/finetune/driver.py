@@ -1,10 +1,15 @@
 """The fine-tuning lifecycle, once for every task: `run(job)`.
 
   start the strategy -> job.prepare (checks, no output) -> export and
-  periodic-evaluation checks -> output_dir, job.save_assets ->
-  train.tf_record -> Estimator -> eval.tf_record -> train (or train with
-  evaluation every --eval_every_n_steps: early stopping, best checkpoint)
-  -> evaluate (eval_results.txt) -> predict -> export the chosen checkpoint
+  periodic-evaluation checks -> run config and batch-size checks ->
+  output_dir, job.save_assets -> train.tf_record -> Estimator ->
+  eval.tf_record -> train (or train with evaluation every
+  --eval_every_n_steps: early stopping, best checkpoint) -> evaluate
+  (eval_results.txt) -> predict -> export the chosen checkpoint
+
+Every check comes before the first write; a record file this run wrote
+that is damaged or removed while it is read is named with its first bad
+record (`records.explain_read_errors`).
 
 A job (finetune/job.py) supplies the task-specific parts; see
 docs/finetuning.md for the task list and how to add one.
