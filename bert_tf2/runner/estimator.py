@@ -424,7 +424,7 @@ class Estimator(object):
     if finite.all():
       return
     raise NonFiniteLossError(
-        "The weights about to be saved at global_step %d %s; training "
+        "The checkpoint about to be saved at global_step %d %s; training "
         "stopped. %s" % (step, modeling.non_finite_phrase(
             [n for n, ok in zip(names, finite) if not ok], len(names)),
                          self._kept_message()))
