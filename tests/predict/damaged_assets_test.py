@@ -17,19 +17,9 @@ from bert_tf2.predict import assets
 from tests.reliability import fixtures
 
 _FILES = ("predictor.json", "bert_config.json", "vocab.txt")
-_DAMAGE = ("empty", "truncated", "random")
 
 
-def damage(path, how):
-  with open(path, "rb") as f:
-    data = f.read()
-  data = {"empty": b"", "truncated": data[:len(data) // 2],
-          "random": bytes(range(256))[::3] * 4}[how]
-  with open(path, "wb") as f:
-    f.write(data)
-
-
-@pytest.mark.parametrize("how", _DAMAGE)
+@pytest.mark.parametrize("how", fixtures.DAMAGE)
 @pytest.mark.parametrize("name", _FILES)
 def test_damaged_predictor_file_is_one_clear_error(tmp_path, name, how):
   vocab, config = fixtures.tiny_model_files(tmp_path, ["a", "b", "c"])
@@ -38,7 +28,7 @@ def test_damaged_predictor_file_is_one_clear_error(tmp_path, name, how):
                      do_lower_case=True, max_seq_length=8,
                      label_list=["0", "1"])
   path = str(out / "predictor" / name)
-  damage(path, how)
+  fixtures.damage_file(path, how)
   with pytest.raises(InputError) as e:
     ClassifierPredictor.from_output_dir(str(out), checkpoint="unused")
   message = str(e.value)

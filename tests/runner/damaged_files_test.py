@@ -18,17 +18,8 @@ import pytest
 from bert_tf2 import runner
 import modeling
 from modeling import literal_paths
+from tests.reliability import fixtures
 
-_DAMAGE = ("empty", "truncated", "random")
-
-
-def damage(path, how):
-  with open(path, "rb") as f:
-    data = f.read()
-  data = {"empty": b"", "truncated": data[:len(data) // 2],
-          "random": bytes(range(256))[::5] * 9}[how]
-  with open(path, "wb") as f:
-    f.write(data)
 
 
 def _save(directory, step):
@@ -41,11 +32,11 @@ def _warnings(caplog):
           if r.levelno >= logging.WARNING]
 
 
-@pytest.mark.parametrize("how", _DAMAGE)
+@pytest.mark.parametrize("how", fixtures.DAMAGE)
 def test_damaged_state_file_is_ignored_then_rewritten(tmp_path, caplog, how):
   for step in (1, 2):
     _save(tmp_path, step)
-  damage(tmp_path / "checkpoint", how)
+  fixtures.damage_file(tmp_path / "checkpoint", how)
   with caplog.at_level(logging.WARNING):
     assert runner.latest_checkpoint(str(tmp_path)) == str(
         tmp_path / "model.ckpt-2")
@@ -62,12 +53,12 @@ def test_damaged_state_file_is_ignored_then_rewritten(tmp_path, caplog, how):
       tmp_path / "model.ckpt-3")
 
 
-@pytest.mark.parametrize("how", _DAMAGE)
+@pytest.mark.parametrize("how", fixtures.DAMAGE)
 @pytest.mark.parametrize("suffix", [".index", ".data-00000-of-00001"])
 def test_damaged_checkpoint_file_is_skipped(tmp_path, caplog, suffix, how):
   for step in (1, 2):
     _save(tmp_path, step)
-  damage(str(tmp_path / "model.ckpt-2") + suffix, how)
+  fixtures.damage_file(str(tmp_path / "model.ckpt-2") + suffix, how)
   with caplog.at_level(logging.WARNING):
     assert runner.latest_checkpoint(str(tmp_path)) == str(
         tmp_path / "model.ckpt-1")
