@@ -176,8 +176,8 @@ def restore_exact(variables, prefix, optional=()):
 
   Raises:
     InputError: naming --output_dir, when the checkpoint is damaged or
-      holds NaN/Inf, lacks a variable or holds it with another shape (a checkpoint of a different
-      model).
+      holds NaN/Inf, lacks a variable or holds it with another shape (a
+      checkpoint of a different model).
   """
   error = checkpoint_error(prefix)  # Cached when latest_checkpoint chose it.
   if error is not None:
