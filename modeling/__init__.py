@@ -23,6 +23,8 @@ from modeling.checkpoint import check_config_matches_checkpoint
 from modeling.checkpoint import get_assignment_map_from_checkpoint
 from modeling.checkpoint import init_from_checkpoint
 from modeling.checkpoint import InitReport
+from modeling.checkpoint import is_finite_array
+from modeling.checkpoint import non_finite_phrase
 from modeling.checkpoint import original_variable_names
 from modeling.checkpoint import resolve_checkpoint
 from modeling.checkpoint_writer import save_checkpoint

@@ -12,6 +12,7 @@ each root layer's `original_scope` (`BertModel`: "bert", heads:
 """
 
 import collections
+import os
 import re
 
 from absl import logging
@@ -19,6 +20,7 @@ import keras
 import numpy as np
 import tensorflow as tf
 
+from modeling import literal_paths
 from modeling import layers as layers_lib
 from tokenization.errors import InputError
 
@@ -131,6 +133,32 @@ class InitReport(collections.namedtuple(
                 ", ".join(self.unused[:10]) or "-"))
 
 
+def is_finite_array(value):
+  """False if `value` (a checkpoint tensor) is floating point with a NaN or
+  an Inf; True otherwise (integers, strings, finite floats).
+
+  Example:
+    >>> is_finite_array(np.array([1.0, np.nan])), is_finite_array(np.int64(3))
+    (False, True)
+  """
+  value = np.asarray(value)
+  return (not np.issubdtype(value.dtype, np.floating) or
+          bool(np.isfinite(value).all()))
+
+
+def non_finite_phrase(names, total):
+  """"holds NaN or Inf in N of M tensors (e.g. a, b)": what is wrong with
+  a checkpoint (or the weights about to be saved) whose `names` are not
+  finite, out of `total`.
+
+  Example:
+    >>> non_finite_phrase(["a", "b"], 3)
+    'holds NaN or Inf in 2 of 3 tensors (e.g. a, b)'
+  """
+  return "holds NaN or Inf in %d of %d tensors (e.g. %s)" % (
+      len(names), total, ", ".join(list(names)[:2]))
+
+
 # Weights files of other frameworks, named in resolve_checkpoint's error.
 _FOREIGN_WEIGHTS = (".safetensors", ".bin", ".pt", ".pth", ".h5")
 
@@ -169,10 +197,17 @@ def resolve_checkpoint(path, flag="init_checkpoint"):
         "original TF checkpoint; convert it first with "
         "convert_hf_checkpoint.py" % (flag, path))
   if tf.io.gfile.isdir(path):
-    latest = tf.train.latest_checkpoint(path)
+    try:
+      latest = literal_paths.listed_checkpoint(path)
+    except ValueError as e:  # A damaged state file: look at the files.
+      logging.warning("Ignoring %s", e)
+      latest = None
     if latest is not None:
       return latest
-    found = sorted(tf.io.gfile.glob(path.rstrip("/") + "/*.index"))
+    directory = path.rstrip("/") or "/"
+    found = sorted(os.path.join(directory, name)
+                   for name in tf.io.gfile.listdir(directory)
+                   if name.endswith(".index"))
     if len(found) == 1:
       return found[0][:-len(".index")]
     if not found:
@@ -200,10 +235,12 @@ def open_checkpoint(path, flag="init_checkpoint"):
 
 def _reader(prefix, flag):
   try:
-    return tf.train.load_checkpoint(prefix)
+    return literal_paths.load_checkpoint(prefix)
   except (tf.errors.OpError, ValueError) as e:
     raise InputError("--%s=%s: cannot read checkpoint: %s"
-                     % (flag, prefix, str(e).splitlines()[0])) from e
+                     % (flag, prefix, literal_paths.real_text(
+                         (str(e).splitlines() or [type(e).__name__])[0])))\
+        from e
 
 
 def _shape_error(flag, prefix, name, have, want):
@@ -259,14 +296,20 @@ def _read_tensor(reader, name, prefix, flag):
 
   The reader checks each tensor's CRC32C: a bit flip or zeroed block is a
   DataLossError, a truncated file an IndexError ("Read less bytes than
-  requested").
+  requested"). A floating-point value with a NaN or an Inf is refused too.
   """
   try:
-    return reader.get_tensor(name)
+    value = reader.get_tensor(name)
   except (tf.errors.OpError, IndexError, ValueError) as e:
     raise InputError("--%s=%s: damaged checkpoint, cannot read %s: %s"
-                     % (flag, prefix, name,
-                        (str(e).splitlines() or [type(e).__name__])[0])) from e
+                     % (flag, prefix, name, literal_paths.real_text(
+                         (str(e).splitlines() or [type(e).__name__])[0])))\
+        from e
+  if not is_finite_array(value):
+    raise InputError("--%s=%s: variable %s holds NaN or Inf (the checkpoint "
+                     "of a run that diverged?); it cannot be trained from, "
+                     "evaluated or exported" % (flag, prefix, name))
+  return value
 
 
 def init_from_checkpoint(model, init_checkpoint, assignment_map=None,
@@ -346,7 +389,8 @@ def get_assignment_map_from_checkpoint(model, init_checkpoint):
   names = original_variable_names(model, include_unmapped=False)
   assignment_map = collections.OrderedDict()
   initialized = {}
-  for name, _ in tf.train.list_variables(prefix):
+  reader = literal_paths.load_checkpoint(prefix)
+  for name in sorted(reader.get_variable_to_shape_map()):
     if name in names:
       assignment_map[name] = name
       initialized[name] = 1

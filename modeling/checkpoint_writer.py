@@ -28,6 +28,7 @@ import uuid
 from absl import logging
 import tensorflow as tf
 
+from modeling import literal_paths
 from tokenization.atomic import atomic_write_text
 from tokenization.atomic import is_local as _is_local
 from tokenization.atomic import replace as _rename
@@ -71,6 +72,26 @@ def _remove(path):
     pass
 
 
+def _names_starting(directory, start):
+  """Paths in `directory` whose names start with `start` (no glob: the
+  directory's name may hold [, ], * or ?)."""
+  try:
+    names = tf.io.gfile.listdir(directory or ".")
+  except tf.errors.NotFoundError:
+    return []
+  return [os.path.join(directory, n) for n in names if n.startswith(start)]
+
+
+def _steps_in(directory, basename):
+  """["<basename>-N", ...] with an index in `directory`, oldest first."""
+  found = []
+  for path in _names_starting(directory, basename + "-"):
+    m = re.search(r"-(\d+)\.index$", path)
+    if m and os.path.basename(path) == "%s-%s.index" % (basename, m.group(1)):
+      found.append((int(m.group(1)), os.path.basename(path)[:-6]))
+  return [name for _, name in sorted(found)]
+
+
 def _to_tensor(value):
   if hasattr(value, "read_value"):
     value = value.read_value()
@@ -111,7 +132,7 @@ def write_checkpoint(variables, prefix):
     _fault_point("tmp_written")
     if tf.io.gfile.exists(prefix + ".index"):
       _remove(prefix + ".index")  # Old copy of this prefix: hide it first.
-    for old in tf.io.gfile.glob(prefix + ".data-*"):
+    for old in literal_paths.checkpoint_files(prefix):
       _remove(old)
     _rename(tmp + data_name, prefix + data_name)
     _fault_point("data_renamed")
@@ -119,7 +140,7 @@ def write_checkpoint(variables, prefix):
     _fsync_dir(directory)
     _fault_point("index_renamed")
   except BaseException:
-    for leftover in tf.io.gfile.glob(tmp + "*"):
+    for leftover in _names_starting(directory, os.path.basename(tmp)):
       _remove(leftover)
     raise
   return prefix
@@ -133,7 +154,7 @@ def _state_text(model_checkpoint_path, all_paths):
 
 def _remove_checkpoint(prefix):
   _remove(prefix + ".index")  # Index first: a half-removed one is invisible.
-  for path in tf.io.gfile.glob(prefix + ".data-*"):
+  for path in literal_paths.checkpoint_files(prefix):
     _remove(path)
   if tf.io.gfile.exists(prefix + ".meta"):
     _remove(prefix + ".meta")
@@ -141,13 +162,14 @@ def _remove_checkpoint(prefix):
 
 def _clean_stale_files(directory, basename):
   """Removes leftovers of killed saves: temporaries, data without index."""
-  for path in tf.io.gfile.glob(os.path.join(directory, basename + "-*.tmp-*")):
-    _remove(path)
-  for path in tf.io.gfile.glob(os.path.join(directory,
-                                            basename + "-*.data-*")):
-    prefix = re.sub(r"\.data-\d+-of-\d+$", "", path)
-    if not tf.io.gfile.exists(prefix + ".index"):
+  for path in _names_starting(directory, basename + "-"):
+    name = os.path.basename(path)
+    if re.search(r"-\d+\.tmp-", name):
       _remove(path)
+    elif re.search(r"-\d+\.data-\d+-of-\d+$", name):
+      prefix = re.sub(r"\.data-\d+-of-\d+$", "", path)
+      if not tf.io.gfile.exists(prefix + ".index"):
+        _remove(path)
 
 
 def save_checkpoint(variables, output_dir_or_prefix, step, max_to_keep=5,
@@ -187,8 +209,12 @@ def save_checkpoint(variables, output_dir_or_prefix, step, max_to_keep=5,
   prefix = os.path.join(directory, name)
   write_checkpoint(variables, prefix)
 
-  state = tf.train.get_checkpoint_state(directory)
-  previous = list(state.all_model_checkpoint_paths) if state else []
+  try:
+    state = literal_paths.read_state(directory)
+  except ValueError as e:  # Damaged: rebuilt from the checkpoints there.
+    logging.warning("Rewriting the damaged checkpoint state file: %s", e)
+    state = (None, _steps_in(directory, basename))
+  previous = list(state[1]) if state else []
   previous = [os.path.basename(p) if os.path.dirname(p) in ("", directory)
               else p for p in previous]
   paths = [p for p in previous if p != name] + [name]

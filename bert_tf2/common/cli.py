@@ -200,13 +200,19 @@ def require_file(flag_name, path):
 def expand_globs(flag_name, patterns):
   """Expands a comma-separated list of globs; every one must match a file.
 
+  A path that exists is taken as it is, not as a pattern (a directory named
+  "run[1]" holds no file "run1").
+
   Returns:
     Sorted-per-pattern list of matching paths, in flag order.
   """
   import tensorflow as tf
   files = []
   for pattern in [p.strip() for p in patterns.split(",") if p.strip()]:
-    matched = sorted(tf.io.gfile.glob(pattern))
+    if tf.io.gfile.exists(pattern):  # A file whose name holds [, * or ?.
+      matched = [pattern]
+    else:
+      matched = sorted(tf.io.gfile.glob(pattern))
     if not matched:
       raise InputError("--%s: %r matches no file" % (flag_name, pattern))
     files.extend(matched)

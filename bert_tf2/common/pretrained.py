@@ -59,7 +59,9 @@ def detect_lower_case(vocab_file):
 
 
 def _one_checkpoint(directory):
-  indexes = sorted(tf.io.gfile.glob(os.path.join(directory, "*.index")))
+  indexes = sorted(os.path.join(directory, name)
+                   for name in tf.io.gfile.listdir(directory)
+                   if name.endswith(".index"))
   if not indexes:
     raise InputError("%s: no checkpoint (bert_model.ckpt.index) and no "
                      "model.safetensors" % directory)

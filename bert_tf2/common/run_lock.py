@@ -6,7 +6,10 @@ checkpoint names and lose one run's work without a word. `RunLock` creates
 pid, host, process start time and command into it; a second run on the same
 directory is refused with an `InputError` naming the holder. A lock left by
 a process that is gone (same host, pid dead or reused) is taken over with a
-warning. The lock is removed on release; if the run created output_dir and
+warning; so is an empty or garbage lock (a full disk at an older run's
+start) once it is older than DAMAGED_LOCK_GRACE_SECS (a lock is written
+atomically, so no live run's lock is ever seen half-written). The lock is
+removed on release; if the run created output_dir and
 wrote nothing else, the directory is removed too (a refused run leaves
 nothing behind).
 
@@ -35,13 +38,20 @@ import json
 import os
 import socket
 import sys
+import errno
 import time
+import uuid
 
 from absl import logging
 
 from tokenization.errors import InputError
 
 LOCK_NAME = "run.lock"
+# An empty or garbage lock this old is taken over: no run is writing it.
+DAMAGED_LOCK_GRACE_SECS = 10.0
+# errno values of a file system without hard links.
+_NO_HARD_LINKS = (errno.EPERM, errno.EOPNOTSUPP, errno.ENOSYS, errno.EXDEV,
+                  errno.EMLINK)
 
 
 def task_suffix(tf_config=None):
@@ -121,30 +131,84 @@ class RunLock(object):
         self._created_dir = True
 
   def _create(self):
-    """Creates the lock file exclusively; False if it exists."""
-    holder = {"pid": os.getpid(), "host": socket.gethostname(),
-              "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-              "start_ticks": _start_ticks(os.getpid()),
-              "command": " ".join(sys.argv)[:200]}
+    """Creates the lock file exclusively; False if it exists.
+
+    The holder is written to a temporary file first and hard-linked to the
+    lock's name (atomic, and refused if the name exists): a lock file is
+    never seen empty or half-written, and a full disk leaves no lock behind.
+    (Where hard links are refused, the file is created with O_EXCL.)
+    """
+    holder = json.dumps({
+        "pid": os.getpid(), "host": socket.gethostname(),
+        "started": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        "start_ticks": _start_ticks(os.getpid()),
+        "command": " ".join(sys.argv)[:200]})
+    tmp = "%s.tmp-%d-%s" % (self.path, os.getpid(), uuid.uuid4().hex[:8])
     try:
-      fd = os.open(self.path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
-    except FileExistsError:
-      return False
+      try:
+        self._write_new(tmp, holder)
+        os.link(tmp, self.path)
+        return True
+      except FileExistsError:
+        return False
+      except OSError as e:
+        if e.errno not in _NO_HARD_LINKS:
+          raise
+      return self._create_exclusive(holder)
     except OSError as e:
       raise self._error("cannot write %s: %s" % (
           os.path.basename(self.path), e.strerror or e)) from e
-    with os.fdopen(fd, "w") as f:
-      json.dump(holder, f)
+    finally:
+      try:
+        os.remove(tmp)
+      except OSError:
+        pass
+
+  @staticmethod
+  def _write_new(path, text):
+    """Creates `path` (O_EXCL) holding `text`; removes it if writing fails."""
+    fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+    try:
+      with os.fdopen(fd, "w") as f:
+        f.write(text)
+    except OSError:
+      os.remove(path)  # A full disk: leave no empty file behind.
+      raise
+
+  def _create_exclusive(self, holder):
+    try:
+      self._write_new(self.path, holder)
+    except FileExistsError:
+      return False
     return True
 
   def _holder(self):
+    """The lock's holder: a dict, None if there is no lock, or a one-line
+    description (str) of a lock that is empty, cut short or garbage."""
     try:
-      with open(self.path) as f:
-        return json.load(f)
+      with open(self.path, "rb") as f:
+        data = f.read()
     except FileNotFoundError:
       return None
-    except (OSError, ValueError):
-      return {}  # Being written, or garbage: treated as held below.
+    except OSError as e:
+      return "unreadable (%s)" % (e.strerror or e)
+    try:
+      holder = json.loads(data.decode("utf-8"))
+    except ValueError:
+      holder = None
+    if isinstance(holder, dict):
+      return holder
+    return "empty" if not data else "not a lock written by a run (%d bytes)" % (
+        len(data))
+
+  def _stale_damaged(self, what):
+    """True if a damaged lock (`what`: see _holder) is old enough that no
+    run can be writing it (runs write theirs atomically, in one go)."""
+    try:
+      age = time.time() - os.stat(self.path).st_mtime
+    except OSError:
+      return False
+    return age >= DAMAGED_LOCK_GRACE_SECS
 
   def acquire(self):
     """Takes the lock, or raises InputError naming the holder."""
@@ -159,13 +223,19 @@ class RunLock(object):
       holder = self._holder()
       if holder is None:
         continue  # Released meanwhile: try again.
+      if isinstance(holder, str):  # Empty or garbage: no owner to ask.
+        if not self._stale_damaged(holder):
+          holder = {}
+        else:
+          logging.warning("Taking over the damaged lock %s (%s; left by a "
+                          "run that could not finish writing it, e.g. on a "
+                          "full disk)", self.path, holder)
+          self._remove_lock()
+          continue
       if holder and not _alive(holder):
         logging.warning("Taking over the stale lock %s of %s (no such "
                         "process)", self.path, _describe(holder))
-        try:
-          os.remove(self.path)
-        except FileNotFoundError:
-          pass
+        self._remove_lock()
         continue
       self._cleanup_dir()
       raise self._error(
@@ -174,6 +244,12 @@ class RunLock(object):
                             self.flag, self.path))
     self._cleanup_dir()
     raise self._error("cannot take the lock %s" % self.path)
+
+  def _remove_lock(self):
+    try:
+      os.remove(self.path)
+    except FileNotFoundError:
+      pass
 
   def _cleanup_dir(self):
     if self._created_dir:
@@ -189,7 +265,7 @@ class RunLock(object):
       return
     self._held = False
     holder = self._holder()
-    if holder and holder.get("pid") == os.getpid():
+    if isinstance(holder, dict) and holder.get("pid") == os.getpid():
       try:
         os.remove(self.path)
       except OSError:

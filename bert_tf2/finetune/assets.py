@@ -17,6 +17,7 @@ Example:
   ['0', '1']
 """
 
+import hashlib
 import json
 import os
 
@@ -41,12 +42,14 @@ def save_assets(output_dir, kind, bert_config_file, vocab_file, **settings):
   """
   directory = os.path.join(output_dir, ASSETS_DIR)
   tf.io.gfile.makedirs(directory)
+  digests = {}
   for source, name in ((bert_config_file, "bert_config.json"),
                        (vocab_file, "vocab.txt")):
     with tf.io.gfile.GFile(source, "rb") as f:
       data = f.read()
     atomic_write_text(os.path.join(directory, name), data.decode("utf-8"))
-  info = dict(settings, kind=kind)
+    digests[name] = _digest(data.decode("utf-8").encode("utf-8"))
+  info = dict(settings, kind=kind, sha256=digests)
   atomic_write_text(os.path.join(directory, ASSETS_FILE),
                     json.dumps(info, indent=2, sort_keys=True) + "\n")
 
@@ -55,7 +58,8 @@ def load_assets(output_dir, kind=None):
   """Reads predictor.json; adds "bert_config_file" and "vocab_file" paths.
 
   Raises:
-    InputError: no predictor.json, or one of another kind of task.
+    InputError: no predictor.json, a damaged one (empty, cut short,
+      garbage), or one of another kind of task.
   """
   directory = os.path.join(output_dir, ASSETS_DIR)
   path = os.path.join(directory, ASSETS_FILE)
@@ -63,14 +67,45 @@ def load_assets(output_dir, kind=None):
     raise InputError("%s: no %s/%s (written by the training scripts); pass "
                      "bert_config_file, vocab_file, ... explicitly instead"
                      % (output_dir, ASSETS_DIR, ASSETS_FILE))
-  with tf.io.gfile.GFile(path) as f:
-    info = json.load(f)
+  try:
+    with tf.io.gfile.GFile(path, "rb") as f:
+      info = json.loads(f.read().decode("utf-8"))
+  except (ValueError, UnicodeDecodeError) as e:  # Empty, cut short, garbage.
+    info = "not valid JSON (%s)" % (str(e).splitlines() or ["empty"])[0]
+  if not isinstance(info, dict):
+    raise InputError("%s is damaged: %s; rerun the training script on "
+                     "this --output_dir to rewrite it (it resumes from the "
+                     "checkpoints), or pass bert_config_file, vocab_file, "
+                     "... explicitly" % (path, info if isinstance(info, str)
+                                         else "not a JSON object"))
   if kind is not None and info.get("kind") != kind:
     raise InputError("%s: holds a %r model, not a %r one"
                      % (output_dir, info.get("kind"), kind))
+  for name, digest in sorted((info.pop("sha256", None) or {}).items()):
+    _check_copy(os.path.join(directory, name), digest)
   info["bert_config_file"] = os.path.join(directory, "bert_config.json")
   info["vocab_file"] = os.path.join(directory, "vocab.txt")
   return info
+
+
+def _digest(data):
+  return hashlib.sha256(data).hexdigest()
+
+
+def _check_copy(path, digest):
+  """Raises InputError unless the file at `path` is the copy save_assets
+  wrote (an emptied, cut short or overwritten vocab would tokenize wrongly
+  without a word)."""
+  try:
+    with tf.io.gfile.GFile(path, "rb") as f:
+      same = _digest(f.read()) == digest
+  except tf.errors.NotFoundError:
+    raise InputError("%s is missing; rerun the training script on this "
+                     "--output_dir to rewrite it" % path) from None
+  if not same:
+    raise InputError("%s is damaged (not the copy training wrote: emptied, "
+                     "cut short or overwritten); rerun the training script "
+                     "on this --output_dir to rewrite it" % path)
 
 
 def checkpoint_of(output_dir, best=False):

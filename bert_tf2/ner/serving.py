@@ -36,6 +36,7 @@ import tensorflow as tf
 
 from bert_tf2.common import raw_text_serving
 from bert_tf2.ner import schemes
+from modeling import literal_paths
 from tokenization import packing
 
 
@@ -165,7 +166,8 @@ class EntityTagger(object):
   """Raw text -> entity spans through an exported SavedModel."""
 
   def __init__(self, export_dir):
-    self.model = tf.saved_model.load(export_dir)
+    # An export_dir such as "ner[1]" is read literally, not as a pattern.
+    self.model = tf.saved_model.load(literal_paths.saved_model_dir(export_dir))
     self.serve = self.model.signatures["serving_default"]
     flag = os.path.join(export_dir, "assets.extra.do_lower_case")
     self.do_lower_case = True

@@ -221,8 +221,10 @@ def expand_input_patterns(flag_name, patterns):
 
 
 def _glob(pattern):
-  if "://" not in pattern and not any(c in pattern for c in "*?["):
-    # A plain local path: what tf.gfile.Glob returns, without importing TF.
+  if "://" not in pattern and (os.path.exists(pattern) or
+                               not any(c in pattern for c in "*?[")):
+    # A plain local path, or a file whose name holds [, *, ?: itself
+    # (tf.gfile.Glob would read "run[1]" as a pattern), without importing TF.
     return [pattern] if os.path.exists(pattern) else []
   import tensorflow as tf
   return tf.io.gfile.glob(pattern)

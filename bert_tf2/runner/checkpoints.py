@@ -14,6 +14,7 @@ import tensorflow as tf
 
 from bert_tf2.common import InputError
 import modeling
+from modeling import literal_paths
 
 _STEP_RE = re.compile(r"model\.ckpt-(\d+)\.index$")
 
@@ -24,14 +25,13 @@ def checkpoint_step(prefix):
   return int(m.group(1)) if m else None
 
 
-def _files_of(prefix):
-  return [prefix + ".index"] + sorted(tf.io.gfile.glob(prefix + ".data-*"))
-
-
 def _signature(prefix):
   """(path, size, mtime) of each file of `prefix`: changes when it is rewritten."""
   sig = []
-  for path in _files_of(prefix):
+  files = literal_paths.checkpoint_files(prefix)
+  if not files or not files[0].endswith(".index"):
+    return None
+  for path in files:
     try:
       stat = tf.io.gfile.stat(path)
     except tf.errors.OpError:
@@ -47,25 +47,35 @@ _WARNED = set()
 
 
 def checkpoint_error(prefix):
-  """Why checkpoint `prefix` cannot be read (one line), or None if it can.
+  """Why checkpoint `prefix` cannot be used, or None if it can.
 
   Reads every tensor: the index's block checksums and each tensor's CRC32C
   are checked by TensorFlow's reader, so a truncated, zeroed or bit-flipped
-  .index or .data file is found (the name alone proves nothing).
+  .index or .data file is found (the name alone proves nothing); and every
+  floating-point tensor must be finite (a diverged run's weights are no
+  checkpoint to resume, evaluate or export).
+
+  Returns:
+    None, or a phrase to follow the checkpoint's name: "is damaged: <what
+    TensorFlow's reader said>" or "holds NaN or Inf in ..." (see
+    `modeling.non_finite_phrase`).
   """
   sig = _signature(prefix)
   cached = _VERIFIED.get(prefix)
   if sig is not None and cached is not None and cached[0] == sig:
     return cached[1]
   try:
-    reader = tf.train.load_checkpoint(prefix)
-    for name in reader.get_variable_to_shape_map():
-      reader.get_tensor(name)
-    error = None
+    reader = literal_paths.load_checkpoint(prefix)
+    shapes = reader.get_variable_to_shape_map()
+    non_finite = [name for name in sorted(shapes)
+                  if not modeling.is_finite_array(reader.get_tensor(name))]
+    error = (modeling.non_finite_phrase(non_finite, len(shapes))
+             if non_finite else None)
   # The reader raises OpError (DataLoss, bad magic), IndexError ("Read less
   # bytes than requested") or ValueError, depending on where the damage is.
   except (tf.errors.OpError, IndexError, ValueError, RuntimeError) as e:
-    error = (str(e).strip().splitlines() or [type(e).__name__])[0]
+    error = "is damaged: " + literal_paths.real_text(
+        (str(e).strip().splitlines() or [type(e).__name__])[0])
   if sig is not None:
     _VERIFIED[prefix] = (sig, error)
   return error
@@ -75,12 +85,14 @@ def _candidates(output_dir):
   """{prefix: step} of the checkpoints in output_dir (those with an index)."""
   candidates = {}
   try:
-    listed = tf.train.latest_checkpoint(output_dir)
-  except (tf.errors.OpError, ValueError) as e:
-    logging.warning("Ignoring unreadable checkpoint state in %s: %s",
-                    output_dir, e)
+    listed = literal_paths.listed_checkpoint(output_dir)
+  except ValueError as e:
+    if str(e) not in _WARNED:
+      _WARNED.add(str(e))
+      logging.warning("Ignoring the damaged checkpoint state file (the "
+                      "checkpoints are found by their names): %s", e)
     listed = None
-  if listed and tf.io.gfile.exists(listed + ".index"):
+  if listed:
     candidates[listed] = checkpoint_step(listed) or -1
   for name in tf.io.gfile.listdir(output_dir):
     m = _STEP_RE.match(name)
@@ -96,13 +108,15 @@ def latest_checkpoint(output_dir):
 
   Uses the `checkpoint` state file, and also scans for `model.ckpt-N.index`
   files, so a missing, stale or damaged state file does not lose a
-  checkpoint. Each candidate, newest first, is read in full
-  (`checkpoint_error`); a damaged one (a copy cut short, a disk that filled
-  up on a file system without atomic rename) gets one warning line and is
-  skipped, and left where it is for inspection.
+  checkpoint (a damaged one gets one warning line). Each candidate, newest
+  first, is read in full (`checkpoint_error`); a damaged one (a copy cut
+  short, a disk that filled up on a file system without atomic rename) or
+  one holding NaN/Inf (saved by an older version when the run diverged)
+  gets one warning line and is skipped, and left where it is for
+  inspection. No path is taken for a glob pattern.
 
   Raises:
-    InputError: output_dir holds checkpoints but none of them is readable
+    InputError: output_dir holds checkpoints but none of them is usable
       (resuming from scratch would silently lose the run).
   """
   if not tf.io.gfile.isdir(output_dir):
@@ -116,20 +130,21 @@ def latest_checkpoint(output_dir):
     if (prefix, _signature(prefix)) in _WARNED:
       continue
     _WARNED.add((prefix, _signature(prefix)))
-    logging.warning("Checkpoint %s is damaged and is skipped (left in "
-                    "place): %s", prefix, error)
+    logging.warning("Checkpoint %s %s; it is skipped (left in place)",
+                    prefix, error)
   if damaged:
+    error = checkpoint_error(damaged[0])
     raise InputError(
-        "--output_dir=%s: no readable checkpoint (%s is damaged: %s); move "
-        "the damaged files away to start afresh" % (
-            output_dir, os.path.basename(damaged[0]),
-            checkpoint_error(damaged[0])))
+        "--output_dir=%s: no %s checkpoint (%s %s); move those files away "
+        "to start afresh" % (
+            output_dir, "readable" if error.startswith("is damaged") else
+            "finite", os.path.basename(damaged[0]), error))
   return None
 
 
 def global_step_of(prefix):
   """The global_step saved in checkpoint `prefix` (else from its name, or 0)."""
-  reader = tf.train.load_checkpoint(prefix)
+  reader = literal_paths.load_checkpoint(prefix)
   if reader.has_tensor("global_step"):
     return int(reader.get_tensor("global_step"))
   return checkpoint_step(prefix) or 0
@@ -141,6 +156,18 @@ def save(variables, output_dir, step, keep_checkpoint_max):
                                   max_to_keep=keep_checkpoint_max or None)
 
 
+def set_aside(prefix, tag):
+  """Renames checkpoint `prefix`'s files to `prefix.tag.*` (index first), so
+  that no resume, evaluation or export takes it; returns the new prefix.
+
+  The files stay, readable as the checkpoint `prefix.tag`, for inspection.
+  """
+  new = "%s.%s" % (prefix, tag)
+  for path in literal_paths.checkpoint_files(prefix):  # The index first.
+    tf.io.gfile.rename(path, new + path[len(prefix):], overwrite=True)
+  return new
+
+
 def restore_exact(variables, prefix, optional=()):
   """Restores every entry of `variables` from `prefix` (training resume).
 
@@ -148,15 +175,15 @@ def restore_exact(variables, prefix, optional=()):
   float32 run's checkpoint) keep their current value when absent.
 
   Raises:
-    InputError: naming --output_dir, when the checkpoint is damaged, lacks a
-      variable or holds it with another shape (a checkpoint of a different
-      model).
+    InputError: naming --output_dir, when the checkpoint is damaged or
+      holds NaN/Inf, lacks a variable or holds it with another shape (a
+      checkpoint of a different model).
   """
   error = checkpoint_error(prefix)  # Cached when latest_checkpoint chose it.
   if error is not None:
-    raise InputError("--output_dir=%s: checkpoint %s is damaged: %s" % (
+    raise InputError("--output_dir=%s: checkpoint %s %s" % (
         os.path.dirname(prefix), os.path.basename(prefix), error))
-  reader = tf.train.load_checkpoint(prefix)
+  reader = literal_paths.load_checkpoint(prefix)
   shapes = reader.get_variable_to_shape_map()
   variables = {n: v for n, v in variables.items()
                if n in shapes or n not in optional}

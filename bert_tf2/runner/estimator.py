@@ -15,6 +15,7 @@ import numpy as np
 import tensorflow as tf
 
 from bert_tf2.common import InputError
+import modeling
 import optimization
 from bert_tf2.runner import checkpoints
 from bert_tf2.runner import gather
@@ -27,12 +28,16 @@ from bert_tf2.runner import preemption
 from bert_tf2.runner import progress
 from bert_tf2.runner import summaries
 
+# A checkpoint whose weights gave a NaN/Inf loss is renamed model.ckpt-N.<tag>.
+NON_FINITE_TAG = "nonfinite-loss"
+
 # A long evaluation logs how far it got this often (batches, elapsed).
 EVAL_LOG_EVERY_SECS = 5.0
 
 
 class NonFiniteLossError(FloatingPointError, InputError):
-  """The training loss became NaN or Inf; nothing was saved for that step.
+  """The training loss or the weights became NaN or Inf; nothing was saved
+  for that step.
 
   Also a `common.InputError` (usually a too-high learning rate or bad data),
   so a script reports it as one `error: ...` line, exit status 1, with no
@@ -86,6 +91,7 @@ class Estimator(object):
     self._eval_fn = None
     self._predict_fn = None
     self._barrier_fn = None
+    self._finite_fn = None      # (names, tf.function): see _check_finite.
     self.stopped_early = False  # Set by train_and_evaluate.
 
   # ------------------------------------------------------------ properties
@@ -125,8 +131,9 @@ class Estimator(object):
 
     Raises:
       TrainingInterrupted: SIGTERM/SIGINT arrived; a checkpoint was saved.
-      NonFiniteLossError: the loss became NaN/Inf; the last good checkpoint
-        is kept and no checkpoint is written for the bad step.
+      NonFiniteLossError: the loss or the weights became NaN/Inf; the
+        newest finite checkpoint is kept and no checkpoint is written for
+        the bad step.
     """
     return self._train(input_fn, max_steps)
 
@@ -291,13 +298,12 @@ class Estimator(object):
         done = int(done)
         new_step = self.global_step
         if not bool(ok):
-          raise NonFiniteLossError(
-              "Loss is %s at global_step %d; training stopped. The last good "
-              "checkpoint (%s) is kept and nothing was saved for this step. "
-              "Try a lower --learning_rate, or check the input data." % (
-                  "NaN" if np.isnan(float(loss_sum)) else "Inf",
-                  new_step - 1 if new_step > step else step,
-                  self.latest_checkpoint() or "none"))
+          bad_step = new_step - 1 if new_step > step else step
+          raise NonFiniteLossError("Loss is %s at global_step %d; training "
+                                   "stopped. %s%s" % (
+              "NaN" if np.isnan(float(loss_sum)) else "Inf", bad_step,
+              self._set_aside_checkpoint_of(bad_step, iterator),
+              self._kept_message()))
         stalled = 0 if new_step > step else stalled + done
         if stalled > 1000:
           raise NonFiniteLossError(
@@ -357,8 +363,77 @@ class Estimator(object):
                  scalars["examples_per_second"])
     self._summaries.write("", step, scalars)
 
+  def _set_aside_checkpoint_of(self, bad_step, iterator):
+    """Sets aside the latest checkpoint if it holds the weights of
+    `bad_step`, whose loss was not finite, and its loss on the next batch
+    is not finite either (finite weights can still be far too large; a
+    finite loss there means the data, not the weights, was at fault).
+
+    Returns:
+      a sentence saying what was set aside, or "".
+    """
+    latest = self.latest_checkpoint()
+    if latest is None or checkpoints.checkpoint_step(latest) != bad_step:
+      return ""
+    checkpoints.restore_exact(self.model_variables(), latest)
+    try:
+      features = next(iterator)
+    except (StopIteration, tf.errors.OutOfRangeError):
+      return ""  # No batch left to tell the weights from the data.
+    loss = self._strategy.reduce(
+        tf.distribute.ReduceOp.MEAN, self._strategy.run(
+            lambda f: tf.cast(self._task.compute_loss(
+                self._model, f, training=False)[0], tf.float32),
+            args=(features,)), axis=None)
+    if np.isfinite(float(loss)):
+      return ""
+    if self._strategy.extended.should_checkpoint:
+      checkpoints.set_aside(latest, NON_FINITE_TAG)
+    return ("Its weights, saved as %s, give a non-finite loss on the next "
+            "batch too: set aside as %s.%s.* (never resumed from). " % (
+                os.path.basename(latest), os.path.basename(latest),
+                NON_FINITE_TAG))
+
+  def _kept_message(self):
+    latest = self.latest_checkpoint()
+    return ("%s; nothing was saved for this step. Try a lower "
+            "--learning_rate, or check the input data." % (
+                "The newest good checkpoint, %s, is kept" % latest if latest
+                else "There is no earlier checkpoint (a rerun starts afresh)"))
+
+  def _check_finite(self, step):
+    """Raises NonFiniteLossError if a float variable a checkpoint would hold
+    is NaN or Inf.
+
+    One compiled call, at save time only (every worker holds the same
+    weights, so every worker of a job decides the same); the loss is checked
+    every step, but it is computed before the update that is saved.
+    """
+    if self._finite_fn is None:
+      variables = {name: v for name, v in self.training_variables().items()
+                   if tf.as_dtype(v.dtype).is_floating}
+      names = sorted(variables)
+      values = [variables[n] for n in names]
+      self._finite_fn = (names, tf.function(lambda: tf.stack(
+          [tf.reduce_all(tf.math.is_finite(tf.convert_to_tensor(v)))
+           for v in values])))
+    names, finite_fn = self._finite_fn
+    finite = finite_fn().numpy()
+    if finite.all():
+      return
+    raise NonFiniteLossError(
+        "The checkpoint about to be saved at global_step %d %s; training "
+        "stopped. %s" % (step, modeling.non_finite_phrase(
+            [n for n, ok in zip(names, finite) if not ok], len(names)),
+                         self._kept_message()))
+
   def _save(self, step):
-    """Writes model.ckpt-STEP (chief only); returns its prefix or None."""
+    """Writes model.ckpt-STEP (chief only); returns its prefix or None.
+
+    Raises:
+      NonFiniteLossError: a weight is NaN or Inf (nothing is written).
+    """
+    self._check_finite(step)
     if not self._strategy.extended.should_checkpoint:
       return None
     return checkpoints.save(self.training_variables(),

@@ -39,6 +39,7 @@ from bert_tf2.common import InputError
 from bert_tf2.common import atomic_path
 from bert_tf2.common import atomic_write_text
 from bert_tf2.runner import checkpoints
+from modeling import literal_paths
 
 HISTORY_FILE = "eval_history.jsonl"
 STOP_FILE = "early_stopping.json"
@@ -227,7 +228,7 @@ class PeriodicEval(object):
            if p.startswith("model.ckpt-") and not p.startswith(name + ".")]
     # Data files first, the index last: a checkpoint counts as complete
     # once its index exists (runner.checkpoints.latest_checkpoint).
-    sources = sorted(tf.io.gfile.glob(checkpoint + ".*"),
+    sources = sorted(literal_paths.checkpoint_files(checkpoint),
                      key=lambda p: p.endswith(".index"))
     for source in sources:
       target = os.path.join(best_dir, os.path.basename(source))

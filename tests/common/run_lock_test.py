@@ -137,3 +137,69 @@ def test_read_only_file_system(tmp_path, monkeypatch):
   with pytest.raises(InputError, match=r"^--output_dir=%s: cannot write "
                      r"run.lock: Read-only file system$" % tmp_path):
     run_lock.RunLock(str(tmp_path), tf_config="").acquire()
+
+
+def _lock_bytes(kind):
+  """A run.lock left empty, cut short, or overwritten with random bytes."""
+  whole = json.dumps({"pid": os.getpid(), "host": socket.gethostname(),
+                      "started": "2026-01-01T00:00:00"}).encode()
+  return {"empty": b"", "truncated": whole[:len(whole) // 2],
+          "random": bytes(range(256))[::7] * 3}[kind]
+
+
+_DAMAGED = ("empty", "truncated", "random")
+
+
+@pytest.mark.parametrize("kind", _DAMAGED)
+def test_damaged_old_lock_is_taken_over_with_one_warning(tmp_path, caplog,
+                                                         kind):
+  """A full disk at start used to leave a 0-byte run.lock that refused
+  every later run as "in use by another run", for good."""
+  out = tmp_path / "out"
+  out.mkdir()
+  lock = out / "run.lock"
+  lock.write_bytes(_lock_bytes(kind))
+  old = lock.stat().st_mtime - run_lock.DAMAGED_LOCK_GRACE_SECS - 1
+  os.utime(lock, (old, old))
+  with caplog.at_level(logging.WARNING):
+    with run_lock.RunLock(str(out), tf_config=""):
+      assert json.loads(lock.read_text())["pid"] == os.getpid()
+  warnings = [r.getMessage() for r in caplog.records
+              if r.levelno >= logging.WARNING]
+  assert len(warnings) == 1 and "damaged lock" in warnings[0], warnings
+  assert not lock.exists()
+
+
+@pytest.mark.parametrize("kind", _DAMAGED)
+def test_damaged_fresh_lock_is_respected(tmp_path, kind):
+  """A lock written this instant may be another run's being written."""
+  out = tmp_path / "out"
+  out.mkdir()
+  (out / "run.lock").write_bytes(_lock_bytes(kind))
+  with pytest.raises(InputError, match="is in use by another run"):
+    run_lock.RunLock(str(out), tf_config="").acquire()
+
+
+def test_full_disk_at_start_leaves_no_lock(tmp_path, monkeypatch):
+  """ENOSPC while writing the holder: one error, no run.lock left behind,
+  and the next run takes the directory."""
+  import errno  # pylint: disable=g-import-not-at-top
+  out = tmp_path / "out"
+  out.mkdir()
+  real_fdopen = os.fdopen
+  class FullDisk(object):
+    def __init__(self, fd, mode):
+      self._f = real_fdopen(fd, mode)
+    def __enter__(self):
+      return self
+    def write(self, text):
+      raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+    def __exit__(self, *exc):
+      self._f.close()
+  monkeypatch.setattr(run_lock.os, "fdopen", FullDisk)
+  with pytest.raises(InputError, match="cannot write run.lock: No space"):
+    run_lock.RunLock(str(out), tf_config="").acquire()
+  monkeypatch.undo()
+  assert os.listdir(out) == []
+  with run_lock.RunLock(str(out), tf_config=""):
+    pass

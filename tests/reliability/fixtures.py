@@ -153,6 +153,21 @@ def _bad_inputs(d, p):
   os.makedirs(p["empty_dir"])
 
 
+# How a file read back may be damaged: emptied (a full disk), cut short (a
+# copy or write interrupted), random bytes (anything else).
+DAMAGE = ("empty", "truncated", "random")
+
+
+def damage_file(path, how):
+  """Rewrites the file at `path` damaged as `how` (one of DAMAGE)."""
+  with open(path, "rb") as f:
+    data = f.read()
+  data = {"empty": b"", "truncated": data[:len(data) // 2],
+          "random": bytes(range(256))[::5] * 9}[how]
+  with open(path, "wb") as f:
+    f.write(data)
+
+
 def flag_args(**values):
   """["--name=value", ...] for a script's command line."""
   return ["--%s=%s" % kv for kv in values.items()]

@@ -101,6 +101,6 @@ def test_nan_loss_is_one_clear_error_and_saves_nothing(inputs):
       inputs, "pre_nan", learning_rate=1e30, num_warmup_steps=0))
   line = fixtures.error_line(result)
   assert "Loss is NaN at global_step" in line or "Loss is Inf" in line, line
-  assert "last good checkpoint" in line
+  assert "There is no earlier checkpoint (a rerun starts afresh)" in line
   assert not os.path.exists(out) or not any(
       n.startswith("model.ckpt") for n in os.listdir(out))

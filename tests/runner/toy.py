@@ -28,10 +28,14 @@ class ToyTask(runner.Task):
   """Id embedding -> Dense -> LayerNorm -> Dense classifier, original-style
   names."""
 
-  def __init__(self, hidden=8, nan_after=None, dropout=0.0):
+  def __init__(self, hidden=8, nan_after=None, dropout=0.0,
+               nan_gradient_at=None):
     self.hidden = hidden
     self.nan_after = nan_after  # Features with id >= this give a NaN loss.
     self.dropout = dropout
+    # A batch holding this id gives a finite loss but NaN gradients (the
+    # update makes the weights NaN, as a too-high learning rate does).
+    self.nan_gradient_at = nan_gradient_at
 
   def build_model(self):
     keras.utils.set_random_seed(1234)
@@ -61,6 +65,9 @@ class ToyTask(runner.Task):
     if self.nan_after is not None:
       bad = tf.reduce_any(features["id"] >= self.nan_after)
       loss = tf.where(bad, tf.constant(np.nan, tf.float32), loss)
+    if self.nan_gradient_at is not None:
+      loss = _nan_gradient_if(
+          tf.reduce_any(tf.equal(features["id"], self.nan_gradient_at)), loss)
     return loss, {"logits": logits, "per_example_loss": per_example}
 
   def create_metrics(self):
@@ -75,6 +82,17 @@ class ToyTask(runner.Task):
     logits = tf.cast(model([features["x"], features["id"]], training=False),
                      tf.float32)
     return {"id": features["id"], "probabilities": tf.nn.softmax(logits)}
+
+
+def _nan_gradient_if(bad, loss):
+  """`loss`, whose gradient is NaN where `bad` (a scalar bool) holds."""
+  @tf.custom_gradient
+  def identity(x):
+    def grad(dy):
+      return dy * tf.where(bad, tf.constant(np.nan, dy.dtype),
+                           tf.ones([], dy.dtype))
+    return tf.identity(x), grad
+  return identity(loss)
 
 
 def optimizer_fn():
