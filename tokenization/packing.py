@@ -140,6 +140,44 @@ def take_windows(ids, row, start, size):
   return tf.gather(ids.flat_values, tf.ragged.range(begin, begin + size))
 
 
+def pair_windows(ids_a, ids_b, max_seq_length, doc_stride):
+  """run_classifier.py's `--long_text=sliding_window` windows, in graph
+  (`bert_tf2.classifier.long_text.convert_example_to_windows`).
+
+  ids_b (if any) is cut to (max_seq_length - 3) // 2 ids and repeated in
+  every window; ids_a is cut into windows of the longest length that fits,
+  starting every min(doc_stride, window) ids, until one reaches its end.
+
+  Args:
+    ids_a, ids_b: int RaggedTensors [batch, (ids)]; empty rows of ids_b
+      mean single texts.
+    max_seq_length, doc_stride: ints.
+
+  Returns:
+    (window_a, window_b, example): int64 RaggedTensors [num_windows,
+    (ids)] to pack with `pack_inputs`, and int64 [num_windows], the row of
+    each window (rows in order, a row's windows in order).
+
+  Example:
+    >>> a = tf.ragged.constant([[7, 8, 9, 10, 11]], dtype=tf.int64)
+    >>> b = tf.ragged.constant([[]], dtype=tf.int64)
+    >>> wa, wb, example = pair_windows(a, b, 5, 2)
+    >>> wa.to_list(), example.numpy().tolist()
+    ([[7, 8, 9], [9, 10, 11]], [0, 0])
+  """
+  ids_a, ids_b = tf.cast(ids_a, tf.int64), tf.cast(ids_b, tf.int64)
+  len_b = ids_b.row_lengths()
+  keep_b = tf.minimum(len_b, (max_seq_length - 3) // 2)
+  ids_b = _prefix(ids_b, keep_b)
+  window = tf.where(len_b > 0, max_seq_length - 3 - keep_b,
+                    tf.fill(tf.shape(len_b), tf.cast(max_seq_length - 2,
+                                                     tf.int64)))
+  stride = tf.minimum(tf.cast(doc_stride, tf.int64), window)
+  example, start, size = window_spans(ids_a.row_lengths(), window, stride)
+  return (take_windows(ids_a, example, start, size),
+          tf.gather(ids_b, example), example)
+
+
 def _prefix(ids, lengths):
   """The first `lengths[i]` ids of each row."""
   return tf.ragged.boolean_mask(

@@ -74,16 +74,11 @@ class BertPreprocessor(keras.layers.Layer):
     else:
       text_a, text_b = inputs, None
     flat = lambda t: tf.reshape(tf.convert_to_tensor(t, tf.string), [-1])
-    single = self.tokenizer.bert_inputs(flat(text_a), None,
-                                        max_seq_length=self.max_seq_length)
-    if text_b is None:
-      return single
-    # A text_b without tokens is a single text, as convert_single_example.
-    pair = self.tokenizer.bert_inputs(flat(text_a), flat(text_b),
-                                      max_seq_length=self.max_seq_length)
-    has_b = self.tokenizer.tokenize(flat(text_b)).row_lengths() > 0
-    return {k: tf.where(has_b[:, tf.newaxis], pair[k], single[k])
-            for k in pair}
+    # A text_b without tokens is a single text, as convert_single_example
+    # (`tokenization.packing.pack_inputs`).
+    return self.tokenizer.bert_inputs(
+        flat(text_a), None if text_b is None else flat(text_b),
+        max_seq_length=self.max_seq_length)
 
   def compute_output_spec(self, inputs):
     shape = (None, self.max_seq_length)
