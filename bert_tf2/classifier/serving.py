@@ -9,6 +9,7 @@ Raw strings are tokenized in the graph and packed by the one packer,
 
 import tensorflow as tf
 
+from bert_tf2.classifier import model as model_lib
 from bert_tf2.common import InputError
 from bert_tf2.common import padding
 from bert_tf2.common import raw_text_serving
@@ -70,15 +71,14 @@ class ClassifierServer(tf.Module):
     return self._head(self._logits(input_ids, input_mask, segment_ids))
 
   def _head(self, logits):
+    """The model's answers (`model.head_outputs`) and the label names."""
+    outputs = model_lib.head_outputs(logits, self.regression,
+                                     self.multi_label)
     if self.multi_label:
-      probabilities = tf.sigmoid(logits)
-      return {"probabilities": probabilities, "logits": logits,
-              "predicted": probabilities >= 0.5}
-    if self.regression:
-      return {"predictions": logits[:, 0], "logits": logits}
-    return {"probabilities": tf.nn.softmax(logits, axis=-1),
-            "logits": logits,
-            "label": tf.gather(self.labels, tf.argmax(logits, axis=-1))}
+      outputs["predicted"] = outputs["probabilities"] >= 0.5
+    elif not self.regression:
+      outputs["label"] = tf.gather(self.labels, tf.argmax(logits, axis=-1))
+    return outputs
 
   def _serve_ids(self, input_ids, input_mask, segment_ids):
     return self._outputs(input_ids, input_mask, segment_ids)
