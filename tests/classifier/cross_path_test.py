@@ -31,6 +31,7 @@ from bert_tf2.common.preprocessor import TextModel
 from bert_tf2.classifier.model import BertClassifier
 from bert_tf2.predict.classifier import ClassifierPredictor
 from tests.classifier import tiny_task
+from tests.reliability import fixtures
 
 EXTRA = ["cafe", "muller", "sao", "paulo", "江", "泽", "民", "北", "京", ".",
          ","]
@@ -75,12 +76,10 @@ def trained(tmp_path_factory):
              [_example(rng, i % 2 == 0) for i in range(32)])
   _write_tsv(os.path.join(data_dir, "test.tsv"),
              [("no", a, b) for a, b in PAIRS if a])
-  vocab_file = os.path.join(root, "vocab.txt")
-  with open(vocab_file, "w", encoding="utf-8") as f:
-    f.write("\n".join(VOCAB) + "\n")
-  config_file = os.path.join(root, "bert_config.json")
-  with open(config_file, "w") as f:
-    json.dump(CONFIG, f)
+  vocab_file = fixtures.write_text(os.path.join(root, "vocab.txt"),
+                                   "\n".join(VOCAB) + "\n")
+  config_file = fixtures.write_json(os.path.join(root, "bert_config.json"),
+                                    CONFIG)
   options = pipeline.default_options(
       task_name="tsv", data_dir=data_dir, vocab_file=vocab_file,
       bert_config_file=config_file, output_dir=os.path.join(root, "out"),

@@ -93,18 +93,16 @@ def trained(tmp_path_factory):
   rng = random.Random(5)
   _write_conll(os.path.join(data_dir, "train.txt"),
                [_sentence(rng) for _ in range(96)])
-  vocab_file = os.path.join(root, "vocab.txt")
-  with open(vocab_file, "w", encoding="utf-8") as f:
-    f.write("\n".join(VOCAB) + "\n")
+  vocab_file = fixtures.write_text(os.path.join(root, "vocab.txt"),
+                                   "\n".join(VOCAB) + "\n")
   basic = tokenization.BasicTokenizer(do_lower_case=True)
   words = [basic.tokenize(t) for t in TEXTS]
   # The script reads words, one per line (untagged): the texts that have
   # any (an empty text is no CoNLL sentence).
   _write_conll(os.path.join(data_dir, "test.txt"),
                [(w,) for w in words if w])
-  config_file = os.path.join(root, "bert_config.json")
-  with open(config_file, "w") as f:
-    json.dump(CONFIG, f)
+  config_file = fixtures.write_json(os.path.join(root, "bert_config.json"),
+                                    CONFIG)
   options = pipeline.default_options(
       data_dir=data_dir, vocab_file=vocab_file, bert_config_file=config_file,
       output_dir=os.path.join(root, "out"), do_train=True, do_predict=True,
