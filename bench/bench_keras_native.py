@@ -54,7 +54,7 @@ def _fit_row(args, rank, quantize_after):
   import keras  # pylint: disable=g-import-not-at-top
   import numpy as np  # pylint: disable=g-import-not-at-top
   from bert_tf2.classifier.model import BertClassifier  # pylint: disable=g-import-not-at-top
-  from bert_tf2.common.preprocessor import text_model  # pylint: disable=g-import-not-at-top
+  from bert_tf2.models import text_model  # pylint: disable=g-import-not-at-top
   from bert_tf2.scripts.quickstart import minilm_dir  # pylint: disable=g-import-not-at-top
   keras.utils.set_random_seed(args.seed)
   train, dev = _data(args.max_train, args.max_eval)

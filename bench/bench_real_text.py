@@ -300,7 +300,7 @@ def predict(args, model_dir, output_dir, tmp, rows):
 
 def features(args, model_dir, rows):
   """Section 3."""
-  from bert_tf2.predict import FeatureEncoder  # pylint: disable=g-import-not-at-top
+  from bert_tf2.feature_extraction.predictor import FeatureEncoder  # pylint: disable=g-import-not-at-top
   with open(os.path.join(args.data_dir, "dev.tsv"), encoding="utf-8") as f:
     dev = list(csv.DictReader(f, delimiter="\t", quoting=csv.QUOTE_NONE))
   sentences = [r["sentence"] for r in dev][:args.predict_sentences]

@@ -1,11 +1,12 @@
 #!/bin/bash
-# Reproduces docs/ner.md's People's Daily table: data prep, the CRF
-# baseline, two small BERTs pretrained on the corpus (character masking and
-# whole-word masking from the corpus's own segmentation), and run_ner.py
+# Reproduces the People's Daily table (docs/results/ner_peoples_daily.md):
+# data prep, the CRF baseline, two small BERTs pretrained on the corpus
+# (character masking and whole-word masking from the corpus's own
+# segmentation), and run_ner.py
 # fine-tuning from each and from random initialisation.
 #   bash bench/ner_peoples_daily.sh [OUT_DIR] [STEP]   (STEP: all, data, crf,
 #   pretrain_chars, pretrain_wwm, ner_random, ner_chars, ner_wwm; and the
-#   Chinese encoder of docs/ner.md's 2026-11-24 section: sentiment,
+#   Chinese encoder of that page's 2026-11-24 section: sentiment,
 #   zh_data, pretrain_zh_chars, pretrain_zh_wwm, ner_zh_random, ner_zh_chars,
 #   ner_zh_wwm, sentiment_zh_random, sentiment_zh_chars, sentiment_zh_wwm)
 # The final table's recipe (docs/ner.md): NER_CRF=1 NER_EPOCHS=6, and
@@ -98,7 +99,7 @@ ner() {  # ner random|chars|wwm|zh_chars|zh_wwm
 sentiment() {  # Chinese review sentiment: data + bag-of-characters baseline
   timed sentiment_prep $PY -m bert_tf2.demos.chinese_sentiment \
     --output_dir="$S"
-  timed sentiment_bow $PY -m bert_tf2.demos.bow_baseline --data_dir="$S" \
+  timed sentiment_bow $PY -m bench.baselines.bow_baseline --data_dir="$S" \
     --text_a_column=sentence --label_column=label --analyzer=char --test
   tail -n 1 "$D/logs/sentiment_bow.log"
 }
@@ -167,7 +168,7 @@ pretrain_zh() {  # pretrain_zh chars|wwm: resumable; checkpoints every 100 steps
 
 case $STEP in
   data) data ;;
-  crf) timed crf $PY -m bert_tf2.demos.crf_baseline --data_dir="$D" \
+  crf) timed crf $PY -m bench.baselines.crf_baseline --data_dir="$D" \
          --output_dir="$D/crf" ;;
   pretrain_chars) pretrain chars ;;
   pretrain_wwm) pretrain wwm ;;
@@ -183,7 +184,7 @@ case $STEP in
   ner_zh_wwm) ner zh_wwm ;;
   sentiment_zh_random|sentiment_zh_chars|sentiment_zh_wwm)
     sentiment_bert "${STEP#sentiment_}" ;;
-  all) data; timed crf $PY -m bert_tf2.demos.crf_baseline --data_dir="$D" \
+  all) data; timed crf $PY -m bench.baselines.crf_baseline --data_dir="$D" \
          --output_dir="$D/crf"
        pretrain chars; pretrain wwm; ner random; ner chars; ner wwm
        for r in random chars wwm; do

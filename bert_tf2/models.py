@@ -10,12 +10,19 @@ loads in a fresh process with no `custom_objects`:
 
 Keras imports the modules named in a `.keras` file only for its own
 packages (keras, keras_hub, ...); for any other package the classes must
-be registered first, which this import does. Keep this a flat list of
-imports (one name a line), the names users write:
+be registered first, which this import does. This is the one
+registration list: a flat list of imports (one name a line), the names
+users write, then `TEXT_MODEL_BUILDERS`, which says how `text_model` builds
+each task's raw-string model. Nothing below `bert_tf2.models` imports it,
+so `bert_tf2.common` imports no task.
 
   >>> from bert_tf2 import models
   >>> models.BertClassifier.__name__, models.text_model.__name__
   ('BertClassifier', 'text_model')
+  >>> models.builder_of(models.BertTokenClassifier).__module__
+  'bert_tf2.ner.text_model'
+  >>> models.builder_of(models.BertClassifier).__module__
+  'bert_tf2.common.preprocessor'
 """
 
 # pylint: disable=unused-import,g-importing-member,g-bad-import-order
@@ -24,7 +31,6 @@ from modeling import BertModel
 from bert_tf2.classifier.model import BertClassifier
 from bert_tf2.common.preprocessor import BertPreprocessor
 from bert_tf2.common.preprocessor import TextModel
-from bert_tf2.common.preprocessor import text_model
 from bert_tf2.common.pretrained import load_bert_model
 from bert_tf2.embedding.encoder import SentenceEncoder
 from bert_tf2.embedding.text_model import SentenceTextModel
@@ -39,3 +45,38 @@ from bert_tf2.squad.model import SquadModel
 from bert_tf2.squad.preprocessor import SquadPreprocessor
 from bert_tf2.squad.text_model import SquadTextModel
 from bert_tf2.squad.text_model import squad_text_model
+from bert_tf2.common import preprocessor as _generic
+from bert_tf2.embedding import text_model as _embedding
+from bert_tf2.multiple_choice import preprocessor as _multiple_choice
+from bert_tf2.ner import text_model as _ner
+
+# (task model class, builder of its raw-string model): `text_model(cls, ...)`
+# calls the builder of the first class `cls` is a subclass of (NER before
+# the classifier it extends), else the generic one (a `BertPreprocessor`
+# in front of the task model). A builder is `build(cls, directory,
+# max_seq_length=..., do_lower_case=..., **kwargs)`.
+TEXT_MODEL_BUILDERS = (
+    (BertTokenClassifier, _ner.build),
+    (BertMultipleChoice, _multiple_choice.build),
+    (SentenceEncoder, _embedding.build),
+)
+
+
+def builder_of(cls):
+  """The function that builds `cls`'s raw-string model (see above)."""
+  for task, build in TEXT_MODEL_BUILDERS:
+    if issubclass(cls, task):
+      return build
+  return _generic.build
+
+
+def text_model(cls, directory, max_seq_length=128, do_lower_case=None,
+               **kwargs):
+  """The raw-string Keras model of task model class `cls`, from a pretrained
+  directory (original or Hugging Face; see `bert_tf2.common.pretrained`).
+
+  E.g. `text_model(BertClassifier, "uncased_L-12_H-768_A-12", num_labels=2)`,
+  `text_model(BertTokenClassifier, directory, labels=["O", "B-PER", ...])`.
+  """
+  return builder_of(cls)(cls, directory, max_seq_length=max_seq_length,
+                         do_lower_case=do_lower_case, **kwargs)

@@ -19,9 +19,8 @@ import keras
 import numpy as np
 import tensorflow as tf
 
-from modeling import tf_internals
-from tokenization.errors import InputError
 from modeling import layers as layers_lib
+from tokenization.errors import InputError
 
 # Checkpoint entries that hold training state, not model weights.
 _TRAINING_STATE = re.compile(r"(^|/)(adam_m|adam_v|global_step)$|"
@@ -31,18 +30,6 @@ _TRAINING_STATE = re.compile(r"(^|/)(adam_m|adam_v|global_step)$|"
 def _is_root(layer):
   return (isinstance(layer, layers_lib.OriginalNamed) and
           hasattr(layer, "original_scope"))
-
-
-def _iter_layers(obj):
-  """Yields every Keras layer in obj (a layer/model, or a list/dict)."""
-  if isinstance(obj, dict):
-    for value in obj.values():
-      yield from _iter_layers(value)
-  elif isinstance(obj, (list, tuple)):
-    for value in obj:
-      yield from _iter_layers(value)
-  elif isinstance(obj, keras.layers.Layer):
-    yield from tf_internals.flatten_layers(obj)
 
 
 def _var_key(variable):
@@ -70,7 +57,7 @@ def original_variable_names(model, include_unmapped=True):
   result = collections.OrderedDict()
   covered = set()
   seen_roots = set()
-  for layer in _iter_layers(model):
+  for layer in layers_lib.iter_layers(model):
     if not _is_root(layer) or id(layer) in seen_roots:
       continue
     seen_roots.add(id(layer))
@@ -84,13 +71,11 @@ def original_variable_names(model, include_unmapped=True):
       result[name] = var
       covered.add(_var_key(var))
   if include_unmapped:
-    # LoRA variables (modeling.lora) are named after their original kernel.
-    from modeling import lora  # pylint: disable=g-import-not-at-top
-    for name, var in lora.lora_variable_names(model).items():
+    for name, var in lora_variable_names(model).items():
       result[name] = var
       covered.add(_var_key(var))
     extra = []
-    for layer in _iter_layers(model):
+    for layer in layers_lib.iter_layers(model):
       for var in getattr(layer, "trainable_weights", []):
         if _var_key(var) not in covered:
           name = getattr(var, "path", None) or var.name
@@ -101,6 +86,29 @@ def original_variable_names(model, include_unmapped=True):
       logging.warning("Variables without an original BERT name are saved "
                       "under their Keras path: %s", ", ".join(extra))
   return result
+
+
+def lora_variable_names(model):
+  """{original-style name: variable} of the LoRA variables in `model`.
+
+  Keras' LoRA (`modeling.lora.enable_lora`) adds `lora_kernel_a` and
+  `lora_kernel_b` to a `Dense`; each is named after its layer's original
+  kernel, e.g. "bert/encoder/layer_0/attention/self/query/lora_kernel_a".
+  Empty when LoRA is not enabled.
+  """
+  kernels = {id(l._kernel): l for l in layers_lib.iter_layers(model)  # pylint: disable=protected-access
+             if isinstance(l, layers_lib.Dense) and l.lora_enabled}
+  out = {}
+  if not kernels:
+    return out
+  for name, var in original_variable_names(
+      model, include_unmapped=False).items():
+    layer = kernels.get(id(var))
+    if layer is not None:
+      prefix = name[:-len("kernel")]
+      out[prefix + "lora_kernel_a"] = layer.lora_kernel_a
+      out[prefix + "lora_kernel_b"] = layer.lora_kernel_b
+  return out
 
 
 class InitReport(collections.namedtuple(

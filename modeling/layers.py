@@ -27,6 +27,7 @@ import tensorflow as tf
 
 from modeling import activations
 from modeling import ops
+from modeling import tf_internals
 
 
 SERIALIZATION_PACKAGE = "bert_tf2"
@@ -36,6 +37,25 @@ def serializable(cls):
   """Class decorator: registers `cls` for Keras (de)serialization."""
   return keras.saving.register_keras_serializable(
       package=SERIALIZATION_PACKAGE)(cls)
+
+
+def iter_layers(obj):
+  """Yields every Keras layer in `obj` (a layer/model, or a list/dict of them,
+  any depth), each layer followed by its nested sublayers.
+
+  Example:
+    >>> d = Dense(2, input_width=3, name="d")
+    >>> [l.name for l in iter_layers({"a": [d]})]
+    ['d']
+  """
+  if isinstance(obj, dict):
+    for value in obj.values():
+      yield from iter_layers(value)
+  elif isinstance(obj, (list, tuple)):
+    for value in obj:
+      yield from iter_layers(value)
+  elif isinstance(obj, keras.layers.Layer):
+    yield from tf_internals.flatten_layers(obj)
 
 
 class OriginalNamed(object):

@@ -7,10 +7,11 @@ attention's "query" and "value" projections, as keras-hub's
 
 The LoRA variables are named after their layer's original kernel:
 "bert/encoder/layer_0/attention/self/query/lora_kernel_a" and
-".../lora_kernel_b" (`lora_variable_names`). `save_lora_weights` writes
-them, with the model's other trainable variables (a task model's head),
-to a small .npz file; `load_lora_weights` puts them onto a fresh model
-loaded from the base checkpoint.
+".../lora_kernel_b" (`modeling.checkpoint.lora_variable_names`, beside
+the other original names). `save_lora_weights` writes them, with the
+model's other trainable variables (a task model's head), to a small .npz
+file; `load_lora_weights` puts them onto a fresh model loaded from the base
+checkpoint.
 
 Example:
   >>> import modeling
@@ -18,7 +19,8 @@ Example:
   ...     num_hidden_layers=1, num_attention_heads=2, intermediate_size=16)
   >>> m = modeling.BertModel(cfg)
   >>> enable_lora(m, rank=2)
-  >>> sorted(lora_variable_names(m))[0]
+  >>> from modeling import checkpoint
+  >>> sorted(checkpoint.lora_variable_names(m))[0]
   'bert/encoder/layer_0/attention/self/query/lora_kernel_a'
   >>> len(m.trainable_weights)
   4
@@ -36,7 +38,7 @@ DEFAULT_TARGETS = ("query", "value")
 
 
 def _dense_layers(model):
-  return [l for l in checkpoint._iter_layers(model)  # pylint: disable=protected-access
+  return [l for l in layers.iter_layers(model)
           if isinstance(l, layers.Dense)]
 
 
@@ -64,24 +66,9 @@ def enable_lora(model, rank, target_names=DEFAULT_TARGETS, lora_alpha=None):
     layer.enable_lora(rank, lora_alpha=lora_alpha)
 
 
-def lora_variable_names(model):
-  """{original-style name: variable} of the LoRA variables in `model`."""
-  kernels = {id(l._kernel): l for l in _dense_layers(model)  # pylint: disable=protected-access
-             if l.lora_enabled}
-  out = {}
-  for name, var in checkpoint.original_variable_names(
-      model, include_unmapped=False).items():
-    layer = kernels.get(id(var))
-    if layer is not None:
-      prefix = name[:-len("kernel")]
-      out[prefix + "lora_kernel_a"] = layer.lora_kernel_a
-      out[prefix + "lora_kernel_b"] = layer.lora_kernel_b
-  return out
-
-
 def _trainable_names(model):
   """LoRA variables plus the other trainable ones (a head), by name."""
-  names = lora_variable_names(model)
+  names = checkpoint.lora_variable_names(model)
   lora = {id(v) for v in names.values()}
   trainable = {id(v) for v in model.trainable_weights}
   for name, var in checkpoint.original_variable_names(
@@ -98,7 +85,7 @@ def save_lora_weights(model, path):
     ValueError: the model has no LoRA variables.
   """
   names = _trainable_names(model)
-  if not lora_variable_names(model):
+  if not checkpoint.lora_variable_names(model):
     raise ValueError("the model has no LoRA variables (call enable_lora)")
   arrays = {name: np.asarray(var.numpy()) for name, var in names.items()}
   directory = os.path.dirname(os.path.abspath(path))
@@ -132,7 +119,7 @@ def load_lora_weights(model, path, enable=None):
   if len(ranks) != 1:
     raise ValueError("%s: no LoRA weights (or several ranks) in the file"
                      % path)
-  if not lora_variable_names(model):
+  if not checkpoint.lora_variable_names(model):
     rank = int(ranks.pop())
     if enable is None:
       enable_lora(model, rank)

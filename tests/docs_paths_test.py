@@ -1,6 +1,6 @@
 """Every file path the docs name exists (and every test they name is defined).
 
-Checked in README.md and docs/*.md:
+Checked in README.md, docs/*.md and docs/results/*.md:
   - paths starting with tests/, bert_tf2/, bench/, modeling/, tokenization/
     or tools/ (a generated output directory passes if .gitignore lists it);
   - `<dir>/<name>_test.py`, with or without tests/ (the test tables of
@@ -15,8 +15,9 @@ import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DOCS = ["README.md"] + sorted(
-    os.path.join("docs", f) for f in os.listdir(os.path.join(ROOT, "docs"))
-    if f.endswith(".md"))
+    os.path.join(folder, f)
+    for folder in ("docs", os.path.join("docs", "results"))
+    for f in os.listdir(os.path.join(ROOT, folder)) if f.endswith(".md"))
 _PREFIXED = re.compile(
     r"(?<![\w/.-])((?:tests|bert_tf2|bench|modeling|tokenization|tools)/"
     r"[\w./-]*[\w/])")
@@ -70,3 +71,16 @@ def test_a_wrong_path_is_reported():
   assert missing_paths(text) == ["bert_tf2/runner/no_such.py",
                                  "classifier/gone_test.py",
                                  "runner/preemption_test.py::test_not_there"]
+
+
+def test_every_results_page_is_linked_from_a_reference_page():
+  results = [d for d in DOCS if os.path.dirname(d).endswith("results")]
+  assert os.path.join("docs", "results", "ner_peoples_daily.md") in results
+  pages = ""
+  for doc in DOCS:
+    if doc not in results:
+      with open(os.path.join(ROOT, doc), encoding="utf-8") as f:
+        pages += f.read()
+  unlinked = [d for d in results
+              if "](results/%s)" % os.path.basename(d) not in pages]
+  assert unlinked == []

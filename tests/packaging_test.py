@@ -62,6 +62,8 @@ def test_wheel_adds_only_the_original_names_and_one_package(tmp_path):
                   "pretraining_data", "feature_extraction", "analysis", "demos",
                   "scripts"):
     assert "bert_tf2/%s/__init__.py" % package in names, package
+  # The experiments' baselines stay out of it (bench/baselines/).
+  assert not [n for n in names if "baseline" in n], names
   # create_pretraining_data's compiled instance loop is built into it.
   assert any(n.startswith("bert_tf2/pretraining_data/_fast.") and
              n.endswith((".so", ".pyd")) for n in names), names

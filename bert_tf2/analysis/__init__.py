@@ -3,13 +3,18 @@
 Modules (one concept each):
   checkpoint_io     read a variable from an original-format checkpoint
   position_stats    value statistics, PCA, cosine similarity, outliers
-  probe             relative-position probe (linear / boosted trees)
+  relative_position relative-position measures and verdict (controls for
+                    absolute position)
+  probe             pos_b - pos_a probe (linear / boosted trees) and its
+                    absolute-position control
+  extra             the optional dependencies: one-line error when missing
   plots             headless matplotlib, atomic PNG writing
   position_plots    the position-embedding figures
   position_report   the whole position analysis: figures + report.md/json
   report_text       Markdown rendering of the report
   attention         attention probabilities of a sentence (pair)
   attention_plots   grid of attention maps per layer and head
+  html_pages        self-contained interactive HTML pages of both tools
 
 Needs the "analysis" extra (matplotlib, scikit-learn). The command lines are
 analyze_position_embeddings.py and visualize_attention.py; see

@@ -10,7 +10,7 @@ longest-first to fit `max_seq_length`.
 
 import numpy as np
 
-from bert_tf2.common.errors import InputError
+from tokenization.errors import InputError
 
 
 def truncate_pair(tokens_a, tokens_b, max_tokens):

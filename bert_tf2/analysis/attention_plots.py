@@ -1,4 +1,5 @@
-"""Grid of attention maps: one row per layer, one column per head."""
+"""Grid of attention maps: one row per layer, one column per head, and one
+colour bar (every map shares the 0..1 scale)."""
 
 import numpy as np
 
@@ -27,14 +28,15 @@ def plot_attention_grid(probs, tokens, path, layer_ids=None, head_ids=None,
   cell = min(max(1.3, 0.13 * seq), 4.0)
   fontsize = max(3.5, min(8.0, 95.0 / seq))
   fig, axes = plots.new_figure(
-      n_layers, n_heads, figsize=(cell * n_heads + 1.0,
-                                  cell * n_layers + 0.8), squeeze=False)
+      n_layers, n_heads, figsize=(cell * n_heads + 1.8,
+                                  cell * n_layers + 0.8), squeeze=False,
+      layout="constrained")
   ticks = np.arange(seq)
   for r in range(n_layers):
     for c in range(n_heads):
       ax = axes[r][c]
-      ax.imshow(probs[r, c], cmap="viridis", vmin=0.0, vmax=1.0,
-                interpolation="nearest")
+      image = ax.imshow(probs[r, c], cmap="viridis", vmin=0.0, vmax=1.0,
+                        interpolation="nearest")
       ax.set_xticks(ticks)
       ax.set_yticks(ticks)
       ax.set_xticklabels(tokens if r == n_layers - 1 else [],
@@ -45,7 +47,8 @@ def plot_attention_grid(probs, tokens, path, layer_ids=None, head_ids=None,
         ax.set_title("head %d" % head_ids[c], fontsize=9)
       if c == 0:
         ax.set_ylabel("layer %d" % layer_ids[r], fontsize=9)
+  fig.colorbar(image, ax=axes, shrink=min(1.0, 3.0 / n_layers + 0.3),
+               label="attention weight (query row -> key column)")
   if title:
     fig.suptitle(title, fontsize=11)
-  fig.tight_layout()
   plots.save_figure(fig, path, dpi=90)

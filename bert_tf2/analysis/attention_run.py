@@ -1,4 +1,5 @@
-"""visualize_attention end to end: checkpoint + text in, PNG grid out.
+"""visualize_attention end to end: checkpoint + text in, PNG grid and an
+interactive HTML page (every layer and head chosen) out.
 
   visualize(bert_config_file="bert_config.json",
             init_checkpoint="bert_model.ckpt", vocab_file="vocab.txt",
@@ -6,12 +7,15 @@
             output_file="/tmp/attention.png", layers="0,-1")
 """
 
+import os
+
 import numpy as np
 
 from bert_tf2.analysis import attention
 from bert_tf2.analysis import attention_plots
+from bert_tf2.analysis import html_pages
 from bert_tf2.common import cli
-from bert_tf2.common.errors import InputError
+from tokenization.errors import InputError
 
 DEFAULT_MAX_SEQ_LENGTH = 64
 
@@ -51,7 +55,7 @@ def visualize(bert_config_file, init_checkpoint, vocab_file, text_a,
   Args:
     bert_config_file, init_checkpoint, vocab_file: the model's files.
     text_a: str; text_b: optional str (a sentence pair).
-    output_file: PNG path.
+    output_file: PNG path; the HTML page goes to html_path(output_file).
     do_lower_case: as for the checkpoint (checked against its name).
     layers, heads: "all" or comma-separated 0-based indices ("-1" = last).
     max_seq_length: int, longer inputs are truncated; None means
@@ -65,6 +69,10 @@ def visualize(bert_config_file, init_checkpoint, vocab_file, text_a,
     raise InputError("--text_a is required and must not be empty")
   if not output_file:
     raise InputError("--output_file is required")
+  if output_file.lower().endswith((".html", ".htm")):
+    raise InputError("--output_file=%s: the PNG grid's path; the HTML page "
+                     "is written next to it (%s)"
+                     % (output_file, html_path(output_file)))
   cli.require_file("vocab_file", vocab_file)
   tokenization.validate_case_matches_checkpoint(do_lower_case,
                                                 init_checkpoint)
@@ -87,4 +95,16 @@ def visualize(bert_config_file, init_checkpoint, vocab_file, text_a,
   probs = probs[layer_ids][:, head_ids]
   attention_plots.plot_attention_grid(probs, tokens, output_file,
                                       layer_ids=layer_ids, head_ids=head_ids)
+  html_pages.write_page(html_path(output_file), html_pages.attention_page(
+      tokens, probs, layer_ids=layer_ids, head_ids=head_ids,
+      title="Attention of %s" % init_checkpoint))
   return tokens, probs
+
+
+def html_path(output_file):
+  """The HTML page written next to the PNG: attention.png -> attention.html.
+
+  >>> html_path("/tmp/attention.png"), html_path("grid")
+  ('/tmp/attention.html', 'grid.html')
+  """
+  return os.path.splitext(output_file)[0] + ".html"

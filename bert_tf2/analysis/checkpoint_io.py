@@ -15,7 +15,7 @@ import difflib
 
 import numpy as np
 
-from bert_tf2.common.errors import InputError
+from tokenization.errors import InputError
 
 
 def list_variables(path, flag_name="init_checkpoint"):

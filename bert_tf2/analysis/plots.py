@@ -19,7 +19,7 @@ import matplotlib
 matplotlib.use("Agg")  # Headless: must precede the pyplot import.
 import matplotlib.pyplot as plt  # pylint: disable=g-import-not-at-top
 
-from bert_tf2.common.atomic import atomic_path  # pylint: disable=g-import-not-at-top
+from tokenization.atomic import atomic_path  # pylint: disable=g-import-not-at-top
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 

@@ -11,29 +11,50 @@ from bert_tf2.analysis import plots
 from bert_tf2.analysis import position_stats
 
 
-def plot_value_histogram(table, path, initializer_range=0.02):
+def plot_value_histogram(table, path, initializer_range=0.02,
+                         core_stds=6.0):
   """Histogram of all values against the initialisation densities.
+
+  Left: the core, x clipped to +-core_stds initializer stds, linear y; the
+  title says how many values lie outside. Right: every value (no
+  clipping), log y, so the tails and outliers the training grew beyond
+  the initializer's +-2 std support stay visible.
 
   Args:
     table: float [num_positions, hidden_size].
     path: output PNG.
     initializer_range: stddev of BERT's truncated-normal initializer.
+    core_stds: half-width of the left panel, in initializer stds.
   """
   values = np.asarray(table, dtype=np.float64).ravel()
-  fig, ax = plots.new_figure()
-  lo, hi = np.percentile(values, [0.05, 99.95])
-  lim = max(abs(lo), abs(hi), 3 * initializer_range)
-  ax.hist(values, bins=120, range=(-lim, lim), density=True, alpha=0.6,
-          color="tab:blue", label="trained values")
-  x = np.linspace(-lim, lim, 400)
-  ax.plot(x, position_stats.normal_pdf(x, initializer_range), "k-",
-          label="N(0, %g) init" % initializer_range)
-  ax.plot(x, position_stats.truncated_normal_pdf(x, initializer_range),
-          "r--", lw=1, label="truncated at 2 std (BERT's initializer)")
-  ax.set_xlabel("value")
-  ax.set_ylabel("density")
-  ax.set_title("Position-embedding values (std %.4f)" % values.std())
-  ax.legend(fontsize=8)
+  fig, (core, full) = plots.new_figure(1, 2, figsize=(11.0, 4.0))
+  lim = core_stds * initializer_range
+  outside = int(np.sum(np.abs(values) > lim))
+  full_lim = max(float(np.max(np.abs(values))), lim) * 1.02
+  for ax, edge, log in ((core, lim, False), (full, full_lim, True)):
+    ax.hist(values, bins=120 if not log else 300, range=(-edge, edge),
+            density=True, alpha=0.6, color="tab:blue", label="trained values",
+            log=log)
+    x = np.linspace(-edge, edge, 2001)
+    normal = position_stats.normal_pdf(x, initializer_range)
+    truncated = position_stats.truncated_normal_pdf(x, initializer_range)
+    if log:  # Zero densities have no place on a log axis.
+      normal = np.where(normal > 0, normal, np.nan)
+      truncated = np.where(truncated > 0, truncated, np.nan)
+    ax.plot(x, normal, "k-", lw=1, label="N(0, %g)" % initializer_range)
+    ax.plot(x, truncated, "r--", lw=1,
+            label="truncated at 2 std (BERT's initializer)")
+    ax.set_xlabel("value")
+    ax.set_ylabel("density" + (" (log)" if log else ""))
+  core.set_title("Values, x clipped to +-%.3g: %d of %d outside (%.2f%%)"
+                 % (lim, outside, values.size, 100.0 * outside / values.size),
+                 fontsize=9)
+  full.set_title("All values, log density: min %.3g, max %.3g, std %.4f"
+                 % (values.min(), values.max(), values.std()), fontsize=9)
+  peak = max(float(np.max(position_stats.truncated_normal_pdf(
+      0.0, initializer_range))), 1.0 / (values.std() + 1e-12))
+  full.set_ylim(0.5 / (values.size * 2 * full_lim / 300), 5 * peak)
+  core.legend(fontsize=7)
   plots.save_figure(fig, path)
 
 
@@ -58,26 +79,40 @@ def plot_beyond_sigma_heatmap(table, path, num_sigma=2.0):
   plots.save_figure(fig, path)
 
 
-def plot_explained_variance(ratios, path, threshold=0.01):
-  """Bar chart of the explained-variance ratios above `threshold`.
+def plot_explained_variance(ratios, ratios_no_cls, path,
+                            first_share_of_position_0=None, threshold=0.01):
+  """Explained-variance ratios above `threshold`, with and without pos. 0.
 
   Args:
-    ratios: float [n], descending (e.g. full_explained_variance_ratio).
+    ratios: float [n], descending, PCA of all positions.
+    ratios_no_cls: float [n'], PCA without position 0 ([CLS]).
+    path: output PNG.
+    first_share_of_position_0: float, share of PC1's variance carried by
+      position 0 (position_report.position_0_share); named in the title.
+    threshold: components at or below it are not drawn.
   """
-  ratios = np.asarray(ratios, dtype=np.float64)
-  shown = ratios[ratios > threshold]
-  if shown.size == 0:
-    shown = ratios[:1]
-  fig, ax = plots.new_figure()
-  idx = np.arange(1, shown.size + 1)
-  ax.bar(idx, shown, color="tab:blue", label="per component")
-  ax.plot(idx, np.cumsum(shown), "k.-", label="cumulative")
-  ax.set_xlabel("principal component")
-  ax.set_ylabel("explained variance ratio")
-  ax.set_title("PCA of positions: %d components above %g%% (%.1f%% total)"
-               % (shown.size, 100 * threshold, 100 * shown.sum()))
-  ax.set_ylim(0, 1.02)
-  ax.legend(fontsize=8)
+  fig, axes = plots.new_figure(1, 2, figsize=(11.0, 4.0))
+  for ax, r, which in ((axes[0], ratios, "PCA of all positions"),
+                       (axes[1], ratios_no_cls, "PCA without position 0")):
+    r = np.asarray(r, dtype=np.float64)
+    shown = r[r > threshold]
+    if shown.size == 0:
+      shown = r[:1]
+    idx = np.arange(1, shown.size + 1)
+    ax.bar(idx, shown, color="tab:blue", label="per component")
+    ax.plot(idx, np.cumsum(shown), "k.-", label="cumulative")
+    ax.set_xlabel("principal component")
+    ax.set_ylabel("explained variance ratio")
+    title = "%s: PC1 %.1f%%" % (which, 100 * shown[0])
+    if ax is axes[0] and first_share_of_position_0 is not None:
+      title += (", %.0f%% of it from position 0%s" % (
+          100 * first_share_of_position_0,
+          " ([CLS] row)" if first_share_of_position_0 > 0.5 else ""))
+    ax.set_title(title + "\n%d components above %g%% (%.1f%% total)"
+                 % (shown.size, 100 * threshold, 100 * shown.sum()),
+                 fontsize=9)
+    ax.set_ylim(0, 1.02)
+    ax.legend(fontsize=8)
   plots.save_figure(fig, path)
 
 
@@ -107,18 +142,27 @@ def plot_component_curves(projections, projections_no_cls, path,
   plots.save_figure(fig, path)
 
 
-def plot_pca_scatter(projections, path, positions=None):
-  """2-D scatter of the first two projections, coloured by position."""
-  proj = np.asarray(projections)
-  pos = np.arange(proj.shape[0]) if positions is None else positions
-  fig, ax = plots.new_figure(figsize=(5.6, 4.6))
-  ax.plot(proj[:, 0], proj[:, 1], "-", color="0.8", lw=0.6, zorder=1)
-  sc = ax.scatter(proj[:, 0], proj[:, 1], c=pos, cmap="viridis", s=14,
-                  zorder=2)
-  fig.colorbar(sc, ax=ax, label="position")
-  ax.set_xlabel("PC1")
-  ax.set_ylabel("PC2")
-  ax.set_title("Positions on the first two components")
+def plot_pca_scatter(projections, projections_no_cls, path):
+  """First two components coloured by position: PCA of all positions
+  (left) and PCA fitted without position 0 (right, positions 1..).
+
+  Args:
+    projections: float [P, >=2]; projections_no_cls: float [P - 1, >=2].
+  """
+  fig, axes = plots.new_figure(1, 2, figsize=(11.0, 4.6))
+  for ax, proj, first, which in (
+      (axes[0], projections, 0, "PCA with position 0 ([CLS])"),
+      (axes[1], projections_no_cls, 1, "PCA without position 0")):
+    proj = np.asarray(proj)
+    pos = np.arange(first, first + proj.shape[0])
+    ax.plot(proj[:, 0], proj[:, 1], "-", color="0.8", lw=0.6, zorder=1)
+    sc = ax.scatter(proj[:, 0], proj[:, 1], c=pos, cmap="viridis", s=14,
+                    zorder=2)
+    fig.colorbar(sc, ax=ax, label="position")
+    ax.set_xlabel("PC1")
+    ax.set_ylabel("PC2")
+    ax.set_title("Positions %d..%d, %s" % (pos[0], pos[-1], which),
+                 fontsize=9)
   plots.save_figure(fig, path)
 
 
@@ -131,4 +175,41 @@ def plot_cosine_similarity(similarity, path):
   ax.set_xlabel("position")
   ax.set_ylabel("position")
   ax.set_title("Cosine similarity between positions")
+  plots.save_figure(fig, path)
+
+
+def plot_relative_position(rel, path):
+  """The two relative-position measures per offset, thresholds and verdict.
+
+  Args:
+    rel: dict from relative_position.relative_position_verdict.
+    path: output PNG.
+  """
+  from bert_tf2.analysis import relative_position  # pylint: disable=g-import-not-at-top
+  k = np.arange(1, rel["max_offset"] + 1)
+  as_float = lambda v: np.array([np.nan if x is None else x for x in v])
+  fig, (left, right) = plots.new_figure(1, 2, figsize=(11.0, 4.0))
+  left.plot(k, as_float(rel["shift_map_r2"]), "o-", ms=3)
+  left.axhline(rel["thresholds"]["shift_map_r2_min"], color="r", ls="--",
+               lw=1, label="threshold")
+  left.set_ylim(max(-1.0, np.nanmin(as_float(rel["shift_map_r2"])) - 0.1),
+                1.05)
+  left.set_xlabel("offset k")
+  left.set_ylabel("held-out score")
+  left.set_title("One map per offset, p[i+k] ~ R_k p[i] + c_k", fontsize=9)
+  right.plot(k, as_float(rel["cosine_spread_ratio"]), "o-", ms=3)
+  right.axhline(rel["thresholds"]["cosine_spread_ratio_max"], color="r",
+                ls="--", lw=1, label="threshold")
+  right.set_yscale("symlog", linthresh=0.1)
+  right.set_xlabel("offset k")
+  right.set_ylabel("spread across i / spread across k")
+  right.set_title("cos(p[i], p[i+k]): does it depend on k only?",
+                  fontsize=9)
+  for ax in (left, right):
+    if rel["up_to_offset"]:
+      ax.axvspan(0.5, rel["up_to_offset"] + 0.5, color="tab:green",
+                 alpha=0.1, label="passing offsets")
+    ax.legend(fontsize=8)
+  fig.suptitle("Relative position: " + relative_position.verdict_text(rel),
+               fontsize=11)
   plots.save_figure(fig, path)

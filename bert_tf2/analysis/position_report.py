@@ -19,12 +19,14 @@ import os
 
 import numpy as np
 
+from bert_tf2.analysis import html_pages
 from bert_tf2.analysis import position_plots
 from bert_tf2.analysis import position_stats
 from bert_tf2.analysis import probe as probe_lib
+from bert_tf2.analysis import relative_position
 from bert_tf2.analysis import report_text
-from bert_tf2.common.atomic import atomic_write_text
-from bert_tf2.common.errors import InputError
+from tokenization.atomic import atomic_write_text
+from tokenization.errors import InputError
 
 FIGURES = {
     "histogram": "value_histogram.png",
@@ -33,7 +35,10 @@ FIGURES = {
     "component_curves": "pca_component_curves.png",
     "pca_scatter": "pca_scatter.png",
     "cosine_similarity": "cosine_similarity.png",
+    "relative_position": "relative_position.png",
 }
+VERDICT_FILE = "position_report.json"
+HTML_FILE = "position_report.html"
 MIN_POSITIONS = 8
 
 
@@ -91,7 +96,7 @@ def analyze_position_table(table, output_dir, num_components=10,
                            initializer_range=0.02, seed=12345,
                            probe_include_cls=False, max_pairs=20000,
                            source=None):
-  """Writes every figure plus report.md/report.json; returns the report.
+  """Writes every figure, the reports and the HTML page; returns the report.
 
   Args:
     table: float [num_positions, hidden_size], row p = position p.
@@ -130,17 +135,23 @@ def analyze_position_table(table, output_dir, num_components=10,
           positions=positions)
       for split in probe_lib.SPLITS}
 
+  rel = relative_position.relative_position_verdict(table, first=first)
+  rel["probe_vs_absolute"] = probe_vs_absolute(probes["positions"])
+
   position_plots.plot_value_histogram(table, out["histogram"],
                                       initializer_range)
   position_plots.plot_beyond_sigma_heatmap(table, out["beyond_2_std"])
-  position_plots.plot_explained_variance(ratios, out["explained_variance"])
+  position_plots.plot_explained_variance(
+      ratios, ratios_no_cls, out["explained_variance"],
+      first_share_of_position_0=position_0_share(pca.projections))
   position_plots.plot_component_curves(pca.projections,
                                        pca_no_cls.projections,
                                        out["component_curves"])
-  position_plots.plot_pca_scatter(pca_no_cls.projections[:, :2],
-                                  out["pca_scatter"], positions=np.arange(
-                                      1, table.shape[0]))
+  position_plots.plot_pca_scatter(pca.projections[:, :2],
+                                  pca_no_cls.projections[:, :2],
+                                  out["pca_scatter"])
   position_plots.plot_cosine_similarity(sim, out["cosine_similarity"])
+  position_plots.plot_relative_position(rel, out["relative_position"])
 
   report = {
       "source": dict(source or {}),
@@ -164,10 +175,50 @@ def analyze_position_table(table, output_dir, num_components=10,
       "probe_num_components": int(num_components),
       "probe_seed": int(seed),
       "probe": probes,
+      "pc1_variance_share_of_position_0": position_0_share(pca.projections),
+      "relative_position": rel,
       "figures": dict(FIGURES),
   }
   atomic_write_text(os.path.join(output_dir, "report.json"),
                     json.dumps(report, indent=2, sort_keys=True) + "\n")
+  atomic_write_text(os.path.join(output_dir, VERDICT_FILE),
+                    json.dumps({"relative_position": rel}, indent=2,
+                               sort_keys=True) + "\n")
   atomic_write_text(os.path.join(output_dir, "report.md"),
                     report_text.markdown_report(report))
+  html_pages.write_page(os.path.join(output_dir, HTML_FILE),
+                        html_pages.position_page(report, out))
   return report
+
+
+def position_0_share(projections):
+  """Share of the first component's variance that position 0 carries.
+
+  Args:
+    projections: float [P, k], PCA of all positions (row 0 = position 0).
+
+  Returns:
+    float in [0, 1]: near 1 when PC1 is just the [CLS] row.
+  """
+  first = np.asarray(projections, dtype=np.float64)[:, 0]
+  total = float(np.sum(first ** 2))
+  return float(first[0] ** 2 / total) if total > 0 else 0.0
+
+
+def probe_vs_absolute(positions_probe):
+  """Relative probe against the difference of absolute guesses (MAE).
+
+  Args:
+    positions_probe: the "positions" split result of
+      probe.relative_position_probe.
+
+  Returns:
+    dict: relative_linear_mae, difference_of_absolutes_mae,
+    absolute_linear_mae, and ratio = relative / difference (about 1 or
+    more: the probe reads absolute position and subtracts).
+  """
+  rel = positions_probe["linear"]["mae"]
+  diff = positions_probe["difference_of_absolutes"]["mae"]
+  return {"relative_linear_mae": rel, "difference_of_absolutes_mae": diff,
+          "absolute_linear_mae": positions_probe["absolute_linear"]["mae"],
+          "ratio": rel / diff if diff > 0 else None}

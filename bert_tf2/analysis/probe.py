@@ -65,18 +65,24 @@ def split_pairs(a, b, num_positions, split="positions", seed=0):
   Returns:
     (train_index, test_index): int arrays into the pair arrays.
   """
-  rng = np.random.RandomState(seed)
   if split == "pairs":
-    order = rng.permutation(a.size)
+    order = np.random.RandomState(seed).permutation(a.size)
     n_train = int(round(TRAIN_FRACTION * a.size))
     return np.sort(order[:n_train]), np.sort(order[n_train:])
   if split == "positions":
-    order = rng.permutation(num_positions)
-    is_train = np.zeros(num_positions, dtype=bool)
-    is_train[order[:int(round(TRAIN_FRACTION * num_positions))]] = True
+    is_train = training_positions(num_positions, seed)
     return (np.where(is_train[a] & is_train[b])[0],
             np.where(~is_train[a] & ~is_train[b])[0])
   raise ValueError("split must be one of %s, got %r" % (SPLITS, split))
+
+
+def training_positions(num_positions, seed=0):
+  """Bool [num_positions]: the random TRAIN_FRACTION of positions kept for
+  training by the "positions" split (drawn with `seed`)."""
+  order = np.random.RandomState(seed).permutation(num_positions)
+  is_train = np.zeros(num_positions, dtype=bool)
+  is_train[order[:int(round(TRAIN_FRACTION * num_positions))]] = True
+  return is_train
 
 
 def _scores(y_true, y_pred):
@@ -100,6 +106,12 @@ def relative_position_probe(features, split="positions", seed=0,
   Returns:
     dict: split, num_train, num_test, and for "baseline", "linear",
     "gradient_boosting" a dict {"mse": float, "mae": float} on the test set.
+    The "positions" split adds the absolute-position control on the same
+    features: "absolute_linear" (a linear model of the position from one
+    row, fitted on the training positions, scored on the held-out ones)
+    and "difference_of_absolutes" (that model's prediction for b minus its
+    prediction for a, scored on the test pairs). A relative probe no better
+    than the difference of absolutes shows absolute position, not relative.
   """
   from sklearn.ensemble import GradientBoostingRegressor  # Optional deps.
   from sklearn.linear_model import LinearRegression
@@ -123,4 +135,13 @@ def relative_position_probe(features, split="positions", seed=0,
   for name, model in models.items():
     model.fit(x[train], y[train])
     result[name] = _scores(y[test], model.predict(x[test]))
+  if split == "positions":
+    is_train = training_positions(n, seed)
+    absolute = LinearRegression().fit(features[is_train],
+                                      positions[is_train])
+    guess = absolute.predict(features)
+    result["absolute_linear"] = _scores(positions[~is_train],
+                                        guess[~is_train])
+    result["difference_of_absolutes"] = _scores(y[test],
+                                                guess[b[test]] - guess[a[test]])
   return result

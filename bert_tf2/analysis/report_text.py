@@ -1,5 +1,7 @@
 """Renders the position-embedding report dict as short Markdown."""
 
+from bert_tf2.analysis import relative_position
+
 
 def _fmt(x):
   return "%.4g" % x
@@ -11,13 +13,54 @@ def probe_table(probes):
            "|---|---|---|---|---|"]
   for split, res in sorted(probes.items()):
     base = res["baseline"]["mse"]
-    for model in ("baseline", "linear", "gradient_boosting"):
+    for model in ("baseline", "linear", "gradient_boosting",
+                  "difference_of_absolutes"):
+      if model not in res:
+        continue
       r = res[model]
       ratio = r["mse"] / base if base > 0 else float("nan")
       lines.append("| %s (%d train / %d test pairs) | %s | %s | %s | %s |"
                    % (split, res["num_train"], res["num_test"], model,
                       _fmt(r["mse"]), _fmt(r["mae"]), _fmt(ratio)))
   return "\n".join(lines)
+
+
+def relative_position_text(rel):
+  """Markdown lines: the verdict and a per-offset table of the measures."""
+  lines = [
+      "Verdict: **%s**." % relative_position.verdict_text(rel),
+      "",
+      "An offset k passes when one affine map p[i+k] ~ R_k p[i] + c_k, "
+      "fitted on the starts i in alternating blocks of %d positions, scores "
+      ">= %g on the held-out blocks (1 - SSE / SSE of the better of "
+      "\"no move\" and the mean), and the spread of cos(p[i], p[i+k]) "
+      "across i is <= %g times the spread of its mean across k (%.4g). "
+      "Positions %d.. analysed." % (
+          rel["block"], rel["thresholds"]["shift_map_r2_min"],
+          rel["thresholds"]["cosine_spread_ratio_max"],
+          rel["cosine_across_spread"], rel["first_position"]),
+      "",
+      "| offset | shift map score | mean cos | cos spread across i | "
+      "spread ratio |",
+      "|---|---|---|---|---|"]
+  for i in range(rel["max_offset"]):
+    cells = [rel[key][i] for key in ("shift_map_r2", "cosine_mean",
+                                     "cosine_within_spread",
+                                     "cosine_spread_ratio")]
+    lines.append("| %d | %s |" % (i + 1, " | ".join(
+        "-" if c is None else "%.3f" % c for c in cells)))
+  probe = rel.get("probe_vs_absolute")
+  if probe:
+    lines += ["", "Relative probe against absolute position on the same "
+              "features (held-out positions, linear): relative MAE %s, the "
+              "difference of two absolute guesses %s (ratio %s; about 1 or "
+              "more means the probe reads absolute position and subtracts), "
+              "absolute position alone MAE %s." % (
+                  _fmt(probe["relative_linear_mae"]),
+                  _fmt(probe["difference_of_absolutes_mae"]),
+                  "-" if probe["ratio"] is None else _fmt(probe["ratio"]),
+                  _fmt(probe["absolute_linear_mae"]))]
+  return lines
 
 
 def markdown_report(report):
@@ -61,7 +104,10 @@ def markdown_report(report):
       % (_fmt(report["mean_cosine_neighbours"]),
          _fmt(report["mean_cosine_all_pairs"])),
       "",
-      "## Relative-position probe",
+      "## Relative position",
+  ] + relative_position_text(report["relative_position"]) + [
+      "",
+      "## Relative-position probe (confounded by absolute position)",
       "Target pos_b - pos_a from both embeddings projected on the leading "
       "%d components, positions %d..%d, 60/40 split, seed %d." % (
           report["probe_num_components"], report["probe_positions"][0],

@@ -37,7 +37,6 @@ Example:
 import tensorflow as tf
 
 from bert_tf2.classifier.serving import ClassifierServer
-from bert_tf2.common import InputError
 from bert_tf2.common import saved_model
 from bert_tf2.finetune import driver
 from tokenization.tf_text import InGraphTokenizer

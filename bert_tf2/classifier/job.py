@@ -21,6 +21,7 @@ from bert_tf2.classifier.features import PaddingInputExample
 from bert_tf2.classifier.options import generic_options
 from bert_tf2.classifier.options import validate
 from bert_tf2.classifier.task import ClassifierTask
+from bert_tf2.finetune import assets
 from bert_tf2.finetune.job import Job
 from bert_tf2.runner.checkpoints import checkpoint_step
 
@@ -103,7 +104,6 @@ class ClassifierJob(Job):
     s = self.settings
     if not s.do_train:
       return
-    from bert_tf2.predict import assets  # pylint: disable=g-import-not-at-top
     assets.save_assets(
         s.output_dir, "classifier", s.bert_config_file, s.vocab_file,
         do_lower_case=s.do_lower_case, max_seq_length=s.max_seq_length,

@@ -4,7 +4,7 @@
   -> model.ckpt-STEP, eval_results.txt, test_results.tsv [-> SavedModel]
 
 `run(settings)` takes the script's settings (`finetune.Settings.from_flags`
-in the script, `default_options(...)` in tests). Single-label tasks run as
+in the script, `classifier.options.default_options(...)` in tests). Single-label tasks run as
 `classifier.job.ClassifierJob` on the fine-tuning driver; multi-label ones
 (--label_column=a,b,c or --multi_label_delimiter) as
 `classifier.multi_label.MultiLabelJob`.
@@ -12,7 +12,6 @@ in the script, `default_options(...)` in tests). Single-label tasks run as
 
 from bert_tf2.classifier import multi_label
 from bert_tf2.classifier.job import ClassifierJob
-from bert_tf2.classifier.options import default_options  # pylint: disable=unused-import
 from bert_tf2.finetune import driver
 
 

@@ -28,7 +28,7 @@ from absl import flags
 from absl import logging
 
 from bert_tf2.common import run_lock
-from bert_tf2.common.errors import InputError
+from tokenization.errors import InputError
 
 
 def _fail(message):

@@ -11,13 +11,13 @@ vocabulary is part of its config, so a `.keras` file carries it.
 `fit(texts, labels)`, `evaluate`, `predict(texts)`; for pairs, x is a tuple
 `(texts_a, texts_b)`. Compiled without a loss it trains on the task's
 original loss (labels as y) and reports the task's metrics; compiled with
-one, it is any Keras model. `text_model(cls, directory, ...)` builds one
-from a pretrained directory (`bert_tf2.common.pretrained`), or, for NER,
-multiple choice and the sentence encoder, the text model of their own
-module (`bert_tf2.ner.text_model`, `bert_tf2.multiple_choice.preprocessor`,
-`bert_tf2.embedding.text_model`). A saved `.keras` file loads with
+one, it is any Keras model. `build(cls, directory, ...)` builds one with a
+`BertPreprocessor` from a pretrained directory (`bert_tf2.common.pretrained`);
+`bert_tf2.models.text_model` picks this or a task's own builder (NER,
+multiple choice, the sentence encoder). A saved `.keras` file loads with
 `keras.saving.load_model(path)` once `bert_tf2.models` is imported (as
-keras-hub's models need `import keras_hub`), with no `custom_objects`.
+keras-hub's models need `import keras_hub`; that import registers every
+task class), with no `custom_objects`. This module imports no task.
 
 Other tasks plug in by their own preprocessor layer: any layer that maps
 the raw inputs to the task model's feature dict (and has a `get_config`)
@@ -33,13 +33,8 @@ Example:
 import keras
 import tensorflow as tf
 
-# Imported so that keras.models.load_model finds every task model once this
-# module is imported (keras imports only its own packages by itself).
 import modeling
 from bert_tf2.common import fit_data
-from bert_tf2.classifier import model as _classifier  # pylint: disable=unused-import
-from bert_tf2.ner import model as _ner  # pylint: disable=unused-import
-from bert_tf2.squad import model as _squad  # pylint: disable=unused-import
 from bert_tf2.common.errors import InputError
 from modeling import layers
 from tokenization import packing
@@ -234,25 +229,16 @@ def _as_dataset(x, y, batch_size, sample_weight=None, shuffle=False):
   return data.batch(batch_size or 32), None, None
 
 
-def text_model(cls, directory, max_seq_length=128, do_lower_case=None,
-               **kwargs):
+def build(cls, directory, max_seq_length=128, do_lower_case=None, **kwargs):
   """`TextModel` of `cls.from_checkpoint(directory, **kwargs)` and its vocab.
 
-  E.g. `text_model(BertClassifier, "uncased_L-12_H-768_A-12", num_labels=2)`;
+  E.g. `build(BertClassifier, "uncased_L-12_H-768_A-12", num_labels=2)`;
   long_text="sliding_window", doc_stride=N: run_classifier.py's windows
   (`BertPreprocessor`), each text's window logits averaged.
-  Task models with a text model of their own (NER: labels=[...]; multiple
-  choice; the sentence encoder) are built by their module's `build`.
+  Users call `bert_tf2.models.text_model`, which sends the task models with
+  a text model of their own (NER, multiple choice, the sentence encoder) to
+  their module's `build`, and every other one here.
   """
-  # Imported here: those modules import this one.
-  # pylint: disable=g-import-not-at-top
-  from bert_tf2.embedding import text_model as embedding_text
-  from bert_tf2.multiple_choice import preprocessor as multiple_choice
-  from bert_tf2.ner import text_model as ner_text
-  for module in (ner_text, multiple_choice, embedding_text):
-    if issubclass(cls, module.TASK):
-      return module.build(cls, directory, max_seq_length=max_seq_length,
-                          do_lower_case=do_lower_case, **kwargs)
   windows = {k: kwargs.pop(k) for k in ("long_text", "doc_stride")
              if k in kwargs}
   task = cls.from_checkpoint(directory, do_lower_case=do_lower_case, **kwargs)
@@ -262,4 +248,3 @@ def text_model(cls, directory, max_seq_length=128, do_lower_case=None,
                                   do_lower_case=found.do_lower_case,
                                   max_seq_length=max_seq_length, **windows)
   return TextModel(preprocessor, task)
-

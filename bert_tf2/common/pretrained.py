@@ -35,7 +35,7 @@ import numpy as np
 import tensorflow as tf
 
 import modeling
-from bert_tf2.common.errors import InputError
+from tokenization.errors import InputError
 
 
 class PretrainedDir(collections.namedtuple(

@@ -39,7 +39,7 @@ import time
 
 from absl import logging
 
-from bert_tf2.common.errors import InputError
+from tokenization.errors import InputError
 
 LOCK_NAME = "run.lock"
 

@@ -29,7 +29,7 @@ import os
 from absl import logging
 import tensorflow as tf
 
-from bert_tf2.common.errors import InputError
+from tokenization.errors import InputError
 
 
 def restore_model(task, checkpoint):

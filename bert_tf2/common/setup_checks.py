@@ -16,7 +16,7 @@ Example:
 from absl import logging
 
 from bert_tf2.common import cli
-from bert_tf2.common.errors import InputError
+from tokenization.errors import InputError
 
 
 def load_config_and_tokenizer(bert_config_file, vocab_file,

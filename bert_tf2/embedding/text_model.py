@@ -26,10 +26,7 @@ import tensorflow as tf
 from bert_tf2.common.preprocessor import BertPreprocessor
 from bert_tf2.common.preprocessor import TextModel
 from bert_tf2.embedding import losses
-from bert_tf2.embedding.encoder import SentenceEncoder
 from modeling import layers
-
-TASK = SentenceEncoder
 
 
 @layers.serializable

@@ -27,7 +27,7 @@ def extract_to_file(input_file, output_file, bert_config_file,
 
   Args: as the flags of extract_features.py. With export_dir, also writes
   the same encoder (layers, max_seq_length, do_lower_case) as a SavedModel
-  with raw-string signatures (`bert_tf2.predict.FeatureEncoder.export`):
+  with raw-string signatures (`bert_tf2.feature_extraction.predictor.FeatureEncoder.export`):
   serving_pair(text_a, text_b)["token_vectors"] gives the JSON lines'
   numbers for every input line, without this package.
 
@@ -71,7 +71,7 @@ def extract_to_file(input_file, output_file, bert_config_file,
       count += 1
   logging.info("Wrote %d lines to %s", count, output_file)
   if export_dir:
-    from bert_tf2.predict import FeatureEncoder  # pylint: disable=g-import-not-at-top
+    from bert_tf2.feature_extraction.predictor import FeatureEncoder  # pylint: disable=g-import-not-at-top
     FeatureEncoder(bert_config_file, init_checkpoint, vocab_file,
                    do_lower_case=do_lower_case, max_seq_length=max_seq_length,
                    layers=layer_indexes, batch_size=batch_size

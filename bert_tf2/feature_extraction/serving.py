@@ -1,9 +1,9 @@
 """Feature serving: `FeatureServer`, the raw-text SavedModel of an encoder.
 
-Written by `bert_tf2.predict.FeatureEncoder.export(dir)`: serving_default(text)
+Written by `bert_tf2.feature_extraction.predictor.FeatureEncoder.export(dir)`: serving_default(text)
 and serving_pair(text_a, text_b) -> token_vectors [batch, max_seq_length,
 len(layers), hidden], input_mask [batch, max_seq_length], mean_vectors and
-cls_vectors [batch, len(layers), hidden] (see bert_tf2/predict/features.py).
+cls_vectors [batch, len(layers), hidden] (see bert_tf2/feature_extraction/predictor.py).
 
 Example (pooling the vectors of one text of 2 tokens, 1 layer, hidden 2):
   >>> out = pool({"token_vectors": tf.constant([[[[1., 2.]], [[3., 4.]],

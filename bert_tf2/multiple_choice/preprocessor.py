@@ -33,10 +33,8 @@ import tensorflow as tf
 import modeling
 from bert_tf2.common.preprocessor import BertPreprocessor
 from bert_tf2.common.preprocessor import TextModel
-from bert_tf2.multiple_choice.model import BertMultipleChoice
 from modeling import layers
 
-TASK = BertMultipleChoice
 FEATURES = ("input_ids", "input_mask", "segment_ids")
 
 

@@ -2,16 +2,12 @@
 """SavedModel export of a fine-tuned NER model (`--export_dir`).
 
 The serving graph (`NerServer`) and the client (`EntityTagger`, `entities`)
-live in `bert_tf2.ner.serving`; re-exported here for the callers of
-`ner.export`.
+live in `bert_tf2.ner.serving`; this module only writes the SavedModel.
 """
 
 from bert_tf2.common import saved_model
-from bert_tf2.ner.serving import EntityTagger  # pylint: disable=unused-import
 from bert_tf2.ner.preprocessor import NerPreprocessor
 from bert_tf2.ner.serving import NerServer
-from bert_tf2.ner.serving import align_words  # pylint: disable=unused-import
-from bert_tf2.ner.serving import entities  # pylint: disable=unused-import
 
 
 def export_saved_model(task, checkpoint, export_dir, vocab_file,

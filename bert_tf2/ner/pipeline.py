@@ -16,7 +16,6 @@ from bert_tf2.finetune import driver
 from bert_tf2.finetune.settings import settings_with_defaults
 from bert_tf2.ner import flags as ner_flags
 from bert_tf2.ner.job import NerJob
-from bert_tf2.ner.job import validate  # pylint: disable=unused-import
 
 
 def default_options(**overrides):

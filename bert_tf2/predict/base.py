@@ -5,7 +5,7 @@ import tensorflow as tf
 import modeling
 import tokenization
 from bert_tf2.common import InputError
-from bert_tf2.predict import assets as assets_lib
+from bert_tf2.finetune import assets as assets_lib
 
 
 class Predictor(object):

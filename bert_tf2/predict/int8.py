@@ -33,8 +33,8 @@ import tempfile
 import numpy as np
 
 from bert_tf2.common import InputError
-from bert_tf2.common import atomic
 from bert_tf2.predict import onnx_graph
+from tokenization import atomic
 
 INPUT_NAMES = ("input_ids", "input_mask", "segment_ids")
 OPSET = 17

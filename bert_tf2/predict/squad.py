@@ -31,6 +31,7 @@ Example:
 import tensorflow as tf
 
 from bert_tf2.common import InputError
+from bert_tf2.common import saved_model
 from bert_tf2.predict import base
 from bert_tf2.predict import serving
 from bert_tf2.squad import examples as examples_lib
@@ -125,5 +126,5 @@ class SquadPredictor(base.Predictor):
         self.n_best_size, self.max_answer_length,
         self.version_2_with_negative, self.null_score_diff_threshold,
         doc_stride=self.doc_stride)
-    return serving.write_saved_model(
+    return saved_model.write_saved_model(
         server, export_dir, {"serving_default": server.serve})

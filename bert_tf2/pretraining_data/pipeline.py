@@ -21,8 +21,8 @@ Example:
   ...     "the cat sat.\\nthe dog ran.\\n\\nthe dog sat.\\nthe cat ran.\\n")
   >>> stats = run([corpus], [os.path.join(d, "out.tfrecord")],
   ...             tokenization.FullTokenizer(vocab),
-  ...             DataOptions(max_seq_length=16, dupe_factor=2,
-  ...                         log_examples=0))
+  ...             options_lib.DataOptions(max_seq_length=16, dupe_factor=2,
+  ...                                     log_examples=0))
   >>> stats.documents, stats.instances
   (2, 6)
 """
@@ -38,7 +38,6 @@ from bert_tf2.pretraining_data import parallel
 from bert_tf2.pretraining_data import stages
 from bert_tf2.pretraining_data import writer as writer_lib
 from bert_tf2.pretraining_data import options as options_lib
-from bert_tf2.pretraining_data.options import DataOptions  # pylint: disable=unused-import
 from bert_tf2.pretraining_data.options import check_vocab
 
 

@@ -241,8 +241,8 @@ def _open_record_writer(path):
   files are written by the compiled framing when it is built, other paths
   (gs://, ...) by tf.io.TFRecordWriter.
   """
-  from bert_tf2.common import atomic  # pylint: disable=g-import-not-at-top
   from bert_tf2.pretraining_data import fast  # pylint: disable=g-import-not-at-top
+  from tokenization import atomic  # pylint: disable=g-import-not-at-top
   frame = fast.record_framing()
   if frame is not None and atomic.is_local(path):
     return _FramedFile(path, frame)

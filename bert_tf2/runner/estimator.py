@@ -21,6 +21,7 @@ from bert_tf2.runner import gather
 from bert_tf2.runner import inputs
 from bert_tf2.runner import loops
 from bert_tf2.runner import periodic_eval
+from bert_tf2.runner import cpu_probe
 from bert_tf2.runner import precision
 from bert_tf2.runner import preemption
 from bert_tf2.runner import progress
@@ -493,6 +494,7 @@ class Estimator(object):
     with self._strategy.scope(), precision.policy_scope(
         self._config.precision):
       if self._model is None:
+        cpu_probe.warn_if_bfloat16_slower(self._config.precision)
         self._model = self._task.build_model()
       if mode not in self._built_modes:
         dummy = inputs.dummy_batch(inputs.element_spec(make_dataset))

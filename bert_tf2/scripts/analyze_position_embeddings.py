@@ -3,8 +3,10 @@
 
 Writes PNG figures (value histogram vs the initialisation, values beyond
 2 std, PCA explained variance, leading components over position, 2-D PCA
-scatter, cosine similarity) and report.md / report.json (statistics and a
-relative-position probe) into --output_dir.
+scatter, cosine similarity, relative-position measures),
+position_report.json (the relative-position verdict), report.md /
+report.json (statistics, the verdict, the probe) and position_report.html
+(the figures and the verdict in one self-contained page) into --output_dir.
 
   python analyze_position_embeddings.py \\
     --init_checkpoint=$BERT_DIR/bert_model.ckpt --output_dir=/tmp/pos
@@ -13,8 +15,9 @@ relative-position probe) into --output_dir.
 from absl import flags
 
 from bert_tf2.common import cli
+from bert_tf2.analysis import extra
 from bert_tf2.analysis import flags as analysis_flags
-from bert_tf2.common.errors import InputError
+from tokenization.errors import InputError
 from tokenization import flags as tokenization_flags
 
 FLAGS = flags.FLAGS
@@ -23,8 +26,10 @@ analysis_flags.define_position_flags()
 
 
 def main(_):
+  extra.require_analysis_extra("analyze_position_embeddings.py")
   tokenization_flags.refuse_preserve_unused_tokens("analyze_position_embeddings.py")
   from bert_tf2.analysis import position_report  # pylint: disable=g-import-not-at-top
+  from bert_tf2.analysis import relative_position  # pylint: disable=g-import-not-at-top
   if not FLAGS.output_dir:
     raise InputError("--output_dir is required")
   table, shape = position_report.load_position_table(
@@ -38,8 +43,11 @@ def main(_):
       probe_include_cls=FLAGS.probe_include_cls, max_pairs=FLAGS.max_pairs,
       source={"checkpoint": FLAGS.init_checkpoint,
               "variable": FLAGS.variable, "shape": list(shape)})
-  print("wrote %d figures and report.md/report.json to %s"
-        % (len(report["figures"]), FLAGS.output_dir))
+  print("relative position: %s" % relative_position.verdict_text(
+      report["relative_position"]))
+  print("wrote %d figures, %s, %s and report.md/report.json to %s"
+        % (len(report["figures"]), position_report.VERDICT_FILE,
+           position_report.HTML_FILE, FLAGS.output_dir))
 
 
 def run():

@@ -28,10 +28,10 @@ import signal
 import sys
 import time
 
-from bert_tf2.common import atomic
 from bert_tf2.demos.quickstart_stages import format_duration
 from bert_tf2.demos.quickstart_stages import run_tracks
 from bert_tf2.demos.quickstart_stages import Stage
+from tokenization import atomic
 
 # The checkout this package lives in (quickstart needs its data/ and the
 # top-level scripts; run it from a checkout: ./quickstart.sh).

@@ -1,5 +1,7 @@
 # coding=utf-8
-"""Draws BERT's attention maps for a sentence (pair), per layer and head.
+"""Draws BERT's attention maps for a sentence (pair), per layer and head:
+a PNG grid (--output_file) and, next to it, an interactive HTML page
+(attention.png -> attention.html: layer/head selector, values on hover).
 
   python visualize_attention.py --bert_config_file=$BERT_DIR/bert_config.json \\
     --init_checkpoint=$BERT_DIR/bert_model.ckpt --vocab_file=$BERT_DIR/vocab.txt \\
@@ -10,6 +12,7 @@
 from absl import flags
 
 from bert_tf2.common import cli
+from bert_tf2.analysis import extra
 from bert_tf2.analysis import flags as analysis_flags
 
 FLAGS = flags.FLAGS
@@ -18,6 +21,7 @@ analysis_flags.define_attention_flags()
 
 
 def main(_):
+  extra.require_analysis_extra("visualize_attention.py")
   from bert_tf2.analysis import attention_run  # pylint: disable=g-import-not-at-top
   tokens, probs = attention_run.visualize(
       bert_config_file=FLAGS.bert_config_file,
@@ -28,8 +32,9 @@ def main(_):
       max_seq_length=(FLAGS.max_seq_length
                       if FLAGS["max_seq_length"].present else None),
       output_file=FLAGS.output_file)
-  print("wrote %d x %d attention maps over %d tokens to %s"
-        % (probs.shape[0], probs.shape[1], len(tokens), FLAGS.output_file))
+  print("wrote %d x %d attention maps over %d tokens to %s and %s"
+        % (probs.shape[0], probs.shape[1], len(tokens), FLAGS.output_file,
+           attention_run.html_path(FLAGS.output_file)))
 
 
 def run():

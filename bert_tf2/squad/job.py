@@ -25,6 +25,7 @@ from bert_tf2.common import padding
 from bert_tf2.common import saved_model
 from bert_tf2.common import setup_checks
 from bert_tf2.common.cli import require_file
+from bert_tf2.finetune import assets
 from bert_tf2.finetune.job import Job
 from bert_tf2.runner.checkpoints import checkpoint_step
 from bert_tf2.squad import evaluate as squad_evaluate
@@ -197,7 +198,6 @@ class SquadJob(Job):
     s = self.settings
     if not s.do_train:
       return
-    from bert_tf2.predict import assets  # pylint: disable=g-import-not-at-top
     assets.save_assets(  # What bert_tf2.predict.SquadPredictor needs.
         s.output_dir, "squad", s.bert_config_file, s.vocab_file,
         do_lower_case=s.do_lower_case, max_seq_length=s.max_seq_length,

@@ -14,9 +14,6 @@ from bert_tf2.finetune import driver
 from bert_tf2.finetune.settings import settings_with_defaults
 from bert_tf2.squad import flags as squad_flags
 from bert_tf2.squad.job import SquadJob
-from bert_tf2.squad.job import TRAIN_SHUFFLE_SEED  # pylint: disable=unused-import
-from bert_tf2.squad.job import read_train_examples  # pylint: disable=unused-import
-from bert_tf2.squad.job import validate  # pylint: disable=unused-import
 
 
 def default_options(**overrides):

@@ -2,6 +2,7 @@
 
 import json
 import os
+import re
 
 import numpy as np
 import pytest
@@ -10,8 +11,8 @@ from bert_tf2.analysis import attention
 from bert_tf2.analysis import attention_plots
 from bert_tf2.analysis import attention_run
 from bert_tf2.analysis import plots
-from bert_tf2.common.errors import InputError
 from tests.analysis import scripts_test
+from tokenization.errors import InputError
 
 WORDS = ["the", "cat", "sat", "on", "mat", "it", "pur", "##red", "."]
 TINY = {"vocab_size": 5 + len(WORDS), "hidden_size": 16,
@@ -93,6 +94,22 @@ def test_plot_attention_grid(tmp_path):
     attention_plots.plot_attention_grid(probs, list("abc"), path)
 
 
+def test_attention_grid_has_one_colour_bar(tmp_path, monkeypatch):
+  seen = []
+  real_save = plots.save_figure
+
+  def save(fig, path, **kwargs):
+    seen.extend(ax.get_ylabel() for ax in fig.axes)
+    real_save(fig, path, **kwargs)
+
+  monkeypatch.setattr(plots, "save_figure", save)
+  probs = np.random.RandomState(1).dirichlet(np.ones(4), size=(2, 2, 4))
+  attention_plots.plot_attention_grid(probs, list("abcd"),
+                                      str(tmp_path / "g.png"))
+  bars = [label for label in seen if label.startswith("attention weight")]
+  assert len(bars) == 1 and len(seen) == 2 * 2 + 1, seen
+
+
 def test_load_bert_rejects_mismatched_config(tiny_model_dir, tmp_path):
   bigger = dict(TINY, num_hidden_layers=3)
   config = str(tmp_path / "bert_config.json")
@@ -116,6 +133,16 @@ def test_visualize_attention_script(tiny_model_dir, tmp_path):
   assert proc.returncode == 0, proc.stderr[-3000:]
   assert plots.is_png(out) and os.path.getsize(out) > 1000
   assert "1 x 4 attention maps over" in proc.stdout
+  with open(str(tmp_path / "attention.html"), encoding="utf-8") as f:
+    page = f.read()
+  data = json.loads(re.search(
+      r'<script id="data" type="application/json">(.*?)</script>', page,
+      re.S).group(1))
+  assert data["layers"] == [1] and data["heads"] == [0, 1, 2, 3]
+  probs = np.asarray(data["probs"])
+  assert probs.shape == (1, 4, len(data["tokens"]), len(data["tokens"]))
+  np.testing.assert_allclose(probs.sum(-1), 1.0, atol=1e-3)
+  assert "attention.html" in proc.stdout
 
 
 def test_visualize_bad_inputs(tiny_model_dir, tmp_path):
@@ -129,6 +156,8 @@ def test_visualize_bad_inputs(tiny_model_dir, tmp_path):
       ({"text_a": " "}, "--text_a is required"),
       ({"max_seq_length": 33}, "--max_seq_length=33: the model has only 32"),
       ({"layers": "2"}, "--layers=2: index 2 out of range"),
+      ({"output_file": str(tmp_path / "a.html")},
+       "--output_file=.*a.html: the PNG grid's path"),
   ]:
     with pytest.raises(InputError, match=message):
       attention_run.visualize(**dict(args, **change))

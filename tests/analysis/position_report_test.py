@@ -8,8 +8,8 @@ import pytest
 
 from bert_tf2.analysis import plots
 from bert_tf2.analysis import position_report
-from bert_tf2.common.errors import InputError
 from tests.analysis import synthetic
+from tokenization.errors import InputError
 
 VAR = "bert/embeddings/position_embeddings"
 
@@ -45,11 +45,36 @@ def test_reports_hold_the_numbers(sinusoidal_report):
     best = min(res["linear"]["mse"], res["gradient_boosting"]["mse"])
     assert best < 0.1 * res["baseline"]["mse"]
   assert min(on_disk["component_smoothness_lag1"][:3]) > 0.9
+  with open(os.path.join(out, position_report.VERDICT_FILE)) as f:
+    verdict = json.load(f)
+  assert verdict == {"relative_position": on_disk["relative_position"]}
+  assert verdict["relative_position"]["verdict"] == "yes"
   with open(os.path.join(out, "report.md")) as f:
     md = f.read()
   assert "| positions" in md and "gradient_boosting" in md
+  assert "Verdict: **yes (offsets 1..15 tested)**" in md
+  assert "difference_of_absolutes" in md
   for name in position_report.FIGURES.values():
     assert name in md
+
+
+def test_random_rows_get_no_in_the_written_report(tmp_path):
+  out = str(tmp_path)
+  table = synthetic.random_table(64, 32, seed=4)
+  report = position_report.analyze_position_table(table, out,
+                                                  num_components=8)
+  with open(os.path.join(out, position_report.VERDICT_FILE)) as f:
+    assert json.load(f)["relative_position"]["verdict"] == "no"
+  probe = report["relative_position"]["probe_vs_absolute"]
+  assert probe["ratio"] == pytest.approx(1.0, rel=1e-6)
+
+
+def test_position_0_share():
+  proj = np.zeros((10, 2))
+  proj[0, 0], proj[1:, 0] = 3.0, 0.1
+  assert position_report.position_0_share(proj) == pytest.approx(
+      9.0 / (9.0 + 9 * 0.01))
+  assert position_report.position_0_share(np.zeros((4, 2))) == 0.0
 
 
 def test_check_num_components():

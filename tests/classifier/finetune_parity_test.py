@@ -22,6 +22,7 @@ import modeling
 from bert_tf2.classifier import features as features_lib
 from bert_tf2 import runner
 from bert_tf2.classifier import pipeline
+from bert_tf2.classifier.options import default_options
 from bert_tf2.classifier.model import BertClassifier
 from tests.classifier import glue_fixtures
 from tests.golden import REPO_ROOT
@@ -83,7 +84,7 @@ def test_finetuning_matches_original(tmp_path, monkeypatch):
   # (The fine-tuning driver seeds its shuffles with runner.data_seed.)
   monkeypatch.setattr(runner, "data_seed", lambda unused_settings: SEEDS[0])
   output_dir = os.path.join(root, "out")
-  options = pipeline.default_options(
+  options = default_options(
       task_name="tsv", data_dir=data_dir, vocab_file=vocab_file,
       bert_config_file=config_file, init_checkpoint=init_checkpoint,
       output_dir=output_dir, text_a_column="sentence", label_column="label",

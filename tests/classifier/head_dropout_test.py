@@ -10,6 +10,7 @@ from bert_tf2.classifier import options as classifier_options
 from bert_tf2.classifier.model import BertClassifier
 from bert_tf2.classifier.task import ClassifierTask
 from bert_tf2.common import InputError
+from bert_tf2.ner import job as ner_job
 from bert_tf2.ner import pipeline as ner_pipeline
 from bert_tf2.ner.model import BertTokenClassifier
 from bert_tf2.ner.task import NerTask
@@ -66,6 +67,6 @@ def test_rate_outside_0_1_is_a_named_error(tmp_path, value):
         task_name="cola", data_dir=str(tmp_path), output_dir=str(tmp_path),
         do_train=True, classifier_dropout_prob=value))
   with pytest.raises(InputError, match=match):
-    ner_pipeline.validate(ner_pipeline.default_options(
+    ner_job.validate(ner_pipeline.default_options(
         data_dir=str(tmp_path), output_dir=str(tmp_path), do_train=True,
         classifier_dropout_prob=value))

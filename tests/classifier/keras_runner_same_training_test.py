@@ -23,7 +23,7 @@ import optimization
 from bert_tf2 import runner
 from bert_tf2.classifier.model import BertClassifier
 from bert_tf2.classifier.task import ClassifierTask
-from bert_tf2.common.preprocessor import text_model
+from bert_tf2.models import text_model
 from tests.common import tiny_dir
 
 TEXTS = ["bob met ann in paris", "the cat sat on a mat", "a dog ran",

@@ -12,6 +12,7 @@ import pytest
 from bert_tf2.common import InputError
 from bert_tf2.classifier import multi_label
 from bert_tf2.classifier import pipeline
+from bert_tf2.classifier.options import default_options
 
 
 def test_metrics_hand_computed():
@@ -115,7 +116,7 @@ def test_end_to_end_eval_and_predict(tmp_path):
                "attention_probs_dropout_prob": 0.0,
                "max_position_embeddings": 16}, f)
   out = str(tmp_path / "out")
-  o = pipeline.default_options(
+  o = default_options(
       task_name="tsv", data_dir=d, vocab_file=vocab, bert_config_file=config,
       output_dir=out, do_train=True, do_eval=True, do_predict=True,
       max_seq_length=12, text_a_column="text", label_column="tags",
@@ -126,7 +127,7 @@ def test_end_to_end_eval_and_predict(tmp_path):
       export_dir=str(tmp_path / "export"))
   o.multi_label_delimiter = "|"
   # An early-stopping metric evaluation does not make: one line, no output.
-  bad = pipeline.default_options(**dict(vars(o),
+  bad = default_options(**dict(vars(o),
                                         early_stopping_metric="eval_A_f1"))
   with pytest.raises(InputError, match="eval_A_f1: evaluation does not "
                      "produce it; it produces eval_exact_match, eval_loss, "

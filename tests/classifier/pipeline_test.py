@@ -20,6 +20,7 @@ from bert_tf2.common import InputError
 from bert_tf2.classifier import features as F
 from bert_tf2.classifier import long_text
 from bert_tf2.classifier import pipeline
+from bert_tf2.classifier.options import default_options
 from tests.classifier import tiny_task
 
 WORDS = tiny_task.WORDS
@@ -66,7 +67,7 @@ def trained(tmp_path_factory):
   config_file = os.path.join(root, "bert_config.json")
   with open(config_file, "w") as f:
     json.dump(CONFIG, f)
-  options = pipeline.default_options(
+  options = default_options(
       task_name="tsv", data_dir=data_dir, vocab_file=vocab_file,
       bert_config_file=config_file, output_dir=os.path.join(root, "out"),
       text_a_column="text", label_column="label", label_list="no,yes",
@@ -152,7 +153,7 @@ def test_sliding_window_averages_window_logits(trained, tmp_path):
             [(d,) for d in docs])
   out = str(tmp_path / "out")
   shutil.copytree(options.output_dir, out)
-  long_options = pipeline.default_options(**dict(
+  long_options = default_options(**dict(
       vars(options), data_dir=data_dir, output_dir=out, do_train=False,
       do_eval=False, export_dir=None, long_text="sliding_window",
       doc_stride=5))
@@ -180,17 +181,17 @@ def test_bad_inputs_fail_clearly(trained, tmp_path):
               do_train=False, do_predict=False)
   with pytest.raises(InputError, match="--max_seq_length=65 is longer than "
                      "max_position_embeddings=64"):
-    pipeline.run(pipeline.default_options(**dict(base, max_seq_length=65)))
+    pipeline.run(default_options(**dict(base, max_seq_length=65)))
   with pytest.raises(InputError, match="At least one of --do_train"):
-    pipeline.run(pipeline.default_options(**dict(base, do_eval=False)))
+    pipeline.run(default_options(**dict(base, do_eval=False)))
   small = str(tmp_path / "small.json")
   with open(small, "w") as f:
     json.dump(dict(CONFIG, vocab_size=10), f)
   with pytest.raises(InputError, match="has 46 tokens but .* vocab_size=10"):
-    pipeline.run(pipeline.default_options(**dict(base,
+    pipeline.run(default_options(**dict(base,
                                                  bert_config_file=small)))
   with pytest.raises(InputError, match="do_lower_case"):
-    pipeline.run(pipeline.default_options(**dict(
+    pipeline.run(default_options(**dict(
         base, do_lower_case=False,
         init_checkpoint="/x/uncased_L-12_H-768_A-12/bert_model.ckpt")))
   bad = str(tmp_path / "bad")
@@ -199,7 +200,7 @@ def test_bad_inputs_fail_clearly(trained, tmp_path):
             [("yes", "w1 w2"), ("maybe", "w3")])
   with pytest.raises(InputError, match=r"dev\.tsv line 3: unknown label "
                      r"'maybe'"):
-    pipeline.run(pipeline.default_options(**dict(base, data_dir=bad)))
+    pipeline.run(default_options(**dict(base, data_dir=bad)))
 
 
 def test_python_predictor_from_the_output_dir_matches_test_results(trained):

@@ -20,6 +20,7 @@ import tensorflow as tf
 
 from bert_tf2.classifier import job as classifier_job
 from bert_tf2.classifier import pipeline
+from bert_tf2.classifier.options import default_options
 from bert_tf2.classifier.task import PearsonCorrelation
 from tests.classifier import glue_fixtures
 
@@ -101,7 +102,7 @@ def stsb(tmp_path_factory):
   config_file = os.path.join(root, "bert_config.json")
   with open(config_file, "w") as f:
     json.dump(CONFIG, f)
-  options = pipeline.default_options(
+  options = default_options(
       task_name="sts-b", data_dir=os.path.join(root, "data"),
       vocab_file=glue_fixtures.minilm_vocab(), bert_config_file=config_file,
       output_dir=os.path.join(root, "out"), do_train=True, do_eval=True,
@@ -137,7 +138,7 @@ def test_stsb_sliding_window_eval_equals_averaged_predictions(stsb, tmp_path):
   _write_stsb(data_dir, dev[:2], dev)
   out = str(tmp_path / "out")
   shutil.copytree(options.output_dir, out)
-  long_options = pipeline.default_options(**dict(
+  long_options = default_options(**dict(
       vars(options), data_dir=data_dir, output_dir=out, do_train=False,
       max_seq_length=24, long_text="sliding_window", doc_stride=6))
   pipeline.run(long_options)

@@ -18,6 +18,7 @@ import tensorflow as tf
 
 from bert_tf2.classifier import features as F
 from bert_tf2.classifier import pipeline
+from bert_tf2.classifier.options import default_options
 from tests.classifier import tiny_task
 
 WORDS = tiny_task.WORDS
@@ -65,7 +66,7 @@ def data(tmp_path_factory):
 def _run(data, name, **overrides):
   root, data_dir, vocab_file, config_file = data
   keras.utils.set_random_seed(0)  # Same initial weights and shuffling.
-  options = pipeline.default_options(**dict(dict(
+  options = default_options(**dict(dict(
       task_name="tsv", data_dir=data_dir, vocab_file=vocab_file,
       bert_config_file=config_file, output_dir=os.path.join(root, name),
       text_a_column="text", label_column="label", label_list="no,yes",

@@ -16,8 +16,8 @@ import sys
 import pytest
 import tensorflow as tf
 
-from bert_tf2.common import atomic
 from bert_tf2.common import saved_model
+from tokenization import atomic
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
@@ -32,7 +32,7 @@ def stop_here():
   sys.stdin.read()  # Blocks until killed.
 
 if kind == "atomic_open":
-  from bert_tf2.common import atomic
+  from tokenization import atomic
   with atomic.atomic_open(path) as f:
     f.write("new, half")
     f.flush()

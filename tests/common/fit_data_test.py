@@ -9,7 +9,7 @@ import tensorflow as tf
 from bert_tf2.classifier.model import BertClassifier
 from bert_tf2.classifier.model import classifier_loss
 from bert_tf2.common import fit_data
-from bert_tf2.common.preprocessor import text_model
+from bert_tf2.models import text_model
 from tests.common import tiny_dir
 
 BATCH, BATCHES, SEQ = 4, 5, 8

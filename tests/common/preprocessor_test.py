@@ -97,7 +97,7 @@ def test_keras_file_loads_in_a_fresh_process(tmp_path):
   np.save(str(tmp_path / "want.npy"), model.predict(TEXTS, verbose=0))
   script = (
       "import sys, numpy as np, keras\n"
-      "import bert_tf2.common.preprocessor\n"
+      "import bert_tf2.models\n"
       "m = keras.models.load_model(sys.argv[1])\n"
       "got = m.predict(%r, verbose=0)\n"
       "np.testing.assert_allclose(got, np.load(sys.argv[2]), atol=1e-6)\n"

@@ -10,10 +10,10 @@ import pytest
 import modeling
 from bert_tf2.classifier.model import BertClassifier
 from bert_tf2.common import pretrained
-from bert_tf2.common.errors import InputError
 from bert_tf2.ner.model import BertTokenClassifier
 from bert_tf2.squad.model import SquadModel
 from tests.modeling.hf_import_test import _hf_dir, _to_hf
+from tokenization.errors import InputError
 
 CONFIG = modeling.BertConfig(
     vocab_size=12, hidden_size=16, num_hidden_layers=1, num_attention_heads=2,

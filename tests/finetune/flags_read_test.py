@@ -11,6 +11,7 @@ import os
 import subprocess
 import sys
 from bert_tf2.classifier import pipeline
+from bert_tf2.classifier.options import default_options
 from bert_tf2.finetune import Settings
 from bert_tf2.finetune import settings_with_defaults
 
@@ -26,7 +27,7 @@ def test_settings_record_reads():
 def test_defaults_come_from_the_flag_definitions():
   from bert_tf2.classifier import flags as classifier_flags  # pylint: disable=g-import-not-at-top
   s = settings_with_defaults(classifier_flags.define_flags)
-  assert s == pipeline.default_options()
+  assert s == default_options()
   assert (s.max_seq_length, s.learning_rate, s.trim_padding) == (128, 5e-5,
                                                                  True)
 

@@ -7,8 +7,8 @@ import pytest
 import tensorflow as tf
 
 import modeling
-from bert_tf2.common.errors import InputError
 from tests.modeling import helpers
+from tokenization.errors import InputError
 
 
 @pytest.fixture(scope="module")

@@ -11,9 +11,9 @@ import pytest
 import tensorflow as tf
 
 import modeling
-from bert_tf2.common.errors import InputError
 from modeling import checkpoint_writer
 from tests.modeling import helpers
+from tokenization.errors import InputError
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))

@@ -6,8 +6,8 @@ import pytest
 import tensorflow as tf
 
 import modeling
-from bert_tf2.common.errors import InputError
 from modeling import activations
+from tokenization.errors import InputError
 
 
 def test_defaults_are_the_originals():

@@ -9,10 +9,10 @@ import pytest
 import tensorflow as tf
 
 from bert_tf2.common import InputError
-from bert_tf2.ner import export
 from bert_tf2.ner import model as model_lib
 from bert_tf2.ner import pipeline
 from bert_tf2.ner import schemes
+from bert_tf2.ner import serving
 from tests.ner import pipeline_test as base
 
 _predictions = base._predictions  # pylint: disable=protected-access
@@ -43,12 +43,12 @@ def test_crf_learns_and_decodes_valid_bio(trained_crf):
 
 
 def test_crf_saved_model_decodes_in_graph_like_pipeline(trained_crf):
-  tagger = export.EntityTagger(trained_crf.export_dir)
+  tagger = serving.EntityTagger(trained_crf.export_dir)
   rows = _predictions(os.path.join(trained_crf.output_dir,
                                    "test_predictions.txt"))
   texts = [" ".join(r[0] for r in s) for s in rows]
   for text, sentence, found in zip(texts, rows, tagger(texts)):
-    expected = export.entities(text, [r[0] for r in sentence],
+    expected = serving.entities(text, [r[0] for r in sentence],
                                [r[2] for r in sentence])
     assert found == expected, text
   # serving_ids decodes over the first pieces ("##s" is not one) and gives

@@ -30,7 +30,7 @@ import tensorflow as tf
 import modeling
 import tokenization
 from bert_tf2.common import saved_model
-from bert_tf2.ner import export
+from bert_tf2.ner import serving
 from bert_tf2.ner import pipeline
 from bert_tf2.ner.preprocessor import NerPreprocessor
 from bert_tf2.ner.task import NerTask
@@ -179,7 +179,7 @@ def paths(trained):
           "saved_words": [r["words"] for r in served["rows"]],
           "modules": served["modules"],
           "keras_model": keras_model,
-          "tagger": export.EntityTagger(options.export_dir)}
+          "tagger": serving.EntityTagger(options.export_dir)}
 
 
 def test_the_long_text_spans_many_windows(trained, paths):
@@ -203,7 +203,7 @@ def test_entities_are_the_same_on_every_path(paths):
   found = paths["tagger"](TEXTS)
   for text, words, tags, spans in zip(TEXTS, paths["words"],
                                       paths["script"], found):
-    assert spans == export.entities(text, words, tags), text
+    assert spans == serving.entities(text, words, tags), text
     for entity in spans:
       assert text[entity["start"]:entity["end"]] == entity["text"]
   assert found[1] == []

@@ -14,10 +14,10 @@ import keras
 import pytest
 
 from bert_tf2.common import InputError
-from bert_tf2.ner import export
 from bert_tf2.ner import metrics
 from bert_tf2.ner import pipeline
 from bert_tf2.ner import reader
+from bert_tf2.ner import serving
 from tests.reliability import fixtures
 
 NAMES = ["n%d" % i for i in range(6)]
@@ -135,14 +135,14 @@ def test_test_predictions_and_results(trained):
 
 
 def test_saved_model_spans_agree_with_pipeline(trained):
-  tagger = export.EntityTagger(trained.export_dir)
+  tagger = serving.EntityTagger(trained.export_dir)
   rows = _predictions(os.path.join(trained.output_dir,
                                    "test_predictions.txt"))
   texts = [" ".join(r[0] for r in s) for s in rows]
   spans = tagger(texts)
   for text, sentence, found in zip(texts, rows, spans):
     tokens = [r[0] for r in sentence]
-    expected = export.entities(text, tokens, [r[2] for r in sentence])
+    expected = serving.entities(text, tokens, [r[2] for r in sentence])
     assert found == expected, text
     for entity in found:
       assert text[entity["start"]:entity["end"]] == entity["text"]

@@ -7,11 +7,11 @@ import pytest
 import tensorflow as tf
 
 import tokenization
-from bert_tf2.common.errors import InputError
 from bert_tf2.ner import features
 from bert_tf2.ner.preprocessor import NerPreprocessor
 from tests.tokenization.conftest import minilm_vocab_path
 from tests.tokenization.corpus import build_corpus
+from tokenization.errors import InputError
 from tokenization import tf_text
 
 SEQ = 48

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from bert_tf2 import models
-from bert_tf2.common.errors import InputError
 from tests.common import tiny_dir
+from tokenization.errors import InputError
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))

@@ -19,9 +19,9 @@ import modeling
 from bert_tf2.classifier.model import BertClassifier
 from bert_tf2.common import InputError
 from bert_tf2.predict import ClassifierPredictor
-from bert_tf2.predict import FeatureEncoder
+from bert_tf2.feature_extraction.predictor import FeatureEncoder
 from bert_tf2.predict import SquadPredictor
-from bert_tf2.predict import save_assets
+from bert_tf2.finetune.assets import save_assets
 from bert_tf2.squad.model import SquadModel
 
 WORDS = ["w%d" % i for i in range(30)] + ["alpha", "beta", "##s", "##ed"]

@@ -28,7 +28,7 @@ from bert_tf2.feature_extraction.serving import FeatureServer
 from bert_tf2.ner.model import BertTokenClassifier
 from bert_tf2.ner.preprocessor import NerPreprocessor
 from bert_tf2.ner.serving import NerServer
-from bert_tf2.predict.features import FeatureEncoder
+from bert_tf2.feature_extraction.predictor import FeatureEncoder
 from bert_tf2.squad.model import SquadModel
 from bert_tf2.squad.serving import SquadServer
 from tests.predict.predict_test import CONFIG

@@ -63,7 +63,7 @@ def _in_process(*args):
 def _in_process_error(*args):
   """The error line `bert_tf2.common.cli.run` prints (then exits 1) for the
   InputError these flags raise in-process; any other outcome fails."""
-  from bert_tf2.common.errors import InputError  # pylint: disable=g-import-not-at-top
+  from tokenization.errors import InputError  # pylint: disable=g-import-not-at-top
   with pytest.raises(InputError) as error:
     _in_process(*args)
   return "error: %s" % error.value

@@ -161,10 +161,10 @@ def test_a_local_run_never_imports_tensorflow(tmp_path):
       "the cat sat.\nthe dog ran.\n\nthe dog sat.\nthe cat ran.\n")
   code = (
       "import sys, tokenization\n"
-      "from bert_tf2.pretraining_data import pipeline\n"
+      "from bert_tf2.pretraining_data import options, pipeline\n"
       "stats = pipeline.run([sys.argv[1]], [sys.argv[2]],\n"
       "    tokenization.FullTokenizer(sys.argv[3]),\n"
-      "    pipeline.DataOptions(max_seq_length=16, dupe_factor=3))\n"
+      "    options.DataOptions(max_seq_length=16, dupe_factor=3))\n"
       "assert stats.instances > 0\n"
       "print('tensorflow' in sys.modules)\n")
   env = dict(os.environ, BERT_TF2_PURE_PYTHON="0")

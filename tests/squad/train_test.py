@@ -15,6 +15,7 @@ import tensorflow as tf
 from bert_tf2.common import InputError
 from bert_tf2.common import padding
 from bert_tf2.squad import evaluate as squad_eval
+from bert_tf2.squad import job as squad_job
 from bert_tf2.squad import pipeline
 from bert_tf2.squad import records
 from tests.golden import REPO_ROOT
@@ -113,7 +114,7 @@ def test_original_command_line_predicts(trained):
 ])
 def test_bad_flags_give_clear_errors(trained, change, message):
   with pytest.raises(InputError, match=message):
-    pipeline.validate(_options(trained, **change))
+    squad_job.validate(_options(trained, **change))
 
 
 def test_vocab_larger_than_config_is_rejected(trained, tmp_path):
@@ -122,7 +123,7 @@ def test_vocab_larger_than_config_is_rejected(trained, tmp_path):
   path = tmp_path / "small_config.json"
   path.write_text(json.dumps(config))
   with pytest.raises(InputError, match="vocab_size=10"):
-    pipeline.validate(_options(trained, bert_config_file=str(path)))
+    squad_job.validate(_options(trained, bert_config_file=str(path)))
 
 
 def test_output_dir_with_another_models_checkpoint_is_rejected(trained,

@@ -1,5 +1,8 @@
 """`FeatureEncoder`: texts -> token vectors or pooled sentence vectors.
 
+The feature-extraction task's Python predictor (on the generic
+`bert_tf2.predict.base.Predictor`).
+
 The inputs are extract_features.py's (`convert_example`: [CLS] a [SEP]
 (b [SEP]), a pair truncated longest-first); the vectors are the encoder
 layers chosen by `layers` (Python-style indexes, -1 = last layer).
@@ -28,6 +31,7 @@ import numpy as np
 import tensorflow as tf
 
 import modeling
+from bert_tf2.common import saved_model
 from bert_tf2.feature_extraction import examples as examples_lib
 from bert_tf2.feature_extraction.extractor import parse_layers
 from bert_tf2.feature_extraction.serving import FeatureServer
@@ -124,6 +128,6 @@ class FeatureEncoder(base.Predictor):
     """Writes the serving SavedModel (see module docstring); returns it."""
     server = FeatureServer(self, InGraphTokenizer(
         self.vocab_file, do_lower_case=self.do_lower_case))
-    return serving.write_saved_model(
+    return saved_model.write_saved_model(
         server, export_dir, {"serving_default": server.serve_text,
                              "serving_pair": server.serve_pair})

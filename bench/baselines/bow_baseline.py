@@ -3,14 +3,14 @@
 Reads the same train/dev files as `run_classifier.py --task_name=tsv` and
 prints the dev accuracy, to put a fine-tuned BERT's number in context:
 
-  python -m bert_tf2.demos.bow_baseline --data_dir=/tmp/movie_reviews \\
+  python -m bench.baselines.bow_baseline --data_dir=/tmp/movie_reviews \\
       --text_a_column=sentence --label_column=label
 
 `--analyzer=char` counts character 1-2 grams instead of words (Chinese has
 no spaces: a bag of characters and character bigrams); `--test` also
 prints the accuracy on the (labelled) test file:
 
-  python -m bert_tf2.demos.bow_baseline --data_dir=/tmp/zh_sentiment \\
+  python -m bench.baselines.bow_baseline --data_dir=/tmp/zh_sentiment \\
       --text_a_column=sentence --label_column=label --analyzer=char --test
 
 Needs scikit-learn (the project's `analysis` extra).

@@ -9,7 +9,7 @@ tutorial. Evaluated with metrics.evaluate (conlleval semantics), so its F1
 is comparable with run_ner.py's.
 
   pip install sklearn-crfsuite
-  python -m bert_tf2.demos.crf_baseline --data_dir=/tmp/pd --output_dir=/tmp/crf
+  python -m bench.baselines.crf_baseline --data_dir=/tmp/pd --output_dir=/tmp/crf
 
 Example:
   >>> char_features(["北", "京"], 0)["c[0]"], char_features(["北", "京"], 1)["c[0]c[-1]"]

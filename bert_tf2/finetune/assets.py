@@ -3,8 +3,11 @@
 `save_assets(output_dir, kind, bert_config_file, vocab_file, ...)` copies
 bert_config.json and the vocabulary into `output_dir/predictor/` and writes
 `output_dir/predictor/predictor.json` (atomically) with the task settings
-(labels, max_seq_length, do_lower_case, ...). The training scripts call it,
-so `ClassifierPredictor.from_output_dir(output_dir)` needs nothing else.
+(labels, max_seq_length, do_lower_case, ...). The fine-tuning jobs call it
+(`Job.save_assets`), so `ClassifierPredictor.from_output_dir(output_dir)`
+(`bert_tf2.predict`, which reads it with `load_assets` and `checkpoint_of`)
+needs nothing else. It lives here, below `bert_tf2.predict`, so that the
+jobs write it without importing the predictors.
 
 Example:
   >>> save_assets(out, "classifier", "bert_config.json", "vocab.txt",

@@ -1,0 +1,178 @@
+"""The matmul ceiling: how fast this machine multiplies the model's shapes.
+
+A training step of BERT is mostly the encoder's dense matmuls. This module
+times a chain of exactly those matmuls (per layer: Q, K, V and attention
+output [T, H] x [H, H], then [T, H] x [H, I] and [T, I] x [I, H], with
+T = batch * seq tokens) with nothing else in between, so the GFLOP/s it
+reaches is what the model's own step could reach at best on this CPU through
+the same library. `bench_model` runs it in the same run as the peers and
+prints each peer's GFLOP/s as a share of it.
+
+Rows: TensorFlow (oneDNN) float32 and bfloat16, each with and without XLA,
+and PyTorch float32/bfloat16 when torch is installed.
+
+    python -m bench.ceiling --config minilm --seq_length 128 --batch_size 16
+
+Prints one `CEILING {json}` line per row (and a table); `--json` only the
+lines. The peers' FLOP count is `bench.shapes` (the same shapes).
+"""
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import time
+
+if __package__ in (None, ""):
+  sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(
+      __file__))))
+from bench import shapes  # pylint: disable=g-import-not-at-top
+
+
+def chain_shapes(shape, tokens):
+  """The (m, k, n) of every matmul in one pass of the encoder's dense layers.
+
+  Args:
+    shape: a `bench.shapes.SHAPES` entry.
+    tokens: int, batch_size * seq_length.
+
+  Returns:
+    list of (m, k, n): num_hidden_layers * [4 x (T, H, H), (T, H, I),
+    (T, I, H)]; each product's output is the next one's input.
+
+    >>> chain_shapes(shapes.SHAPES["minilm"], 8)[:5]
+    [(8, 384, 384), (8, 384, 384), (8, 384, 384), (8, 384, 384), (8, 384, 1536)]
+  """
+  h, i = shape["hidden_size"], shape["intermediate_size"]
+  layer = [(tokens, h, h)] * 4 + [(tokens, h, i), (tokens, i, h)]
+  return layer * shape["num_hidden_layers"]
+
+
+def chain_flops(chain):
+  """2 * m * k * n summed over the chain."""
+  return sum(2 * m * k * n for m, k, n in chain)
+
+
+def _time(fn, warmup, repeats, number):
+  """Median seconds of `number` calls of fn(), over `repeats` repeats."""
+  for _ in range(warmup):
+    fn()
+  times = []
+  for _ in range(repeats):
+    start = time.perf_counter()
+    for _ in range(number):
+      fn()
+    times.append((time.perf_counter() - start) / number)
+  return statistics.median(times), times
+
+
+def tensorflow_rows(chain, dtypes, warmup, repeats, number):
+  """TensorFlow rows: (library, dtype, xla, seconds, all times)."""
+  os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+  import numpy as np  # pylint: disable=g-import-not-at-top
+  import tensorflow as tf  # pylint: disable=g-import-not-at-top
+  rng = np.random.RandomState(0)
+  rows = []
+  for dtype in dtypes:
+    tf_dtype = tf.as_dtype(dtype)
+    # Scaled by 1/sqrt(k) so the chain's values stay of order one.
+    weights = [tf.constant(rng.randn(k, n).astype(np.float32) / np.sqrt(k),
+                           dtype=tf_dtype) for _, k, n in chain]
+    m, k, _ = chain[0]
+    x0 = tf.constant(rng.randn(m, k).astype(np.float32), dtype=tf_dtype)
+    for xla in (False, True):
+      @tf.function(jit_compile=xla)
+      def run(x=x0, weights=weights):
+        # A true chain, as the layers of the model: each product feeds the
+        # next, so nothing can be skipped or reordered.
+        for w in weights:
+          x = tf.matmul(x, w)
+        return tf.reduce_sum(tf.cast(x, tf.float32))
+
+      sec, times = _time(lambda: run().numpy(), warmup, repeats, number)
+      rows.append(("tensorflow", dtype, xla, sec, times))
+  return rows
+
+
+def torch_rows(chain, dtypes, warmup, repeats, number):
+  """PyTorch rows, or [] when torch is not installed."""
+  try:
+    import torch  # pylint: disable=g-import-not-at-top
+  except ImportError:
+    return []
+  rows = []
+  gen = torch.Generator().manual_seed(0)
+  for dtype in dtypes:
+    t_dtype = getattr(torch, dtype)
+    weights = [(torch.randn(k, n, generator=gen) / k ** 0.5).to(t_dtype)
+               for _, k, n in chain]
+    x0 = torch.randn(chain[0][0], chain[0][1], generator=gen).to(t_dtype)
+
+    def run(x=x0, weights=weights):
+      with torch.no_grad():
+        for w in weights:
+          x = torch.matmul(x, w)
+        return float(x.float().sum())
+
+    sec, times = _time(run, warmup, repeats, number)
+    rows.append(("torch", dtype, False, sec, times))
+  return rows
+
+
+def measure(config="minilm", seq_length=128, batch_size=16,
+            dtypes=("float32", "bfloat16"), libraries=("tensorflow", "torch"),
+            warmup=2, repeats=5, number=3):
+  """Every ceiling row as a dict with gflops_per_s; see the module doc."""
+  chain = chain_shapes(shapes.SHAPES[config], batch_size * seq_length)
+  flops = chain_flops(chain)
+  rows = []
+  if "tensorflow" in libraries:
+    rows += tensorflow_rows(chain, dtypes, warmup, repeats, number)
+  if "torch" in libraries:
+    rows += torch_rows(chain, dtypes, warmup, repeats, number)
+  return [{"library": lib, "dtype": dtype, "xla": xla, "config": config,
+           "seq_length": seq_length, "batch_size": batch_size,
+           "sec_median": sec, "sec_all": times,
+           "gflops_per_s": flops / sec / 1e9}
+          for lib, dtype, xla, sec, times in rows]
+
+
+def format_rows(rows):
+  lines = ["| library | dtype | XLA | GFLOP/s |", "|---|---|---|---|"]
+  for r in rows:
+    lines.append("| %s | %s | %s | %.0f |" % (
+        r["library"], r["dtype"], "on" if r["xla"] else "off",
+        r["gflops_per_s"]))
+  return "\n".join(lines)
+
+
+def best(rows, dtype="float32"):
+  """The highest GFLOP/s among TensorFlow rows of `dtype` (None if none)."""
+  values = [r["gflops_per_s"] for r in rows
+            if r["dtype"] == dtype and r["library"] == "tensorflow"]
+  return max(values) if values else None
+
+
+def main():
+  p = argparse.ArgumentParser(description=__doc__,
+                              formatter_class=argparse.RawTextHelpFormatter)
+  p.add_argument("--config", default="minilm", choices=sorted(shapes.SHAPES))
+  p.add_argument("--seq_length", type=int, default=128)
+  p.add_argument("--batch_size", type=int, default=16)
+  p.add_argument("--dtypes", default="float32,bfloat16")
+  p.add_argument("--libraries", default="tensorflow,torch")
+  p.add_argument("--repeats", type=int, default=5)
+  p.add_argument("--json", action="store_true")
+  args = p.parse_args()
+  rows = measure(args.config, args.seq_length, args.batch_size,
+                 tuple(args.dtypes.split(",")),
+                 tuple(args.libraries.split(",")), repeats=args.repeats)
+  for r in rows:
+    print("CEILING " + json.dumps(r), flush=True)
+  if not args.json:
+    print(format_rows(rows))
+
+
+if __name__ == "__main__":
+  main()

