@@ -25,6 +25,7 @@ import pytest
 
 import modeling
 from bert_tf2.classifier import pipeline
+from bert_tf2.classifier.options import default_options
 from bert_tf2.common import saved_model
 from bert_tf2.common.preprocessor import BertPreprocessor
 from bert_tf2.common.preprocessor import TextModel
@@ -80,7 +81,7 @@ def trained(tmp_path_factory):
                                    "\n".join(VOCAB) + "\n")
   config_file = fixtures.write_json(os.path.join(root, "bert_config.json"),
                                     CONFIG)
-  options = pipeline.default_options(
+  options = default_options(
       task_name="tsv", data_dir=data_dir, vocab_file=vocab_file,
       bert_config_file=config_file, output_dir=os.path.join(root, "out"),
       text_a_column="text", text_b_column="other", label_column="label",
