@@ -206,6 +206,54 @@ def _reader(prefix, flag):
                      % (flag, prefix, str(e).splitlines()[0])) from e
 
 
+def _shape_error(flag, prefix, name, have, want):
+  return InputError(
+      "--%s=%s: variable %s has shape %s in the checkpoint but %s in the "
+      "model (does bert_config.json match this checkpoint?)"
+      % (flag, prefix, name, list(have), list(want)))
+
+
+def encoder_shapes(config):
+  """{original name: shape} of the encoder variables that carry each size
+  of `config` (embeddings, and per layer the query, intermediate and output
+  kernels): enough to tell a config from another model's.
+
+  >>> from modeling.config import BertConfig
+  >>> shapes = encoder_shapes(BertConfig(vocab_size=10, hidden_size=8,
+  ...     num_hidden_layers=1, num_attention_heads=2, intermediate_size=16))
+  >>> shapes["bert/encoder/layer_0/intermediate/dense/kernel"]
+  (8, 16)
+  """
+  h = config.hidden_size
+  shapes = {
+      "bert/embeddings/word_embeddings": (config.vocab_size, h),
+      "bert/embeddings/token_type_embeddings": (config.type_vocab_size, h),
+      "bert/embeddings/position_embeddings": (
+          config.max_position_embeddings, h)}
+  for i in range(config.num_hidden_layers):
+    layer = "bert/encoder/layer_%d/" % i
+    shapes[layer + "attention/self/query/kernel"] = (h, h)
+    shapes[layer + "intermediate/dense/kernel"] = (h, config.intermediate_size)
+    shapes[layer + "output/dense/kernel"] = (config.intermediate_size, h)
+  return shapes
+
+
+def check_config_matches_checkpoint(config, init_checkpoint,
+                                    flag="init_checkpoint"):
+  """Refuses a checkpoint whose encoder variables have other shapes than
+  `config` gives them: the error `init_from_checkpoint` would raise once the
+  model is built, from the checkpoint's index alone (before any output).
+
+  Raises:
+    InputError: naming the first variable and both shapes.
+  """
+  prefix = resolve_checkpoint(init_checkpoint, flag)
+  have = _reader(prefix, flag).get_variable_to_shape_map()
+  for name, want in encoder_shapes(config).items():
+    if name in have and tuple(have[name]) != tuple(want):
+      raise _shape_error(flag, prefix, name, have[name], want)
+
+
 def _read_tensor(reader, name, prefix, flag):
   """reader.get_tensor(name); a damaged data file is an InputError.
 
@@ -265,10 +313,7 @@ def init_from_checkpoint(model, init_checkpoint, assignment_map=None,
     want = tuple(var.shape)
     have = tuple(shapes[ckpt_name])
     if want != have:
-      raise InputError(
-          "--%s=%s: variable %s has shape %s in the checkpoint but %s in the "
-          "model (does bert_config.json match this checkpoint?)"
-          % (flag, prefix, ckpt_name, list(have), list(want)))
+      raise _shape_error(flag, prefix, ckpt_name, have, want)
     assignments.append((var, ckpt_name))
     loaded.append(name)
   used = {renames.get(n, n) for n in loaded}

@@ -9,7 +9,7 @@ scikit-learn (the analysis extra; missing: matplotlib): pip install -e
 
 import importlib
 
-from bert_tf2.common.errors import InputError
+from tokenization.errors import InputError
 
 MODULES = {"matplotlib": "matplotlib", "sklearn": "scikit-learn"}
 INSTALL = "pip install -e .[analysis]"

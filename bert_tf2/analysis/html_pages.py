@@ -23,7 +23,7 @@ import json
 
 import numpy as np
 
-from bert_tf2.common.atomic import atomic_write_text
+from tokenization.atomic import atomic_write_text
 
 # Viridis at 5 stops (0, .25, .5, .75, 1): the PNG grids' colour map.
 VIRIDIS = ["#440154", "#3b528b", "#21918c", "#5ec962", "#fde725"]

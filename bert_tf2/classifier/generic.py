@@ -116,6 +116,10 @@ class GenericProcessor(DataProcessor):
     header = None
     if self.has_header and rows:
       header, rows = rows[0].fields, rows[1:]
+    elif self.has_header and set_type != "test":
+      # Not "a column name needs a header line": the file has no lines.
+      raise InputError("%s: the file is empty (expected a header line and "
+                       "examples)" % path)
     a = self._resolve(self.text_a_column, header, path, "text_a_column")
     b = (self._resolve(self.text_b_column, header, path, "text_b_column")
          if self.text_b_column is not None else None)

@@ -76,6 +76,19 @@ class ClassifierJob(Job):
     self.regression = self.processor.is_regression
     self.windows = s.long_text == "sliding_window"
     self.examples = {}
+    # Every split asked for is read (and its labels checked) now: a missing
+    # or empty file, or an unknown dev label, is refused before any output.
+    for split, wanted in (("train", s.do_train), ("eval", s.do_eval),
+                          ("predict", s.do_predict)):
+      if wanted:
+        examples = self.read_examples(split)
+        if split != "predict":
+          self.check_labels(examples)
+
+  def check_labels(self, examples):
+    """Raises InputError naming the file and line of an unknown label."""
+    for example in examples:
+      features_lib.label_id_for(example, self.label_list)
 
   def make_processor(self):
     """The examples' processor (`registry.get_processor`)."""
@@ -125,6 +138,8 @@ class ClassifierJob(Job):
     """The processor's examples of `split` ("train", "eval", "predict"),
     kept in self.examples for evaluation and prediction."""
     s = self.settings
+    if split in self.examples:
+      return self.examples[split]
     if split == "train":
       examples = self.processor.get_train_examples(s.data_dir)
       if not examples:

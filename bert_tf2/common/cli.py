@@ -9,7 +9,8 @@
     TensorFlow I/O error (tf.errors.OpError: ResourceExhausted, DataLoss,
     PermissionDenied, NotFound, Unavailable...) is printed as one line,
     `error: <message>` naming the flag or path, and the script exits with
-    status 1 instead of dumping a traceback.
+    status 1 instead of dumping a traceback (Ctrl-C outside training: one
+    line, status 130).
 
     from bert_tf2.common import cli
     if __name__ == "__main__":
@@ -31,11 +32,19 @@ from bert_tf2.common import run_lock
 from tokenization.errors import InputError
 
 
-def _fail(message):
-  logging.error("%s", message)
+def _fail(message, status=1):
+  """Prints `error: message` once and exits with `status`.
+
+  The message goes to the absl log only when that is a file (--log_dir):
+  on the terminal it would print the error twice.
+  """
+  stream = getattr(logging.get_absl_handler().python_handler, "stream", None)
+  name = getattr(stream, "name", None)
+  if isinstance(name, str) and not name.startswith("<"):  # Not <stderr>.
+    logging.error("%s", message)
   sys.stderr.write("error: %s\n" % message)
   sys.stderr.flush()
-  sys.exit(1)
+  sys.exit(status)
 
 
 def os_error_message(e, default_path=None):
@@ -138,6 +147,12 @@ def _guarded(main, flag_values=None):
       return main(argv)
     except InputError as e:
       _fail(e)
+    except KeyboardInterrupt:
+      # Training turns Ctrl-C into a checkpoint and TrainingInterrupted;
+      # elsewhere (writing records, exporting) every file is written
+      # atomically, so what was complete before is intact.
+      _fail("interrupted (Ctrl-C); files completed before it are kept, the "
+            "one being written is not used", status=130)
     except OSError as e:
       _fail(os_error_message(e, output_dir))
     except Exception as e:  # pylint: disable=broad-except

@@ -59,6 +59,27 @@ def check_settings(s, required=("data_dir", "output_dir"), export_acts=True,
   for flag in BATCH_SIZE_FLAGS:
     if getattr(s, flag) < 1:
       raise InputError("--%s=%d: must be >= 1" % (flag, getattr(s, flag)))
+  if s.do_train:
+    check_training_ranges(s)
+
+
+def check_training_ranges(s):
+  """Raises InputError unless --learning_rate > 0, --num_train_epochs > 0
+  and 0 <= --warmup_proportion <= 1 (NaN fails every test).
+
+  >>> import types
+  >>> check_training_ranges(types.SimpleNamespace(
+  ...     learning_rate=-1.0, num_train_epochs=3.0, warmup_proportion=0.1))
+  Traceback (most recent call last):
+  ...
+  tokenization.errors.InputError: --learning_rate=-1.0: must be > 0
+  """
+  for flag in ("learning_rate", "num_train_epochs"):
+    if not getattr(s, flag) > 0:
+      raise InputError("--%s=%s: must be > 0" % (flag, getattr(s, flag)))
+  if not 0 <= s.warmup_proportion <= 1:
+    raise InputError("--warmup_proportion=%s: must be in [0, 1]"
+                     % s.warmup_proportion)
 
 
 def config_and_tokenizer(s, **kwargs):

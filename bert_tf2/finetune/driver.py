@@ -1,10 +1,15 @@
 """The fine-tuning lifecycle, once for every task: `run(job)`.
 
   start the strategy -> job.prepare (checks, no output) -> export and
-  periodic-evaluation checks -> output_dir, job.save_assets ->
-  train.tf_record -> Estimator -> eval.tf_record -> train (or train with
-  evaluation every --eval_every_n_steps: early stopping, best checkpoint)
-  -> evaluate (eval_results.txt) -> predict -> export the chosen checkpoint
+  periodic-evaluation checks -> run config and batch-size checks ->
+  output_dir, job.save_assets -> train.tf_record -> Estimator ->
+  eval.tf_record -> train (or train with evaluation every
+  --eval_every_n_steps: early stopping, best checkpoint) -> evaluate
+  (eval_results.txt) -> predict -> export the chosen checkpoint
+
+Every check comes before the first write; a record file this run wrote
+that is damaged or removed while it is read is named with its first bad
+record (`records.explain_read_errors`).
 
 A job (finetune/job.py) supplies the task-specific parts; see
 docs/finetuning.md for the task list and how to add one.
@@ -19,6 +24,7 @@ from bert_tf2.common import InputError
 from bert_tf2 import runner
 from bert_tf2.finetune import records
 from bert_tf2.runner import checkpoints
+from bert_tf2.runner import estimator as estimator_lib
 
 _SPLITS = ("train", "eval", "predict")
 
@@ -88,6 +94,7 @@ class _Records(object):
     self.job = job
     s = job.settings
     self.seed = runner.data_seed(s)
+    self.paths = []  # The record files written, for explain_read_errors.
 
   def write(self, split, batch_size=None):
     """(input_fn, record count, steps) of `split`; TPU eval/predict records
@@ -97,6 +104,7 @@ class _Records(object):
     pad_to = batch_size if s.use_tpu and not training else None
     path = os.path.join(s.output_dir, self.job.record_files[split])
     count = self.job.write_records(split, path, pad_to)
+    self.paths.append(path)
     options = dict(drop_remainder=training or bool(s.use_tpu),
                    seed=self.seed, shuffle_buffer=self.job.shuffle_buffer)
     options.update(self.job.input_options(training))
@@ -116,8 +124,12 @@ def run(job):
     check_export_flags(s)
   task = job.build_task()
   every, stopping, keep_best = periodic_eval_options(job, task, do_eval)
-  tf.io.gfile.makedirs(s.output_dir)
+  # The run config checks the runner's flags: before anything is written.
   config = runner.run_config_from_flags(s, runner.strategy_from_FLAGS(s))
+  eval_batch_size = job.eval_batch_size()
+  estimator_lib.check_batch_sizes(config, s.train_batch_size,
+                                  eval_batch_size, s.predict_batch_size)
+  tf.io.gfile.makedirs(s.output_dir)
   checkpoints.refuse_other_model(s.output_dir, task)
   job.save_assets()
   splits = _Records(job)
@@ -129,33 +141,34 @@ def run(job):
     num_warmup_steps = int(num_train_steps * s.warmup_proportion)
     logging.info("***** Running training ***** records=%d batch=%d "
                  "steps=%d", count, s.train_batch_size, num_train_steps)
-  eval_batch_size = job.eval_batch_size()
   estimator = runner.estimator_from_flags(
       task, config, s, num_train_steps, num_warmup_steps,
       eval_batch_size=eval_batch_size)
   if do_eval:
     eval_input_fn, count, eval_steps = splits.write("eval", eval_batch_size)
     logging.info("***** Evaluation records ***** %d", count)
-  if s.do_train and every:
-    estimator.train_and_evaluate(
-        train_input_fn, eval_input_fn, max_steps=num_train_steps,
-        every_n_steps=every, eval_steps=eval_steps,
-        early_stopping=stopping, keep_best=keep_best,
-        eval_fn=(lambda unused_checkpoint: job.evaluate(
-            estimator, eval_input_fn, eval_steps)) if not job.task_metrics else None)
-  elif s.do_train:
-    estimator.train(train_input_fn, max_steps=num_train_steps)
-  if do_eval:
-    result = job.evaluate(estimator, eval_input_fn, eval_steps)
-    runner.write_eval_results(os.path.join(s.output_dir, job.results_file),
-                              result)
-    logging.info("***** Eval results *****")
-    for key in sorted(result):
-      logging.info("  %s = %s", key, result[key])
-    print_results(result)
-  if s.do_predict:
-    predict_input_fn, _, _ = splits.write("predict", s.predict_batch_size)
-    job.predict(estimator, predict_input_fn)
+  with records.explain_read_errors(splits.paths):
+    if s.do_train and every:
+      estimator.train_and_evaluate(
+          train_input_fn, eval_input_fn, max_steps=num_train_steps,
+          every_n_steps=every, eval_steps=eval_steps,
+          early_stopping=stopping, keep_best=keep_best,
+          eval_fn=None if job.task_metrics else (
+              lambda unused_checkpoint: job.evaluate(
+                  estimator, eval_input_fn, eval_steps)))
+    elif s.do_train:
+      estimator.train(train_input_fn, max_steps=num_train_steps)
+    if do_eval:
+      result = job.evaluate(estimator, eval_input_fn, eval_steps)
+      runner.write_eval_results(os.path.join(s.output_dir, job.results_file),
+                                result)
+      logging.info("***** Eval results *****")
+      for key in sorted(result):
+        logging.info("  %s = %s", key, result[key])
+      print_results(result)
+    if s.do_predict:
+      predict_input_fn, _, _ = splits.write("predict", s.predict_batch_size)
+      job.predict(estimator, predict_input_fn)
   if job.exports and s.export_dir:
     checkpoint = checkpoint_to_export(
         s, estimator.latest_checkpoint(),

@@ -20,8 +20,37 @@ Example:
   ([[5, 6, 0]], 'int32')
 """
 
+import contextlib
+
 from bert_tf2.common import atomic_path
+from bert_tf2.common import InputError
 from bert_tf2.common import padding
+
+
+@contextlib.contextmanager
+def explain_read_errors(paths):
+  """Turns a tf.data failure reading the run's record files into one line.
+
+  Wrap the training / evaluation / prediction that reads `paths` (the
+  records this run wrote in --output_dir). A DataLossError or NotFoundError
+  ("Graph execution error") becomes an InputError naming the file, and for
+  a damaged file the first truncated or corrupt record (the scan of
+  `record_check.count_readable_records`, as run_pretraining reports its
+  --input_file); other errors, or a failure the scan cannot explain,
+  propagate unchanged.
+  """
+  import tensorflow as tf  # pylint: disable=g-import-not-at-top
+  from bert_tf2.pretraining import record_check  # pylint: disable=g-import-not-at-top
+  try:
+    yield
+  except (tf.errors.DataLossError, tf.errors.NotFoundError) as e:
+    for path in paths:
+      if not tf.io.gfile.exists(path):
+        raise InputError(
+            "%s: removed while the run was reading it (%s); the run writes "
+            "it at its start: rerun" % (path, type(e).__name__)) from None
+      record_check.count_readable_records(path, what="")
+    raise
 
 
 def to_example(features):

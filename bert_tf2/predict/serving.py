@@ -6,6 +6,7 @@ directory is replaced only if it is a SavedModel.
 """
 
 import os
+import tempfile
 
 import numpy as np
 import tensorflow as tf
@@ -131,4 +132,30 @@ def check_export_dir(export_dir):
       not tf.io.gfile.exists(os.path.join(export_dir, "saved_model.pb"))):
     raise InputError("export_dir=%s exists and is not a SavedModel; not "
                      "replacing it" % export_dir)
+  check_writable_parent("export_dir", export_dir)
   return export_dir
+
+
+def check_writable_parent(flag, path):
+  """Refuses a local `path` whose directory cannot be written (read-only
+  file system, no permission, a file on the way), before hours of
+  training: the export writes `path + ".tmp-export"` beside it.
+
+  Tries to make (and removes) a directory in the nearest existing
+  ancestor; URLs (gs://...) are not checked.
+
+  Raises:
+    InputError: naming the flag, the directory and the reason.
+  """
+  if "://" in path:
+    return
+  parent = os.path.dirname(os.path.abspath(path))
+  while not os.path.exists(parent):
+    parent = os.path.dirname(parent)
+  if not os.path.isdir(parent):
+    raise InputError("--%s=%s: %s is not a directory" % (flag, path, parent))
+  try:
+    os.rmdir(tempfile.mkdtemp(prefix=".write-check-", dir=parent))
+  except OSError as e:
+    raise InputError("--%s=%s: cannot write in %s: %s"
+                     % (flag, path, parent, e.strerror or e))

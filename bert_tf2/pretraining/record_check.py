@@ -80,13 +80,26 @@ def _example_problem(serialized, expected, limits=None):
   return None
 
 
-def _truncated(path, index, detail):
+def _truncated(path, index, detail, what):
   return InputError(
-      "--input_file: %s: record %d is truncated or corrupt (%s); the file "
-      "is damaged or was not completely written" % (path, index, detail))
+      "%s%s: record %d is truncated or corrupt (%s); the file "
+      "is damaged or was not completely written" % (
+          what + ": " if what else "", path, index, detail))
 
 
-def _records(path, limit=None):
+def count_readable_records(path, what="--input_file"):
+  """Reads every record of a TFRecord file; returns how many there are.
+
+  Any TFRecord file (fine-tuning's train.tf_record too): `what` names it
+  in the message (a flag, or "" for a file the run wrote itself).
+
+  Raises:
+    InputError: naming `path` and the first truncated or corrupt record.
+  """
+  return sum(1 for _ in _records(path, what=what))
+
+
+def _records(path, limit=None, what="--input_file"):
   """Yields (index, serialized) of a TFRecord file; raises InputError on
   a truncated/corrupt record, naming the file and the record index."""
   dataset = tf.data.TFRecordDataset(path)
@@ -105,7 +118,7 @@ def _records(path, limit=None):
       detail = detail.split("}}")[-1].split("[Op:")[0].strip()
       # Keep "truncated record at N", drop TF's "' failed with ..." tail.
       detail = detail.split("' failed with")[0].strip()
-      raise _truncated(path, index, detail) from None
+      raise _truncated(path, index, detail, what) from None
     data = record.numpy()
     consumed += 8 + 4 + len(data) + 4  # length, its crc, data, data crc
     yield index, data
@@ -116,7 +129,7 @@ def _records(path, limit=None):
     size = tf.io.gfile.stat(path).length
     if size != consumed:
       raise _truncated(path, index, "the file ends %d bytes into it"
-                       % (size - consumed))
+                       % (size - consumed), what)
 
 
 def check_record_file(path, max_seq_length, max_predictions_per_seq,

@@ -41,7 +41,9 @@ def check_flags(flags_values):
   if not f.do_train and not f.do_eval:
     raise InputError("at least one of --do_train or --do_eval must be True")
   cli.require_file("bert_config_file", f.bert_config_file)
-  config = modeling.BertConfig.from_json_file(f.bert_config_file)
+  # From scratch, nothing but the file says what model to build.
+  config = modeling.BertConfig.from_json_file(
+      f.bert_config_file, require_sizes=not f.init_checkpoint)
   for name in ("max_seq_length", "max_predictions_per_seq",
                "train_batch_size", "eval_batch_size"):
     _check_positive(name, getattr(f, name))
@@ -75,7 +77,7 @@ def check_flags(flags_values):
                        % f.masked_lm_prob)
     _special_ids(f.vocab_file)
   if f.init_checkpoint:
-    modeling.resolve_checkpoint(f.init_checkpoint, "init_checkpoint")
+    modeling.check_config_matches_checkpoint(config, f.init_checkpoint)
   if tf.io.gfile.exists(f.output_dir) and not tf.io.gfile.isdir(f.output_dir):
     raise InputError("--output_dir=%s: is a file, expected a directory"
                      % f.output_dir)

@@ -69,11 +69,8 @@ class Estimator(object):
     self._init_checkpoint = init_checkpoint
     self._strategy = config.strategy or tf.distribute.get_strategy()
     self._params = dict(params or {})
-    replicas = self._strategy.num_replicas_in_sync
-    k = config.gradient_accumulation_steps
-    _check_divisible("train_batch_size", train_batch_size, replicas, k)
-    _check_divisible("eval_batch_size", eval_batch_size, replicas)
-    _check_divisible("predict_batch_size", predict_batch_size, replicas)
+    check_batch_sizes(config, train_batch_size, eval_batch_size,
+                      predict_batch_size)
     self.train_batch_size = int(train_batch_size)
     self.eval_batch_size = int(eval_batch_size)
     self.predict_batch_size = int(predict_batch_size)
@@ -560,6 +557,19 @@ class Estimator(object):
     logging.warning("No checkpoint in %s and no init_checkpoint: using "
                     "freshly initialized weights", self._config.output_dir)
     return 0
+
+
+def check_batch_sizes(config, train_batch_size, eval_batch_size,
+                      predict_batch_size):
+  """Raises InputError unless each global batch splits evenly over the
+  replicas of `config.strategy` (training: x gradient accumulation steps);
+  callable before anything is written."""
+  strategy = config.strategy or tf.distribute.get_strategy()
+  replicas = strategy.num_replicas_in_sync
+  k = config.gradient_accumulation_steps
+  _check_divisible("train_batch_size", train_batch_size, replicas, k)
+  _check_divisible("eval_batch_size", eval_batch_size, replicas)
+  _check_divisible("predict_batch_size", predict_batch_size, replicas)
 
 
 def _check_divisible(flag, batch_size, replicas, accumulation=1):

@@ -26,6 +26,7 @@ from bert_tf2.common import saved_model
 from bert_tf2.common import setup_checks
 from bert_tf2.common.cli import require_file
 from bert_tf2.finetune import assets
+from bert_tf2.finetune import checks
 from bert_tf2.finetune.job import Job
 from bert_tf2.runner.checkpoints import checkpoint_step
 from bert_tf2.squad import evaluate as squad_evaluate
@@ -68,6 +69,8 @@ def validate(s):
                "max_answer_length", "train_batch_size", "predict_batch_size"):
     if getattr(s, flag) < 1:
       raise InputError("--%s=%d: must be >= 1" % (flag, getattr(s, flag)))
+  if s.do_train:
+    checks.check_training_ranges(s)
   return bert_config, tokenizer
 
 

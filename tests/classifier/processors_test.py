@@ -141,3 +141,16 @@ def test_generic_errors_name_file_and_line(tmp_path):
     proc.get_train_examples(d)
   with pytest.raises(InputError, match="--delimiter"):
     GenericProcessor(d, delimiter="ab")
+
+
+def test_empty_train_file_is_named_as_empty_not_headerless(tmp_path):
+  # Issue 38: an empty train.tsv was "a column name needs a header line".
+  d = str(tmp_path)
+  _write(os.path.join(d, "train.tsv"), "")
+  for options in ({"text_a_column": "text", "label_column": "label"},
+                  {"text_a_column": "1", "label_column": "0"}):
+    proc = registry.get_processor("tsv", d, options)
+    with pytest.raises(InputError) as e:
+      proc.get_train_examples(d)
+    assert str(e.value) == ("%s: the file is empty (expected a header line "
+                            "and examples)" % os.path.join(d, "train.tsv"))

@@ -7,9 +7,11 @@ tests/reliability/output_dir_faults_test.py; here, the lines themselves.
 import errno
 import json
 
+import pytest
 import tensorflow as tf
 
 from bert_tf2.common import cli
+from bert_tf2.common import InputError
 
 _CLUSTER = {"worker": ["127.0.0.1:2001", "127.0.0.1:2002", "127.0.0.1:2003"]}
 
@@ -72,3 +74,31 @@ def test_op_error_drops_the_eager_op_noise():
   assert cli.op_error_message(e) == (
       "ResourceExhaustedError: /o/model.ckpt-7.tmp-1.data-00000-of-00001."
       "tempstate1; No space left on device")
+
+
+def _run_guarded(main):
+  with pytest.raises(SystemExit) as e:
+    cli._guarded(main)(["script.py"])  # pylint: disable=protected-access
+  return e.value.code
+
+
+def test_ctrl_c_outside_training_is_one_line(capfd):
+  # Issue 38: Ctrl-C during export was a KeyboardInterrupt traceback.
+  def main(_):
+    raise KeyboardInterrupt()
+  assert _run_guarded(main) == 130
+  out, err = capfd.readouterr()
+  assert out == ""
+  assert err == ("error: interrupted (Ctrl-C); files completed before it are "
+                 "kept, the one being written is not used\n")
+
+
+def test_error_is_printed_once(capfd, caplog):
+  # Issue 38: a log line "E... cli.py] msg", then "error: msg".
+  def main(_):
+    raise InputError("--flag=x: bad")
+  with caplog.at_level("ERROR"):
+    assert _run_guarded(main) == 1
+  out, err = capfd.readouterr()
+  assert (out, err) == ("", "error: --flag=x: bad\n")
+  assert not [r for r in caplog.records if r.levelname == "ERROR"]

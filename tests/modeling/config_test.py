@@ -99,3 +99,99 @@ def test_activations():
   assert modeling.get_activation(tf.tanh) is tf.tanh
   with pytest.raises(ValueError, match="known: gelu, gelu_exact"):
     modeling.get_activation("swish")
+
+
+# Issue 38: a key missing or misspelled must not silently build another model.
+SMALL = {"vocab_size": 99, "hidden_size": 36, "num_hidden_layers": 2,
+         "num_attention_heads": 3, "intermediate_size": 50,
+         "max_position_embeddings": 64, "type_vocab_size": 2}
+
+
+def _write(tmp_path, data):
+  path = tmp_path / "bert_config.json"
+  path.write_text(json.dumps(data))
+  return str(path)
+
+
+def test_misspelled_key_is_refused_naming_the_nearest_field(tmp_path):
+  data = dict(SMALL)
+  data["hidden_sise"] = data.pop("hidden_size")
+  path = _write(tmp_path, data)
+  with pytest.raises(InputError) as e:
+    modeling.BertConfig.from_json_file(path)
+  assert str(e.value) == ("%s: unknown key 'hidden_sise' (did you mean "
+                          "'hidden_size'?)" % path)
+  with pytest.raises(InputError, match="unknown key 'hidden_sise'"):
+    modeling.BertConfig.from_dict(data)
+  with pytest.raises(InputError, match=r"unknown key 'colour' \(known keys: "
+                     r"vocab_size, hidden_size"):
+    modeling.BertConfig.from_dict(dict(SMALL, colour=1))
+
+
+def test_released_configs_unused_keys_are_accepted(tmp_path):
+  # The keys of Google's multilingual_L-12_H-768_A-12/bert_config.json.
+  released = dict(SMALL, directionality="bidi", pooler_fc_size=768,
+                  pooler_num_attention_heads=12, pooler_num_fc_layers=3,
+                  pooler_size_per_head=128, pooler_type="first_token_transform",
+                  hidden_act="gelu", hidden_dropout_prob=0.1,
+                  attention_probs_dropout_prob=0.1, initializer_range=0.02)
+  cfg = modeling.BertConfig.from_json_file(_write(tmp_path, released))
+  assert cfg.to_dict() == released
+
+
+def test_hugging_face_config_is_refused_with_the_converter_named(tmp_path):
+  hf = dict(SMALL, model_type="bert", architectures=["BertModel"],
+            layer_norm_eps=1e-12, pad_token_id=0)
+  with pytest.raises(InputError, match="a Hugging Face config.json, not a "
+                     "bert_config.json .*convert_hf_checkpoint.py"):
+    modeling.BertConfig.from_json_file(_write(tmp_path, hf))
+
+
+def test_missing_size_is_refused_when_required(tmp_path):
+  data = dict(SMALL)
+  del data["hidden_size"], data["num_hidden_layers"]
+  path = _write(tmp_path, data)
+  with pytest.raises(InputError) as e:
+    modeling.BertConfig.from_json_file(path, require_sizes=True)
+  assert str(e.value) == (
+      "%s: no hidden_size, num_hidden_layers; training from scratch needs "
+      "the model's sizes written out (the original would silently use "
+      "hidden_size=768, num_hidden_layers=12)" % path)
+
+
+def test_missing_size_otherwise_is_one_warning_naming_the_default(tmp_path,
+                                                                  caplog):
+  data = dict(SMALL)
+  del data["num_hidden_layers"]
+  path = _write(tmp_path, data)
+  with caplog.at_level("WARNING"):
+    cfg = modeling.BertConfig.from_json_file(path)
+  assert cfg.num_hidden_layers == 12
+  warnings = [r.getMessage() for r in caplog.records
+              if r.levelname == "WARNING"]
+  assert warnings == ["%s: no num_hidden_layers; using the original's "
+                      "default num_hidden_layers=12" % path]
+  # A complete file: no warning.
+  caplog.clear()
+  with caplog.at_level("WARNING"):
+    modeling.BertConfig.from_json_file(_write(tmp_path, SMALL))
+  assert not [r for r in caplog.records if r.levelname == "WARNING"]
+
+
+def test_missing_heads_is_named_as_the_default_not_the_users(tmp_path):
+  data = dict(SMALL, hidden_size=32)
+  del data["num_attention_heads"]
+  path = _write(tmp_path, data)
+  with pytest.raises(InputError) as e:
+    modeling.BertConfig.from_json_file(path)
+  assert str(e.value) == (
+      "%s: hidden_size (32) is not a multiple of num_attention_heads (12, "
+      "the default: not in the file)" % path)
+
+
+def test_missing_vocab_size_is_named(tmp_path):
+  data = dict(SMALL)
+  del data["vocab_size"]
+  path = _write(tmp_path, data)
+  with pytest.raises(InputError, match="no vocab_size"):
+    modeling.BertConfig.from_json_file(path)

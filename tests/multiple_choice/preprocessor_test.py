@@ -57,7 +57,10 @@ def test_fit_and_predict_on_raw_strings(tmp_path):
             batch_size=4, verbose=0)
   logs = model.evaluate((contexts, choices), labels, return_dict=True,
                         verbose=0)
-  assert logs["loss"] < before["loss"]
+  # tiny_dir's checkpoint is the same on every run (seeded): the loss goes
+  # from ln 2 to 0.56. (Unseeded draws gave drops of 0.02-0.13, a first
+  # step at chance, issue 38.) 0.05 is far from both rounding and chance.
+  assert logs["loss"] < before["loss"] - 0.05, (before, logs)
   logits = model.predict((contexts, choices), verbose=0)
   assert logits.shape == (4, 2)
   assert logs["accuracy"] == pytest.approx(

@@ -123,3 +123,13 @@ def test_check_all_records_finds_a_bad_record_up_front(setup):
   with pytest.raises(InputError, match=r"part-1.tfrecord: record 2: feature "
                      r"'segment_ids' has value 2, outside \[0, 2\)"):
     run.check_flags(_flags(setup, "--check_all_records"))
+
+
+def test_config_without_sizes_is_refused_from_scratch_only(setup, tmp_path):
+  # Issue 38: without hidden_size the original trains a 768-wide model.
+  config = setup / "bert_config.json"
+  config.write_text(json.dumps({k: v for k, v in CONFIG.items()
+                                if k != "hidden_size"}))
+  with pytest.raises(InputError, match=r"no hidden_size; training from "
+                     r"scratch needs .*hidden_size=768"):
+    run.check_flags(_flags(setup))

@@ -60,6 +60,20 @@ CASES = [
      lambda p: dict(init_checkpoint=p["other_ckpt"]),
      ["--init_checkpoint=", "bert/embeddings/word_embeddings",
       "[%d, 24]" % len(fixtures.VOCAB), "[%d, 16]" % len(fixtures.VOCAB)]),
+    # Issue 38: flag ranges, checked before anything is written.
+    ("run_classifier.py", _classifier_args, "negative_learning_rate",
+     lambda p: dict(learning_rate=-1), ["--learning_rate=-1.0: must be > 0"]),
+    ("run_classifier.py", _classifier_args, "warmup_proportion_above_one",
+     lambda p: dict(warmup_proportion=2),
+     ["--warmup_proportion=2.0: must be in [0, 1]"]),
+    ("run_classifier.py", _classifier_args, "negative_epochs",
+     lambda p: dict(num_train_epochs=-1),
+     ["--num_train_epochs=-1.0: must be > 0"]),
+    ("run_squad.py", _squad_args, "zero_learning_rate",
+     lambda p: dict(learning_rate=0), ["--learning_rate=0.0: must be > 0"]),
+    ("run_classifier.py", _classifier_args, "export_dir_under_a_file",
+     lambda p: dict(export_dir=os.path.join(p["vocab"], "saved_model")),
+     ["--export_dir=", "vocab.txt", "not a directory"]),
     ("run_classifier.py", _classifier_args, "data_dir_without_train_file",
      lambda p: dict(data_dir=p["empty_dir"]),
      ["empty_dir", "train.tsv", "not found"]),
@@ -109,3 +123,8 @@ def test_bad_input_is_one_clear_error(inputs, script, make_args, name,
   out_dir = os.path.join(inputs["dir"], out)
   assert not os.path.exists(out_dir) or not any(
       n.startswith("model.ckpt") for n in os.listdir(out_dir))
+  # A refused run leaves nothing behind (issue 38: train.tf_record and
+  # predictor/ were left by a checkpoint of another shape).
+  if name != "output_dir_of_another_model":
+    assert not os.path.exists(out_dir) or not os.listdir(out_dir), (
+        os.listdir(out_dir))

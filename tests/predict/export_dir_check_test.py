@@ -1,0 +1,37 @@
+"""--export_dir that cannot be written is refused before training (issue 38:
+a read-only --export_dir was found only after all the training steps)."""
+
+import errno
+import os
+import tempfile
+
+import pytest
+
+from bert_tf2.common import InputError
+from bert_tf2.predict import serving
+
+
+def test_read_only_file_system_is_refused(tmp_path, monkeypatch):
+  # As root, permission bits do not stop a write: fake the file system's
+  # answer (EROFS) where the export would write.
+  def read_only(**kwargs):
+    raise OSError(errno.EROFS, os.strerror(errno.EROFS), kwargs["dir"])
+  monkeypatch.setattr(tempfile, "mkdtemp", read_only)
+  export = str(tmp_path / "new" / "saved_model")
+  with pytest.raises(InputError) as e:
+    serving.check_export_dir(export)
+  assert str(e.value) == ("--export_dir=%s: cannot write in %s: Read-only "
+                          "file system" % (export, tmp_path))
+
+
+def test_a_file_on_the_way_is_refused(tmp_path):
+  (tmp_path / "f").write_text("x")
+  export = str(tmp_path / "f" / "saved_model")
+  with pytest.raises(InputError, match="f is not a directory"):
+    serving.check_export_dir(export)
+
+
+def test_a_writable_place_passes_and_is_left_clean(tmp_path):
+  export = str(tmp_path / "a" / "b")
+  assert serving.check_export_dir(export + "/") == export
+  assert os.listdir(tmp_path) == []
