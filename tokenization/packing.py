@@ -18,6 +18,23 @@ Example:
   >>> out = pack_inputs(a, b, max_seq_length=7, cls_id=101, sep_id=102)
   >>> out["input_ids"].numpy().tolist(), out["segment_ids"].numpy().tolist()
   ([[101, 5, 6, 102, 9, 10, 102]], [[0, 0, 0, 0, 1, 1, 1]])
+
+A row whose second sequence is empty is packed as a single sequence, as
+`convert_single_example` does for an example whose text_b has no tokens.
+
+Long sequences can be cut into overlapping windows first, the rule of
+run_ner.py's sentence windows and run_classifier.py's
+`--long_text=sliding_window`: `window_spans(lengths, window, stride)` gives
+each window's row, start and size (windows start every `stride` tokens
+until one reaches the row's end; an empty row has one empty window), and
+`take_windows` cuts the ids:
+
+  >>> row, start, size = window_spans(tf.constant([5, 0], tf.int64), 3, 2)
+  >>> row.numpy().tolist(), start.numpy().tolist(), size.numpy().tolist()
+  ([0, 0, 1], [0, 2, 0], [3, 3, 0])
+  >>> ids = tf.ragged.constant([[1, 2, 3, 4, 5], []], dtype=tf.int64)
+  >>> take_windows(ids, row, start, size).to_list()
+  [[1, 2, 3], [3, 4, 5], []]
 """
 
 import tensorflow as tf
@@ -38,7 +55,8 @@ def pack_inputs(ids_a, ids_b=None, max_seq_length=128, cls_id=101,
 
   Args:
     ids_a: int RaggedTensor [batch, (tokens)], e.g. InGraphTokenizer output.
-    ids_b: optional int RaggedTensor [batch, (tokens)], the second segment.
+    ids_b: optional int RaggedTensor [batch, (tokens)], the second segment;
+      a row without ids is packed as a single sequence.
     max_seq_length: int, the padded length.
     cls_id, sep_id: ids of [CLS] and [SEP].
 
@@ -49,15 +67,21 @@ def pack_inputs(ids_a, ids_b=None, max_seq_length=128, cls_id=101,
   ids_a = tf.cast(ids_a, tf.int64)
   len_a = ids_a.row_lengths()
   cls, sep = _column(ids_a, cls_id), _column(ids_a, sep_id)
+  single_a = tf.minimum(len_a, max_seq_length - 2)
   if ids_b is None:
-    keep_a = tf.minimum(len_a, max_seq_length - 2)
-    pieces = [cls, _prefix(ids_a, keep_a), sep]
+    pieces = [cls, _prefix(ids_a, single_a), sep]
     segments = [0, 0, 0]
   else:
     ids_b = tf.cast(ids_b, tf.int64)
+    len_b = ids_b.row_lengths()
+    has_b = len_b > 0
     keep_a, keep_b = truncated_lengths(
-        len_a, ids_b.row_lengths(), tf.constant(max_seq_length - 3, tf.int64))
-    pieces = [cls, _prefix(ids_a, keep_a), sep, _prefix(ids_b, keep_b), sep]
+        len_a, len_b, tf.constant(max_seq_length - 3, tf.int64))
+    sep_b = tf.RaggedTensor.from_row_lengths(
+        tf.fill([tf.reduce_sum(tf.cast(has_b, tf.int64))],
+                tf.cast(sep_id, tf.int64)), tf.cast(has_b, tf.int64))
+    pieces = [cls, _prefix(ids_a, tf.where(has_b, keep_a, single_a)), sep,
+              _prefix(ids_b, keep_b), sep_b]
     segments = [0, 0, 0, 1, 1]
   ids = tf.concat(pieces, axis=1)
   seg = tf.concat([tf.zeros_like(p) + s for p, s in zip(pieces, segments)],
@@ -72,6 +96,86 @@ def pack_inputs(ids_a, ids_b=None, max_seq_length=128, cls_id=101,
       "segment_ids": tf.cast(seg.to_tensor(default_value=0, shape=shape),
                              tf.int32),
   }
+
+
+def window_spans(lengths, window, stride):
+  """Overlapping windows over rows of `lengths` tokens.
+
+  Windows start at 0, stride, 2 * stride, ... until one reaches the row's
+  end (start + window >= length): run_ner.py's `features.window_starts` and
+  `long_text.window_starts` (with stride <= window).
+
+  Args:
+    lengths: int Tensor [batch], tokens per row.
+    window: int, or int Tensor [batch]: the most tokens of a window (>= 1).
+    stride: int, or int Tensor [batch]: tokens between window starts
+      (1 <= stride <= window).
+
+  Returns:
+    (row, start, size): int64 Tensors [num_windows], the row of each
+    window, its first token and its number of tokens; rows in order, a
+    row's windows in order; every row has at least one window.
+  """
+  lengths = tf.cast(lengths, tf.int64)
+  window = tf.broadcast_to(tf.cast(window, tf.int64), tf.shape(lengths))
+  stride = tf.broadcast_to(tf.cast(stride, tf.int64), tf.shape(lengths))
+  count = 1 + (tf.maximum(lengths - window, 0) + stride - 1) // stride
+  row = tf.repeat(tf.range(tf.size(lengths, out_type=tf.int64)), count)
+  start = tf.ragged.range(count).flat_values * tf.gather(stride, row)
+  size = tf.minimum(tf.gather(window, row), tf.gather(lengths, row) - start)
+  return row, start, size
+
+
+def take_windows(ids, row, start, size):
+  """The windows of `window_spans` cut from ragged ids.
+
+  Args:
+    ids: RaggedTensor [batch, (tokens)].
+    row, start, size: int64 Tensors [num_windows] (`window_spans`).
+
+  Returns:
+    RaggedTensor [num_windows, (size)] of ids' dtype.
+  """
+  begin = tf.gather(tf.cast(ids.row_starts(), tf.int64), row) + start
+  return tf.gather(ids.flat_values, tf.ragged.range(begin, begin + size))
+
+
+def pair_windows(ids_a, ids_b, max_seq_length, doc_stride):
+  """run_classifier.py's `--long_text=sliding_window` windows, in graph
+  (`bert_tf2.classifier.long_text.convert_example_to_windows`).
+
+  ids_b (if any) is cut to (max_seq_length - 3) // 2 ids and repeated in
+  every window; ids_a is cut into windows of the longest length that fits,
+  starting every min(doc_stride, window) ids, until one reaches its end.
+
+  Args:
+    ids_a, ids_b: int RaggedTensors [batch, (ids)]; empty rows of ids_b
+      mean single texts.
+    max_seq_length, doc_stride: ints.
+
+  Returns:
+    (window_a, window_b, example): int64 RaggedTensors [num_windows,
+    (ids)] to pack with `pack_inputs`, and int64 [num_windows], the row of
+    each window (rows in order, a row's windows in order).
+
+  Example:
+    >>> a = tf.ragged.constant([[7, 8, 9, 10, 11]], dtype=tf.int64)
+    >>> b = tf.ragged.constant([[]], dtype=tf.int64)
+    >>> wa, wb, example = pair_windows(a, b, 5, 2)
+    >>> wa.to_list(), example.numpy().tolist()
+    ([[7, 8, 9], [9, 10, 11]], [0, 0])
+  """
+  ids_a, ids_b = tf.cast(ids_a, tf.int64), tf.cast(ids_b, tf.int64)
+  len_b = ids_b.row_lengths()
+  keep_b = tf.minimum(len_b, (max_seq_length - 3) // 2)
+  ids_b = _prefix(ids_b, keep_b)
+  window = tf.where(len_b > 0, max_seq_length - 3 - keep_b,
+                    tf.fill(tf.shape(len_b), tf.cast(max_seq_length - 2,
+                                                     tf.int64)))
+  stride = tf.minimum(tf.cast(doc_stride, tf.int64), window)
+  example, start, size = window_spans(ids_a.row_lengths(), window, stride)
+  return (take_windows(ids_a, example, start, size),
+          tf.gather(ids_b, example), example)
 
 
 def _prefix(ids, lengths):

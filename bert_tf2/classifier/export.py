@@ -16,7 +16,7 @@ sigmoids, with logits and predicted (bool [batch, num_labels]: probability
 With long_text="sliding_window" (`--long_text=sliding_window`) the raw-string
 signatures cut text_a into the overlapping windows of
 `bert_tf2.classifier.long_text` (same rule, in graph:
-`serving.sliding_windows`),
+`tokenization.packing.pair_windows`),
 run every window and average each text's window logits before the softmax,
 as run_classifier.py's windowed predictions; they also return num_windows
 (int32 [batch]). serving_ids stays one row = one window.

@@ -33,6 +33,31 @@ from bert_tf2.common import task_model
 from modeling import inputs as model_inputs
 
 
+def head_outputs(logits, regression=False, multi_label=False):
+  """The classifier head's answers from its logits; every path's one home.
+
+  Args:
+    logits: float Tensor [batch, num_labels].
+    regression: one output, the predicted value (STS-B).
+    multi_label: per-label sigmoid probabilities (`--label_column=a,b,c`).
+
+  Returns:
+    dict: "logits", and "predictions" float [batch] (regression) or
+    "probabilities" float [batch, num_labels] (the softmax, or per-label
+    sigmoids).
+
+  Example:
+    >>> out = head_outputs(tf.constant([[0.0, 0.0]]))
+    >>> out["probabilities"].numpy().tolist()
+    [[0.5, 0.5]]
+  """
+  if regression:
+    return {"logits": logits, "predictions": logits[:, 0]}
+  if multi_label:
+    return {"logits": logits, "probabilities": tf.sigmoid(logits)}
+  return {"logits": logits, "probabilities": tf.nn.softmax(logits, axis=-1)}
+
+
 def classifier_loss(logits, label_ids, regression=False):
   """run_classifier.py's loss: mean over the batch of the softmax
   cross-entropy, or for regression of the squared error of the one logit.

@@ -160,8 +160,9 @@ class MultiLabelTask(ClassifierTask):
     logits = model(features, training=training)
     loss, per_example_loss = model_lib.multi_label_loss(
         logits, features["label_ids"])
-    return loss, {"logits": logits, "probabilities": tf.sigmoid(logits),
-                  "per_example_loss": per_example_loss}
+    outputs = model_lib.head_outputs(logits, multi_label=True)
+    outputs["per_example_loss"] = per_example_loss
+    return loss, outputs
 
   def create_metrics(self):
     """In-graph eval metrics (periodic evaluation, early stopping).
@@ -193,8 +194,8 @@ class MultiLabelTask(ClassifierTask):
       metrics[name].update_state(labels, probabilities)
 
   def predict_outputs(self, model, features):
-    logits = model(features, training=False)
-    return {"logits": logits, "probabilities": tf.sigmoid(logits)}
+    return model_lib.head_outputs(model(features, training=False),
+                                  multi_label=True)
 
 
 def _prf(tp, fp, fn):

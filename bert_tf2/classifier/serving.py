@@ -1,132 +1,19 @@
 """Classifier serving: `ClassifierServer`, the raw-string SavedModel module.
 
 Its signatures are listed in `bert_tf2.classifier.export` (which writes it).
-Ragged word-piece ids in, the int32 model inputs out, built as the Python
-path builds them:
-  pair_lengths     `_truncate_seq_pair`'s longest-first truncation lengths
-  build_inputs     `convert_single_example`: [CLS] a [SEP] (b [SEP]), padded
-  sliding_windows  `long_text.convert_example_to_windows`'s windows
-
-Example:
-  >>> ids_a = tf.ragged.constant([[7, 8, 9, 10, 11]], dtype=tf.int64)
-  >>> ids_b = tf.ragged.constant([[]], dtype=tf.int64)
-  >>> a, b, example = sliding_windows(ids_a, ids_b, 5, 2)
-  >>> a.to_list(), example.numpy().tolist()
-  ([[7, 8, 9], [9, 10, 11]], [0, 0])
-  >>> build_inputs(a, b, 5, 101, 102)[0].numpy().tolist()
-  [[101, 7, 8, 9, 102], [101, 9, 10, 11, 102]]
+Raw strings are tokenized in the graph and packed by the one packer,
+`tokenization.packing` (`pack_inputs`: `convert_single_example`'s [CLS] a
+[SEP] (b [SEP]) with longest-first pair truncation; `pair_windows`:
+`long_text.convert_example_to_windows`' sliding windows).
 """
 
 import tensorflow as tf
 
+from bert_tf2.classifier import model as model_lib
 from bert_tf2.common import InputError
 from bert_tf2.common import padding
 from bert_tf2.common import raw_text_serving
-
-
-def pair_lengths(len_a, len_b, max_length):
-  """Lengths after the original's longest-first pair truncation.
-
-  Same result as popping from the longer list (tokens_b on ties) until
-  len_a + len_b <= max_length, computed elementwise on int Tensors.
-
-  Example:
-    >>> [int(x) for x in pair_lengths(tf.constant(5), tf.constant(4), 7)]
-    [4, 3]
-  """
-  m = tf.cast(max_length, len_a.dtype)
-  fits = len_a + len_b <= m
-  a_longer = len_a > len_b
-  keep_b = a_longer & (2 * len_b <= m)       # Only a is trimmed.
-  keep_a = (~a_longer) & (2 * len_a <= m)    # Only b is trimmed.
-  half_up, half_down = (m + 1) // 2, m // 2
-  new_a = tf.where(fits | keep_a, len_a,
-                   tf.where(keep_b, m - len_b, half_up))
-  new_b = tf.where(fits | keep_b, len_b,
-                   tf.where(keep_a, m - len_a, half_down))
-  return new_a, new_b
-
-
-def _take(ids, lengths):
-  """First `lengths[i]` items of each row of a RaggedTensor."""
-  positions = tf.ragged.range(ids.row_lengths())
-  return tf.ragged.boolean_mask(ids, positions < tf.expand_dims(lengths, 1))
-
-
-def build_inputs(ids_a, ids_b, max_seq_length, cls_id, sep_id):
-  """Ragged word-piece ids -> int32 input_ids, input_mask, segment_ids.
-
-  Args:
-    ids_a, ids_b: int64 RaggedTensor [batch, (pieces)]; rows of ids_b may be
-      empty (single-sentence examples).
-    max_seq_length: int.
-    cls_id, sep_id: ids of [CLS] and [SEP].
-
-  Returns:
-    Three int32 Tensors [batch, max_seq_length].
-  """
-  len_a, len_b = ids_a.row_lengths(), ids_b.row_lengths()
-  has_b = len_b > 0
-  single_a = tf.minimum(len_a, max_seq_length - 2)
-  pair_a, pair_b = pair_lengths(len_a, len_b, max_seq_length - 3)
-  ids_a = _take(ids_a, tf.where(has_b, pair_a, single_a))
-  ids_b = _take(ids_b, tf.where(has_b, pair_b, tf.zeros_like(len_b)))
-  batch = tf.shape(len_a, out_type=tf.int64)[0]
-  cls = tf.RaggedTensor.from_tensor(tf.fill([batch, 1], tf.cast(cls_id,
-                                                                tf.int64)))
-  sep = tf.RaggedTensor.from_tensor(tf.fill([batch, 1], tf.cast(sep_id,
-                                                                tf.int64)))
-  n_b = tf.cast(has_b, tf.int64)
-  sep_b = tf.RaggedTensor.from_row_lengths(
-      tf.fill([tf.reduce_sum(n_b)], tf.cast(sep_id, tf.int64)), n_b)
-  first = tf.concat([cls, ids_a, sep], axis=1)
-  second = tf.concat([ids_b, sep_b], axis=1)
-  tokens = tf.concat([first, second], axis=1)
-  segments = tf.concat([tf.zeros_like(first), tf.ones_like(second)], axis=1)
-  shape = [None, max_seq_length]
-  input_ids = tokens.to_tensor(0, shape=shape)
-  segment_ids = segments.to_tensor(0, shape=shape)
-  input_mask = tf.ones_like(tokens).to_tensor(0, shape=shape)
-  return (tf.cast(input_ids, tf.int32), tf.cast(input_mask, tf.int32),
-          tf.cast(segment_ids, tf.int32))
-
-
-def sliding_windows(ids_a, ids_b, max_seq_length, doc_stride):
-  """The windows of `long_text.convert_example_to_windows`, in graph.
-
-  text_b (if any) is cut to (max_seq_length - 3) // 2 pieces and repeated in
-  every window; text_a is cut into windows of the longest length that fits,
-  starting every min(doc_stride, window) pieces, until one reaches its end.
-
-  Args:
-    ids_a, ids_b: int64 RaggedTensor [batch, (pieces)]; empty rows of ids_b
-      mean single texts.
-    max_seq_length, doc_stride: ints.
-
-  Returns:
-    (window_a, window_b, example_index): int64 RaggedTensors
-    [num_windows, (pieces)] and int64 [num_windows], the text of each window
-    (windows in text order, a text's windows in order).
-  """
-  len_a, len_b = ids_a.row_lengths(), ids_b.row_lengths()
-  has_b = len_b > 0
-  keep_b = tf.where(has_b, tf.minimum(len_b, (max_seq_length - 3) // 2),
-                    tf.zeros_like(len_b))
-  ids_b = _take(ids_b, keep_b)
-  window = tf.where(has_b, max_seq_length - 3 - keep_b,
-                    tf.fill(tf.shape(len_b), tf.cast(max_seq_length - 2,
-                                                     tf.int64)))
-  step = tf.minimum(tf.cast(doc_stride, tf.int64), window)
-  count = 1 + (tf.maximum(len_a - window, 0) + step - 1) // step
-  example = tf.repeat(tf.range(tf.shape(len_a, out_type=tf.int64)[0]), count)
-  start = (tf.ragged.range(count).flat_values *
-           tf.gather(step, example))
-  length = tf.minimum(tf.gather(window, example),
-                      tf.gather(len_a, example) - start)
-  begin = tf.gather(ids_a.row_starts(), example) + start
-  window_a = tf.gather(ids_a.flat_values,
-                       tf.ragged.range(begin, begin + length))
-  return window_a, tf.gather(ids_b, example), example
+from tokenization import packing
 
 
 class ClassifierServer(tf.Module):
@@ -184,15 +71,14 @@ class ClassifierServer(tf.Module):
     return self._head(self._logits(input_ids, input_mask, segment_ids))
 
   def _head(self, logits):
+    """The model's answers (`model.head_outputs`) and the label names."""
+    outputs = model_lib.head_outputs(logits, self.regression,
+                                     self.multi_label)
     if self.multi_label:
-      probabilities = tf.sigmoid(logits)
-      return {"probabilities": probabilities, "logits": logits,
-              "predicted": probabilities >= 0.5}
-    if self.regression:
-      return {"predictions": logits[:, 0], "logits": logits}
-    return {"probabilities": tf.nn.softmax(logits, axis=-1),
-            "logits": logits,
-            "label": tf.gather(self.labels, tf.argmax(logits, axis=-1))}
+      outputs["predicted"] = outputs["probabilities"] >= 0.5
+    elif not self.regression:
+      outputs["label"] = tf.gather(self.labels, tf.argmax(logits, axis=-1))
+    return outputs
 
   def _serve_ids(self, input_ids, input_mask, segment_ids):
     return self._outputs(input_ids, input_mask, segment_ids)
@@ -205,19 +91,23 @@ class ClassifierServer(tf.Module):
     ids_a = self.tokenizer.tokenize(text_a)
     ids_b = self.tokenizer.tokenize(text_b)
     if not self.sliding_window:
-      return self._outputs(*build_inputs(ids_a, ids_b, self.max_seq_length,
-                                         self.cls_id, self.sep_id))
-    window_a, window_b, example = sliding_windows(
+      return self._outputs(*self._pack(ids_a, ids_b))
+    window_a, window_b, example = packing.pair_windows(
         ids_a, ids_b, self.max_seq_length, self.doc_stride)
-    logits = self._logits(*build_inputs(window_a, window_b,
-                                        self.max_seq_length, self.cls_id,
-                                        self.sep_id))
+    logits = self._logits(*self._pack(window_a, window_b))
     batch = tf.shape(text_a)[0]
     outputs = self._head(tf.math.unsorted_segment_mean(logits, example,
                                                        batch))
     outputs["num_windows"] = tf.math.bincount(
         tf.cast(example, tf.int32), minlength=batch, maxlength=batch)
     return outputs
+
+  def _pack(self, ids_a, ids_b):
+    """(input_ids, input_mask, segment_ids) of `packing.pack_inputs`."""
+    features = packing.pack_inputs(ids_a, ids_b, self.max_seq_length,
+                                   self.cls_id, self.sep_id)
+    return (features["input_ids"], features["input_mask"],
+            features["segment_ids"])
 
   def _serve_text(self, text_a):
     text_a, = raw_text_serving.check_text_inputs(text_a, names=["text_a"])

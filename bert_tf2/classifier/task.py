@@ -82,11 +82,8 @@ class ClassifierTask(Task):
     logits = model(features, training=training)
     loss, per_example_loss = model_lib.classifier_loss(
         logits, features["label_ids"], self.is_regression)
-    outputs = {"logits": logits, "per_example_loss": per_example_loss}
-    if self.is_regression:
-      outputs["predictions"] = logits[:, 0]
-    else:
-      outputs["probabilities"] = tf.nn.softmax(logits, axis=-1)
+    outputs = model_lib.head_outputs(logits, self.is_regression)
+    outputs["per_example_loss"] = per_example_loss
     return loss, outputs
 
   def create_metrics(self):
@@ -112,11 +109,7 @@ class ClassifierTask(Task):
 
   def predict_outputs(self, model, features):
     logits = model(features, training=False)
-    out = {"logits": logits}
-    if self.is_regression:
-      out["predictions"] = logits[:, 0]
-    else:
-      out["probabilities"] = tf.nn.softmax(logits, axis=-1)
+    out = model_lib.head_outputs(logits, self.is_regression)
     for key in ("example_index", "is_real_example"):
       if key in features:
         out[key] = features[key]

@@ -35,7 +35,9 @@ import tensorflow as tf
 
 import modeling
 from bert_tf2.common import fit_data
+from bert_tf2.common.errors import InputError
 from modeling import layers
+from tokenization import packing
 from tokenization import tf_text
 from tokenization import vocab as vocab_lib
 
@@ -45,11 +47,25 @@ class BertPreprocessor(keras.layers.Layer):
   """tf.string [batch] (or a pair of them) -> int32 feature dict."""
 
   def __init__(self, vocabulary, do_lower_case=True, max_seq_length=128,
-               **kwargs):
+               long_text="truncate", doc_stride=128, **kwargs):
     """Args: vocabulary: a vocab.txt path or the list of tokens by id;
-    do_lower_case: bool; max_seq_length: int."""
+    do_lower_case: bool; max_seq_length: int; long_text: "truncate" (the
+    original) or "sliding_window" (run_classifier.py's
+    `--long_text=sliding_window` windows, `doc_stride` pieces apart; the
+    features then hold one row per window and "window_example", the text
+    of each window, and `merge_windows` averages their outputs)."""
     kwargs.setdefault("trainable", False)
     super().__init__(**kwargs)
+    if long_text not in ("truncate", "sliding_window"):
+      raise InputError("long_text=%r: expected truncate or sliding_window"
+                       % (long_text,))
+    if long_text == "sliding_window" and (doc_stride < 1 or
+                                          max_seq_length < 4):
+      raise InputError("doc_stride=%d, max_seq_length=%d: sliding windows "
+                       "need doc_stride >= 1 and max_seq_length >= 4"
+                       % (doc_stride, max_seq_length))
+    self.long_text = long_text
+    self.doc_stride = int(doc_stride)
     if isinstance(vocabulary, str):
       loaded = vocab_lib.load_vocab(vocabulary)
       vocabulary = [None] * len(loaded)
@@ -69,27 +85,50 @@ class BertPreprocessor(keras.layers.Layer):
     else:
       text_a, text_b = inputs, None
     flat = lambda t: tf.reshape(tf.convert_to_tensor(t, tf.string), [-1])
-    single = self.tokenizer.bert_inputs(flat(text_a), None,
-                                        max_seq_length=self.max_seq_length)
-    if text_b is None:
-      return single
-    # A text_b without tokens is a single text, as convert_single_example.
-    pair = self.tokenizer.bert_inputs(flat(text_a), flat(text_b),
-                                      max_seq_length=self.max_seq_length)
-    has_b = self.tokenizer.tokenize(flat(text_b)).row_lengths() > 0
-    return {k: tf.where(has_b[:, tf.newaxis], pair[k], single[k])
-            for k in pair}
+    text_a = flat(text_a)
+    if self.long_text == "truncate":
+      # A text_b without tokens is a single text, as convert_single_example
+      # (`tokenization.packing.pack_inputs`).
+      return self.tokenizer.bert_inputs(
+          text_a, None if text_b is None else flat(text_b),
+          max_seq_length=self.max_seq_length)
+    text_b = tf.fill(tf.shape(text_a), "") if text_b is None else flat(
+        text_b)
+    window_a, window_b, example = packing.pair_windows(
+        self.tokenizer.tokenize(text_a), self.tokenizer.tokenize(text_b),
+        self.max_seq_length, self.doc_stride)
+    features = packing.pack_inputs(window_a, window_b, self.max_seq_length,
+                                   self.tokenizer.cls_id,
+                                   self.tokenizer.sep_id)
+    features["window_example"] = tf.cast(example, tf.int32)
+    return features
+
+  def merge_windows(self, features, outputs):
+    """Per-window outputs [num_windows, ...] -> the mean of each text's
+    windows [batch, ...] (run_classifier.py's averaged window logits);
+    outputs unchanged without windows."""
+    if "window_example" not in features:
+      return outputs
+    example = features["window_example"]
+    # Every text has a window: the texts are max(example) + 1.
+    texts = tf.reduce_max(tf.concat([example, [-1]], 0)) + 1
+    return tf.math.unsorted_segment_mean(outputs, example, texts)
 
   def compute_output_spec(self, inputs):
     shape = (None, self.max_seq_length)
-    return {k: keras.KerasTensor(shape, "int32")
+    spec = {k: keras.KerasTensor(shape, "int32")
             for k in ("input_ids", "input_mask", "segment_ids")}
+    if self.long_text == "sliding_window":
+      spec["window_example"] = keras.KerasTensor((None,), "int32")
+    return spec
 
   def get_config(self):
     config = super().get_config()
     config.update(vocabulary=self.vocabulary,
                   do_lower_case=self.do_lower_case,
                   max_seq_length=self.max_seq_length)
+    if self.long_text != "truncate":
+      config.update(long_text=self.long_text, doc_stride=self.doc_stride)
     return config
 
 
@@ -105,7 +144,10 @@ class TextModel(keras.Model):
     self.built = True  # The task model's variables exist.
 
   def call(self, inputs, training=False):
-    return self.task(self.preprocessor(inputs), training=training)
+    features = self.preprocessor(inputs)
+    outputs = self.task(features, training=training)
+    merge = getattr(self.preprocessor, "merge_windows", None)
+    return outputs if merge is None else merge(features, outputs)
 
   # Keras' array adapters take no strings: lists/arrays of text become a
   # batched tf.data.Dataset first (as keras-hub's Task does).
@@ -190,15 +232,19 @@ def _as_dataset(x, y, batch_size, sample_weight=None, shuffle=False):
 def build(cls, directory, max_seq_length=128, do_lower_case=None, **kwargs):
   """`TextModel` of `cls.from_checkpoint(directory, **kwargs)` and its vocab.
 
-  E.g. `build(BertClassifier, "uncased_L-12_H-768_A-12", num_labels=2)`.
+  E.g. `build(BertClassifier, "uncased_L-12_H-768_A-12", num_labels=2)`;
+  long_text="sliding_window", doc_stride=N: run_classifier.py's windows
+  (`BertPreprocessor`), each text's window logits averaged.
   Users call `bert_tf2.models.text_model`, which sends the task models with
   a text model of their own (NER, multiple choice, the sentence encoder) to
   their module's `build`, and every other one here.
   """
+  windows = {k: kwargs.pop(k) for k in ("long_text", "doc_stride")
+             if k in kwargs}
   task = cls.from_checkpoint(directory, do_lower_case=do_lower_case, **kwargs)
   found = task.pretrained
   modeling.check_sequence_length(found.config, max_seq_length)
   preprocessor = BertPreprocessor(found.vocab_file,
                                   do_lower_case=found.do_lower_case,
-                                  max_seq_length=max_seq_length)
+                                  max_seq_length=max_seq_length, **windows)
   return TextModel(preprocessor, task)

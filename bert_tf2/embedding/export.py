@@ -18,10 +18,10 @@ Example:
 
 import tensorflow as tf
 
-from bert_tf2.classifier.serving import build_inputs
 from bert_tf2.common import padding
 from bert_tf2.common import raw_text_serving
 from bert_tf2.common import saved_model
+from tokenization import packing
 from tokenization.tf_text import InGraphTokenizer
 
 
@@ -50,12 +50,12 @@ class EmbeddingServer(tf.Module):
 
   def _serve(self, text):
     text, = raw_text_serving.check_text_inputs(text, names=["text"])
-    ids = self.tokenizer.tokenize(text)
-    empty = tf.RaggedTensor.from_row_lengths(
-        tf.zeros([0], ids.dtype), tf.zeros_like(ids.row_lengths()))
-    inputs = build_inputs(ids, empty, self.max_seq_length,
-                          self.tokenizer.cls_id, self.tokenizer.sep_id)
-    embeddings = raw_text_serving.call_in_chunks(self._embed, tuple(inputs),
+    features = packing.pack_inputs(
+        self.tokenizer.tokenize(text), None, self.max_seq_length,
+        self.tokenizer.cls_id, self.tokenizer.sep_id)
+    inputs = tuple(features[k] for k in ("input_ids", "input_mask",
+                                         "segment_ids"))
+    embeddings = raw_text_serving.call_in_chunks(self._embed, inputs,
                                                  self.chunk_size)
     return {"embeddings": embeddings}
 

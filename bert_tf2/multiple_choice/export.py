@@ -22,10 +22,10 @@ Example:
 
 import tensorflow as tf
 
-from bert_tf2.classifier.serving import build_inputs
 from bert_tf2.common import padding
 from bert_tf2.common import raw_text_serving
 from bert_tf2.common import saved_model
+from tokenization import packing
 from tokenization.tf_text import InGraphTokenizer
 
 
@@ -66,12 +66,12 @@ class MultipleChoiceServer(tf.Module):
     flat_choices, = raw_text_serving.check_text_inputs(
         tf.reshape(choices, [-1]), names=["choices"])
     flat_context = tf.repeat(context, num_choices)
-    inputs = build_inputs(self.tokenizer.tokenize(flat_context),
-                          self.tokenizer.tokenize(flat_choices),
-                          self.max_seq_length, self.tokenizer.cls_id,
-                          self.tokenizer.sep_id)
-    inputs = [tf.reshape(t, [-1, num_choices, self.max_seq_length])
-              for t in inputs]
+    features = packing.pack_inputs(self.tokenizer.tokenize(flat_context),
+                                   self.tokenizer.tokenize(flat_choices),
+                                   self.max_seq_length, self.tokenizer.cls_id,
+                                   self.tokenizer.sep_id)
+    inputs = [tf.reshape(features[k], [-1, num_choices, self.max_seq_length])
+              for k in ("input_ids", "input_mask", "segment_ids")]
     logits = raw_text_serving.call_in_chunks(self._logits, tuple(inputs),
                                              self.chunk_size)
     return {"probabilities": tf.nn.softmax(logits, axis=-1),

@@ -6,16 +6,21 @@ live in `bert_tf2.ner.serving`; this module only writes the SavedModel.
 """
 
 from bert_tf2.common import saved_model
+from bert_tf2.ner.preprocessor import NerPreprocessor
 from bert_tf2.ner.serving import NerServer
-from tokenization.tf_text import InGraphTokenizer
 
 
 def export_saved_model(task, checkpoint, export_dir, vocab_file,
-                       do_lower_case, max_seq_length, label_list):
-  """Writes a SavedModel of `task`'s model with weights from `checkpoint`."""
+                       do_lower_case, max_seq_length, label_list,
+                       doc_stride=None):
+  """Writes a SavedModel of `task`'s model with weights from `checkpoint`
+  (long texts in windows of max_seq_length every doc_stride pieces)."""
   model = saved_model.restore_model(task, checkpoint)
-  tokenizer = InGraphTokenizer(vocab_file, do_lower_case=do_lower_case)
-  server = NerServer(model, tokenizer, max_seq_length, label_list)
+  preprocessor = NerPreprocessor(vocab_file, labels=label_list,
+                                 do_lower_case=do_lower_case,
+                                 max_seq_length=max_seq_length,
+                                 doc_stride=doc_stride)
+  server = NerServer(model, preprocessor)
   return saved_model.write_saved_model(
       server, export_dir, {"serving_default": server.serve_text,
                            "serving_ids": server.serve_ids},

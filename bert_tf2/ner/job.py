@@ -226,4 +226,4 @@ class NerJob(Job):
     from bert_tf2.ner import export  # pylint: disable=g-import-not-at-top
     export.export_saved_model(task, checkpoint, s.export_dir, s.vocab_file,
                               s.do_lower_case, s.max_seq_length,
-                              self.label_list)
+                              self.label_list, doc_stride=s.doc_stride)

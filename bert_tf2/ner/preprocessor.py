@@ -1,29 +1,40 @@
-"""Raw strings or word lists -> NER features with first-piece labelling.
+"""Raw strings or word lists -> run_ner's windows, first-piece labelling.
 
 `NerPreprocessor` is a Keras layer (the in-graph tokenizer of
-`tokenization.tf_text`) that builds run_ner's features for one window:
+`tokenization.tf_text`) that builds run_ner.py's features in the graph,
+windows included (`bert_tf2.ner.features.sentence_windows`, tested equal):
+a sentence of more than max_seq_length - 2 word pieces is cut into
+overlapping windows that start every `doc_stride` pieces
+(`tokenization.packing.window_spans`), and each word is labelled in ONE
+window, its home: among the windows holding its first piece, the one where
+that piece has the most context (run_ner's max-context rule). Outputs, for
+the `num_windows` windows of a batch of texts (every text has at least one
+window, texts in order):
 
-  input_ids      [CLS] pieces of word 1, word 2, ... [SEP] 0 ...
-  label_mask     1 on the FIRST piece of each word, 0 elsewhere
-  word_positions position of each word's first piece ([batch, max_words],
-                 max_words = max_seq_length - 2; 0 for no word)
+  input_ids, input_mask, segment_ids   int32 [num_windows, max_seq_length]
+  label_mask      1 on the home first piece of each word, 0 elsewhere
+                  (int32 [num_windows, max_seq_length])
+  word_windows    int32 [batch, max_words]: the window (row) of each word's
+                  home (0 for no word)
+  word_positions  int32 [batch, max_words]: the position of each word's
+                  first piece in its home window (0 for no word)
+
+max_words is the number of words of the batch's longest sentence. Tags of
+words come from their home window: `gather_nd(tags, stack([word_windows,
+word_positions], -1))` (`word_values`), the merge of run_ner.py's
+`features.merge_predictions`; every word gets one.
 
 Inputs are either raw texts, tf.string [batch] (split into words as
 BasicTokenizer does: CJK characters are words, punctuation is split off),
 or word lists, a tf.string RaggedTensor [batch, (words)] (or dense
 [batch, words] with trailing "" as padding; each word is
 tokenized as run_ner does, `FullTokenizer.tokenize(word)`, an empty result
-becoming [UNK]). For a sentence whose pieces fit max_seq_length - 2, the
-ids and masks equal `bert_tf2.ner.features.sentence_windows`' (tested).
-
-Longer sentences are TRUNCATED, not windowed: the pieces after the first
-max_seq_length - 2 are dropped, and the words whose first piece was dropped
-get no label (they add nothing to the loss and get no tag). run_ner.py
-windows them instead (`features.sentence_windows`).
+becoming [UNK]).
 
 `labels` (the tag names by id) travel in the config, so a saved model
 predicts tag strings; `tag_ids(tags)` maps word-level tags to a dense
-int32 [batch, max_words] array (one `InputError` line for an unknown tag).
+int32 [batch, max_words] array (one `InputError` line for an unknown tag)
+and `piece_labels` puts them on the windows' home first pieces.
 
 Example:
   >>> pre = NerPreprocessor(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "ann",
@@ -32,8 +43,20 @@ Example:
   >>> f = pre(tf.constant(["Anna lee"]))
   >>> f["input_ids"].numpy().tolist(), f["label_mask"].numpy().tolist()
   ([[2, 4, 5, 6, 3, 0]], [[0, 1, 0, 1, 0, 0]])
-  >>> f["word_positions"].numpy().tolist()
-  [[1, 3, 0, 0]]
+  >>> f["word_windows"].numpy().tolist(), f["word_positions"].numpy().tolist()
+  ([[0, 0]], [[1, 3]])
+
+  A longer sentence, windows of 4 pieces every 2 (the second word's home
+  is the first window, the third's the second):
+  >>> pre = NerPreprocessor(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "a", "b",
+  ...                        "c", "d", "e"], max_seq_length=6, doc_stride=2)
+  >>> f = pre(tf.constant(["a b c d e"]))
+  >>> f["input_ids"].numpy().tolist()
+  [[2, 4, 5, 6, 7, 3], [2, 6, 7, 8, 3, 0]]
+  >>> f["label_mask"].numpy().tolist()
+  [[0, 1, 1, 1, 0, 0], [0, 0, 1, 1, 0, 0]]
+  >>> f["word_windows"].numpy().tolist(), f["word_positions"].numpy().tolist()
+  ([[0, 0, 0, 1, 1]], [[1, 2, 3, 2, 3]])
 """
 
 import keras
@@ -46,26 +69,40 @@ from modeling import layers
 from tokenization import packing
 
 FEATURES = ("input_ids", "input_mask", "segment_ids", "label_mask")
+# run_ner.py's --doc_stride default.
+DEFAULT_DOC_STRIDE = 64
 
 
 @layers.serializable
 class NerPreprocessor(BertPreprocessor):
-  """Texts [batch] or words [batch, (words)] -> int32 NER features."""
+  """Texts [batch] or words [batch, (words)] -> int32 NER window features."""
 
   def __init__(self, vocabulary, labels=("O",), do_lower_case=True,
-               max_seq_length=128, **kwargs):
-    """Args: as `BertPreprocessor`, and labels: tag names by id."""
+               max_seq_length=128, doc_stride=None, **kwargs):
+    """Args: as `BertPreprocessor`; labels: tag names by id; doc_stride:
+    word pieces between window starts, in [1, max_seq_length - 2]
+    (default: run_ner.py's 64, at most max_seq_length - 2)."""
     super().__init__(vocabulary, do_lower_case=do_lower_case,
                      max_seq_length=max_seq_length, **kwargs)
     self.labels = [str(t) for t in labels]
-    self.max_words = self.max_seq_length - 2
+    self.max_pieces = self.max_seq_length - 2
+    if self.max_pieces < 1:
+      raise InputError("max_seq_length=%d: must be at least 3"
+                       % self.max_seq_length)
+    if doc_stride is None:
+      doc_stride = min(DEFAULT_DOC_STRIDE, self.max_pieces)
+    self.doc_stride = int(doc_stride)
+    if not 1 <= self.doc_stride <= self.max_pieces:
+      raise InputError("doc_stride=%d: must be in [1, max_seq_length - 2 = "
+                       "%d]" % (self.doc_stride, self.max_pieces))
     self.unk_id = self.vocabulary.index(self.tokenizer.unk_token)
     # Ragged word lists reach `call` as they are (Keras would pad them).
     self._convert_input_args = False
     self._allow_non_tensor_positional_args = True
 
-  def word_pieces(self, inputs):
-    """int64 RaggedTensor [batch, (words), (pieces)] of texts or words."""
+  def words_and_pieces(self, inputs):
+    """(words: tf.string RaggedTensor [batch, (words)], pieces: int64
+    RaggedTensor [batch, (words), (pieces)]) of texts or word lists."""
     if not isinstance(inputs, tf.RaggedTensor):
       inputs = tf.convert_to_tensor(inputs, tf.string)
       if inputs.shape.rank == 2:  # Dense word lists: trailing "" pad.
@@ -80,44 +117,69 @@ class NerPreprocessor(BertPreprocessor):
       dense = tf.pad(dense, [[0, 0], [0, width - tf.shape(dense)[1]]],
                      constant_values=self.unk_id)
       pieces = tf.RaggedTensor.from_tensor(dense, lengths=lengths)
-      return tf.RaggedTensor.from_row_splits(pieces, inputs.row_splits)
+      return inputs, tf.RaggedTensor.from_row_splits(pieces,
+                                                     inputs.row_splits)
     words = self.tokenizer.split_words(tf.reshape(inputs, [-1]))
-    return self.tokenizer._wordpiece.tokenize(words)  # pylint: disable=protected-access
+    return words, self.tokenizer._wordpiece.tokenize(words)  # pylint: disable=protected-access
 
   def call(self, inputs):
-    pieces = self.word_pieces(inputs)
-    counts = pieces.row_lengths(axis=2)                   # [batch, (words)]
-    first = tf.cumsum(counts.to_tensor(0), axis=1, exclusive=True) + 1
-    words = tf.sequence_mask(counts.row_lengths(), tf.shape(first)[1])
-    fits = words & (first < self.max_seq_length - 1)      # before [SEP]
-    positions = tf.cast(tf.where(fits, first, 0), tf.int32)
-    # Only words that fit are kept (each has >= 1 piece): <= max_words.
-    positions = positions[:, :self.max_words]
-    positions = tf.pad(positions, [[0, 0], [0, self.max_words -
-                                            tf.shape(positions)[1]]])
-    feats = packing.pack_inputs(pieces.merge_dims(1, 2), None,
-                                self.max_seq_length,
-                                cls_id=self.tokenizer.cls_id,
-                                sep_id=self.tokenizer.sep_id)
-    feats["label_mask"] = self.piece_labels(
-        {"word_positions": positions}, tf.ones_like(positions))
-    feats["word_positions"] = positions
+    return self.window_features(self.words_and_pieces(inputs)[1])
+
+  def window_features(self, pieces):
+    """Word pieces int64 [batch, (words), (pieces)] -> the features of the
+    module docstring."""
+    text_pieces = pieces.merge_dims(1, 2)                # [batch, (pieces)]
+    row, start, size = packing.window_spans(
+        text_pieces.row_lengths(), self.max_pieces, self.doc_stride)
+    feats = packing.pack_inputs(
+        packing.take_windows(text_pieces, row, start, size), None,
+        self.max_seq_length, cls_id=self.tokenizer.cls_id,
+        sep_id=self.tokenizer.sep_id)
+    word_pieces = pieces.values                          # [words, (pieces)]
+    text = pieces.value_rowids()                         # [words]
+    # Each word's first piece, counted from its sentence's first piece.
+    first = (word_pieces.row_starts() -
+             tf.gather(text_pieces.row_starts(), text))
+    home, position = home_windows(first, tf.gather(text_pieces.row_lengths(),
+                                                   text),
+                                  self.max_pieces, self.doc_stride)
+    windows = tf.RaggedTensor.from_value_rowids(
+        start, row, nrows=text_pieces.nrows())
+    home += tf.gather(windows.row_starts(), text)
+    shape = tf.shape(feats["input_ids"], out_type=tf.int64)
+    feats["label_mask"] = tf.scatter_nd(
+        tf.stack([home, position], 1), tf.ones_like(home, tf.int32), shape)
+    dense = lambda t: tf.cast(tf.RaggedTensor.from_row_splits(
+        t, pieces.row_splits).to_tensor(0), tf.int32)
+    feats["word_windows"] = dense(home)
+    feats["word_positions"] = dense(position)
     return feats
 
+  @staticmethod
+  def word_values(features, values):
+    """Per-window values [num_windows, max_seq_length, ...] -> the value
+    of each word at its home first piece, [batch, max_words, ...] (row 0,
+    position 0 for padding)."""
+    return tf.gather_nd(values, tf.stack(
+        [features["word_windows"], features["word_positions"]], -1))
+
   def piece_labels(self, features, word_labels):
-    """Word-level int [batch, max_words] -> label_ids int32 [batch, seq]
-    on each kept word's first piece (0 elsewhere)."""
+    """Word-level int [batch, >= max_words] -> label_ids int32
+    [num_windows, max_seq_length] on each word's home first piece."""
     positions = features["word_positions"]
-    kept = tf.cast(positions > 0, tf.int32)
-    labels = tf.cast(word_labels, tf.int32)[:, :self.max_words] * kept
-    return tf.reduce_sum(tf.one_hot(positions, self.max_seq_length,
-                                    dtype=tf.int32) * labels[..., None],
-                         axis=1)
+    width = tf.shape(positions)[1]
+    labels = tf.cast(word_labels, tf.int32)[:, :width]
+    labels = tf.pad(labels, [[0, 0], [0, width - tf.shape(labels)[1]]])
+    kept = positions > 0
+    where = tf.stack([tf.boolean_mask(features["word_windows"], kept),
+                      tf.boolean_mask(positions, kept)], 1)
+    return tf.scatter_nd(where, tf.boolean_mask(labels, kept),
+                         tf.shape(features["input_ids"]))
 
   def tag_ids(self, tags):
-    """Lists of tag strings -> int32 numpy [batch, max_words] (0 pads)."""
+    """Lists of tag strings -> int32 numpy [batch, longest list] (0 pads)."""
     index = {t: i for i, t in enumerate(self.labels)}
-    out = np.zeros([len(tags), self.max_words], np.int32)
+    out = np.zeros([len(tags), max([len(t) for t in tags] + [1])], np.int32)
     for row, sentence in enumerate(tags):
       ids = []
       for tag in sentence:
@@ -125,7 +187,6 @@ class NerPreprocessor(BertPreprocessor):
           raise InputError("y: tag %r (sentence %d) is not one of the "
                            "labels %s" % (tag, row, self.labels))
         ids.append(index[tag])
-      ids = ids[:self.max_words]
       out[row, :len(ids)] = ids
     return out
 
@@ -137,11 +198,53 @@ class NerPreprocessor(BertPreprocessor):
   def compute_output_spec(self, inputs):
     spec = {k: keras.KerasTensor((None, self.max_seq_length), "int32")
             for k in FEATURES}
-    spec["word_positions"] = keras.KerasTensor((None, self.max_words),
-                                               "int32")
+    for k in ("word_windows", "word_positions"):
+      spec[k] = keras.KerasTensor((None, None), "int32")
     return spec
 
   def get_config(self):
     config = super().get_config()
-    config.update(labels=self.labels)
+    config.update(labels=self.labels, doc_stride=self.doc_stride)
     return config
+
+
+def home_windows(first, num_pieces, max_pieces, doc_stride):
+  """Each word's home window and its first piece's position there.
+
+  run_ner.py's `features.home_windows` in the graph: among the windows of
+  `packing.window_spans(num_pieces, max_pieces, doc_stride)` that hold the
+  first piece, the one with the highest min(left, right context) + 0.01 *
+  window length (the first such window on ties; same float64 score).
+
+  Args:
+    first: int64 Tensor [words], each word's first piece in its sentence.
+    num_pieces: int64 Tensor [words], the pieces of the word's sentence.
+    max_pieces, doc_stride: ints, as `window_spans`.
+
+  Returns:
+    (window, position): int64 Tensors [words], the home window's index
+    among its sentence's windows and the position of the word's first
+    piece in it (1 + offset in the window: [CLS] comes first).
+  """
+  # Windows holding piece p: indices in (p - max_pieces) / stride ..
+  # p / stride, at most ceil(max_pieces / stride) of them.
+  candidates = -(-max_pieces // doc_stride)
+  max_pieces = tf.constant(max_pieces, tf.int64)
+  doc_stride = tf.constant(doc_stride, tf.int64)
+  count = 1 + (tf.maximum(num_pieces - max_pieces, 0) + doc_stride - 1
+               ) // doc_stride
+  index = (first // doc_stride)[:, None] - tf.range(candidates,
+                                                     dtype=tf.int64)
+  start = index * doc_stride
+  length = tf.minimum(max_pieces, num_pieces[:, None] - start)
+  p = first[:, None]
+  holds = ((index >= 0) & (index < count[:, None]) & (start <= p) &
+           (p < start + length))
+  score = (tf.cast(tf.minimum(p - start, start + length - 1 - p),
+                   tf.float64) + 0.01 * tf.cast(length, tf.float64))
+  score = tf.where(holds, score, -1.0)
+  best = tf.reduce_max(score, axis=1, keepdims=True)
+  big = tf.int64.max
+  window = tf.reduce_min(tf.where(holds & (score == best), index, big),
+                         axis=1)
+  return window, first - window * doc_stride + 1

@@ -11,12 +11,14 @@ path in the graph: serving_default over the words' first pieces;
 serving_ids over the pieces whose vocabulary entry does not start with
 "##" (the first pieces of BasicTokenizer words; [CLS], [SEP] and padding
 excluded); "probabilities" stay the per-piece softmax of the emissions.
-The raw-text signature splits words in graph as BasicTokenizer does
-(tokenization.tf_text.InGraphTokenizer: CJK characters are single words),
-tags each word by its first word piece, and keeps the words whose first
-piece fits one window of max_seq_length (longer texts: run_ner.py's
-windows). `entities(text, words, tags)` turns its output into character
-spans of the raw text; `EntityTagger` does both:
+The raw-text signature is the task's Keras preprocessor and model
+(`NerPreprocessor`, `BertTokenClassifier`): it splits words in graph as
+BasicTokenizer does (CJK characters are single words), cuts long texts into
+run_ner.py's windows (`doc_stride`), and tags every word by its first word
+piece in its home window (max context), so it tags every word as
+run_ner.py --do_predict does; max_words is the longest text's word count.
+`entities(text, words, tags)` turns its output into character spans of
+the raw text; `EntityTagger` does both:
 
   >>> tagger = EntityTagger(export_dir)                     # doctest: +SKIP
   >>> tagger(["江泽民在北京。"])                              # doctest: +SKIP
@@ -37,83 +39,63 @@ import tensorflow as tf
 from bert_tf2.common import raw_text_serving
 from bert_tf2.ner import schemes
 from modeling import literal_paths
-from tokenization import packing
 
 
 class NerServer(tf.Module):
-  """Holds the model, tokenizer and tags; its functions are the signatures."""
+  """Holds the preprocessor and model; its functions are the signatures."""
 
-  def __init__(self, model, tokenizer, max_seq_length, label_list,
+  def __init__(self, model, preprocessor,
                chunk_size=raw_text_serving.DEFAULT_CHUNK_SIZE):
+    """Args: model: a `BertTokenClassifier` (logits and `decode`);
+    preprocessor: its `NerPreprocessor` (tags in `labels`); chunk_size:
+    windows per model call."""
     super().__init__(name="ner_server")
     self.chunk_size = int(chunk_size)
     self.model = model
-    self.tokenizer = tokenizer
-    self.max_seq_length = int(max_seq_length)
-    self.labels = tf.constant(list(label_list))
+    self.preprocessor = preprocessor
+    self.max_seq_length = preprocessor.max_seq_length
+    self.labels = tf.constant(preprocessor.labels)
     # Vocabulary id -> whether it can start a word (not "##..."); the CRF
     # of serving_ids decodes over those pieces.
-    vocab = tokenizer._vocab_tokens  # pylint: disable=protected-access
-    self.word_start = ~tf.strings.regex_full_match(vocab, "##.*")
+    self.word_start = ~tf.strings.regex_full_match(
+        tf.constant(preprocessor.vocabulary), "##.*")
     ids_spec = tf.TensorSpec([None, self.max_seq_length], tf.int32)
     self.serve_ids = tf.function(self._serve_ids,
                                  input_signature=[ids_spec] * 3)
     self.serve_text = tf.function(
         self._serve_text, input_signature=[raw_text_serving.TEXT_SPEC])
 
-  def _logits(self, input_ids, input_mask, segment_ids):
+  def _logits(self, features):
     """The model's logits, chunk_size rows per call (bounded memory)."""
     return raw_text_serving.call_in_chunks(
         lambda inputs: self.model(inputs, training=False),
-        {"input_ids": input_ids, "input_mask": input_mask,
-         "segment_ids": segment_ids}, self.chunk_size)
-
-  def _decode(self, features, logits):
-    """Tag ids [batch, seq_length]: argmax, or the CRF's Viterbi path over
-    features["label_mask"] (see NerModel.decode)."""
-    return self.model.decode(features, logits)
+        {k: features[k] for k in ("input_ids", "input_mask", "segment_ids")},
+        self.chunk_size)
 
   def _serve_ids(self, input_ids, input_mask, segment_ids):
-    logits = self._logits(input_ids, input_mask, segment_ids)
+    features = {"input_ids": input_ids, "input_mask": input_mask,
+                "segment_ids": segment_ids}
+    logits = self._logits(features)
     starts = tf.gather(self.word_start, tf.clip_by_value(
         input_ids, 0, tf.shape(self.word_start)[0] - 1))
-    special = ((input_ids == self.tokenizer.cls_id) |
-               (input_ids == self.tokenizer.sep_id))
+    tokenizer = self.preprocessor.tokenizer
+    special = ((input_ids == tokenizer.cls_id) |
+               (input_ids == tokenizer.sep_id))
     label_mask = tf.cast(starts & ~special & (input_mask > 0), tf.int32)
     features = {"input_mask": input_mask, "label_mask": label_mask}
-    return {"label_ids": self._decode(features, logits),
+    return {"label_ids": self.model.decode(features, logits),
             "probabilities": tf.nn.softmax(logits, axis=-1)}
 
   def _serve_text(self, text):
     text, = raw_text_serving.check_text_inputs(text)
-    words = self.tokenizer.split_words(text)            # [batch, (words)]
-    pieces = self.tokenizer._wordpiece.tokenize(words)  # pylint: disable=protected-access
-    counts = pieces.row_lengths(axis=2)                  # [batch, (words)]
-    # Position of each word's first piece after [CLS].
-    first = tf.ragged.map_flat_values(tf.identity, counts)
-    first = tf.cumsum(first.to_tensor(0), axis=1, exclusive=True) + 1
-    fits = first < self.max_seq_length - 1               # before [SEP]
-    feats = packing.pack_inputs(pieces.merge_dims(-2, -1), None,
-                                self.max_seq_length,
-                                cls_id=self.tokenizer.cls_id,
-                                sep_id=self.tokenizer.sep_id)
-    logits = self._logits(feats["input_ids"], feats["input_mask"],
-                          feats["segment_ids"])
-    positions = tf.cast(tf.where(fits, first, 0), tf.int32)
-    word_mask = tf.sequence_mask(words.row_lengths(),
-                                 tf.shape(first)[1]) & fits
-    # Sum, not max: an empty batch (or empty texts) has no word axis to
-    # reduce, and each kept word has its own position.
-    label_mask = tf.minimum(tf.reduce_sum(
-        tf.one_hot(positions, self.max_seq_length, dtype=tf.int32) *
-        tf.cast(word_mask, tf.int32)[..., None], axis=1), 1)
-    label_ids = self._decode({"input_mask": feats["input_mask"],
-                              "label_mask": label_mask}, logits)
-    word_labels = tf.gather(label_ids, positions, batch_dims=1)
+    words, pieces = self.preprocessor.words_and_pieces(text)
+    features = self.preprocessor.window_features(pieces)
+    label_ids = self.model.decode(features, self._logits(features))
+    word_labels = self.preprocessor.word_values(features, label_ids)
+    word_mask = features["word_positions"] > 0
     tags = tf.where(word_mask, tf.gather(self.labels, word_labels), "")
-    dense_words = tf.where(word_mask, words.to_tensor(""), "")
-    return {"words": dense_words, "tags": tags,
-            "num_words": tf.reduce_sum(tf.cast(word_mask, tf.int32), axis=1)}
+    return {"words": words.to_tensor(""), "tags": tags,
+            "num_words": tf.cast(words.row_lengths(), tf.int32)}
 
 
 def _normalized(char, do_lower_case):

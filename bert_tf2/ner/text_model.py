@@ -9,17 +9,17 @@ and the `BertTokenClassifier` (`crf=True` for run_ner.py --crf's head).
   `model.preprocessor.words(texts)`). Each tag goes on its word's first
   piece (label_mask), as run_ner's features.
 * `evaluate(x, y)`: the loss and token_accuracy (over first pieces).
-* `predict(x)`: one list of tag strings per sentence (the CRF's Viterbi
-  path with crf=True). Words past the first max_seq_length - 2 word pieces
-  are truncated (see `bert_tf2.ner.preprocessor`): they get no tag, so the
-  list is then shorter than the sentence.
+* `predict(x)`: one list of tag strings per sentence, one tag per word
+  (the CRF's Viterbi path with crf=True). A sentence longer than one
+  window is cut into windows (`doc_stride`) and each word tagged in its
+  home window, as run_ner.py does (see `bert_tf2.ner.preprocessor`).
 
 Compiled without a loss the model trains on run_ner's loss (softmax
 cross-entropy over the labelled pieces, or the CRF's likelihood); compiled
 with one (e.g. `SparseCategoricalCrossentropy(from_logits=True)`) the loss
 and metrics such as "accuracy" see the labelled first pieces only
-(labels [n], logits [n, num_labels]). `model(x)` returns the logits
-[batch, max_seq_length, num_labels].
+(labels [n], logits [n, num_labels]). `model(x)` returns the logits of the
+windows, [num_windows, max_seq_length, num_labels].
 
 Example: see docs/keras.md ("NER from raw strings"), tested in
 tests/ner/text_model_test.py.
@@ -86,10 +86,10 @@ class TokenTextModel(TextModel):
     x, _, _ = keras.utils.unpack_x_y_sample_weight(data)
     features = self.preprocessor(x)
     logits = self.task(features, training=False)
-    ids = self.task.decode(features, logits)
-    positions = features["word_positions"]
-    word_ids = tf.gather(ids, positions, batch_dims=1)
-    return {"tag_ids": tf.where(positions > 0, word_ids, -1)}
+    word_ids = self.preprocessor.word_values(
+        features, self.task.decode(features, logits))
+    return {"tag_ids": tf.where(features["word_positions"] > 0, word_ids,
+                                -1)}
 
   def fit(self, x=None, y=None, batch_size=None, **kwargs):
     x, y = self._inputs(x, y)
@@ -108,7 +108,10 @@ class TokenTextModel(TextModel):
     x, _ = self._inputs(x, None)
     out = super().predict(x, batch_size=batch_size, **kwargs)
     labels = self.preprocessor.labels
-    return [[labels[i] for i in row if i >= 0] for row in out["tag_ids"]]
+    # Batches of different widths come back as one RaggedTensor.
+    rows = out["tag_ids"]
+    rows = rows.to_list() if hasattr(rows, "to_list") else rows.tolist()
+    return [[labels[i] for i in row if i >= 0] for row in rows]
 
   def _inputs(self, x, y):
     """Texts or word lists -> tf.string [n] or RaggedTensor [n, (words)];
@@ -138,11 +141,12 @@ class TokenTextModel(TextModel):
 
 
 def build(cls, directory, max_seq_length=128, do_lower_case=None,
-          labels=None, num_labels=None, **kwargs):
+          labels=None, num_labels=None, doc_stride=None, **kwargs):
   """`TokenTextModel` of `cls.from_checkpoint(directory, ...)`.
 
   Args: labels: tag names by id (num_labels = len(labels)); or num_labels
-  alone (tags "0", "1", ...); kwargs: for `cls` (e.g. crf=True).
+  alone (tags "0", "1", ...); doc_stride: pieces between window starts
+  (`NerPreprocessor`); kwargs: for `cls` (e.g. crf=True).
   """
   if labels is None:
     if num_labels is None:
@@ -157,5 +161,6 @@ def build(cls, directory, max_seq_length=128, do_lower_case=None,
   modeling.check_sequence_length(found.config, max_seq_length)
   preprocessor = NerPreprocessor(found.vocab_file, labels=labels,
                                  do_lower_case=found.do_lower_case,
-                                 max_seq_length=max_seq_length)
+                                 max_seq_length=max_seq_length,
+                                 doc_stride=doc_stride)
   return TokenTextModel(preprocessor, task)

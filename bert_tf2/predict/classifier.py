@@ -22,6 +22,7 @@ import tensorflow as tf
 from bert_tf2.classifier import serving as classifier_serving
 from bert_tf2.classifier import features as features_lib
 from bert_tf2.classifier import long_text
+from bert_tf2.classifier import model as model_lib
 from bert_tf2.classifier.model import BertClassifier
 from bert_tf2.classifier.processors import InputExample
 from bert_tf2.common import InputError
@@ -138,16 +139,16 @@ class ClassifierPredictor(base.Predictor):
       InputError: `texts` is not such a list.
     """
     logits = self.predict_logits(texts)
+    # The head's answers (`classifier.model.head_outputs`), in float64 for
+    # the window means.
+    out = model_lib.head_outputs(tf.constant(logits), self.regression,
+                                 self.multi_label)
     if self.regression:
-      return [{"prediction": float(row[0])} for row in logits]
+      return [{"prediction": float(v)} for v in out["predictions"].numpy()]
+    probs = out["probabilities"].numpy().astype(np.float32)
     if self.multi_label:
-      probs = tf.sigmoid(logits).numpy()
       return [{"labels": [n for n, q in zip(self.label_list, p) if q >= 0.5],
                "probabilities": p} for p in probs]
-    if self.long_text == "sliding_window":
-      probs = long_text.softmax(logits).astype(np.float32)
-    else:
-      probs = tf.nn.softmax(logits, axis=-1).numpy()
     return [{"label": self.label_list[int(np.argmax(p))], "probabilities": p}
             for p in probs]
 

@@ -1,14 +1,21 @@
-"""The SavedModel's in-graph input building equals convert_single_example."""
+"""The SavedModel's in-graph input building (the one packer,
+tokenization.packing) equals convert_single_example and the sliding
+windows of long_text."""
 
 import tensorflow as tf
 
 import tokenization
-from bert_tf2.classifier import serving as export
 from bert_tf2.classifier.features import _truncate_seq_pair
 from bert_tf2.classifier.features import convert_single_example
 from bert_tf2.classifier.processors import InputExample
 from tests.classifier import glue_fixtures
+from tokenization import packing
 from tokenization.tf_text import InGraphTokenizer
+
+
+def _packed(ids_a, ids_b, max_seq_length, cls_id, sep_id):
+  out = packing.pack_inputs(ids_a, ids_b, max_seq_length, cls_id, sep_id)
+  return out["input_ids"], out["input_mask"], out["segment_ids"]
 
 
 def test_pair_lengths_match_truncate_seq_pair():
@@ -24,7 +31,8 @@ def test_pair_lengths_match_truncate_seq_pair():
   got_a, got_b = [], []
   for m in sorted({g[2] for g in grid}):
     idx = [i for i, g in enumerate(grid) if g[2] == m]
-    a, b = export.pair_lengths(tf.gather(la, idx), tf.gather(lb, idx), m)
+    a, b = packing.truncated_lengths(tf.gather(la, idx), tf.gather(lb, idx),
+                                     tf.constant(m, tf.int64))
     got_a += list(zip(idx, a.numpy().tolist(), b.numpy().tolist()))
   got = [(a, b) for _, a, b in sorted(got_a)]
   assert got == want
@@ -41,7 +49,7 @@ def test_in_graph_inputs_equal_convert_single_example():
   in_graph = InGraphTokenizer(vocab, do_lower_case=True)
   v = tokenization.load_vocab(vocab)
   for max_seq_length in (6, 16, 64):
-    ids, mask, segments = export.build_inputs(
+    ids, mask, segments = _packed(
         in_graph.tokenize(tf.constant([a for a, _ in pairs])),
         in_graph.tokenize(tf.constant([b for _, b in pairs])),
         max_seq_length, v["[CLS]"], v["[SEP]"])
@@ -72,11 +80,11 @@ def test_in_graph_sliding_windows_equal_convert_example_to_windows():
       [[int(t) for t in r.split()] for r in rows], dtype=tf.int64,
       row_splits_dtype=tf.int64)
   for max_seq_length, doc_stride in ((8, 2), (12, 5), (12, 100), (16, 1)):
-    window_a, window_b, example = export.sliding_windows(
+    window_a, window_b, example = packing.pair_windows(
         as_ragged([a for a, _ in texts]), as_ragged([b for _, b in texts]),
         max_seq_length, doc_stride)
-    ids, mask, segments = export.build_inputs(window_a, window_b,
-                                              max_seq_length, 101, 102)
+    ids, mask, segments = _packed(window_a, window_b, max_seq_length, 101,
+                                  102)
     want = []
     for i, (a, b) in enumerate(texts):
       want += long_text.convert_example_to_windows(

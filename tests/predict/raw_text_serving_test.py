@@ -26,6 +26,7 @@ from bert_tf2.common import raw_text_serving
 from bert_tf2.common import saved_model
 from bert_tf2.feature_extraction.serving import FeatureServer
 from bert_tf2.ner.model import BertTokenClassifier
+from bert_tf2.ner.preprocessor import NerPreprocessor
 from bert_tf2.ner.serving import NerServer
 from bert_tf2.feature_extraction.predictor import FeatureEncoder
 from bert_tf2.squad.model import SquadModel
@@ -81,7 +82,9 @@ def _export_all(root):
                             chunk_size=CHUNK)
   write("windows", server, {"serving_default": server.serve_text})
   server = NerServer(_AtMostRows(BertTokenClassifier(CONFIG, 3), CHUNK),
-                     tok, SEQ, ["O", "B-PER", "I-PER"], chunk_size=CHUNK)
+                     NerPreprocessor(str(vocab), ["O", "B-PER", "I-PER"],
+                                     max_seq_length=SEQ, doc_stride=7),
+                     chunk_size=CHUNK)
   write("ner", server, {"serving_default": server.serve_text})
   server = SquadServer(_AtMostRows(SquadModel(CONFIG), CHUNK), tok,
                        max_seq_length=32, max_query_length=6, n_best_size=5,

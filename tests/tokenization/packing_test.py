@@ -10,8 +10,9 @@ from tokenization import tf_text
 
 
 def _original_pack(a, b, max_seq_length, cls_id=1, sep_id=2):
-  """run_classifier.py's truncation and layout, written out plainly."""
-  a, b = list(a), (list(b) if b is not None else None)
+  """run_classifier.py's truncation and layout, written out plainly (a
+  second sequence without tokens is a single one: `if tokens_b:`)."""
+  a, b = list(a), (list(b) if b else None)
   if b is None:
     a = a[:max_seq_length - 2]
     ids, seg = [cls_id] + a + [sep_id], [0] * (len(a) + 2)

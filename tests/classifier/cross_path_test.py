@@ -1,0 +1,192 @@
+"""Classifier: the same raw texts give the same answers on every path.
+
+One tiny model is trained by run_classifier's pipeline (module fixture, two
+steps) with --long_text=sliding_window --max_seq_length=12
+--doc_stride=3, so that a long text spans many windows. Then the same
+texts and pairs go through:
+  script     run_classifier's --do_predict (test.tsv; test_results.tsv)
+  keras      the raw-string Keras model (`TextModel` of a `BertPreprocessor`
+             with long_text="sliding_window") `.predict`
+  saved      the exported SavedModel (serving_pair), loaded in a fresh
+             process that imports only tensorflow and tensorflow_text
+  predictor  `ClassifierPredictor` (the Python predictor)
+Labels must be equal and probabilities equal to 1e-5 on every path.
+"""
+
+import json
+import os
+import random
+import subprocess
+import sys
+
+import keras
+import numpy as np
+import pytest
+
+import modeling
+from bert_tf2.classifier import pipeline
+from bert_tf2.classifier.options import default_options
+from bert_tf2.common import saved_model
+from bert_tf2.common.preprocessor import BertPreprocessor
+from bert_tf2.common.preprocessor import TextModel
+from bert_tf2.classifier.model import BertClassifier
+from bert_tf2.predict.classifier import ClassifierPredictor
+from tests.classifier import tiny_task
+from tests.reliability import fixtures
+
+EXTRA = ["cafe", "muller", "sao", "paulo", "江", "泽", "民", "北", "京", ".",
+         ","]
+VOCAB = tiny_task.VOCAB + EXTRA
+LABELS = ["no", "yes"]
+SEQ, STRIDE = 12, 3
+# Wide initial weights and two steps at a tiny rate: answers that vary
+# from text to text (both labels), far from ties, learned or not.
+CONFIG = dict(tiny_task.CONFIG, vocab_size=len(VOCAB), initializer_range=1.0)
+
+LONG = " ".join("w%d" % ((7 * i) % 40) for i in range(40)) + " alpha w1."
+PAIRS = [(LONG, ""), ("", ""), ("江泽民在北京。", ""),
+         ("Café Müller in São Paulo, alpha.", ""),
+         ("w1 w2 alpha", "w3 w4 w5 w6 w7 w8 w9"), (LONG, "w5 alpha w6"),
+         ("w3 w4", "Café Müller")]
+
+
+def _write_tsv(path, rows):
+  with open(path, "w", encoding="utf-8") as f:
+    f.write("label\ttext\tother\n")
+    for row in rows:
+      f.write("\t".join(row) + "\n")
+
+
+def _example(rng, positive):
+  words = rng.sample(tiny_task.WORDS, rng.randint(2, 14))
+  if positive:
+    words.insert(rng.randint(0, len(words)), "alpha")
+  half = rng.randint(0, len(words))
+  return ("yes" if positive else "no", " ".join(words[:half]) or "w0",
+          " ".join(words[half:]))
+
+
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory):
+  keras.utils.set_random_seed(0)
+  root = str(tmp_path_factory.mktemp("classifier_paths"))
+  data_dir = os.path.join(root, "data")
+  os.makedirs(data_dir)
+  rng = random.Random(2)
+  _write_tsv(os.path.join(data_dir, "train.tsv"),
+             [_example(rng, i % 2 == 0) for i in range(32)])
+  _write_tsv(os.path.join(data_dir, "test.tsv"),
+             [("no", a, b) for a, b in PAIRS if a])
+  vocab_file = fixtures.write_text(os.path.join(root, "vocab.txt"),
+                                   "\n".join(VOCAB) + "\n")
+  config_file = fixtures.write_json(os.path.join(root, "bert_config.json"),
+                                    CONFIG)
+  options = default_options(
+      task_name="tsv", data_dir=data_dir, vocab_file=vocab_file,
+      bert_config_file=config_file, output_dir=os.path.join(root, "out"),
+      text_a_column="text", text_b_column="other", label_column="label",
+      label_list="no,yes", do_train=True, do_predict=True,
+      max_seq_length=SEQ, long_text="sliding_window", doc_stride=STRIDE,
+      train_batch_size=16, learning_rate=1e-5, num_train_epochs=1.0,
+      save_checkpoints_steps=1000, export_dir=os.path.join(root, "export"))
+  pipeline.run(options)
+  return options
+
+
+_SERVE = r"""
+import json, sys
+import tensorflow as tf, tensorflow_text  # noqa: F401 (registers ops)
+export_dir, pairs = sys.argv[1], json.loads(sys.argv[2])
+served = tf.saved_model.load(export_dir)
+out = served.signatures["serving_pair"](
+    text_a=tf.constant([a for a, _ in pairs]),
+    text_b=tf.constant([b for _, b in pairs]))
+mods = [m for m in sys.modules if m.split(".")[0] in (
+    "bert_tf2", "modeling", "tokenization", "optimization")]
+print(json.dumps({"probabilities": out["probabilities"].numpy().tolist(),
+                  "labels": [x.decode() for x in out["label"].numpy()],
+                  "num_windows": out["num_windows"].numpy().tolist(),
+                  "modules": mods}))
+"""
+
+
+def _softmax(logits):
+  e = np.exp(logits - np.max(logits, axis=-1, keepdims=True))
+  return e / np.sum(e, axis=-1, keepdims=True)
+
+
+@pytest.fixture(scope="module")
+def paths(trained):
+  options = trained
+  with open(os.path.join(options.output_dir, "test_results.tsv")) as f:
+    rows = iter([[float(x) for x in line.split("\t")]
+                 for line in f if line.strip()])
+    # The script refuses an empty text_a (one line naming it): the other
+    # paths answer it, and are compared with each other there.
+    script = np.array([next(rows) if a else [np.nan, np.nan]
+                       for a, _ in PAIRS])
+    assert next(rows, None) is None
+  # The raw-string Keras model of the run's checkpoint and vocabulary.
+  model = saved_model.restore_model(
+      _Task(modeling.BertConfig.from_json_file(options.bert_config_file)),
+      options.output_dir)
+  keras_model = TextModel(BertPreprocessor(
+      options.vocab_file, max_seq_length=SEQ, long_text="sliding_window",
+      doc_stride=STRIDE), model)
+  keras_logits = keras_model.predict(PAIRS, batch_size=3, verbose=0)
+  done = subprocess.run(
+      [sys.executable, "-c", _SERVE, options.export_dir, json.dumps(PAIRS)],
+      capture_output=True, text=True, env=dict(os.environ, PYTHONPATH=""),
+      cwd="/", check=False)
+  assert done.returncode == 0, done.stderr[-3000:]
+  served = json.loads(done.stdout.strip().splitlines()[-1])
+  predictor = ClassifierPredictor.from_output_dir(options.output_dir)
+  answers = predictor.predict(PAIRS)
+  return {
+      "script": script,
+      "keras": _softmax(np.asarray(keras_logits, np.float64)),
+      "saved": np.array(served["probabilities"]),
+      "saved_labels": served["labels"],
+      "num_windows": served["num_windows"],
+      "modules": served["modules"],
+      "predictor": np.array([a["probabilities"] for a in answers]),
+      "predictor_labels": [a["label"] for a in answers],
+      "keras_model": keras_model}
+
+
+class _Task(object):
+  """build_model() of the run's classifier (for `restore_model`)."""
+
+  def __init__(self, config):
+    self.config = config
+
+  def build_model(self):
+    return BertClassifier(self.config, len(LABELS))
+
+
+def test_the_long_text_spans_many_windows(paths):
+  assert paths["num_windows"][0] >= 5
+  assert paths["num_windows"][5] >= 5
+  assert paths["num_windows"][1] == 1
+
+
+def test_every_path_gives_the_same_probabilities_and_labels(paths):
+  script = paths["script"].copy()
+  assert script.shape == (len(PAIRS), 2)
+  empty = np.isnan(script[:, 0])
+  assert empty.tolist() == [a == "" for a, _ in PAIRS]
+  script[empty] = paths["saved"][empty]
+  labels = [LABELS[i] for i in np.argmax(script, axis=-1)]
+  for name in ("keras", "saved", "predictor"):
+    np.testing.assert_allclose(paths[name], script, atol=1e-5,
+                               err_msg=name)
+    assert [LABELS[i] for i in np.argmax(paths[name], -1)] == labels, name
+  assert paths["saved_labels"] == labels
+  assert paths["predictor_labels"] == labels
+  # Answers vary: both labels occur, none near a tie.
+  assert set(labels) == set(LABELS), script
+  assert np.min(np.abs(script[:, 1] - 0.5)) > 1e-3, script
+
+
+def test_the_saved_model_runs_without_the_project(paths):
+  assert paths["modules"] == [], paths["modules"]

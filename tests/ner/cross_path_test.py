@@ -1,0 +1,225 @@
+"""NER: the same raw texts give the same tags on every path.
+
+One tiny model is trained by run_ner's pipeline (module fixture, a few
+steps) with --max_seq_length=16 --doc_stride=5, so that a long text spans
+many windows and an entity crosses window edges. Then the same texts go
+through:
+  script     run_ner's --do_predict (the CoNLL test file holds each text's
+             BasicTokenizer words); test_predictions.txt
+  keras      the raw-string Keras model (`TokenTextModel` of a
+             `NerPreprocessor` with the script's windows) `.predict`
+  saved      the exported SavedModel, loaded in a fresh process that
+             imports only tensorflow and tensorflow_text
+  tagger     `EntityTagger` (the Python predictor) on the SavedModel
+Tags per word must be equal on every path (and every word tagged: no
+window dropped), entities equal, and the Keras model's per-window
+probabilities equal the serving_ids signature's to 1e-5.
+"""
+
+import json
+import os
+import random
+import subprocess
+import sys
+
+import keras
+import numpy as np
+import pytest
+import tensorflow as tf
+
+import modeling
+import tokenization
+from bert_tf2.common import saved_model
+from bert_tf2.ner import serving
+from bert_tf2.ner import pipeline
+from bert_tf2.ner.preprocessor import NerPreprocessor
+from bert_tf2.ner.task import NerTask
+from bert_tf2.ner.text_model import TokenTextModel
+from tests.reliability import fixtures
+
+NAMES = ["anna", "bob", "cafe", "muller"]
+PLACES = ["paris", "sao", "paulo", "北", "京"]
+WORDS = ["w%d" % i for i in range(16)] + ["the", "red", "cross", "in",
+                                          "江", "泽", "民", "在", ".", ","]
+VOCAB = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "##s"] + (
+    NAMES + PLACES + WORDS)
+SEQ, STRIDE = 16, 5
+CONFIG = fixtures.config_dict(
+    vocab_size=len(VOCAB), hidden_size=32, intermediate_size=64,
+    hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0)
+
+LONG = " ".join(
+    ["W%d%s" % (i % 16, "s" if i % 3 == 0 else "") for i in range(9)] +
+    ["Anna", "Bob", "in", "São", "Paulo", ",", "the", "Red", "Cross", "."] +
+    ["w%d" % ((5 * i) % 16) for i in range(30)] + ["Café", "Müller", "in",
+                                                   "Paris", "."])
+TEXTS = [LONG, "", "江泽民在北京。", "Café Müller in São Paulo, Anna.",
+         "w1 w2 paris", "zzz unknown-words in Paris"]
+
+
+def _sentence(rng):
+  tokens, tags = [], []
+  while len(tokens) < rng.randint(3, 12):
+    r = rng.random()
+    if r < 0.2:
+      n = rng.choice([1, 2])
+      tokens += rng.sample(NAMES, n)
+      tags += ["B-PER"] + ["I-PER"] * (n - 1)
+    elif r < 0.35:
+      n = rng.choice([1, 2])
+      tokens += rng.sample(PLACES, n)
+      tags += ["B-LOC"] + ["I-LOC"] * (n - 1)
+    else:
+      tokens.append(rng.choice(WORDS) + ("s" if rng.random() < 0.2 else ""))
+      tags.append("O")
+  return tokens, tags
+
+
+def _write_conll(path, sentences):
+  with open(path, "w", encoding="utf-8") as f:
+    for sentence in sentences:
+      for fields in zip(*sentence):
+        f.write(" ".join(fields) + "\n")
+      f.write("\n")
+
+
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory):
+  """The script's run: options, and the words of TEXTS it tagged."""
+  keras.utils.set_random_seed(0)
+  root = str(tmp_path_factory.mktemp("ner_paths"))
+  data_dir = os.path.join(root, "data")
+  os.makedirs(data_dir)
+  rng = random.Random(5)
+  _write_conll(os.path.join(data_dir, "train.txt"),
+               [_sentence(rng) for _ in range(96)])
+  vocab_file = fixtures.write_text(os.path.join(root, "vocab.txt"),
+                                   "\n".join(VOCAB) + "\n")
+  basic = tokenization.BasicTokenizer(do_lower_case=True)
+  words = [basic.tokenize(t) for t in TEXTS]
+  # The script reads words, one per line (untagged): the texts that have
+  # any (an empty text is no CoNLL sentence).
+  _write_conll(os.path.join(data_dir, "test.txt"),
+               [(w,) for w in words if w])
+  config_file = fixtures.write_json(os.path.join(root, "bert_config.json"),
+                                    CONFIG)
+  options = pipeline.default_options(
+      data_dir=data_dir, vocab_file=vocab_file, bert_config_file=config_file,
+      output_dir=os.path.join(root, "out"), do_train=True, do_predict=True,
+      max_seq_length=SEQ, doc_stride=STRIDE, train_batch_size=16,
+      predict_batch_size=4, learning_rate=3e-3, num_train_epochs=3.0,
+      save_checkpoints_steps=10000, iterations_per_loop=50,
+      export_dir=os.path.join(root, "export"))
+  pipeline.run(options)
+  return options, words
+
+
+def _script_tags(options, words):
+  path = os.path.join(options.output_dir, "test_predictions.txt")
+  with open(path, encoding="utf-8") as f:
+    blocks = [b for b in f.read().split("\n\n") if b.strip()]
+  rows = iter([[line.split() for line in b.splitlines()] for b in blocks])
+  out = []
+  for w in words:
+    if not w:
+      out.append([])
+      continue
+    row = next(rows)
+    assert [r[0] for r in row] == w
+    out.append([r[2] for r in row])
+  return out
+
+
+def _keras_model(options):
+  with open(os.path.join(options.output_dir, "label_list.txt")) as f:
+    labels = f.read().split()
+  task = NerTask(modeling.BertConfig.from_json_file(
+      options.bert_config_file), len(labels))
+  model = saved_model.restore_model(task, options.output_dir)
+  preprocessor = NerPreprocessor(options.vocab_file, labels=labels,
+                                 max_seq_length=SEQ, doc_stride=STRIDE)
+  return TokenTextModel(preprocessor, model)
+
+
+_SERVE = r"""
+import json, sys
+import tensorflow as tf, tensorflow_text  # noqa: F401 (registers ops)
+export_dir, texts = sys.argv[1], json.loads(sys.argv[2])
+served = tf.saved_model.load(export_dir)
+out = served.signatures["serving_default"](text=tf.constant(texts))
+rows = []
+for i in range(len(texts)):
+  n = int(out["num_words"][i])
+  rows.append({"words": [w.decode() for w in out["words"][i][:n].numpy()],
+               "tags": [t.decode() for t in out["tags"][i][:n].numpy()]})
+mods = [m for m in sys.modules if m.split(".")[0] in (
+    "bert_tf2", "modeling", "tokenization", "optimization")]
+print(json.dumps({"rows": rows, "modules": mods}))
+"""
+
+
+def _saved_model_tags(export_dir, texts):
+  env = dict(os.environ, PYTHONPATH="")
+  done = subprocess.run([sys.executable, "-c", _SERVE, export_dir,
+                         json.dumps(texts)], capture_output=True, text=True,
+                        env=env, cwd="/", check=False)
+  assert done.returncode == 0, done.stderr[-3000:]
+  return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+@pytest.fixture(scope="module")
+def paths(trained):
+  options, words = trained
+  keras_model = _keras_model(options)
+  served = _saved_model_tags(options.export_dir, TEXTS)
+  return {"words": words,
+          "script": _script_tags(options, words),
+          "keras": keras_model.predict(TEXTS, batch_size=4, verbose=0),
+          "saved": [r["tags"] for r in served["rows"]],
+          "saved_words": [r["words"] for r in served["rows"]],
+          "modules": served["modules"],
+          "keras_model": keras_model,
+          "tagger": serving.EntityTagger(options.export_dir)}
+
+
+def test_the_long_text_spans_many_windows(trained, paths):
+  del trained
+  pre = paths["keras_model"].preprocessor
+  features = pre(tf.constant([LONG]))
+  assert features["input_ids"].shape[0] >= 5
+  assert len(paths["words"][0]) > 50
+
+
+def test_every_path_tags_every_word_the_same(paths):
+  assert paths["saved_words"] == paths["words"]
+  for name in ("keras", "saved"):
+    assert [len(t) for t in paths[name]] == [len(w) for w in paths["words"]]
+    assert paths[name] == paths["script"], name
+  # A trained model: the long text's entities are found.
+  assert set(paths["script"][0]) > {"O"}
+
+
+def test_entities_are_the_same_on_every_path(paths):
+  found = paths["tagger"](TEXTS)
+  for text, words, tags, spans in zip(TEXTS, paths["words"],
+                                      paths["script"], found):
+    assert spans == serving.entities(text, words, tags), text
+    for entity in spans:
+      assert text[entity["start"]:entity["end"]] == entity["text"]
+  assert found[1] == []
+
+
+def test_the_saved_model_runs_without_the_project(paths):
+  assert paths["modules"] == [], paths["modules"]
+
+
+def test_window_probabilities_equal_the_saved_models(trained, paths):
+  options, _ = trained
+  model = paths["keras_model"]
+  features = model.preprocessor(tf.constant(TEXTS))
+  logits = model(tf.constant(TEXTS))
+  served = tf.saved_model.load(options.export_dir).signatures["serving_ids"]
+  out = served(**{k: features[k] for k in ("input_ids", "input_mask",
+                                          "segment_ids")})
+  np.testing.assert_allclose(out["probabilities"].numpy(),
+                             tf.nn.softmax(logits, -1).numpy(), atol=1e-5)
