@@ -35,7 +35,7 @@ import tensorflow as tf
 
 import modeling
 from bert_tf2.common import fit_data
-from bert_tf2.common.errors import InputError
+from tokenization.errors import InputError
 from modeling import layers
 from tokenization import packing
 from tokenization import tf_text

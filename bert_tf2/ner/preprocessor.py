@@ -63,7 +63,7 @@ import keras
 import numpy as np
 import tensorflow as tf
 
-from bert_tf2.common.errors import InputError
+from tokenization.errors import InputError
 from bert_tf2.common.preprocessor import BertPreprocessor
 from modeling import layers
 from tokenization import packing

@@ -29,7 +29,7 @@ import keras
 import tensorflow as tf
 
 import modeling
-from bert_tf2.common.errors import InputError
+from tokenization.errors import InputError
 from bert_tf2.common.preprocessor import TextModel
 from bert_tf2.ner.model import BertTokenClassifier
 from bert_tf2.ner.preprocessor import NerPreprocessor
