@@ -41,6 +41,7 @@ from bert_tf2.classifier import model as _classifier  # pylint: disable=unused-i
 from bert_tf2.ner import model as _ner  # pylint: disable=unused-import
 from bert_tf2.squad import model as _squad  # pylint: disable=unused-import
 from modeling import layers
+from modeling import lora
 from tokenization import tf_text
 from tokenization import vocab as vocab_lib
 
@@ -99,8 +100,13 @@ class BertPreprocessor(keras.layers.Layer):
 
 
 @layers.serializable
-class TextModel(keras.Model):
-  """`task(preprocessor(x))`: a task model on raw strings (see module)."""
+class TextModel(lora.Adaptable, keras.Model):
+  """`task(preprocessor(x))`: a task model on raw strings (see module).
+
+  `enable_lora(rank)`, `save_lora_weights(path)`, `load_lora_weights(path)`
+  act on the task model (`modeling.lora`): the file is the task's, so it
+  loads onto the task alone or onto another `TextModel` of it.
+  """
 
   def __init__(self, preprocessor, task, **kwargs):
     kwargs.setdefault("name", "text_" + task.name)
@@ -111,6 +117,10 @@ class TextModel(keras.Model):
 
   def call(self, inputs, training=False):
     return self.task(self.preprocessor(inputs), training=training)
+
+  def lora_parts(self):
+    """The task model's (see `modeling.lora.Adaptable`)."""
+    return self.task.lora_parts()
 
   # Keras' array adapters take no strings: lists/arrays of text become a
   # batched tf.data.Dataset first (as keras-hub's Task does).

@@ -28,13 +28,14 @@ import modeling
 from bert_tf2.common import InputError
 from bert_tf2.embedding import pooling
 from modeling import inputs as model_inputs
+from modeling import lora
 from modeling import quantized
 
 DEFAULT_MAX_SEQ_LENGTH = 128
 
 
 @modeling.layers.serializable
-class SentenceEncoder(keras.Model):
+class SentenceEncoder(lora.Adaptable, keras.Model):
   """BertModel + pooling (+ L2 normalisation); call(features) -> vectors."""
 
   def __init__(self, bert_config, pooling_mode="cls", normalize=False,
@@ -53,6 +54,10 @@ class SentenceEncoder(keras.Model):
     self.tokenizer = None
     self.max_seq_length = DEFAULT_MAX_SEQ_LENGTH
     self.built = True
+
+  def lora_parts(self):
+    """LoRA in the encoder; the file holds the LoRA variables (no head)."""
+    return self.bert, self
 
   def call(self, features, training=False):
     """int [batch, seq] input_ids/input_mask(/segment_ids) -> float32
