@@ -37,6 +37,7 @@ import tensorflow as tf
 # module is imported (keras imports only its own packages by itself).
 import modeling
 from bert_tf2.common import fit_data
+from bert_tf2.common import raw_text_serving
 from bert_tf2.classifier import model as _classifier  # pylint: disable=unused-import
 from bert_tf2.ner import model as _ner  # pylint: disable=unused-import
 from bert_tf2.squad import model as _squad  # pylint: disable=unused-import
@@ -190,6 +191,7 @@ def _as_dataset(x, y, batch_size, sample_weight=None, shuffle=False):
   """(x, y, batch_size) as Keras takes them, texts made a Dataset."""
   if isinstance(x, tf.data.Dataset) or x is None:
     return x, y, batch_size
+  x = raw_text_serving.check_nested_texts(x)  # bytes ok, bad UTF-8 named.
   if isinstance(x, list) and x and isinstance(x[0], (tuple, list)):
     x = tuple(list(column) for column in zip(*x))  # [(a, b), ...] pairs.
   x = tuple(x) if isinstance(x, tuple) else x
