@@ -117,13 +117,13 @@ def test_lora_then_int8_reloads_exactly(tmp_path):
     b.assign(np.random.RandomState(1).normal(0, 0.5, b.shape))
   float_lora = model(x).numpy()
   model.quantize("int8")
-  query = model.bert.encoder_layers[0].attention_self.query
-  assert query._kernel.dtype == "int8" and not query.lora_enabled
-  assert not modeling.lora.lora_variable_names(model)
   want = model(x).numpy()
-  assert not np.array_equal(want, float_lora)
-  np.testing.assert_allclose(want, float_lora, atol=0.05)
   path = str(tmp_path / "lora_int8.keras")
   model.save(path)
   again = keras.saving.load_model(path)
   np.testing.assert_array_equal(again(x).numpy(), want)
+  query = model.bert.encoder_layers[0].attention_self.query
+  assert query._kernel.dtype == "int8" and not query.lora_enabled
+  assert not modeling.lora.lora_variable_names(model)
+  assert not np.array_equal(want, float_lora)
+  np.testing.assert_allclose(want, float_lora, atol=0.05)
