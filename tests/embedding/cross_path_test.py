@@ -12,8 +12,6 @@ paths only)."""
 
 import json
 import os
-import subprocess
-import sys
 
 import keras
 import numpy as np
@@ -26,7 +24,7 @@ from bert_tf2.embedding import search
 from bert_tf2.embedding.encoder import SentenceEncoder
 from bert_tf2.embedding.job import EmbeddingJob
 from bert_tf2.finetune import driver
-from tests.common import tiny_dir
+from tests.common import cross_path
 
 pytestmark = pytest.mark.slow
 MAX_SEQ_LENGTH = 12
@@ -38,17 +36,10 @@ ANCHORS = [a for a, _ in PAIRS]
 POSITIVES = [p for _, p in PAIRS]
 TEXTS = ANCHORS + POSITIVES + [""]
 
-_SERVE = r"""
-import json, sys
-import tensorflow as tf
-import tensorflow_text  # noqa: F401  (the in-graph tokenizer's ops)
-assert "bert_tf2" not in sys.modules and "modeling" not in sys.modules
-args = json.loads(sys.argv[1])
-serve = tf.saved_model.load(args["export"]).signatures["serving_default"]
+_SERVE = """
 out = serve(text=tf.constant(args["texts"]))
 print("RESULT" + json.dumps(out["embeddings"].numpy().tolist()))
 """
-
 
 @pytest.fixture(scope="module")
 def run(tmp_path_factory):
@@ -56,15 +47,8 @@ def run(tmp_path_factory):
   with widely spread weights (the cosines differ far beyond 1e-5)."""
   keras.utils.set_random_seed(0)
   root = str(tmp_path_factory.mktemp("embedding_paths"))
-  ckpt = os.path.join(root, "ckpt")
-  os.makedirs(ckpt)
-  tiny_dir.write(ckpt)
-  config = tiny_dir.config()
-  config.initializer_range = 0.5
-  modeling.write_checkpoint(
-      {n: v.numpy() for n, v in modeling.original_variable_names(
-          modeling.BertModel(config)).items()},
-      os.path.join(ckpt, "bert_model.ckpt"))
+  ckpt = cross_path.spread_checkpoint(os.path.join(root, "ckpt"),
+                                     modeling.BertModel)
   data_dir = os.path.join(root, "data")
   os.makedirs(data_dir)
   with open(os.path.join(data_dir, "test.jsonl"), "w",
@@ -109,13 +93,8 @@ def _keras(s, ckpt):
 
 
 def _saved_model(s):
-  args = {"export": s.export_dir, "texts": TEXTS}
-  env = dict(os.environ, PYTHONPATH="")
-  proc = subprocess.run([sys.executable, "-c", _SERVE, json.dumps(args)],
-                        capture_output=True, text=True, env=env,
-                        cwd=os.path.dirname(s.export_dir), timeout=300)
-  assert proc.returncode == 0, proc.stderr[-3000:]
-  return np.array(json.loads(proc.stdout.split("RESULT", 1)[1]))
+  return np.array(cross_path.serve_in_fresh_process(s.export_dir, _SERVE,
+                                                    {"texts": TEXTS}))
 
 
 def test_every_path_gives_the_same_vectors_and_ranking(run):

@@ -11,13 +11,10 @@ those go through the three other paths only)."""
 
 import json
 import os
-import subprocess
-import sys
 
 import keras
 import numpy as np
 import pytest
-import tensorflow as tf
 
 import modeling
 import tokenization
@@ -29,6 +26,7 @@ from bert_tf2.multiple_choice.model import BertMultipleChoice
 from bert_tf2.multiple_choice.predictor import MultipleChoicePredictor
 from bert_tf2.multiple_choice.preprocessor import MultipleChoicePreprocessor
 from bert_tf2.runner import checkpoints
+from tests.common import cross_path
 from tests.common import tiny_dir
 
 pytestmark = pytest.mark.slow
@@ -44,35 +42,20 @@ FILE_EXAMPLES = [
 EXTRA_EXAMPLES = [("", ["a cat", "the dog"]), ("the cat", ["", "sat"])]
 EXAMPLES = [(c, ch) for c, ch, _ in FILE_EXAMPLES] + EXTRA_EXAMPLES
 
-_SERVE = r"""
-import json, sys
-import tensorflow as tf
-import tensorflow_text  # noqa: F401  (the in-graph tokenizer's ops)
-assert "bert_tf2" not in sys.modules and "modeling" not in sys.modules
-args = json.loads(sys.argv[1])
-serve = tf.saved_model.load(args["export"]).signatures["serving_default"]
+_SERVE = """
 out = serve(context=tf.constant(args["contexts"]),
             choices=tf.constant(args["choices"]))
 print("RESULT" + json.dumps({"probabilities": out["probabilities"].numpy().tolist(),
                              "label": out["label"].numpy().tolist()}))
 """
 
-
 @pytest.fixture(scope="module")
 def run(tmp_path_factory):
   """(settings, the trained BertMultipleChoice of the exported checkpoint)."""
   keras.utils.set_random_seed(0)
   root = str(tmp_path_factory.mktemp("mc_paths"))
-  os.makedirs(os.path.join(root, "ckpt"))
-  ckpt = tiny_dir.write(os.path.join(root, "ckpt"))
-  # Start from weights with a large spread (head included), so that the
-  # choices' probabilities differ far beyond 1e-5.
-  config = tiny_dir.config()
-  config.initializer_range = 0.5
-  modeling.write_checkpoint(
-      {n: v.numpy() for n, v in modeling.original_variable_names(
-          BertMultipleChoice(config)).items()},
-      os.path.join(ckpt, "bert_model.ckpt"))
+  ckpt = cross_path.spread_checkpoint(os.path.join(root, "ckpt"),
+                                     BertMultipleChoice)
   data_dir = os.path.join(root, "data")
   os.makedirs(data_dir)
   for name in ("train.jsonl", "test.jsonl"):
@@ -123,14 +106,9 @@ def _python(s, model):
 
 
 def _saved_model(s):
-  args = {"export": s.export_dir, "contexts": [c for c, _ in EXAMPLES],
-          "choices": [ch for _, ch in EXAMPLES]}
-  env = dict(os.environ, PYTHONPATH="")
-  proc = subprocess.run([sys.executable, "-c", _SERVE, json.dumps(args)],
-                        capture_output=True, text=True, env=env,
-                        cwd=os.path.dirname(s.export_dir), timeout=300)
-  assert proc.returncode == 0, proc.stderr[-3000:]
-  out = json.loads(proc.stdout.split("RESULT", 1)[1])
+  out = cross_path.serve_in_fresh_process(
+      s.export_dir, _SERVE, {"contexts": [c for c, _ in EXAMPLES],
+                             "choices": [ch for _, ch in EXAMPLES]})
   return np.array(out["probabilities"]), out["label"]
 
 

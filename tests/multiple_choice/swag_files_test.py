@@ -3,7 +3,6 @@ val.csv, test.csv; no file flags), and test metrics (test_results.txt)
 when the test file has labels, as run_ner."""
 
 import csv
-import json
 import os
 import random
 
@@ -40,12 +39,7 @@ def _results(path):
 
 
 def _settings(root, data_dir, **extra):
-  vocab_file = os.path.join(root, "vocab.txt")
-  with open(vocab_file, "w") as f:
-    f.write("\n".join(tiny_task.VOCAB) + "\n")
-  config_file = os.path.join(root, "bert_config.json")
-  with open(config_file, "w") as f:
-    json.dump(tiny_task.CONFIG, f)
+  vocab_file, config_file = tiny_task.write_model_files(root)
   return mc_flags.default_settings(**dict(dict(
       data_dir=data_dir, vocab_file=vocab_file, bert_config_file=config_file,
       output_dir=os.path.join(root, "out"), do_train=True, do_eval=True,

@@ -10,8 +10,6 @@ CJK, accents, a short context, an empty question."""
 
 import json
 import os
-import subprocess
-import sys
 
 import keras
 import numpy as np
@@ -23,6 +21,7 @@ from bert_tf2.squad import pipeline
 from bert_tf2.squad.model import SquadModel
 from bert_tf2.squad.preprocessor import SquadPreprocessor
 from bert_tf2.squad.text_model import SquadTextModel
+from tests.common import cross_path
 from tests.common import tiny_dir
 
 pytestmark = pytest.mark.slow
@@ -33,13 +32,7 @@ PAIRS = [("who met ann ?", LONG), ("where ?", "江泽民在北京。"),
          ("who visitéd Pâris ?", "Angéla Mërkel visitéd Pâris ."),
          ("the cat", "a dog ran"), ("", "bob met ann in paris")]
 
-_SERVE = r"""
-import json, sys
-import tensorflow as tf
-import tensorflow_text  # noqa: F401  (the in-graph tokenizer's ops)
-assert "bert_tf2" not in sys.modules and "modeling" not in sys.modules
-args = json.loads(sys.argv[1])
-serve = tf.saved_model.load(args["export"]).signatures["serving_default"]
+_SERVE = """
 out = serve(question=tf.constant(args["q"]), context=tf.constant(args["c"]))
 print("RESULT" + json.dumps({
     "answer": [a.decode("utf-8") for a in out["answer"].numpy()],
@@ -48,21 +41,14 @@ print("RESULT" + json.dumps({
     "num_windows": out["num_windows"].numpy().tolist()}))
 """
 
-
 @pytest.fixture(scope="module")
 def run(tmp_path_factory):
   """The script's settings after --do_predict --export_dir of a checkpoint
   with widely spread weights (so spans differ by far more than 1e-5)."""
   keras.utils.set_random_seed(0)
   root = str(tmp_path_factory.mktemp("squad_paths"))
-  ckpt = os.path.join(root, "ckpt")
-  os.makedirs(ckpt)
-  tiny_dir.write(ckpt)
-  config = tiny_dir.config()
-  config.initializer_range = 0.5
-  modeling.write_checkpoint(
-      {n: v.numpy() for n, v in modeling.original_variable_names(
-          SquadModel(config)).items()}, os.path.join(ckpt, "bert_model.ckpt"))
+  ckpt = cross_path.spread_checkpoint(os.path.join(root, "ckpt"),
+                                     SquadModel)
   predict_file = os.path.join(root, "dev.json")
   paragraphs = [{"context": c, "qas": [{"id": "q%d" % i, "question": q,
                                         "answers": []}]}
@@ -118,14 +104,9 @@ def _keras(o):
 
 
 def _saved_model(o):
-  args = {"export": o.export_dir, "q": [q for q, _ in PAIRS],
-          "c": [c for _, c in PAIRS]}
-  env = dict(os.environ, PYTHONPATH="")
-  proc = subprocess.run([sys.executable, "-c", _SERVE, json.dumps(args)],
-                        capture_output=True, text=True, env=env,
-                        cwd=os.path.dirname(o.export_dir), timeout=300)
-  assert proc.returncode == 0, proc.stderr[-3000:]
-  out = json.loads(proc.stdout.split("RESULT", 1)[1])
+  out = cross_path.serve_in_fresh_process(
+      o.export_dir, _SERVE, {"q": [q for q, _ in PAIRS],
+                             "c": [c for _, c in PAIRS]})
   return (out["answer"], out["start_logit"], out["end_logit"],
           out["num_windows"])
 
