@@ -38,7 +38,8 @@ from modeling import transformer
 
 
 @layers.serializable
-class BertModel(export.Exportable, keras.Model, layers.OriginalNamed):
+class BertModel(export.Exportable, lora.Adaptable, keras.Model,
+                layers.OriginalNamed):
   """BERT encoder: embeddings, transformer layers, tanh pooler on [CLS]."""
 
   def __init__(self, config, is_training=None, input_ids=None,
@@ -191,22 +192,6 @@ class BertModel(export.Exportable, keras.Model, layers.OriginalNamed):
   def get_embedding_table(self):
     """The word embedding variable [vocab_size, hidden_size]."""
     return self.embeddings.word_embeddings
-
-  # --- LoRA (keras-hub's Backbone calls; see modeling/lora.py) ------------
-
-  def enable_lora(self, rank, target_names=lora.DEFAULT_TARGETS,
-                  lora_alpha=None):
-    """Freezes the encoder; Keras LoRA in the query/value projections."""
-    lora.enable_lora(self, rank, target_names=target_names,
-                     lora_alpha=lora_alpha)
-
-  def save_lora_weights(self, path):
-    """Writes the LoRA variables alone to `path` (.npz)."""
-    lora.save_lora_weights(self, path)
-
-  def load_lora_weights(self, path):
-    """Loads `save_lora_weights`' file (enables LoRA first if needed)."""
-    lora.load_lora_weights(self, path)
 
   # --- Names and serialisation --------------------------------------------
 

@@ -131,9 +131,27 @@ class Dense(keras.layers.Dense, OriginalNamed):
     return y
 
   def quantize(self, mode=None, type_check=True, config=None):
-    """Keras' own quantization (e.g. "int8") of this layer's kernel."""
+    """Keras' own quantization (e.g. "int8") of this layer's kernel.
+
+    With LoRA enabled, the update is merged into the float kernel first and
+    the adapters dropped (`merge_lora`): the quantized layer is the one
+    kernel that a saved file holds, so it reloads exactly. (Keras alone
+    keeps float adapters beside the int8 kernel, and its save merges them
+    into the int8 kernel and quantizes again: the reloaded model differs.)
+    """
     del type_check  # Keras refuses subclasses; this one computes the same.
+    if self.lora_enabled:
+      self.merge_lora()
     super().quantize(mode, type_check=False, config=config)
+
+  def merge_lora(self):
+    """kernel += lora_alpha / rank * lora_kernel_a @ lora_kernel_b; LoRA
+    off, its two variables removed (the kernel stays frozen)."""
+    self._kernel.assign(tf.convert_to_tensor(self.kernel))
+    del self.lora_kernel_a
+    del self.lora_kernel_b
+    self.lora_enabled = False
+    self.lora_rank = self.lora_alpha = None
 
   def original_variables(self):
     return {"kernel": self._kernel, "bias": self.bias}

@@ -11,7 +11,8 @@ The LoRA variables are named after their layer's original kernel:
 the other original names). `save_lora_weights` writes them, with the
 model's other trainable variables (a task model's head), to a small .npz
 file; `load_lora_weights` puts them onto a fresh model loaded from the base
-checkpoint.
+checkpoint. `Adaptable` gives a model these three as methods (`BertModel`,
+the task models and the raw-string `TextModel`).
 
 Example:
   >>> import modeling
@@ -137,3 +138,32 @@ def load_lora_weights(model, path, enable=None):
           path, name, arrays[name].shape, tuple(var.shape)))
   for name, var in names.items():
     var.assign(arrays[name])
+
+
+class Adaptable(object):
+  """`enable_lora(rank)`, `save_lora_weights(path)`, `load_lora_weights(path)`
+  as methods (keras-hub's calls).
+
+  A subclass says where they act: `lora_parts()` -> (the `BertModel` that
+  gets LoRA, the model whose variables the file holds, by their original
+  names). Default: the model itself for both.
+  """
+
+  def lora_parts(self):
+    """(encoder, named model); see the class docstring."""
+    return self, self
+
+  def enable_lora(self, rank, target_names=DEFAULT_TARGETS, lora_alpha=None):
+    """Freezes the encoder; Keras LoRA in its `target_names` projections
+    (a task model's head stays trainable)."""
+    enable_lora(self.lora_parts()[0], rank, target_names=target_names,
+                lora_alpha=lora_alpha)
+
+  def save_lora_weights(self, path):
+    """Writes the LoRA variables (and a head's) to `path` (.npz)."""
+    save_lora_weights(self.lora_parts()[1], path)
+
+  def load_lora_weights(self, path):
+    """Loads `save_lora_weights`' file onto this (base) model, enabling
+    LoRA at the file's rank first if needed."""
+    load_lora_weights(self.lora_parts()[1], path, enable=self.enable_lora)

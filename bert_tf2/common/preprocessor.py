@@ -35,9 +35,11 @@ import tensorflow as tf
 
 import modeling
 from bert_tf2.common import fit_data
-from tokenization.errors import InputError
+from bert_tf2.common import raw_text_serving
 from modeling import layers
+from modeling import lora
 from tokenization import packing
+from tokenization.errors import InputError
 from tokenization import tf_text
 from tokenization import vocab as vocab_lib
 
@@ -133,8 +135,13 @@ class BertPreprocessor(keras.layers.Layer):
 
 
 @layers.serializable
-class TextModel(keras.Model):
-  """`task(preprocessor(x))`: a task model on raw strings (see module)."""
+class TextModel(lora.Adaptable, keras.Model):
+  """`task(preprocessor(x))`: a task model on raw strings (see module).
+
+  `enable_lora(rank)`, `save_lora_weights(path)`, `load_lora_weights(path)`
+  act on the task model (`modeling.lora`): the file is the task's, so it
+  loads onto the task alone or onto another `TextModel` of it.
+  """
 
   def __init__(self, preprocessor, task, **kwargs):
     kwargs.setdefault("name", "text_" + task.name)
@@ -148,6 +155,10 @@ class TextModel(keras.Model):
     outputs = self.task(features, training=training)
     merge = getattr(self.preprocessor, "merge_windows", None)
     return outputs if merge is None else merge(features, outputs)
+
+  def lora_parts(self):
+    """The task model's (see `modeling.lora.Adaptable`)."""
+    return self.task.lora_parts()
 
   # Keras' array adapters take no strings: lists/arrays of text become a
   # batched tf.data.Dataset first (as keras-hub's Task does).
@@ -217,6 +228,7 @@ def _as_dataset(x, y, batch_size, sample_weight=None, shuffle=False):
   """(x, y, batch_size) as Keras takes them, texts made a Dataset."""
   if isinstance(x, tf.data.Dataset) or x is None:
     return x, y, batch_size
+  x = raw_text_serving.check_nested_texts(x)  # bytes ok, bad UTF-8 named.
   if isinstance(x, list) and x and isinstance(x[0], (tuple, list)):
     x = tuple(list(column) for column in zip(*x))  # [(a, b), ...] pairs.
   x = tuple(x) if isinstance(x, tuple) else x

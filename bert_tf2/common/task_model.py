@@ -36,7 +36,7 @@ from modeling import lora
 from modeling import quantized
 
 
-class TaskModel(export.Exportable, keras.Model):
+class TaskModel(export.Exportable, lora.Adaptable, keras.Model):
   """Base class of the task models (see module docstring)."""
 
   serving_feature_names = ("input_ids", "input_mask", "segment_ids")
@@ -78,19 +78,9 @@ class TaskModel(export.Exportable, keras.Model):
     from bert_tf2.common import pretrained  # pylint: disable=g-import-not-at-top
     return pretrained.load(cls, directory, do_lower_case, **kwargs)
 
-  def enable_lora(self, rank, target_names=lora.DEFAULT_TARGETS,
-                  lora_alpha=None):
-    """LoRA on the encoder (`modeling.lora`); the head stays trainable."""
-    lora.enable_lora(self.bert, rank, target_names=target_names,
-                     lora_alpha=lora_alpha)
-
-  def save_lora_weights(self, path):
-    """Writes the LoRA variables and the head's to `path` (.npz)."""
-    lora.save_lora_weights(self, path)
-
-  def load_lora_weights(self, path):
-    """Loads `save_lora_weights`' file onto this (base) model."""
-    lora.load_lora_weights(self, path, enable=self.enable_lora)
+  def lora_parts(self):
+    """LoRA in the encoder; the file holds it and the head (`modeling.lora`)."""
+    return self.bert, self
 
   @classmethod
   def from_config(cls, config):

@@ -26,15 +26,17 @@ import tensorflow as tf
 
 import modeling
 from bert_tf2.common import InputError
+from bert_tf2.common import raw_text_serving
 from bert_tf2.embedding import pooling
 from modeling import inputs as model_inputs
+from modeling import lora
 from modeling import quantized
 
 DEFAULT_MAX_SEQ_LENGTH = 128
 
 
 @modeling.layers.serializable
-class SentenceEncoder(keras.Model):
+class SentenceEncoder(lora.Adaptable, keras.Model):
   """BertModel + pooling (+ L2 normalisation); call(features) -> vectors."""
 
   def __init__(self, bert_config, pooling_mode="cls", normalize=False,
@@ -53,6 +55,10 @@ class SentenceEncoder(keras.Model):
     self.tokenizer = None
     self.max_seq_length = DEFAULT_MAX_SEQ_LENGTH
     self.built = True
+
+  def lora_parts(self):
+    """LoRA in the encoder; the file holds the LoRA variables (no head)."""
+    return self.bert, self
 
   def call(self, features, training=False):
     """int [batch, seq] input_ids/input_mask(/segment_ids) -> float32
@@ -82,9 +88,8 @@ class SentenceEncoder(keras.Model):
       raise ValueError("no tokenizer: build the encoder with from_dir() or "
                        "set .tokenizer")
     rows = []
-    for text in texts:
-      if not isinstance(text, str):
-        raise InputError("encode: expected str, got %s" % type(text).__name__)
+    for i, text in enumerate(texts):
+      text = raw_text_serving.check_text(text, "texts[%d]" % i)
       pieces = self.tokenizer.tokenize(text)[:self.max_seq_length - 2]
       rows.append(self.tokenizer.convert_tokens_to_ids(
           ["[CLS]"] + pieces + ["[SEP]"]))
@@ -101,7 +106,7 @@ class SentenceEncoder(keras.Model):
     """list of str -> float32 numpy [len(texts), hidden_size]."""
     if isinstance(texts, str):
       raise InputError("encode: expected a list of texts, got one str")
-    texts = list(texts)
+    texts = [t for t, _ in raw_text_serving.check_texts(texts, pairs=False)]
     if not texts:
       return np.zeros([0, self.bert_config.hidden_size], np.float32)
     # Sorted by length so each batch is padded to its own longest text.

@@ -31,6 +31,7 @@ import numpy as np
 import tensorflow as tf
 
 import modeling
+from bert_tf2.common import raw_text_serving
 from bert_tf2.common import saved_model
 from bert_tf2.feature_extraction import examples as examples_lib
 from bert_tf2.feature_extraction.extractor import parse_layers
@@ -92,7 +93,7 @@ class FeatureEncoder(base.Predictor):
                          model=self._onnx_model())
 
   def _run(self, texts):
-    pairs = serving.check_texts(texts)
+    pairs = raw_text_serving.check_texts(texts)
     features = [examples_lib.convert_example(
         examples_lib.InputExample(i, a, b), self.max_seq_length,
         self.tokenizer) for i, (a, b) in enumerate(pairs)]

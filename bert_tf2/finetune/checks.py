@@ -92,10 +92,16 @@ def config_and_tokenizer(s, **kwargs):
       **kwargs)
 
 
-def split_files(s):
+def split_files(s, fallbacks=None):
   """Yields (split, flag, path) for each split the flags ask for
   (--do_train: --train_file, --do_eval: --dev_file, --do_predict:
   --test_file, in --data_dir), checking each path exists when reached.
+
+  Args:
+    s: the settings.
+    fallbacks: {flag: (default, other name)}: a flag left at its default
+      whose file is missing reads `other name` in --data_dir instead, when
+      that exists (e.g. SWAG's own "val.csv" for --dev_file=dev.jsonl).
 
   Raises:
     InputError: the file of a wanted split does not exist.
@@ -104,6 +110,13 @@ def split_files(s):
   for split, flag in SPLIT_FILES.items():
     if wanted[split]:
       path = os.path.join(s.data_dir, getattr(s, flag))
+      default, other = (fallbacks or {}).get(flag, (None, None))
+      if not tf.io.gfile.exists(path) and getattr(s, flag) == default:
+        if tf.io.gfile.exists(os.path.join(s.data_dir, other)):
+          yield split, flag, os.path.join(s.data_dir, other)
+          continue
+        raise InputError("--%s=%s: file not found (nor %s)"
+                         % (flag, path, other))
       if not tf.io.gfile.exists(path):
         raise InputError("--%s=%s: file not found" % (flag, path))
       yield split, flag, path

@@ -5,7 +5,9 @@
   output_dir, job.save_assets -> train.tf_record -> Estimator ->
   eval.tf_record -> train (or train with evaluation every
   --eval_every_n_steps: early stopping, best checkpoint) -> evaluate
-  (eval_results.txt) -> predict -> export the chosen checkpoint
+  (eval_results.txt, the latest checkpoint) -> predict and export, both
+  from the best checkpoint with --keep_best_checkpoint (else the latest),
+  so test outputs are the exported model's
 
 Every check comes before the first write; a record file this run wrote
 that is damaged or removed while it is read is named with its first bad
@@ -50,9 +52,9 @@ def check_export_flags(s):
 
 
 def checkpoint_to_export(s, latest, best=None):
-  """The checkpoint --export_dir exports: the best one when training kept
-  one (`best`), else the latest in --output_dir (`latest`), else
-  --init_checkpoint.
+  """The checkpoint --export_dir exports (and --do_predict predicts with):
+  the best one when training kept one (`best`), else the latest in
+  --output_dir (`latest`), else --init_checkpoint.
 
   Raises:
     InputError: there is none of them.
@@ -65,6 +67,30 @@ def checkpoint_to_export(s, latest, best=None):
                "the best checkpoint " if best else "", checkpoint,
                s.export_dir)
   return checkpoint
+
+
+class _AtCheckpoint(object):
+  """The estimator with inference pinned to one checkpoint: `predict` and
+  `evaluate` restore it, `latest_checkpoint()` names it (the step the
+  jobs report); everything else is the estimator's."""
+
+  def __init__(self, estimator, checkpoint):
+    self._estimator = estimator
+    self._checkpoint = checkpoint
+
+  def latest_checkpoint(self):
+    return self._checkpoint
+
+  def predict(self, input_fn, checkpoint_path=None):
+    return self._estimator.predict(input_fn,
+                                   checkpoint_path or self._checkpoint)
+
+  def evaluate(self, input_fn, steps=None, checkpoint_path=None, name=None):
+    return self._estimator.evaluate(input_fn, steps,
+                                    checkpoint_path or self._checkpoint, name)
+
+  def __getattr__(self, name):
+    return getattr(self._estimator, name)
 
 
 def periodic_eval_options(job, task, do_eval):
@@ -166,13 +192,14 @@ def run(job):
       for key in sorted(result):
         logging.info("  %s = %s", key, result[key])
       print_results(result)
+    best = keep_best and runner.best_checkpoint(s.output_dir)
     if s.do_predict:
       predict_input_fn, _, _ = splits.write("predict", s.predict_batch_size)
-      job.predict(estimator, predict_input_fn)
+      # From the checkpoint --export_dir exports (checkpoint_to_export).
+      job.predict(_AtCheckpoint(estimator, best) if best else estimator,
+                  predict_input_fn)
   if job.exports and s.export_dir:
-    checkpoint = checkpoint_to_export(
-        s, estimator.latest_checkpoint(),
-        keep_best and runner.best_checkpoint(s.output_dir))
+    checkpoint = checkpoint_to_export(s, estimator.latest_checkpoint(), best)
     job.export(task, checkpoint)
     print("SavedModel written to %s" % s.export_dir)
   return estimator

@@ -4,7 +4,13 @@
   before any output) -> records [num_choices, max_seq_length] per example
   -> the driver trains / evaluates (eval_results.txt: eval_accuracy,
   eval_loss) -> test_results.tsv (one line of choice probabilities per test
-  example) -> raw-string SavedModel (--export_dir)
+  example; when every test example has a label, also test_results.txt:
+  test_accuracy, test_loss, global_step, as run_ner) -> raw-string
+  SavedModel (--export_dir)
+
+Files: --train_file, --dev_file, --test_file in --data_dir; left at their
+defaults (train.jsonl, dev.jsonl, test.jsonl) and missing, SWAG's own
+names are read instead (`SWAG_FILES`: train.csv, val.csv, test.csv).
 """
 
 import os
@@ -16,10 +22,18 @@ from bert_tf2.common import InputError
 from bert_tf2.common import atomic_open
 from bert_tf2.finetune import checks
 from bert_tf2.finetune import records
+from bert_tf2.finetune.driver import print_results
 from bert_tf2.finetune.job import Job
 from bert_tf2.multiple_choice import features as mc_features
 from bert_tf2.multiple_choice import reader
 from bert_tf2.multiple_choice.task import MultipleChoiceTask
+from bert_tf2.runner.checkpoints import checkpoint_step
+from bert_tf2.runner.results import write_eval_results
+
+# {flag: (its default, SWAG's file name)} (see module docstring).
+SWAG_FILES = {"train_file": ("train.jsonl", "train.csv"),
+              "dev_file": ("dev.jsonl", "val.csv"),
+              "test_file": ("test.jsonl", "test.csv")}
 
 def validate(s):
   """Checks flags up front; returns (bert_config, tokenizer)."""
@@ -35,7 +49,7 @@ class MultipleChoiceJob(Job):
     self.bert_config, self.tokenizer = validate(s)
     self.examples = {}
     num_choices = None
-    for split, flag, path in checks.split_files(s):
+    for split, flag, path in checks.split_files(s, SWAG_FILES):
       examples = reader.read_examples(path,
                                       require_labels=split != "predict")
       if not examples:
@@ -82,10 +96,16 @@ class MultipleChoiceJob(Job):
     if len(rows) != len(self.examples["predict"]):
       raise RuntimeError("predicted %d rows for %d examples" %
                          (len(rows), len(self.examples["predict"])))
-    path = os.path.join(self.settings.output_dir, "test_results.tsv")
-    with atomic_open(path) as f:
+    out = self.settings.output_dir
+    with atomic_open(os.path.join(out, "test_results.tsv")) as f:
       for row in rows:
         f.write("\t".join(repr(float(x)) for x in row) + "\n")
+    labels = [ex.label for ex in self.examples["predict"]]
+    if all(label is not None for label in labels):
+      result = test_metrics(np.stack(rows), labels)
+      result["global_step"] = checkpoint_step(estimator.latest_checkpoint())
+      write_eval_results(os.path.join(out, "test_results.txt"), result)
+      print_results(result)
 
   def export(self, task, checkpoint):
     from bert_tf2.common import saved_model  # pylint: disable=g-import-not-at-top
@@ -94,3 +114,19 @@ class MultipleChoiceJob(Job):
     export.export_model(saved_model.restore_model(task, checkpoint),
                         s.vocab_file, s.max_seq_length, s.export_dir,
                         do_lower_case=s.do_lower_case, what="--export_dir")
+
+
+def test_metrics(probabilities, labels):
+  """{"test_accuracy", "test_loss"} of float [n, num_choices] choice
+  probabilities (test_results.tsv's) against n label indexes; the loss is
+  the mean cross-entropy of those probabilities.
+
+  >>> test_metrics(np.array([[0.6, 0.4], [0.2, 0.8]]), [0, 0])
+  {'test_accuracy': 0.5, 'test_loss': 1.0601317681000455}
+  """
+  probabilities = np.asarray(probabilities, np.float64)
+  labels = np.asarray(labels)
+  picked = probabilities[np.arange(len(labels)), labels]
+  return {"test_accuracy": float(np.mean(
+              np.argmax(probabilities, axis=-1) == labels)),
+          "test_loss": float(-np.mean(np.log(picked)))}

@@ -11,6 +11,7 @@ import numpy as np
 import tensorflow as tf
 
 from bert_tf2.common import InputError
+from bert_tf2.common import raw_text_serving
 from bert_tf2.multiple_choice import features as mc_features
 from bert_tf2.multiple_choice.reader import MultipleChoiceExample
 
@@ -44,11 +45,14 @@ class MultipleChoicePredictor(object):
 
 
 def _example(context, choices, question):
-  if not isinstance(context, str):
-    raise InputError("context: expected a str, got %s" %
-                     type(context).__name__)
-  if (isinstance(choices, str) or not isinstance(choices, (list, tuple)) or
-      len(choices) < 2 or not all(isinstance(c, str) for c in choices)):
+  """Texts as str (bytes decoded, `raw_text_serving.check_text`)."""
+  context = raw_text_serving.check_text(context, "context")
+  if question is not None:
+    question = raw_text_serving.check_text(question, "question")
+  if (isinstance(choices, (str, bytes)) or
+      not isinstance(choices, (list, tuple)) or len(choices) < 2):
     raise InputError("choices: expected a list of at least 2 strings")
-  return MultipleChoiceExample("0", context, question, list(choices), None,
+  choices = [raw_text_serving.check_text(c, "choices[%d]" % i)
+             for i, c in enumerate(choices)]
+  return MultipleChoiceExample("0", context, question, choices, None,
                                "predict")

@@ -158,7 +158,8 @@ class EntityTagger(object):
         self.do_lower_case = f.read().strip() == "True"
 
   def __call__(self, texts):
-    out = self.serve(text=tf.constant(list(texts)))
+    texts = [t for t, _ in raw_text_serving.check_texts(texts, pairs=False)]
+    out = self.serve(text=tf.constant(texts, tf.string))
     result = []
     for i, text in enumerate(texts):
       n = int(out["num_words"][i])

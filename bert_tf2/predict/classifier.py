@@ -26,6 +26,7 @@ from bert_tf2.classifier import model as model_lib
 from bert_tf2.classifier.model import BertClassifier
 from bert_tf2.classifier.processors import InputExample
 from bert_tf2.common import InputError
+from bert_tf2.common import raw_text_serving
 from bert_tf2.predict import base
 from bert_tf2.predict import serving
 from tokenization.tf_text import InGraphTokenizer
@@ -108,7 +109,7 @@ class ClassifierPredictor(base.Predictor):
 
   def predict_logits(self, texts):
     """float32 logits [len(texts), num_labels] (window means, float64)."""
-    pairs = serving.check_texts(texts)
+    pairs = raw_text_serving.check_texts(texts)
     if not pairs:
       return np.zeros([0, 1 if self.regression else len(self.label_list)],
                       np.float32)

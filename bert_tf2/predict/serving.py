@@ -1,4 +1,5 @@
-"""Shared pieces of the predictors: input checks, batching, SavedModel write.
+"""Shared pieces of the predictors: batching, SavedModel write (their
+input checks: `bert_tf2.common.raw_text_serving.check_texts`).
 
 A SavedModel is written to `export_dir + ".tmp-export"` and renamed into
 place, so a failed export never leaves a half-written model; an existing
@@ -16,33 +17,6 @@ from bert_tf2.common import padding
 # Re-exported: the predictors call serving.write_saved_model.
 from bert_tf2.common.saved_model import write_saved_model  # pylint: disable=unused-import
 from tokenization import flags as tokenization_flags
-
-
-def check_texts(texts, what="texts", pairs=True):
-  """Validates a list of texts (or of (text_a, text_b) pairs).
-
-  Returns:
-    list of (text_a, text_b or None).
-
-  Raises:
-    InputError: `texts` is a single string, not a list, or holds an item
-      that is neither a str nor (with pairs=True) a pair of str.
-  """
-  if isinstance(texts, (str, bytes)) or not isinstance(texts, (list, tuple)):
-    raise InputError("%s: expected a list of strings%s, got %s" % (
-        what, " or (text_a, text_b) pairs" if pairs else "",
-        type(texts).__name__))
-  out = []
-  for i, item in enumerate(texts):
-    if isinstance(item, str):
-      out.append((item, None))
-    elif (pairs and isinstance(item, (list, tuple)) and len(item) == 2 and
-          all(isinstance(t, str) for t in item)):
-      out.append((item[0], item[1]))
-    else:
-      raise InputError("%s[%d]: expected a str%s, got %r" % (
-          what, i, " or a (str, str) pair" if pairs else "", item))
-  return out
 
 
 def run_batches(fn, arrays, batch_size, trim_padding=False,

@@ -31,6 +31,7 @@ Example:
 import tensorflow as tf
 
 from bert_tf2.common import InputError
+from bert_tf2.common import raw_text_serving
 from bert_tf2.common import saved_model
 from bert_tf2.predict import base
 from bert_tf2.predict import serving
@@ -74,7 +75,7 @@ class SquadPredictor(base.Predictor):
     Raises:
       InputError: `pairs` is not a list of (str, str).
     """
-    checked = serving.check_texts(pairs, "questions", pairs=True)
+    checked = raw_text_serving.check_texts(pairs, "questions", pairs=True)
     if any(context is None for _, context in checked):
       raise InputError("questions: every item must be a (question, "
                        "context) pair of str")

@@ -17,13 +17,17 @@ Example:
 import numpy as np
 
 from bert_tf2.common import InputError
+from bert_tf2.common import raw_text_serving
 
 
 def pair_columns(x):
-  """(questions, contexts) as two lists of str."""
+  """(questions, contexts) as two lists of str (bytes decoded, invalid
+  UTF-8 refused by index: `raw_text_serving.check_text`)."""
   if not isinstance(x, (tuple, list)) or len(x) != 2:
     raise InputError("x: must be (questions, contexts), two lists of str")
-  questions, contexts = (list(column) for column in x)
+  questions, contexts = (
+      [raw_text_serving.check_text(t, "x[%d][%d]" % (side, i))
+       for i, t in enumerate(column)] for side, column in enumerate(x))
   if len(questions) != len(contexts):
     raise InputError("x: %d questions but %d contexts" % (len(questions),
                                                           len(contexts)))

@@ -5,6 +5,9 @@ vocabulary SPECIALS + WORDS + ["alpha"] and a 2-layer, hidden-32 config
 without dropout.
 """
 
+import json
+import os
+
 from tests.reliability import fixtures
 
 WORDS = ["w%d" % i for i in range(40)]
@@ -22,3 +25,15 @@ def write_tsv(path, header, rows):
     f.write("\t".join(header) + "\n")
     for row in rows:
       f.write("\t".join(row) + "\n")
+
+
+def write_model_files(root):
+  """Writes root/vocab.txt (VOCAB) and root/bert_config.json (CONFIG);
+  returns their paths."""
+  vocab_file = os.path.join(root, "vocab.txt")
+  with open(vocab_file, "w") as f:
+    f.write("\n".join(VOCAB) + "\n")
+  config_file = os.path.join(root, "bert_config.json")
+  with open(config_file, "w") as f:
+    json.dump(CONFIG, f)
+  return vocab_file, config_file

@@ -1,0 +1,52 @@
+"""Pieces the cross-path tests share (tests/*/cross_path_test.py): a tiny
+checkpoint directory with widely spread weights, and a SavedModel served in
+a fresh process that imports only tensorflow and tensorflow_text."""
+
+import json
+import os
+import subprocess
+import sys
+
+import modeling
+from tests.common import tiny_dir
+
+
+def spread_checkpoint(directory, model_cls):
+  """`tiny_dir.write(directory)` with bert_model.ckpt replaced by the
+  weights of `model_cls(config)` drawn with initializer_range 0.5 (head
+  included), so that the inputs' answers differ far beyond 1e-5."""
+  os.makedirs(directory)
+  tiny_dir.write(directory)
+  config = tiny_dir.config()
+  config.initializer_range = 0.5
+  modeling.write_checkpoint(
+      {n: v.numpy() for n, v in modeling.original_variable_names(
+          model_cls(config)).items()},
+      os.path.join(directory, "bert_model.ckpt"))
+  return directory
+
+
+_PRELUDE = r"""
+import json, sys
+import tensorflow as tf
+import tensorflow_text  # noqa: F401  (the in-graph tokenizer's ops)
+assert "bert_tf2" not in sys.modules and "modeling" not in sys.modules
+args = json.loads(sys.argv[1])
+serve = tf.saved_model.load(args["export"]).signatures["serving_default"]
+"""
+
+
+def serve_in_fresh_process(export_dir, call, args):
+  """Runs `call` (Python code using `serve` and `args`, printing
+  "RESULT" + JSON) in a fresh interpreter; returns the decoded JSON.
+
+  Args: export_dir: the SavedModel; call: code; args: JSON-able dict
+  (export_dir is added as "export")."""
+  args = dict(args, export=export_dir)
+  env = dict(os.environ, PYTHONPATH="")
+  proc = subprocess.run(
+      [sys.executable, "-c", _PRELUDE + call, json.dumps(args)],
+      capture_output=True, text=True, env=env,
+      cwd=os.path.dirname(export_dir), timeout=300)
+  assert proc.returncode == 0, proc.stderr[-3000:]
+  return json.loads(proc.stdout.split("RESULT", 1)[1])

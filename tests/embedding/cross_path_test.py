@@ -1,0 +1,113 @@
+"""One answer on every path of sentence embeddings: the same raw texts
+through run_embedding's --do_predict (test_results.tsv: each test anchor's
+top positives, "index:cosine"), the raw-string Keras model's `predict`,
+the SavedModel loaded in a fresh process that imports only tensorflow and
+tensorflow_text, and the Python encoder (`SentenceEncoder.encode`): the
+same vectors to 1e-5, hence the same ranking and cosines.
+
+Inputs: a text far longer than max_seq_length (cut, embeddings do not
+window), CJK, accents, (anchor, positive) pairs, and an empty text (the
+script's reader refuses empty texts, so it goes through the three other
+paths only)."""
+
+import json
+import os
+
+import keras
+import numpy as np
+import pytest
+
+import modeling
+from bert_tf2 import models
+from bert_tf2.embedding import flags as embedding_flags
+from bert_tf2.embedding import search
+from bert_tf2.embedding.encoder import SentenceEncoder
+from bert_tf2.embedding.job import EmbeddingJob
+from bert_tf2.finetune import driver
+from tests.common import cross_path
+
+pytestmark = pytest.mark.slow
+MAX_SEQ_LENGTH = 12
+LONG = " ".join(["the cat sat on the mat , bob met ann in paris ."] * 6)
+PAIRS = [(LONG, "the cat sat on the mat"), ("江泽民在北京。", "北京"),
+         ("Angéla Mërkel visitéd Pâris", "ÀNN met BÖB"),
+         ("a dog ran", "the dog sat"), ("bob met ann", LONG[:40])]
+ANCHORS = [a for a, _ in PAIRS]
+POSITIVES = [p for _, p in PAIRS]
+TEXTS = ANCHORS + POSITIVES + [""]
+
+_SERVE = """
+out = serve(text=tf.constant(args["texts"]))
+print("RESULT" + json.dumps(out["embeddings"].numpy().tolist()))
+"""
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory):
+  """The script's settings after --do_predict --export_dir of a checkpoint
+  with widely spread weights (the cosines differ far beyond 1e-5)."""
+  keras.utils.set_random_seed(0)
+  root = str(tmp_path_factory.mktemp("embedding_paths"))
+  ckpt = cross_path.spread_checkpoint(os.path.join(root, "ckpt"),
+                                     modeling.BertModel)
+  data_dir = os.path.join(root, "data")
+  os.makedirs(data_dir)
+  with open(os.path.join(data_dir, "test.jsonl"), "w",
+            encoding="utf-8") as f:
+    for anchor, positive in PAIRS:
+      f.write(json.dumps({"anchor": anchor, "positive": positive},
+                         ensure_ascii=False) + "\n")
+  s = embedding_flags.default_settings(
+      data_dir=data_dir, vocab_file=os.path.join(ckpt, "vocab.txt"),
+      bert_config_file=os.path.join(ckpt, "bert_config.json"),
+      init_checkpoint=os.path.join(ckpt, "bert_model.ckpt"),
+      output_dir=os.path.join(root, "out"), do_predict=True,
+      max_seq_length=MAX_SEQ_LENGTH, predict_batch_size=4,
+      export_dir=os.path.join(root, "export"))
+  driver.run(EmbeddingJob(s))
+  return s, ckpt
+
+
+def _script(s):
+  """(ids, cosines) [len(PAIRS), len(PAIRS)] of test_results.tsv."""
+  ids, scores = [], []
+  with open(os.path.join(s.output_dir, "test_results.tsv")) as f:
+    for line in f:
+      cells = [c.split(":") for c in line.rstrip("\n").split("\t")]
+      ids.append([int(i) for i, _ in cells])
+      scores.append([float(v) for _, v in cells])
+  return np.array(ids), np.array(scores)
+
+
+def _python(s, ckpt):
+  encoder = SentenceEncoder.from_dir(ckpt, pooling_mode=s.pooling,
+                                     normalize=s.normalize,
+                                     max_seq_length=MAX_SEQ_LENGTH)
+  return encoder.encode(TEXTS)
+
+
+def _keras(s, ckpt):
+  model = models.text_model(SentenceEncoder, ckpt,
+                            max_seq_length=MAX_SEQ_LENGTH,
+                            pooling_mode=s.pooling, normalize=s.normalize)
+  return model.predict(TEXTS, verbose=0)
+
+
+def _saved_model(s):
+  return np.array(cross_path.serve_in_fresh_process(s.export_dir, _SERVE,
+                                                    {"texts": TEXTS}))
+
+
+def test_every_path_gives_the_same_vectors_and_ranking(run):
+  s, ckpt = run
+  python = _python(s, ckpt)
+  np.testing.assert_allclose(_keras(s, ckpt), python, atol=1e-5)
+  np.testing.assert_allclose(_saved_model(s), python, atol=1e-5)
+  # The script's ranking of the positives for each anchor: the same ids,
+  # the same cosines, from the Python vectors.
+  n = len(PAIRS)
+  scores, ids = search.top_k(python[:n], python[n:2 * n], k=10)
+  script_ids, script_scores = _script(s)
+  np.testing.assert_array_equal(script_ids, ids)
+  np.testing.assert_allclose(script_scores, scores, atol=1e-5)
+  # The cosines are not all alike (a wrong vector would change them).
+  assert np.ptp(scores[:, 0]) > 0.01

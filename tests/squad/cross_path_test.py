@@ -1,0 +1,129 @@
+"""One answer on every path of SQuAD: the same raw (question, context)
+pairs through run_squad's --do_predict (predictions.json,
+nbest_predictions.json), the raw-string Keras model's `predict`, the
+SavedModel loaded in a fresh process that imports only tensorflow and
+tensorflow_text, and the Python predictor: the same answer span (text
+exactly, start/end logits to 1e-5).
+
+Inputs: a context of many doc_stride windows (the answer may sit in any),
+CJK, accents, a short context, an empty question."""
+
+import json
+import os
+
+import keras
+import numpy as np
+import pytest
+
+import modeling
+from bert_tf2.predict import SquadPredictor
+from bert_tf2.squad import pipeline
+from bert_tf2.squad.model import SquadModel
+from bert_tf2.squad.preprocessor import SquadPreprocessor
+from bert_tf2.squad.text_model import SquadTextModel
+from tests.common import cross_path
+from tests.common import tiny_dir
+
+pytestmark = pytest.mark.slow
+SETTINGS = dict(max_seq_length=24, doc_stride=6, max_query_length=6,
+                n_best_size=10, max_answer_length=5)
+LONG = " ".join(["the cat sat on the mat , bob met ann in paris ."] * 6)
+PAIRS = [("who met ann ?", LONG), ("where ?", "江泽民在北京。"),
+         ("who visitéd Pâris ?", "Angéla Mërkel visitéd Pâris ."),
+         ("the cat", "a dog ran"), ("", "bob met ann in paris")]
+
+_SERVE = """
+out = serve(question=tf.constant(args["q"]), context=tf.constant(args["c"]))
+print("RESULT" + json.dumps({
+    "answer": [a.decode("utf-8") for a in out["answer"].numpy()],
+    "start_logit": out["start_logit"].numpy().tolist(),
+    "end_logit": out["end_logit"].numpy().tolist(),
+    "num_windows": out["num_windows"].numpy().tolist()}))
+"""
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory):
+  """The script's settings after --do_predict --export_dir of a checkpoint
+  with widely spread weights (so spans differ by far more than 1e-5)."""
+  keras.utils.set_random_seed(0)
+  root = str(tmp_path_factory.mktemp("squad_paths"))
+  ckpt = cross_path.spread_checkpoint(os.path.join(root, "ckpt"),
+                                     SquadModel)
+  predict_file = os.path.join(root, "dev.json")
+  paragraphs = [{"context": c, "qas": [{"id": "q%d" % i, "question": q,
+                                        "answers": []}]}
+                for i, (q, c) in enumerate(PAIRS)]
+  with open(predict_file, "w", encoding="utf-8") as f:
+    json.dump({"version": "1.1", "data": [{"title": "t",
+                                           "paragraphs": paragraphs}]}, f,
+              ensure_ascii=False)
+  o = pipeline.default_options(
+      bert_config_file=os.path.join(ckpt, "bert_config.json"),
+      vocab_file=os.path.join(ckpt, "vocab.txt"),
+      init_checkpoint=os.path.join(ckpt, "bert_model.ckpt"),
+      output_dir=os.path.join(root, "out"), predict_file=predict_file,
+      do_train=False, do_predict=True, predict_batch_size=4,
+      export_dir=os.path.join(root, "export"), **SETTINGS)
+  pipeline.run(o)
+  return o
+
+
+def _script(o):
+  with open(os.path.join(o.output_dir, "predictions.json")) as f:
+    answers = json.load(f)
+  with open(os.path.join(o.output_dir, "nbest_predictions.json")) as f:
+    nbest = json.load(f)
+  keys = ["q%d" % i for i in range(len(PAIRS))]
+  return ([answers[k] for k in keys],
+          [nbest[k][0]["start_logit"] for k in keys],
+          [nbest[k][0]["end_logit"] for k in keys])
+
+
+def _python(o):
+  predictor = SquadPredictor(o.bert_config_file, o.init_checkpoint,
+                             o.vocab_file, **SETTINGS)
+  out = predictor.predict(PAIRS)
+  return ([r["answer"] for r in out], [r["start_logit"] for r in out],
+          [r["end_logit"] for r in out])
+
+
+def _keras(o):
+  task = SquadModel(tiny_dir.config())
+  assert not modeling.init_from_checkpoint(task,
+                                           o.init_checkpoint).not_loaded
+  model = SquadTextModel(
+      SquadPreprocessor(o.vocab_file, max_seq_length=SETTINGS[
+          "max_seq_length"], doc_stride=SETTINGS["doc_stride"],
+                        max_query_length=SETTINGS["max_query_length"]),
+      task, n_best_size=SETTINGS["n_best_size"],
+      max_answer_length=SETTINGS["max_answer_length"])
+  out = model.predict(([q for q, _ in PAIRS], [c for _, c in PAIRS]),
+                      verbose=0)
+  return (out["answer"].tolist(), out["start_logit"].tolist(),
+          out["end_logit"].tolist(), out["num_windows"].tolist())
+
+
+def _saved_model(o):
+  out = cross_path.serve_in_fresh_process(
+      o.export_dir, _SERVE, {"q": [q for q, _ in PAIRS],
+                             "c": [c for _, c in PAIRS]})
+  return (out["answer"], out["start_logit"], out["end_logit"],
+          out["num_windows"])
+
+
+def _same(got, want):
+  assert got[0] == want[0]
+  np.testing.assert_allclose(got[1], want[1], atol=1e-5)
+  np.testing.assert_allclose(got[2], want[2], atol=1e-5)
+
+
+def test_every_path_gives_the_same_answer(run):
+  script = _script(run)
+  assert len(set(script[0])) > 3  # Not one answer for all.
+  _same(_python(run), script)
+  keras_out = _keras(run)
+  assert keras_out[3][0] > 3 and keras_out[3][1:] == [1] * (len(PAIRS) - 1)
+  _same(keras_out, script)
+  served = _saved_model(run)
+  assert served[3] == keras_out[3]
+  _same(served, script)
