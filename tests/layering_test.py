@@ -33,15 +33,7 @@ TASK_PREDICTORS = ("bert_tf2.predict.classifier", "bert_tf2.predict.squad")
 
 # (importing module, imported module) pairs that break a rule below and are
 # left for another change; each says which. Empty this list as they go.
-ALLOWED = {
-    # finetune/driver.py (being rewritten) checks --export_dir with
-    # bert_tf2.predict.serving.check_export_dir: move check_export_dir to
-    # bert_tf2/common/saved_model.py (beside write_saved_model) and import
-    # it from there in the driver, predict/serving.py and
-    # feature_extraction/pipeline.py.
-    ("bert_tf2.finetune.driver", "bert_tf2.predict"),
-    ("bert_tf2.finetune.driver", "bert_tf2.predict.serving"),
-}
+ALLOWED = set()
 
 
 def _python_files(top):

@@ -42,7 +42,7 @@ Example:
 
 import tensorflow as tf
 
-from bert_tf2.common.errors import InputError
+from tokenization.errors import InputError
 
 # The spec of every raw-text argument of a serving signature: rank left
 # open, checked in graph by check_text_inputs.

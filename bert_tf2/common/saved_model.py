@@ -25,10 +25,12 @@ Example:
 """
 
 import os
+import tempfile
 
 from absl import logging
 import tensorflow as tf
 
+from tokenization import flags as tokenization_flags
 from tokenization.errors import InputError
 
 
@@ -82,3 +84,46 @@ def write_saved_model(module, export_dir, signatures, what="export_dir",
     tf.io.gfile.rmtree(old)
   logging.info("SavedModel written to %s", export_dir)
   return export_dir
+
+
+def check_export_dir(export_dir):
+  """export_dir without a trailing "/", if it is new or a SavedModel.
+
+  Raises:
+    InputError: export_dir exists and is not a SavedModel (not replaced),
+      or --preserve_unused_tokens=true (the SavedModel's in-graph tokenizer
+      cannot honour it).
+  """
+  tokenization_flags.refuse_preserve_unused_tokens_with_export(export_dir)
+  export_dir = str(export_dir).rstrip("/")
+  if (tf.io.gfile.exists(export_dir) and
+      not tf.io.gfile.exists(os.path.join(export_dir, "saved_model.pb"))):
+    raise InputError("export_dir=%s exists and is not a SavedModel; not "
+                     "replacing it" % export_dir)
+  check_writable_parent("export_dir", export_dir)
+  return export_dir
+
+
+def check_writable_parent(flag, path):
+  """Refuses a local `path` whose directory cannot be written (read-only
+  file system, no permission, a file on the way), before hours of
+  training: the export writes `path + ".tmp-export"` beside it.
+
+  Tries to make (and removes) a directory in the nearest existing
+  ancestor; URLs (gs://...) are not checked.
+
+  Raises:
+    InputError: naming the flag, the directory and the reason.
+  """
+  if "://" in path:
+    return
+  parent = os.path.dirname(os.path.abspath(path))
+  while not os.path.exists(parent):
+    parent = os.path.dirname(parent)
+  if not os.path.isdir(parent):
+    raise InputError("--%s=%s: %s is not a directory" % (flag, path, parent))
+  try:
+    os.rmdir(tempfile.mkdtemp(prefix=".write-check-", dir=parent))
+  except OSError as e:
+    raise InputError("--%s=%s: cannot write in %s: %s"
+                     % (flag, path, parent, e.strerror or e))

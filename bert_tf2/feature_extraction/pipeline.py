@@ -41,8 +41,8 @@ def extract_to_file(input_file, output_file, bert_config_file,
     raise InputError("--pooling=%s: expected one of %s" % (
         pooling, ", ".join(fe_output.POOLING_MODES)))
   if export_dir:  # Refused before any output is written.
-    from bert_tf2.predict import serving  # pylint: disable=g-import-not-at-top
-    serving.check_export_dir(export_dir)
+    from bert_tf2.common import saved_model  # pylint: disable=g-import-not-at-top
+    saved_model.check_export_dir(export_dir)
   if batch_size < 1:
     raise InputError("--batch_size=%d: must be positive" % batch_size)
   if max_seq_length < 3:

@@ -41,8 +41,8 @@ def check_export_flags(s):
   """
   if not s.export_dir:
     return
-  from bert_tf2.predict import serving  # pylint: disable=g-import-not-at-top
-  serving.check_export_dir(s.export_dir)
+  from bert_tf2.common import saved_model  # pylint: disable=g-import-not-at-top
+  saved_model.check_export_dir(s.export_dir)
   if (not s.do_train and not s.init_checkpoint and
       not (tf.io.gfile.isdir(s.output_dir) and
            checkpoints.latest_checkpoint(s.output_dir))):

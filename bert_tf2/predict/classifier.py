@@ -27,6 +27,7 @@ from bert_tf2.classifier.model import BertClassifier
 from bert_tf2.classifier.processors import InputExample
 from bert_tf2.common import InputError
 from bert_tf2.common import raw_text_serving
+from bert_tf2.common import saved_model
 from bert_tf2.predict import base
 from bert_tf2.predict import serving
 from tokenization.tf_text import InGraphTokenizer
@@ -163,7 +164,7 @@ class ClassifierPredictor(base.Predictor):
         vocab["[CLS]"], vocab["[SEP]"], regression=self.regression,
         long_text=self.long_text, doc_stride=self.doc_stride,
         multi_label=self.multi_label)
-    return serving.write_saved_model(
+    return saved_model.write_saved_model(
         server, export_dir, {"serving_default": server.serve_text,
                              "serving_pair": server.serve_pair,
                              "serving_ids": server.serve_ids})

@@ -6,17 +6,11 @@ place, so a failed export never leaves a half-written model; an existing
 directory is replaced only if it is a SavedModel.
 """
 
-import os
-import tempfile
 
 import numpy as np
 import tensorflow as tf
 
-from bert_tf2.common import InputError
 from bert_tf2.common import padding
-# Re-exported: the predictors call serving.write_saved_model.
-from bert_tf2.common.saved_model import write_saved_model  # pylint: disable=unused-import
-from tokenization import flags as tokenization_flags
 
 
 def run_batches(fn, arrays, batch_size, trim_padding=False,
@@ -90,46 +84,3 @@ def run_batches(fn, arrays, batch_size, trim_padding=False,
     inverse[order] = np.arange(n)
     merged = [m[inverse] for m in merged]
   return merged[0] if single else tuple(merged)
-
-
-def check_export_dir(export_dir):
-  """export_dir without a trailing "/", if it is new or a SavedModel.
-
-  Raises:
-    InputError: export_dir exists and is not a SavedModel (not replaced),
-      or --preserve_unused_tokens=true (the SavedModel's in-graph tokenizer
-      cannot honour it).
-  """
-  tokenization_flags.refuse_preserve_unused_tokens_with_export(export_dir)
-  export_dir = str(export_dir).rstrip("/")
-  if (tf.io.gfile.exists(export_dir) and
-      not tf.io.gfile.exists(os.path.join(export_dir, "saved_model.pb"))):
-    raise InputError("export_dir=%s exists and is not a SavedModel; not "
-                     "replacing it" % export_dir)
-  check_writable_parent("export_dir", export_dir)
-  return export_dir
-
-
-def check_writable_parent(flag, path):
-  """Refuses a local `path` whose directory cannot be written (read-only
-  file system, no permission, a file on the way), before hours of
-  training: the export writes `path + ".tmp-export"` beside it.
-
-  Tries to make (and removes) a directory in the nearest existing
-  ancestor; URLs (gs://...) are not checked.
-
-  Raises:
-    InputError: naming the flag, the directory and the reason.
-  """
-  if "://" in path:
-    return
-  parent = os.path.dirname(os.path.abspath(path))
-  while not os.path.exists(parent):
-    parent = os.path.dirname(parent)
-  if not os.path.isdir(parent):
-    raise InputError("--%s=%s: %s is not a directory" % (flag, path, parent))
-  try:
-    os.rmdir(tempfile.mkdtemp(prefix=".write-check-", dir=parent))
-  except OSError as e:
-    raise InputError("--%s=%s: cannot write in %s: %s"
-                     % (flag, path, parent, e.strerror or e))

@@ -15,7 +15,7 @@ from bert_tf2.multiple_choice.predictor import MultipleChoicePredictor
 from bert_tf2.ner import pipeline as ner_pipeline
 from bert_tf2.ner.serving import EntityTagger
 from bert_tf2.predict import ClassifierPredictor
-from bert_tf2.predict import FeatureEncoder
+from bert_tf2.feature_extraction.predictor import FeatureEncoder
 from bert_tf2.predict import SquadPredictor
 from bert_tf2.squad.model import SquadModel
 import tokenization

@@ -121,13 +121,17 @@ def test_export_without_checkpoint_is_one_error_nothing_written(files,
   from bert_tf2.classifier import pipeline  # pylint: disable=g-import-not-at-top
   data_dir = tmp_path / "data"
   data_dir.mkdir()
-  (data_dir / "test.tsv").write_text("label\ta\na\tw1 w2\n")
+  (data_dir / "test.tsv").write_text("label\tb\ta\na\t1\tw1 w2\n")
+  (data_dir / "multi").mkdir()
+  (data_dir / "multi" / "test.tsv").write_text("label\tb\ta\n1\t0\tw1 w2\n")
   flags = dict(task_name="tsv", data_dir=str(data_dir),
                output_dir=str(tmp_path / "out"), vocab_file=files["vocab"],
                bert_config_file=files["config"], text_a_column="a",
                label_column="label", label_list="a,b,c", do_predict=True,
                max_seq_length=16, export_dir=str(tmp_path / "export"))
-  for extra in ({}, {"label_column": "label,a"}):  # single, multi-label
+  # Single label, then multi-label (0/1 columns: the data is checked too).
+  for extra in ({}, {"label_column": "label,b", "label_list": "label,b",
+                     "data_dir": str(data_dir / "multi")}):
     with pytest.raises(InputError, match="--export_dir=.*: no checkpoint to "
                        "export in --output_dir=.*out"):
       pipeline.run(options_lib.default_options(**dict(flags, **extra)))

@@ -8,7 +8,7 @@ import tempfile
 import pytest
 
 from bert_tf2.common import InputError
-from bert_tf2.predict import serving
+from bert_tf2.common import saved_model
 
 
 def test_read_only_file_system_is_refused(tmp_path, monkeypatch):
@@ -19,7 +19,7 @@ def test_read_only_file_system_is_refused(tmp_path, monkeypatch):
   monkeypatch.setattr(tempfile, "mkdtemp", read_only)
   export = str(tmp_path / "new" / "saved_model")
   with pytest.raises(InputError) as e:
-    serving.check_export_dir(export)
+    saved_model.check_export_dir(export)
   assert str(e.value) == ("--export_dir=%s: cannot write in %s: Read-only "
                           "file system" % (export, tmp_path))
 
@@ -28,10 +28,10 @@ def test_a_file_on_the_way_is_refused(tmp_path):
   (tmp_path / "f").write_text("x")
   export = str(tmp_path / "f" / "saved_model")
   with pytest.raises(InputError, match="f is not a directory"):
-    serving.check_export_dir(export)
+    saved_model.check_export_dir(export)
 
 
 def test_a_writable_place_passes_and_is_left_clean(tmp_path):
   export = str(tmp_path / "a" / "b")
-  assert serving.check_export_dir(export + "/") == export
+  assert saved_model.check_export_dir(export + "/") == export
   assert os.listdir(tmp_path) == []
