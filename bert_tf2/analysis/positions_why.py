@@ -22,9 +22,6 @@ Commands (python -m bert_tf2.analysis.positions_why ...):
           [--max_positions=N]
 
 Example (the data variant, in memory):
-  >>> import random
-  >>> from bert_tf2.pretraining_data.masking import MaskingVocab
-  >>> vocab = MaskingVocab(list(range(20)), mask_id=3, subword_ids=set())
   >>> ids = fixed_start_ids([5, 6, 7, 8, 9], text_length=3, cls_id=1, sep_id=2)
   >>> ids
   [1, 5, 6, 7, 2]
@@ -231,6 +228,7 @@ def track(run_dir, init_checkpoint, records_file, max_positions=None):
         "up_to_offset": rel["up_to_offset"], "max_offset": rel["max_offset"],
         "map_r2": rel["shift_map_r2"],
         "cosine_ratio": rel["cosine_spread_ratio"],
+        "cosine_mean": rel["cosine_mean"],
         "mean_movement": float(row_movement(table[:n], init[:n]).mean()),
     })
   movement = row_movement(table, init)
@@ -288,10 +286,10 @@ def main(argv=None):
       atomic.atomic_write_text(args.output_file, json.dumps(result, indent=1))
       for row in result["checkpoints"]:
         print("step %6d  %-7s up to %2d  map r2 k=1 %s  cos ratio k=1 %s  "
-              "moved %.4f" % (row["step"], row["verdict"], row["up_to_offset"],
-                              _fmt(row["map_r2"][0]),
-                              _fmt(row["cosine_ratio"][0]),
-                              row["mean_movement"]))
+            "mean cos k=1 %s  moved %.4f" % (
+                row["step"], row["verdict"], row["up_to_offset"],
+                _fmt(row["map_r2"][0]), _fmt(row["cosine_ratio"][0]),
+                _fmt(row["cosine_mean"][0]), row["mean_movement"]))
       print("use/movement Spearman: %s" % result["use_movement_corr"])
   except InputError as e:
     raise SystemExit("error: %s" % e)
