@@ -42,6 +42,15 @@ def test_fixed_start_records_start_at_one_position_with_one_length(
   assert (mask[:, :TEXT + 2] == 1).all() and (mask[:, TEXT + 2:] == 0).all()
   assert (ids[:, 0] == 101).all() and (ids[:, TEXT + 1] == 102).all()
   assert (ids[:, TEXT + 2:] == 0).all()
+  # Positions 1..TEXT hold text: with the masked ids put back, no [PAD],
+  # [CLS] or [SEP] there.
+  original = ids.copy()
+  for row, f in zip(original, features):
+    for p, label, w in zip(f["masked_lm_positions"], f["masked_lm_ids"],
+                           f["masked_lm_weights"]):
+      if w:
+        row[p] = label
+  assert not np.isin(original[:, 1:TEXT + 1], [0, 101, 102]).any()
   assert positions_why.text_starts(ids, 101).tolist() == [1] * n
   assert all(set(f["segment_ids"]) == {0} for f in features)
   # Masked as the original masks: round(15% of 12) = 2 predictions, all
