@@ -46,17 +46,32 @@ def output_matrices(shapes, vocab_size, hidden_size):
                                [hidden_size, vocab_size]))
 
 
+OPTIMIZER_SLOTS = ("/adam_m", "/adam_v")
+
+
+def model_variables(shapes):
+  """The shapes without the optimizer's slot variables (the original's
+  `NAME/adam_m`, `NAME/adam_v`, saved next to each weight).
+
+  >>> model_variables({"w": [2], "w/adam_m": [2], "w/adam_v": [2]})
+  {'w': [2]}
+  """
+  return {n: s for n, s in shapes.items() if not n.endswith(OPTIMIZER_SLOTS)}
+
+
 def tied_report(shapes):
   """The MLM head's variables and the [vocab, hidden] matrices of a checkpoint.
 
   Args:
-    shapes: {variable name: shape} of a checkpoint.
+    shapes: {variable name: shape} of a checkpoint (optimizer slots are
+      left out).
 
   Returns:
     dict: word_embeddings (shape), mlm_head ({name: shape} under
     cls/predictions), output_matrices (names), tied (bool: the head has no
     matrix of its own and the only [vocab, hidden] matrix is the word table).
   """
+  shapes = model_variables(shapes)
   if WORD not in shapes:
     raise InputError("checkpoint has no %s" % WORD)
   vocab, hidden = shapes[WORD]

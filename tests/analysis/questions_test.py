@@ -87,6 +87,10 @@ def test_tied_report_finds_a_separate_output_matrix():
   shapes = {questions.WORD: [10, 4], "cls/predictions/output_bias": [10],
             "cls/predictions/transform/dense/kernel": [4, 4]}
   assert questions.tied_report(shapes)["tied"]
+  # The optimizer's slots of the word table are not output layers.
+  shapes[questions.WORD + "/adam_m"] = [10, 4]
+  shapes[questions.WORD + "/adam_v"] = [10, 4]
+  assert questions.tied_report(shapes)["tied"]
   shapes["cls/predictions/output_weights"] = [10, 4]
   report = questions.tied_report(shapes)
   assert not report["tied"]
