@@ -15,6 +15,9 @@ Modules (one concept each):
   attention         attention probabilities of a sentence (pair)
   attention_plots   grid of attention maps per layer and head
   html_pages        self-contained interactive HTML pages of both tools
+  positions_why     packed vs fixed-start pretraining data and the tracking
+                    of the position table over checkpoints
+  questions         the classic questions measured (docs/questions.md)
 
 Needs the "analysis" extra (matplotlib, scikit-learn). The command lines are
 analyze_position_embeddings.py and visualize_attention.py; see

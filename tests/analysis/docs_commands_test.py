@@ -1,4 +1,4 @@
-"""Every command of docs/analysis.md runs as written from a checkout.
+"""Every command of docs/analysis.md and docs/questions.md runs as written.
 
 The ```bash blocks are the commands. `pip install` lines are not run (no
 network in tests): each must be one of INSTALLS, whose modules must import
@@ -19,6 +19,7 @@ import pytest
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
 DOC = os.path.join(REPO, "docs", "analysis.md")
+QUESTIONS_DOC = os.path.join(REPO, "docs", "questions.md")
 # pip install line -> modules it provides.
 INSTALLS = {
     'pip install -e ".[analysis]"': ["matplotlib", "sklearn", "bert_tf2"],
@@ -44,8 +45,8 @@ def test_split_commands():
   assert pip == ["pip install x"] and rest == ["python a.py    --b=1"]
 
 
-def doc_commands():
-  with open(DOC, encoding="utf-8") as f:
+def doc_commands(doc=DOC):
+  with open(doc, encoding="utf-8") as f:
     blocks = bash_blocks(f.read())
   pip, rest = [], []
   for block in blocks:
@@ -55,21 +56,18 @@ def doc_commands():
   return pip, rest
 
 
-def test_install_lines_name_what_is_installed():
-  pip, _ = doc_commands()
-  assert pip, "docs/analysis.md has no install command"
+@pytest.mark.parametrize("doc", [DOC, QUESTIONS_DOC])
+def test_install_lines_name_what_is_installed(doc):
+  pip, _ = doc_commands(doc)
+  assert pip, doc + " has no install command"
   for line in pip:
     assert line in INSTALLS, "unknown install line in docs: " + line
     for module in INSTALLS[line]:
       importlib.import_module(module)
 
 
-@pytest.mark.slow
-def test_every_command_runs_as_written(tmp_path):
-  _, commands = doc_commands()
-  assert any("visualize_attention.py" in c for c in commands)
-  assert any("analyze_position_embeddings.py" in c for c in commands)
-  tmp = str(tmp_path) + "/"
+def run_commands(commands, tmp):
+  """Runs the lines in one bash -e session, /tmp/ moved to `tmp`."""
   script = "set -euo pipefail\n" + "\n".join(
       c.replace("/tmp/", tmp) for c in commands) + "\n"
   env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2", CUDA_VISIBLE_DEVICES="",
@@ -78,6 +76,16 @@ def test_every_command_runs_as_written(tmp_path):
   proc = subprocess.run(["bash", "-c", script], cwd=REPO, env=env,
                         capture_output=True, text=True, timeout=900)
   assert proc.returncode == 0, proc.stderr[-3000:]
+  return proc
+
+
+@pytest.mark.slow
+def test_every_command_runs_as_written(tmp_path):
+  _, commands = doc_commands()
+  assert any("visualize_attention.py" in c for c in commands)
+  assert any("analyze_position_embeddings.py" in c for c in commands)
+  tmp = str(tmp_path) + "/"
+  proc = run_commands(commands, tmp)
   for path in ("minilm/bert_model.ckpt.index",
                "minilm_positions/position_report.json",
                "minilm_positions/report.md",
@@ -85,3 +93,17 @@ def test_every_command_runs_as_written(tmp_path):
                "minilm_attention.png"):
     assert os.path.isfile(os.path.join(tmp, path)), path
   assert "relative position: partial (offsets 1..11 of 31)" in proc.stdout
+
+
+@pytest.mark.slow
+def test_every_questions_command_runs_as_written(tmp_path):
+  _, commands = doc_commands(QUESTIONS_DOC)
+  names = ("flops", "tied", "limits", "scale", "decode", "pooling")
+  for name in names:
+    assert any("bert_tf2.analysis.questions " + name in c for c in commands)
+  proc = run_commands(commands, str(tmp_path) + "/")
+  assert "tied to the word table: True" in proc.stdout
+  assert ("InputError: sequence length 513 is longer than "
+          "max_position_embeddings=512") in proc.stdout
+  assert "| accuracy | 1.000 | 1.000 | 1.000 | 1.000 |" in proc.stdout
+  assert "at n = 2 d + d_ff = 2304" in proc.stdout

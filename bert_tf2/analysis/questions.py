@@ -1,0 +1,517 @@
+"""The classic BERT questions, answered by measurement (docs/questions.md).
+
+One command per question (python -m bert_tf2.analysis.questions NAME ...),
+each printing one Markdown table:
+
+  tied     --init_checkpoint=C [--bert_config_file=F]
+           is the MLM output layer the word-embedding table? (the checkpoint's
+           variables; with a config, our model's variables and gradients)
+  scale    --bert_config_file --init_checkpoint --vocab_file [--sentences=N]
+           attention softmax with and without the 1/sqrt(d) scale on BBC text:
+           entropy and the share of saturated rows (max prob > 0.99)
+  decode   --init_checkpoint=C [--samples=N --max_positions=P]
+           token and position recovered from word + position + segment sums
+  limits   --bert_config_file=F
+           what our model does past max_position_embeddings and with a
+           segment id >= type_vocab_size
+  flops    [--hidden=D --intermediate=F]
+           attention vs feed-forward FLOPs per layer against sequence length
+  pooling  --bert_config_file --init_checkpoint --vocab_file [--per_category=N]
+           [CLS] vs mean pooling for topic similarity on BBC articles
+
+The pure functions below take numpy arrays (shapes in the docstrings).
+"""
+
+import argparse
+
+import numpy as np
+
+from tokenization.errors import InputError
+
+WORD = "bert/embeddings/word_embeddings"
+POSITION = "bert/embeddings/position_embeddings"
+SEGMENT = "bert/embeddings/token_type_embeddings"
+
+
+# --- tied -------------------------------------------------------------------
+
+def output_matrices(shapes, vocab_size, hidden_size):
+  """Names of [vocab, hidden] or [hidden, vocab] variables (output layers).
+
+  >>> output_matrices({"a/w": [10, 4], "b/w": [4, 10], "c": [10]}, 10, 4)
+  ['a/w', 'b/w']
+  """
+  return sorted(n for n, s in shapes.items()
+                if list(s) in ([vocab_size, hidden_size],
+                               [hidden_size, vocab_size]))
+
+
+OPTIMIZER_SLOTS = ("/adam_m", "/adam_v")
+
+
+def model_variables(shapes):
+  """The shapes without the optimizer's slot variables (the original's
+  `NAME/adam_m`, `NAME/adam_v`, saved next to each weight).
+
+  >>> model_variables({"w": [2], "w/adam_m": [2], "w/adam_v": [2]})
+  {'w': [2]}
+  """
+  return {n: s for n, s in shapes.items() if not n.endswith(OPTIMIZER_SLOTS)}
+
+
+def tied_report(shapes):
+  """The MLM head's variables and the [vocab, hidden] matrices of a checkpoint.
+
+  Args:
+    shapes: {variable name: shape} of a checkpoint (optimizer slots are
+      left out).
+
+  Returns:
+    dict: word_embeddings (shape), mlm_head ({name: shape} under
+    cls/predictions), output_matrices (names), tied (bool: the head has no
+    matrix of its own and the only [vocab, hidden] matrix is the word table).
+  """
+  shapes = model_variables(shapes)
+  if WORD not in shapes:
+    raise InputError("checkpoint has no %s" % WORD)
+  vocab, hidden = shapes[WORD]
+  head = {n: list(s) for n, s in shapes.items()
+          if n.startswith("cls/predictions/")}
+  matrices = output_matrices(shapes, vocab, hidden)
+  return {"word_embeddings": list(shapes[WORD]), "mlm_head": head,
+          "output_matrices": matrices,
+          "tied": bool(head) and matrices == [WORD]}
+
+
+def model_tie_check(config):
+  """Builds our PretrainingModel and checks the tie on its variables.
+
+  Returns:
+    dict: vocab_matrices (names of the model's [vocab, hidden] variables),
+    head_variables (names of the MLM head's), logits_grad_rows (how many
+    word-table rows get a gradient from the MLM logits of one input whose
+    tokens are all id 0: every row when tied, only row 0 otherwise).
+  """
+  import tensorflow as tf  # pylint: disable=g-import-not-at-top
+  from bert_tf2.pretraining import model as pretraining_model  # pylint: disable=g-import-not-at-top
+  model = pretraining_model.PretrainingModel(config)
+  ids = tf.zeros([1, 4], tf.int32)
+  features = {"input_ids": ids, "input_mask": tf.ones_like(ids),
+              "segment_ids": tf.zeros_like(ids),
+              "masked_lm_positions": tf.constant([[1, 2]]),
+              "masked_lm_ids": tf.constant([[0, 0]]),
+              "masked_lm_weights": tf.ones([1, 2]),
+              "next_sentence_labels": tf.zeros([1, 1], tf.int32)}
+  model(features)
+  table = model.bert.embeddings.word_embeddings
+  with tf.GradientTape() as tape:
+    out = model(features)
+    logits = out["masked_lm_logits"] if isinstance(out, dict) else out[0]
+    loss = tf.reduce_sum(tf.nn.log_softmax(logits)[..., 1:])
+  grad = tf.convert_to_tensor(tape.gradient(loss, table))
+  rows = int(np.sum(np.any(np.asarray(grad) != 0, axis=1)))
+  v, h = config.vocab_size, config.hidden_size
+  return {"vocab_matrices": sorted(
+      w.path for w in model.weights if list(w.shape) in ([v, h], [h, v])),
+          "head_variables": sorted(w.path for w in model.masked_lm.weights),
+          "logits_grad_rows": rows, "vocab_size": v}
+
+
+# --- scale ------------------------------------------------------------------
+
+def attention_logits(x, q_kernel, q_bias, k_kernel, k_bias, num_heads):
+  """Unscaled q.k logits of one layer.
+
+  Args:
+    x: float [S, H], the layer's input.
+    q_kernel, k_kernel: float [H, H]; q_bias, k_bias: float [H].
+    num_heads: int N (H divisible by N).
+
+  Returns:
+    float [N, S, S]: q_i . k_j per head (no 1/sqrt(d) scale).
+  """
+  s, h = x.shape
+  d = h // num_heads
+  q = (x @ q_kernel + q_bias).reshape(s, num_heads, d).transpose(1, 0, 2)
+  k = (x @ k_kernel + k_bias).reshape(s, num_heads, d).transpose(1, 0, 2)
+  return q @ k.transpose(0, 2, 1)
+
+
+def softmax_stats(logits, saturated=0.99):
+  """(mean entropy in nats, share of rows whose max prob > saturated).
+
+  Args:
+    logits: float [..., S] (rows are the last axis).
+
+  >>> e, sat = softmax_stats(np.array([[0.0, 0.0], [100.0, 0.0]]))
+  >>> round(float(e), 3), float(sat)
+  (0.347, 0.5)
+  """
+  z = logits - logits.max(axis=-1, keepdims=True)
+  p = np.exp(z)
+  p /= p.sum(axis=-1, keepdims=True)
+  ent = -np.sum(np.where(p > 0, p * np.log(np.where(p > 0, p, 1.0)), 0.0),
+                axis=-1)
+  return float(ent.mean()), float(np.mean(p.max(axis=-1) > saturated))
+
+
+def scale_rows(layer_logits, head_size):
+  """Table rows: per layer, entropy and saturation with and without scale.
+
+  Args:
+    layer_logits: list over layers of lists of float [N, S, S] (one per
+      sentence), unscaled.
+    head_size: int d.
+
+  Returns:
+    list of (layer, entropy scaled, saturated scaled, entropy unscaled,
+    saturated unscaled, uniform entropy), floats averaged over sentences.
+  """
+  rows = []
+  for layer, per_sentence in enumerate(layer_logits):
+    scaled = [softmax_stats(l / np.sqrt(head_size)) for l in per_sentence]
+    raw = [softmax_stats(l) for l in per_sentence]
+    uniform = np.mean([np.log(l.shape[-1]) for l in per_sentence])
+    rows.append((layer,) + tuple(np.mean(scaled, axis=0))
+                + tuple(np.mean(raw, axis=0)) + (float(uniform),))
+  return rows
+
+
+# --- decode -----------------------------------------------------------------
+
+def decode_sums(word, position, segment, tokens, positions, segments):
+  """Recovers (token, position, segment) from word + position + segment.
+
+  Two nearest-neighbour steps: the token nearest to the sum minus the mean
+  position and segment rows, then the (position, segment) pair nearest to
+  the sum minus that token's row.
+
+  Args:
+    word: float [V, H]; position: float [P, H]; segment: float [T, H].
+    tokens, positions, segments: int [N] each, the true ids.
+
+  Returns:
+    (token accuracy, position accuracy, segment accuracy, all three), floats.
+
+  >>> rows = np.eye(16)
+  >>> w, p, s = rows[:10], rows[10:14], rows[14:]
+  >>> decode_sums(w, p, s, np.arange(10), np.arange(10) % 4, np.arange(10) % 2)
+  (1.0, 1.0, 1.0, 1.0)
+  """
+  word, position, segment = (np.asarray(a, np.float64)
+                             for a in (word, position, segment))
+  sums = word[tokens] + position[positions] + segment[segments]
+  base = sums - position.mean(0) - segment.mean(0)
+  t_hat = np.argmin(_sq_dist(base, word), axis=1)
+  rest = sums - word[t_hat]
+  pairs = (position[:, None, :] + segment[None, :, :]).reshape(-1,
+                                                               word.shape[1])
+  best = np.argmin(_sq_dist(rest, pairs), axis=1)
+  p_hat, s_hat = best // segment.shape[0], best % segment.shape[0]
+  ok_t, ok_p, ok_s = t_hat == tokens, p_hat == positions, s_hat == segments
+  return (float(ok_t.mean()), float(ok_p.mean()), float(ok_s.mean()),
+          float((ok_t & ok_p & ok_s).mean()))
+
+
+def _sq_dist(a, b):
+  """Squared distances [N, M] between rows of a [N, H] and b [M, H]."""
+  return (np.sum(a * a, 1)[:, None] - 2 * a @ b.T + np.sum(b * b, 1)[None])
+
+
+# --- flops ------------------------------------------------------------------
+
+def layer_flops(n, d, d_ff):
+  """(attention, dense) multiply-add FLOPs x2 of one encoder layer.
+
+  attention = 4 n^2 d (q.k and probs.v); dense = 8 n d^2 (q, k, v, output
+  projections) + 4 n d d_ff (the two feed-forward matrices).
+
+  >>> layer_flops(128, 384, 1536)
+  (25165824, 452984832)
+  """
+  return 4 * n * n * d, 8 * n * d * d + 4 * n * d * d_ff
+
+
+def crossover_length(d, d_ff):
+  """The n where 4 n^2 d = 8 n d^2 + 4 n d d_ff, i.e. n = 2 d + d_ff.
+
+  >>> crossover_length(384, 1536), crossover_length(768, 3072)
+  (2304, 4608)
+  """
+  return 2 * d + d_ff
+
+
+# --- limits -----------------------------------------------------------------
+
+def limit_cases(model, config):
+  """What the model does past its limits.
+
+  Returns:
+    list of (case, outcome) strings: a sequence one position too long, and
+    a segment id equal to type_vocab_size (compared with the same input
+    with the segment embedding left out).
+  """
+  import tensorflow as tf  # pylint: disable=g-import-not-at-top
+  cases = []
+  n = config.max_position_embeddings + 1
+  try:
+    model({"input_ids": np.ones([1, n], np.int32)})
+    cases.append(("%d positions" % n, "ran (no error)"))
+  except (InputError, tf.errors.InvalidArgumentError, ValueError) as e:
+    cases.append(("%d positions" % n, error_line(e)))
+  ids = np.array([[1, 5, 6, 2]], np.int32)
+  third = np.full_like(ids, config.type_vocab_size)
+  try:
+    out = model.embeddings(ids, third)[0]
+  except (InputError, tf.errors.InvalidArgumentError, ValueError) as e:
+    cases.append(("segment id %d" % config.type_vocab_size, error_line(e)))
+    return cases
+  emb = model.embeddings
+  word = tf.gather(emb.word_embeddings, ids)
+  pos = tf.convert_to_tensor(emb.position_embeddings)[:ids.shape[1]][None]
+  no_segment = emb.layer_norm(word + pos)
+  diff = float(np.max(np.abs(np.asarray(out) - np.asarray(no_segment))))
+  cases.append(("segment id %d" % config.type_vocab_size,
+                "ran (no error): the embedding output differs from the same "
+                "input with no segment embedding at all by at most %.2g" % diff))
+  return cases
+
+
+def error_line(error):
+  """"Type: message", the message without Keras's call wrapper.
+
+  >>> error_line(ValueError("Exception encountered when calling X.call().\\n"
+  ...                       "\\n\\x1b[1mbad length\\x1b[0m\\n\\nArguments: ..."))
+  'ValueError: bad length'
+  """
+  lines = [l.replace("\x1b[1m", "").replace("\x1b[0m", "").strip()
+           for l in str(error).splitlines()]
+  lines = [l for l in lines if l and not l.startswith("Exception encountered")]
+  return "%s: %s" % (type(error).__name__, lines[0] if lines else "")
+
+
+# --- pooling ----------------------------------------------------------------
+
+def bbc_by_category(per_category):
+  """[(topic, whitespace-normalised article)], per_category per topic."""
+  from bert_tf2.analysis import positions_why  # pylint: disable=g-import-not-at-top
+  out, seen = [], {}
+  for topic, path in positions_why.bbc_files():
+    seen[topic] = seen.get(topic, 0) + 1
+    if seen[topic] <= per_category:
+      out.append((topic, " ".join(positions_why.read_text(path).split())))
+  return out
+
+
+def nearest_neighbour_accuracy(vectors, labels):
+  """Leave-one-out 1-NN accuracy of cosine similarity.
+
+  >>> nearest_neighbour_accuracy(np.array([[1, 0], [1, .1], [0, 1], [.1, 1]]), [0, 0, 1, 1])
+  1.0
+  """
+  v = np.asarray(vectors, np.float64)
+  v = v / np.linalg.norm(v, axis=1, keepdims=True)
+  sim = v @ v.T
+  np.fill_diagonal(sim, -np.inf)
+  labels = np.asarray(labels)
+  return float(np.mean(labels[np.argmax(sim, axis=1)] == labels))
+
+
+def pair_auc(vectors, labels):
+  """AUC of cosine similarity for same-label vs different-label pairs."""
+  v = np.asarray(vectors, np.float64)
+  v = v / np.linalg.norm(v, axis=1, keepdims=True)
+  sim = v @ v.T
+  labels = np.asarray(labels)
+  iu = np.triu_indices(len(labels), 1)
+  s, same = sim[iu], (labels[:, None] == labels[None])[iu]
+  ranks = np.argsort(np.argsort(s)) + 1.0
+  pos = same.sum()
+  neg = same.size - pos
+  return float((ranks[same].sum() - pos * (pos + 1) / 2) / (pos * neg))
+
+
+# --- running a checkpoint ----------------------------------------------------
+
+def load_model(bert_config_file, init_checkpoint):
+  """(BertModel with the checkpoint's weights, BertConfig)."""
+  import modeling  # pylint: disable=g-import-not-at-top
+  config = modeling.BertConfig.from_json_file(bert_config_file)
+  model = modeling.BertModel(config)
+  model({"input_ids": np.zeros([1, 2], np.int32)})
+  if init_checkpoint:
+    modeling.init_from_checkpoint(model, init_checkpoint)
+  return model, config
+
+
+def _tokenizer(vocab_file):
+  from tokenization import FullTokenizer  # pylint: disable=g-import-not-at-top
+  return FullTokenizer(vocab_file=vocab_file, do_lower_case=True)
+
+
+def _encode(tokenizer, text, max_len):
+  from bert_tf2.analysis import attention  # pylint: disable=g-import-not-at-top
+  _, ids, types = attention.encode_text(tokenizer, text,
+                                        max_seq_length=max_len)
+  return ids[None], types[None]
+
+
+def run_scale(args):
+  from bert_tf2.analysis import checkpoint_io  # pylint: disable=g-import-not-at-top
+  from bert_tf2.analysis import positions_why  # pylint: disable=g-import-not-at-top
+  model, config = load_model(args.bert_config_file, args.init_checkpoint)
+  tok = _tokenizer(args.vocab_file)
+  sentences = [s for a in positions_why.bbc_articles(40) for s in a
+               if len(s.split()) >= 12][:args.sentences]
+  heads = config.num_attention_heads
+  read = lambda n: checkpoint_io.read_variable(args.init_checkpoint, n)
+  per_layer = [[] for _ in range(config.num_hidden_layers)]
+  for text in sentences:
+    ids, types = _encode(tok, text, args.max_seq_length)
+    out = model({"input_ids": ids, "token_type_ids": types})
+    inputs = [out["embedding_output"]] + list(out["encoder_outputs"][:-1])
+    for layer, x in enumerate(inputs):
+      scope = "bert/encoder/layer_%d/attention/self/" % layer
+      per_layer[layer].append(attention_logits(
+          np.asarray(x)[0], read(scope + "query/kernel"),
+          read(scope + "query/bias"), read(scope + "key/kernel"),
+          read(scope + "key/bias"), heads))
+  d = config.hidden_size // heads
+  print("%d BBC sentences, %d heads of size d=%d" % (len(sentences), heads, d))
+  print("| layer | entropy, q.k/sqrt(d) | saturated rows | entropy, q.k "
+        "| saturated rows | uniform entropy |")
+  print("|---|---|---|---|---|---|")
+  for row in scale_rows(per_layer, d):
+    print("| %d | %.2f | %.1f%% | %.2f | %.1f%% | %.2f |"
+          % (row[0], row[1], 100 * row[2], row[3], 100 * row[4], row[5]))
+
+
+def run_decode(args):
+  from bert_tf2.analysis import checkpoint_io  # pylint: disable=g-import-not-at-top
+  read = lambda n: checkpoint_io.read_variable(args.init_checkpoint, n)
+  word, position, segment = read(WORD), read(POSITION), read(SEGMENT)
+  position = position[:args.max_positions or None]
+  rng = np.random.RandomState(args.seed)
+  n = args.samples
+  tokens = rng.randint(0, word.shape[0], n)
+  positions = rng.randint(0, position.shape[0], n)
+  segments = rng.randint(0, segment.shape[0], n)
+  acc = decode_sums(word, position, segment, tokens, positions, segments)
+  print("%d random (token, position, segment) triples of %d x %d x %d"
+        % (n, word.shape[0], position.shape[0], segment.shape[0]))
+  print("| recovered | token | position | segment | all three |")
+  print("|---|---|---|---|---|")
+  print("| accuracy | %.3f | %.3f | %.3f | %.3f |" % acc)
+
+
+def run_tied(args):
+  from bert_tf2.analysis import checkpoint_io  # pylint: disable=g-import-not-at-top
+  report = tied_report(checkpoint_io.list_variables(args.init_checkpoint))
+  print("| checkpoint variable | shape |")
+  print("|---|---|")
+  print("| %s | %s |" % (WORD, report["word_embeddings"]))
+  for name, shape in sorted(report["mlm_head"].items()):
+    print("| %s | %s |" % (name, shape))
+  if not report["mlm_head"]:
+    print("| (no cls/predictions/ variables: no MLM head saved) | |")
+  print("[vocab, hidden] matrices: %s; MLM head tied to the word table: %s"
+        % (", ".join(report["output_matrices"]), report["tied"]))
+  if args.bert_config_file:
+    import modeling  # pylint: disable=g-import-not-at-top
+    check = model_tie_check(
+        modeling.BertConfig.from_json_file(args.bert_config_file))
+    print("our PretrainingModel: [vocab, hidden] variables %s; MLM head "
+          "variables %s; word-table rows with a gradient from the MLM "
+          "logits of an all-id-0 input: %d of %d"
+          % (check["vocab_matrices"], check["head_variables"],
+             check["logits_grad_rows"], check["vocab_size"]))
+
+
+def run_limits(args):
+  model, config = load_model(args.bert_config_file, args.init_checkpoint)
+  print("| input | what our BertModel does |")
+  print("|---|---|")
+  for case, outcome in limit_cases(model, config):
+    print("| %s | %s |" % (case, outcome.replace("|", "/")))
+
+
+def run_flops(args):
+  d, f = args.hidden, args.intermediate
+  print("per layer, d=%d, d_ff=%d: attention 4 n^2 d overtakes 8 n d^2 + "
+        "4 n d d_ff at n = 2 d + d_ff = %d" % (d, f, crossover_length(d, f)))
+  print("| n | attention GFLOP | projections + feed-forward GFLOP | "
+        "attention share |")
+  print("|---|---|---|---|")
+  for n in (128, 512, 1024, 2048, 4096, 8192):
+    att, dense = layer_flops(n, d, f)
+    print("| %d | %.2f | %.2f | %.0f%% |" % (n, att / 1e9, dense / 1e9,
+                                            100.0 * att / (att + dense)))
+
+
+def run_pooling(args):
+  model, _ = load_model(args.bert_config_file, args.init_checkpoint)
+  tok = _tokenizer(args.vocab_file)
+  data = bbc_by_category(args.per_category)
+  cls, mean, labels = [], [], []
+  for category, text in data:
+    ids, types = _encode(tok, text, args.max_seq_length)
+    seq = np.asarray(model({"input_ids": ids,
+                            "token_type_ids": types})["sequence_output"])[0]
+    cls.append(seq[0])
+    mean.append(seq.mean(axis=0))
+    labels.append(category)
+  print("%d BBC articles, %d topics, first %d tokens" % (
+      len(labels), len(set(labels)), args.max_seq_length))
+  print("| pooling | 1-NN topic accuracy | same-topic pair AUC |")
+  print("|---|---|---|")
+  for name, vecs in (("[CLS] (sequence_output[:, 0])", cls),
+                     ("mean over tokens", mean)):
+    print("| %s | %.3f | %.3f |" % (name, nearest_neighbour_accuracy(
+        vecs, labels), pair_auc(vecs, labels)))
+
+
+def build_parser():
+  parser = argparse.ArgumentParser(
+      prog="python -m bert_tf2.analysis.questions")
+  sub = parser.add_subparsers(dest="command", required=True)
+  p = sub.add_parser("tied")
+  p.add_argument("--init_checkpoint", required=True)
+  p.add_argument("--bert_config_file")
+  p = sub.add_parser("scale")
+  for name in ("bert_config_file", "init_checkpoint", "vocab_file"):
+    p.add_argument("--" + name, required=True)
+  p.add_argument("--sentences", type=int, default=50)
+  p.add_argument("--max_seq_length", type=int, default=128)
+  p = sub.add_parser("decode")
+  p.add_argument("--init_checkpoint", required=True)
+  p.add_argument("--samples", type=int, default=2000)
+  p.add_argument("--max_positions", type=int, default=0)
+  p.add_argument("--seed", type=int, default=0)
+  p = sub.add_parser("limits")
+  p.add_argument("--bert_config_file", required=True)
+  p.add_argument("--init_checkpoint")
+  p = sub.add_parser("flops")
+  p.add_argument("--hidden", type=int, default=384)
+  p.add_argument("--intermediate", type=int, default=1536)
+  p = sub.add_parser("pooling")
+  for name in ("bert_config_file", "init_checkpoint", "vocab_file"):
+    p.add_argument("--" + name, required=True)
+  p.add_argument("--per_category", type=int, default=20)
+  p.add_argument("--max_seq_length", type=int, default=128)
+  return parser
+
+
+COMMANDS = {"tied": run_tied, "scale": run_scale, "decode": run_decode,
+            "limits": run_limits, "flops": run_flops, "pooling": run_pooling}
+
+
+def main(argv=None):
+  args = build_parser().parse_args(argv)
+  try:
+    COMMANDS[args.command](args)
+  except InputError as e:
+    raise SystemExit("error: %s" % e)
+
+
+if __name__ == "__main__":
+  main()
