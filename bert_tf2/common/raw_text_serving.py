@@ -54,7 +54,7 @@ DEFAULT_CHUNK_SIZE = 32
 
 
 def check_text(item, what):
-  """`item` as a str: a str, or bytes decoded as UTF-8.
+  r"""`item` as a str: a str, or bytes decoded as UTF-8.
 
   Raises:
     InputError: `item` is neither, or its bytes are not valid UTF-8 (the

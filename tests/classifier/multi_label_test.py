@@ -162,12 +162,13 @@ def test_end_to_end_eval_and_predict(tmp_path):
   from bert_tf2.predict import ClassifierPredictor  # pylint: disable=g-import-not-at-top
   with open(os.path.join(d, "test.tsv")) as f:
     texts = [line.rstrip("\n") for line in f][1:]
-  latest = ClassifierPredictor.from_output_dir(out).predict(texts)
-  np.testing.assert_allclose([p["probabilities"] for p in latest], rows,
-                             atol=1e-5)
-  assert [p["labels"] for p in latest] == [
-      [n for n, q in zip("AB", r) if q >= 0.5] for r in rows]
+  # test_results.tsv comes from the checkpoint --export_dir exports: the
+  # best one (--keep_best_checkpoint).
   ours = ClassifierPredictor.from_output_dir(out, best=True).predict(texts)
+  np.testing.assert_allclose([p["probabilities"] for p in ours], rows,
+                             atol=1e-5)
+  assert [p["labels"] for p in ours] == [
+      [n for n, q in zip("AB", r) if q >= 0.5] for r in rows]
   served = tf.saved_model.load(str(tmp_path / "export")).signatures[
       "serving_default"](text_a=tf.constant(texts))
   np.testing.assert_allclose(served["probabilities"].numpy(),

@@ -124,6 +124,6 @@ def test_lora_then_int8_reloads_exactly(tmp_path):
   np.testing.assert_array_equal(again(x).numpy(), want)
   query = model.bert.encoder_layers[0].attention_self.query
   assert query._kernel.dtype == "int8" and not query.lora_enabled
-  assert not modeling.lora.lora_variable_names(model)
+  assert not modeling.checkpoint.lora_variable_names(model)
   assert not np.array_equal(want, float_lora)
   np.testing.assert_allclose(want, float_lora, atol=0.05)

@@ -64,8 +64,9 @@ def test_stops_early_keeps_and_exports_best(tmp_path):
   assert json.loads((out / "early_stopping.json").read_text())[
       "global_step"] == 4
   assert not os.path.exists(out / "model.ckpt-8.index")
-  # eval_results.txt: the last evaluation, as evaluate_squad.py scores the
-  # --do_predict files of the same (latest) checkpoint.
+  # eval_results.txt: the last evaluation (the latest checkpoint); the
+  # --do_predict files come from the checkpoint --export_dir exports (the
+  # best, step 2), as evaluate_squad.py's scores of them show.
   results = _results(out / "eval_results.txt")
   assert results["global_step"] == "4"
   official = squad_eval.evaluate_files(o.predict_file,
@@ -74,8 +75,9 @@ def test_stops_early_keeps_and_exports_best(tmp_path):
   assert sorted(results) == sorted(["global_step"] + [
       "eval_" + k for k in official])
   for key, value in official.items():
-    assert float(results["eval_" + key]) == pytest.approx(value), key
-    assert history[1]["eval_" + key] == pytest.approx(value), key
+    assert float(results["eval_" + key]) == pytest.approx(
+        history[1]["eval_" + key]), key
+    assert history[0]["eval_" + key] == pytest.approx(value), key
   # The SavedModel holds the best checkpoint's weights, not the latest's.
   serve = tf.saved_model.load(str(tmp_path / "export")).signatures[
       "serving_default"]
