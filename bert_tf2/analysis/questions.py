@@ -602,6 +602,11 @@ def run_pooling(args):
 
 
 def run_long_text(args):
+  for flag, value, least in (("max_articles", args.max_articles, 0),
+                             ("max_seq_length", args.max_seq_length, 3),
+                             ("doc_stride", args.doc_stride, 1)):
+    if value < least:
+      raise InputError("--%s=%d: must be at least %d" % (flag, value, least))
   model, _ = load_model(args.bert_config_file, args.init_checkpoint)
   tok = _tokenizer(args.vocab_file)
   data = bbc_labelled(args.max_articles)
@@ -616,10 +621,11 @@ def run_long_text(args):
   pieces = np.array([len(i) for i in ids])
   budget = args.max_seq_length - 2
   print("%d BBC articles (%d windows of %d, stride %d): word pieces median "
-        "%d, %.0f%% longer than %d; windows per article median %d, max %d"
+        "%d, %d articles longer than %d, %d longer than 510; windows per "
+        "article median %d, max %d"
         % (len(data), len(example), args.max_seq_length, args.doc_stride,
-           np.median(pieces), 100.0 * np.mean(pieces > budget), budget,
-           np.median(counts), counts.max()))
+           np.median(pieces), np.sum(pieces > budget), budget,
+           np.sum(pieces > 510), np.median(counts), counts.max()))
   splits = np.array([s for s, _, _ in data])
   labels = np.array([t for _, t, _ in data])
   train, test = splits == "train", splits == "test"

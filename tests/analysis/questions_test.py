@@ -168,6 +168,14 @@ def test_long_text_windows_are_the_classifiers_and_pool_per_article(tiny):
   np.testing.assert_allclose(cls[0], seq[0, 0], rtol=1e-4, atol=1e-5)
 
 
+@pytest.mark.parametrize("flag", ["--max_articles=-1", "--doc_stride=0",
+                                  "--max_seq_length=2"])
+def test_long_text_refuses_bad_flags_in_one_line(flag):
+  with pytest.raises(SystemExit, match="^error: " + flag.split("=")[0]):
+    questions.main(["long_text", "--bert_config_file=c",
+                    "--init_checkpoint=c", "--vocab_file=v", flag])
+
+
 def test_window_buckets_and_article_vectors_refuse_a_missing_article():
   assert [questions.window_bucket(c) for c in (1, 2, 6, 7)] == [
       "1", "2-3", "4-6", "7+"]
