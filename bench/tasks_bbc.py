@@ -7,7 +7,8 @@ git).
   python -m bench.tasks_bbc minilm --out /tmp/bbc_tasks   # as shipped
 
 Each article (2,225 in 5 categories) goes to train / dev / test by a hash of
-its path (about 70/15/15): split by article, deterministic.
+its path (about 70/15/15, `positions_why.bbc_split`): split by article,
+deterministic.
 
 * Multiple choice (mc/): context = the headline, 4 choices = the true
   article's opening sentence and the openings of 3 other articles of the
@@ -31,7 +32,6 @@ choice, the choice whose embedding is closest to the headline's.
 
 import argparse
 import glob
-import hashlib
 import json
 import os
 import random
@@ -54,6 +54,7 @@ def _corpus_dir():
 
 def articles():
   """[(split, category, headline, [sentences of the body])], sorted."""
+  from bert_tf2.analysis import positions_why  # pylint: disable=g-import-not-at-top
   out = []
   root = _corpus_dir()
   for path in sorted(glob.glob(os.path.join(root, "*", "*.txt"))):
@@ -67,9 +68,8 @@ def articles():
     if len(sentences) < 2:
       continue
     rel = os.path.relpath(path, root).replace(os.sep, "/")
-    bucket = int(hashlib.md5(rel.encode()).hexdigest(), 16) % 100
-    split = "train" if bucket < 70 else "dev" if bucket < 85 else "test"
-    out.append((split, rel.split("/")[0], lines[0], sentences))
+    out.append((positions_why.bbc_split(rel), rel.split("/")[0], lines[0],
+                sentences))
   return out
 
 

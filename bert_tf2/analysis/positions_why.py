@@ -31,6 +31,7 @@ Example (the data variant, in memory):
 
 import argparse
 import glob
+import hashlib
 import importlib.util
 import json
 import os
@@ -58,6 +59,19 @@ def bbc_files():
                       "data")
   paths = sorted(glob.glob(os.path.join(root, "*", "*.txt")))
   return [(os.path.basename(os.path.dirname(p)), p) for p in paths]
+
+
+def bbc_split(path):
+  """"train", "dev" or "test" of a BBC article (about 70/15/15), fixed by
+  the md5 of its "topic/NNN.txt" path (bench/tasks_bbc.py's split).
+
+  >>> [bbc_split(p) for p in ("business/001.txt", "/x/data/business/003.txt",
+  ...                         "business/006.txt")]
+  ['train', 'dev', 'test']
+  """
+  rel = "/".join(path.replace(os.sep, "/").split("/")[-2:])
+  bucket = int(hashlib.md5(rel.encode()).hexdigest(), 16) % 100
+  return "train" if bucket < 70 else "dev" if bucket < 85 else "test"
 
 
 def read_text(path):

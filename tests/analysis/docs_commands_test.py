@@ -66,7 +66,7 @@ def test_install_lines_name_what_is_installed(doc):
       importlib.import_module(module)
 
 
-def run_commands(commands, tmp):
+def run_commands(commands, tmp, timeout=900):
   """Runs the lines in one bash -e session, /tmp/ moved to `tmp`."""
   script = "set -euo pipefail\n" + "\n".join(
       c.replace("/tmp/", tmp) for c in commands) + "\n"
@@ -74,7 +74,7 @@ def run_commands(commands, tmp):
              PATH=os.path.dirname(sys.executable) + os.pathsep
              + os.environ.get("PATH", ""))
   proc = subprocess.run(["bash", "-c", script], cwd=REPO, env=env,
-                        capture_output=True, text=True, timeout=900)
+                        capture_output=True, text=True, timeout=timeout)
   assert proc.returncode == 0, proc.stderr[-3000:]
   return proc
 
@@ -98,12 +98,15 @@ def test_every_command_runs_as_written(tmp_path):
 @pytest.mark.slow
 def test_every_questions_command_runs_as_written(tmp_path):
   _, commands = doc_commands(QUESTIONS_DOC)
-  names = ("flops", "tied", "limits", "scale", "decode", "pooling")
+  names = ("flops", "tied", "limits", "scale", "decode", "pooling",
+           "long_text")
   for name in names:
     assert any("bert_tf2.analysis.questions " + name in c for c in commands)
-  proc = run_commands(commands, str(tmp_path) + "/")
+  # long_text is the full run: about 15,000 windows through MiniLM.
+  proc = run_commands(commands, str(tmp_path) + "/", timeout=2700)
   assert "tied to the word table: True" in proc.stdout
   assert ("InputError: sequence length 513 is longer than "
           "max_position_embeddings=512") in proc.stdout
   assert "| accuracy | 1.000 | 1.000 | 1.000 | 1.000 |" in proc.stdout
   assert "at n = 2 d + d_ff = 2304" in proc.stdout
+  assert "2225 BBC articles (" in proc.stdout

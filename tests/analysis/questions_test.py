@@ -122,6 +122,67 @@ def test_pooling_scores():
   assert questions.pair_auc(vectors, [0, 1, 0, 1]) < 0.5
 
 
+def test_long_text_windows_are_the_classifiers_and_pool_per_article(tiny):
+  """The windows of `long_text` are run_classifier.py's
+  --long_text=sliding_window windows (its Python path,
+  `convert_example_to_windows`), the first one is the original's
+  truncation, and an article's "mean of windows" vector is the mean of its
+  windows' vectors, each run through the model alone."""
+  from bert_tf2.analysis import attention
+  from bert_tf2.classifier import long_text
+  from bert_tf2.classifier.processors import InputExample
+  _, _, model = tiny
+  tok = questions._tokenizer(corpus.minilm_vocab())
+  data = questions.bbc_labelled(4)
+  assert len({topic for _, topic, _ in data}) > 1  # spread over topics
+  max_len, stride = 24, 8
+  ids = [tok.convert_tokens_to_ids(tok.tokenize(t)) for _, _, t in data]
+  cls_id, sep_id = tok.convert_tokens_to_ids(["[CLS]", "[SEP]"])
+  features, example = questions.article_windows(ids, max_len, stride,
+                                                cls_id, sep_id)
+  expected = [f for i, (_, topic, text) in enumerate(data)
+              for f in long_text.convert_example_to_windows(
+                  i, InputExample(str(i), text, None, topic), [topic],
+                  max_len, stride, tok)]
+  assert example.tolist() == [f.example_index for f in expected]
+  assert np.bincount(example).min() > 5  # long articles: many windows
+  for key in ("input_ids", "input_mask", "segment_ids"):
+    assert features[key].tolist() == [getattr(f, key) for f in expected]
+  first = np.searchsorted(example, np.arange(len(data)))
+  for i, (_, _, text) in enumerate(data):
+    _, truncated, _ = attention.encode_text(tok, text, max_seq_length=max_len)
+    assert features["input_ids"][first[i]].tolist() == truncated.tolist()
+  mean, cls = questions.window_vectors(model, features, batch_size=7)
+  first_vec, mean_vec = questions.article_vectors(mean, example, len(data))
+  for i in range(len(data)):
+    alone = [questions.window_vectors(
+        model, {k: v[w:w + 1] for k, v in features.items()})[0][0]
+             for w in np.flatnonzero(example == i)]
+    np.testing.assert_allclose(mean_vec[i], np.mean(alone, axis=0),
+                               rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(first_vec[i], alone[0], rtol=1e-4, atol=1e-5)
+  assert not np.allclose(first_vec, mean_vec, atol=1e-3)
+  seq = np.asarray(model({"input_ids": features["input_ids"][:1],
+                          "input_mask": features["input_mask"][:1]})
+                   ["sequence_output"])
+  np.testing.assert_allclose(cls[0], seq[0, 0], rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("flag", ["--max_articles=-1", "--doc_stride=0",
+                                  "--max_seq_length=2"])
+def test_long_text_refuses_bad_flags_in_one_line(flag):
+  with pytest.raises(SystemExit, match="^error: " + flag.split("=")[0]):
+    questions.main(["long_text", "--bert_config_file=c",
+                    "--init_checkpoint=c", "--vocab_file=v", flag])
+
+
+def test_window_buckets_and_article_vectors_refuse_a_missing_article():
+  assert [questions.window_bucket(c) for c in (1, 2, 6, 7)] == [
+      "1", "2-3", "4-6", "7+"]
+  with pytest.raises(ValueError):
+    questions.article_vectors(np.ones([2, 3]), [0, 2], 3)
+
+
 @pytest.mark.parametrize("command", sorted(questions.COMMANDS))
 def test_every_command_runs_on_a_tiny_checkpoint(tiny, command, capsys):
   config_file, prefix, _ = tiny
@@ -138,6 +199,10 @@ def test_every_command_runs_on_a_tiny_checkpoint(tiny, command, capsys):
       "pooling": ["--bert_config_file=" + config_file,
                   "--init_checkpoint=" + prefix, "--vocab_file=" + vocab,
                   "--per_category=2", "--max_seq_length=24"],
+      "long_text": ["--bert_config_file=" + config_file,
+                    "--init_checkpoint=" + prefix, "--vocab_file=" + vocab,
+                    "--max_articles=30", "--max_seq_length=24",
+                    "--doc_stride=12"],
   }[command]
   questions.main([command] + args)
   out = capsys.readouterr().out
