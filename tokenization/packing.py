@@ -178,6 +178,35 @@ def pair_windows(ids_a, ids_b, max_seq_length, doc_stride):
           tf.gather(ids_b, example), example)
 
 
+def merge_windows(outputs, example, num_rows):
+  """The mean of each row's window outputs: how the windows of
+  `pair_windows` become one answer per text (run_classifier.py's
+  `--long_text=sliding_window` averages the window logits before the
+  softmax; `bert_tf2.classifier.long_text.average_window_logits` is the
+  same rule for the records path, in Python).
+
+  Args:
+    outputs: float Tensor of shape [num_windows, ...], one row per window.
+    example: int Tensor of shape [num_windows], the row of each window.
+    num_rows: int scalar, the number of rows; each has at least one window.
+
+  Returns:
+    (mean, num_windows): float Tensor of shape [num_rows, ...] and int32
+    Tensor of shape [num_rows], the windows each row was averaged over.
+
+  Example:
+    >>> mean, n = merge_windows(tf.constant([[1., 3.], [3., 1.], [0., 2.]]),
+    ...                         tf.constant([0, 0, 1]), 2)
+    >>> mean.numpy().tolist(), n.numpy().tolist()
+    ([[2.0, 2.0], [0.0, 2.0]], [2, 1])
+  """
+  example = tf.cast(example, tf.int32)
+  num_rows = tf.cast(num_rows, tf.int32)
+  mean = tf.math.unsorted_segment_mean(outputs, example, num_rows)
+  return mean, tf.math.bincount(example, minlength=num_rows,
+                                maxlength=num_rows)
+
+
 def _prefix(ids, lengths):
   """The first `lengths[i]` ids of each row."""
   return tf.ragged.boolean_mask(

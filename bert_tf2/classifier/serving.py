@@ -95,11 +95,10 @@ class ClassifierServer(tf.Module):
     window_a, window_b, example = packing.pair_windows(
         ids_a, ids_b, self.max_seq_length, self.doc_stride)
     logits = self._logits(*self._pack(window_a, window_b))
-    batch = tf.shape(text_a)[0]
-    outputs = self._head(tf.math.unsorted_segment_mean(logits, example,
-                                                       batch))
-    outputs["num_windows"] = tf.math.bincount(
-        tf.cast(example, tf.int32), minlength=batch, maxlength=batch)
+    logits, num_windows = packing.merge_windows(logits, example,
+                                                tf.shape(text_a)[0])
+    outputs = self._head(logits)
+    outputs["num_windows"] = num_windows
     return outputs
 
   def _pack(self, ids_a, ids_b):

@@ -114,7 +114,7 @@ class BertPreprocessor(keras.layers.Layer):
     example = features["window_example"]
     # Every text has a window: the texts are max(example) + 1.
     texts = tf.reduce_max(tf.concat([example, [-1]], 0)) + 1
-    return tf.math.unsorted_segment_mean(outputs, example, texts)
+    return packing.merge_windows(outputs, example, texts)[0]
 
   def compute_output_spec(self, inputs):
     shape = (None, self.max_seq_length)
