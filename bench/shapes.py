@@ -20,6 +20,9 @@ SHAPES = {
     # BERT-Large (uncased_L-24_H-1024_A-16)
     "large": dict(vocab_size=30522, hidden_size=1024, num_hidden_layers=24,
                   num_attention_heads=16, intermediate_size=4096),
+    # A toy shape for the benchmarks' own tests.
+    "tiny": dict(vocab_size=1100, hidden_size=32, num_hidden_layers=2,
+                 num_attention_heads=2, intermediate_size=64),
 }
 COMMON = dict(max_position_embeddings=512, type_vocab_size=2,
               hidden_act="gelu", hidden_dropout_prob=0.1,
