@@ -29,14 +29,16 @@ from bench import shapes  # pylint: disable=g-import-not-at-top
 from bench import timing
 
 
-def _median_seconds(fn, warmup, repeats):
+def _median_seconds(fn, warmup, repeats, steps):
+  """Median over `repeats` of the mean seconds of `steps` calls."""
   for _ in range(warmup):
     fn()
   times = []
   for _ in range(repeats):
     start = time.perf_counter()
-    fn()
-    times.append(time.perf_counter() - start)
+    for _ in range(steps):
+      fn()
+    times.append((time.perf_counter() - start) / steps)
   return statistics.median(times)
 
 
@@ -106,6 +108,9 @@ def main():
   args = parser.parse_args()
   if args.mode == "infer":
     parser.error("--mode: train or finetune (a training step's stages)")
+  if args.device != "cpu" or args.precision != "float32":
+    parser.error("--device/--precision: this profile runs float32 on the "
+                 "CPU only")
   if args.jit_compile < 0:
     args.jit_compile = 1
   stages = build_stages(args)
@@ -119,7 +124,8 @@ def main():
   print("|---|---|---|")
   previous = 0.0
   for name, fn in stages:
-    ms = 1000 * _median_seconds(fn, args.warmup, args.repeats)
+    ms = 1000 * _median_seconds(fn, args.warmup, args.repeats,
+                                max(1, args.steps))
     print("| %s | %.0f | %+.0f |" % (name, ms, ms - previous))
     previous = ms
   if args.ceiling:

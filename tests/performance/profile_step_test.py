@@ -2,6 +2,7 @@
 
 import argparse
 import math
+import sys
 
 from bench import profile_step
 
@@ -20,3 +21,19 @@ def test_stages_run_and_only_the_full_step_updates_the_weights():
   assert no_dropout() == before
   stages[-1][1]()  # the full step applies the optimizer
   assert no_dropout() != before
+
+
+def test_options_it_cannot_honour_are_refused(capsys):
+  for argv in (["--mode", "infer"], ["--device", "gpu"],
+               ["--precision", "bfloat16"]):
+    try:
+      old, sys.argv = sys.argv, ["profile_step"] + argv
+      try:
+        profile_step.main()
+      finally:
+        sys.argv = old
+    except SystemExit as e:
+      assert e.code == 2
+    else:
+      raise AssertionError("accepted %s" % argv)
+    assert argv[0] in capsys.readouterr().err
