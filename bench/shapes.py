@@ -8,7 +8,25 @@ the same architecture from `SHAPES[name]` and consumes the same batch from
     10.0
 """
 
+import importlib.util
+import os
+
 import numpy as np
+
+
+def _load_flops():
+  """`modeling/flops.py` (the one home of the FLOP counts), loaded by path:
+  every peer imports this module, and importing the `modeling` package would
+  start Keras 3 inside the original's legacy-Keras process."""
+  path = os.path.join(os.path.dirname(os.path.dirname(
+      os.path.abspath(__file__))), "modeling", "flops.py")
+  spec = importlib.util.spec_from_file_location("_bert_flops", path)
+  module = importlib.util.module_from_spec(spec)
+  spec.loader.exec_module(module)
+  return module
+
+
+flops_lib = _load_flops()
 
 SHAPES = {
     # all-MiniLM-L6-v2
@@ -68,10 +86,9 @@ def make_batch(shape, batch_size, seq_length, num_masked, seed=0):
 
 
 def encoder_flops_per_sequence(shape, seq_length):
-  """Forward matmul FLOPs of the embeddings->encoder->pooler for one sequence."""
-  h, i = shape["hidden_size"], shape["intermediate_size"]
-  per_token_layer = 8 * h * h + 4 * h * i + 4 * seq_length * h
-  return seq_length * shape["num_hidden_layers"] * per_token_layer + 2 * h * h
+  """Forward matmul FLOPs of the embeddings->encoder->pooler for one sequence
+  (`modeling.flops`, the one home of these counts)."""
+  return flops_lib.encoder_flops_per_sequence(shape, seq_length)
 
 
 def forward_flops_per_sequence(shape, seq_length, num_masked=0, mode="infer"):
@@ -80,18 +97,17 @@ def forward_flops_per_sequence(shape, seq_length, num_masked=0, mode="infer"):
   "train" adds the MLM head at `num_masked` positions (transform + output
   projection onto the vocabulary) and the NSP head; "finetune" a 2-class head.
   """
-  h, v = shape["hidden_size"], shape["vocab_size"]
-  flops = encoder_flops_per_sequence(shape, seq_length)
   if mode == "train":
-    flops += num_masked * (2 * h * h + 2 * h * v) + 2 * h * 2
-  elif mode == "finetune":
-    flops += 2 * h * 2
-  return flops
+    return flops_lib.train_flops_per_sequence(shape, seq_length,
+                                              num_masked) // 3
+  if mode == "finetune":
+    return flops_lib.train_flops_per_sequence(shape, seq_length) // 3
+  return encoder_flops_per_sequence(shape, seq_length)
 
 
 def train_flops_per_sequence(shape, seq_length, num_masked):
   """Forward + backward (2x forward) FLOPs of one pretraining sequence."""
-  return 3 * forward_flops_per_sequence(shape, seq_length, num_masked, "train")
+  return flops_lib.train_flops_per_sequence(shape, seq_length, num_masked)
 
 
 def flops_per_sequence(shape, seq_length, num_masked, mode):

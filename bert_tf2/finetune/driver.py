@@ -17,6 +17,7 @@ A job (finetune/job.py) supplies the task-specific parts; see
 docs/finetuning.md for the task list and how to add one.
 """
 
+import math
 import os
 
 from absl import logging
@@ -27,6 +28,7 @@ from bert_tf2 import runner
 from bert_tf2.finetune import records
 from bert_tf2.runner import checkpoints
 from bert_tf2.runner import estimator as estimator_lib
+from bert_tf2.runner import speed_defaults
 
 _SPLITS = ("train", "eval", "predict")
 
@@ -122,15 +124,18 @@ class _Records(object):
     self.seed = runner.data_seed(s)
     self.paths = []  # The record files written, for explain_read_errors.
 
-  def write(self, split, batch_size=None):
+  def write(self, split, batch_size=None, before_input=None):
     """(input_fn, record count, steps) of `split`; TPU eval/predict records
-    are padded to whole batches and run `steps` batches."""
+    are padded to whole batches and run `steps` batches. before_input(count)
+    runs between writing the records and making the input_fn."""
     s = self.job.settings
     training = split == "train"
     pad_to = batch_size if s.use_tpu and not training else None
     path = os.path.join(s.output_dir, self.job.record_files[split])
     count = self.job.write_records(split, path, pad_to)
     self.paths.append(path)
+    if before_input is not None:
+      before_input(count)
     options = dict(drop_remainder=training or bool(s.use_tpu),
                    seed=self.seed, shuffle_buffer=self.job.shuffle_buffer)
     options.update(self.job.input_options(training))
@@ -138,6 +143,21 @@ class _Records(object):
                                 s.max_seq_length, training, **options)
     steps = count // batch_size if pad_to else None
     return input_fn, count, steps
+
+
+def resolve_jit_compile(job, config, num_train_steps):
+  """--jit_compile unset: chosen for this run (`runner.speed_defaults`);
+  the job's settings and the run config get the choice (the classifier's
+  batch lengths depend on it)."""
+  s = job.settings
+  spec = job.record_spec_of("train")
+  tokens = sum(math.prod(feature.shape) for name, feature in spec.items()
+               if name.endswith("input_ids"))
+  seconds = speed_defaults.estimate_train_seconds(
+      job.bert_config, tokens, s.max_seq_length,
+      num_train_steps * s.train_batch_size)
+  s.jit_compile = speed_defaults.resolve_jit_compile(
+      config, s.jit_compile, s.precision, s.use_tpu, seconds)
 
 
 def run(job):
@@ -161,9 +181,12 @@ def run(job):
   splits = _Records(job)
   num_train_steps = num_warmup_steps = None
   if s.do_train:
-    train_input_fn, count, _ = splits.write("train")
-    num_train_steps = int(job.epoch_size(count) / s.train_batch_size *
-                          s.num_train_epochs)
+    def train_steps(count):  # XLA or not is known once the steps are.
+      nonlocal num_train_steps
+      num_train_steps = int(job.epoch_size(count) / s.train_batch_size *
+                            s.num_train_epochs)
+      resolve_jit_compile(job, config, num_train_steps)
+    train_input_fn, count, _ = splits.write("train", before_input=train_steps)
     num_warmup_steps = int(num_train_steps * s.warmup_proportion)
     logging.info("***** Running training ***** records=%d batch=%d "
                  "steps=%d", count, s.train_batch_size, num_train_steps)

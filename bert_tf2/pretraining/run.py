@@ -22,6 +22,7 @@ from bert_tf2.pretraining import record_check
 from bert_tf2.pretraining import task as task_lib
 from bert_tf2 import runner
 from bert_tf2.runner import periodic_eval
+from bert_tf2.runner import speed_defaults
 
 EVAL_RESULTS = "eval_results.txt"
 
@@ -129,6 +130,13 @@ def build_estimator(f, config):
   """Returns the runner.Estimator for the flags."""
   strategy = runner.strategy_from_FLAGS(f)
   run_config = runner.run_config_from_flags(f, strategy)
+  if f.do_train:  # --jit_compile unset: chosen for this run, logged.
+    speed_defaults.resolve_jit_compile(
+        run_config, f.jit_compile, f.precision, f.use_tpu,
+        speed_defaults.estimate_train_seconds(
+            config, f.max_seq_length, f.max_seq_length,
+            f.num_train_steps * f.train_batch_size,
+            num_masked=f.max_predictions_per_seq))
   task = task_lib.PretrainingTask(config, use_nsp=not f.no_nsp,
                                   use_one_hot_embeddings=f.use_tpu)
 

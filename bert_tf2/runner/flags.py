@@ -67,7 +67,11 @@ def define_flags(flag_values=flags.FLAGS):
   d("enum", "precision", "float32",
     "Computation precision; float16 uses dynamic loss scaling.",
     enum_values=list(config_lib.PRECISIONS))
-  d("bool", "jit_compile", False, "Compile the training step with XLA.")
+  d("bool", "jit_compile", None,
+    "Compile the training step with XLA. Unset: chosen for the run and "
+    "logged in one line (on for float32 training on CPU long enough to "
+    "earn back the compilation; off for bfloat16/float16 on CPU and on "
+    "GPU/TPU): see bert_tf2/runner/speed_defaults.py.")
   d("integer", "keep_checkpoint_max", 5,
     "Keep this many newest checkpoints (0: all).")
   d("integer", "gradient_accumulation_steps", 1,
@@ -149,7 +153,8 @@ def run_config_from_flags(flag_values=flags.FLAGS, strategy=None,
       iterations_per_loop=f.iterations_per_loop,
       log_step_count_steps=min(100, f.iterations_per_loop),
       keep_checkpoint_max=f.keep_checkpoint_max,
-      strategy=strategy, precision=f.precision, jit_compile=f.jit_compile,
+      strategy=strategy, precision=f.precision,
+      jit_compile=bool(f.jit_compile),
       gradient_accumulation_steps=f.gradient_accumulation_steps,
       skip_consumed_batches=f.skip_consumed_batches)
   kwargs.update(overrides)

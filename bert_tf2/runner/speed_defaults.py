@@ -1,0 +1,122 @@
+"""`--jit_compile` left unset: XLA or not, chosen for the run at hand.
+
+What decides it, measured on the CPUs this project runs on (tables in
+docs/performance.md):
+- XLA speeds up the float32 training step on every CPU measured (+11% on an
+  Intel Xeon with AVX-512, +15-19% on an AMD EPYC with AVX2, +25% on an AMD
+  EPYC with AVX-512), but costs a compilation for each batch shape, so a
+  short run never earns it back.
+- Under XLA TensorFlow's bfloat16 matmuls run at half the rate they reach
+  through oneDNN (the mixed-bfloat16 step: 25.5 seq/s with XLA, 29.9
+  without on the AVX-512 EPYC); float16 has no fast CPU kernels either way.
+- Fused Q/K/V and the steps per call changed the step by under 3% on every
+  CPU, so they keep their defaults and have no rule.
+- GPUs and TPUs were not measured here: unchanged (off; TPUs compile anyway).
+
+So, unless the flag is given:
+  accelerator                        -> off
+  CPU, bfloat16 or float16           -> off
+  CPU, float32, estimated training compute under MIN_XLA_SECONDS -> off
+  CPU, float32, longer               -> on
+The estimate is the model's training matmul FLOPs (`modeling.flops`) for
+every sequence of the run at full length, at EFFECTIVE_GFLOPS; it errs
+long for trimmed batches, which only matters near the threshold.
+`choose_jit_compile` is the rule (a pure function); `resolve_jit_compile`
+applies it to a run's settings and logs the choice in one line.
+
+  >>> choose_jit_compile(None, "float32", accelerator=False,
+  ...                    estimated_seconds=900)[0]
+  True
+  >>> choose_jit_compile(None, "bfloat16", accelerator=False,
+  ...                    estimated_seconds=900)[0]
+  False
+  >>> choose_jit_compile(False, "float32", accelerator=False,
+  ...                    estimated_seconds=900)
+  (False, '--jit_compile=false')
+"""
+
+from absl import logging
+
+from modeling import flops as flops_lib
+
+# A float32 training step's matmul rate on the 2-core CPUs measured (our
+# step ran at 120-290 GFLOP/s); used only to put compute into seconds.
+EFFECTIVE_GFLOPS = 200.0
+# XLA's compilation of a BERT training step took 10-25 s on these CPUs (one
+# per batch shape); at its smallest measured gain (11%) a run must compute
+# for about this long to earn that back.
+MIN_XLA_SECONDS = 300.0
+
+
+def estimate_train_seconds(bert_config, tokens_per_example, seq_length,
+                           examples, num_masked=0,
+                           gflops=EFFECTIVE_GFLOPS):
+  """Seconds of training matmuls for `examples` examples at full length.
+
+  Args:
+    bert_config: BertConfig (or dict of its sizes).
+    tokens_per_example: tokens the model reads per example (seq_length;
+      num_choices * seq_length for multiple choice).
+    seq_length: the length of one sequence (attention's cost).
+    examples: train_batch_size * num_train_steps.
+    num_masked: masked positions per sequence (pretraining), else 0.
+    gflops: the assumed rate.
+  """
+  sequences = examples * tokens_per_example / float(seq_length)
+  per_sequence = flops_lib.train_flops_per_sequence(bert_config, seq_length,
+                                                    num_masked)
+  return sequences * per_sequence / (gflops * 1e9)
+
+
+def choose_jit_compile(requested, precision, accelerator, estimated_seconds):
+  """(jit_compile, reason): the flag's value if given, else the rule above.
+
+  Args:
+    requested: True/False from --jit_compile, or None (unset).
+    precision: "float32", "bfloat16" or "float16".
+    accelerator: whether the run is on a GPU or TPU.
+    estimated_seconds: `estimate_train_seconds` of the run.
+  """
+  if requested is not None:
+    return bool(requested), "--jit_compile=%s" % str(bool(requested)).lower()
+  if accelerator:
+    return False, ("on a GPU/TPU (XLA's gain there not measured by this "
+                   "project)")
+  if precision != "float32":
+    return False, ("%s on CPU (XLA halves TensorFlow's bfloat16 matmul "
+                   "rate; no fast float16 CPU kernels)" % precision)
+  minutes = estimated_seconds / 60.0
+  if estimated_seconds < MIN_XLA_SECONDS:
+    return False, ("float32 on CPU, about %.1f min of training compute: too "
+                   "short to earn back XLA's compilation (pays from about "
+                   "%d min)" % (minutes, MIN_XLA_SECONDS // 60))
+  return True, ("float32 training on CPU, about %.0f min of compute "
+                "(XLA measured +11-25%% on CPUs)" % minutes)
+
+
+def resolve_jit_compile(run_config, requested, precision, use_tpu,
+                        estimated_seconds, accelerator=None):
+  """Sets run_config.jit_compile by `choose_jit_compile`; logs one line.
+
+  Args:
+    run_config: the `runner.RunConfig` of the run (changed in place).
+    requested: --jit_compile (True, False or None when unset).
+    precision: --precision.
+    use_tpu: --use_tpu.
+    estimated_seconds: `estimate_train_seconds` of the run.
+    accelerator: whether a GPU/TPU is used (default: --use_tpu or a GPU
+      visible to TensorFlow).
+
+  Returns:
+    bool, the choice.
+  """
+  if accelerator is None:
+    from bert_tf2.runner import cpu_probe  # pylint: disable=g-import-not-at-top
+    accelerator = bool(use_tpu) or not cpu_probe.on_cpu_only()
+  on, reason = choose_jit_compile(requested, precision, accelerator,
+                                  estimated_seconds)
+  run_config.jit_compile = on
+  logging.info("XLA for the training step: %s (%s)%s", "on" if on else "off",
+               reason, "" if requested is not None else
+               "; --jit_compile=true/false overrides")
+  return on

@@ -1,0 +1,129 @@
+"""--jit_compile unset: the rule, the estimate, and the scripts applying it."""
+
+import os
+
+from absl import logging
+import pytest
+import tensorflow as tf
+
+from bert_tf2.finetune import driver
+from bert_tf2.runner import config as config_lib
+from bert_tf2.runner import speed_defaults
+from modeling import flops
+from tests.reliability import fixtures
+
+MINILM = dict(vocab_size=30522, hidden_size=384, num_hidden_layers=6,
+              intermediate_size=1536)
+LONG = 10 * speed_defaults.MIN_XLA_SECONDS
+SHORT = speed_defaults.MIN_XLA_SECONDS / 10
+
+
+@pytest.mark.parametrize("requested,precision,accelerator,seconds,want", [
+    (None, "float32", False, LONG, True),     # long float32 CPU training
+    (None, "float32", False, SHORT, False),   # too short to earn the compile
+    (None, "bfloat16", False, LONG, False),   # XLA halves bf16 matmuls
+    (None, "float16", False, LONG, False),
+    (None, "float32", True, LONG, False),     # GPU/TPU: not measured, off
+    (True, "bfloat16", False, SHORT, True),   # the flag always wins
+    (False, "float32", False, LONG, False),
+])
+def test_rule(requested, precision, accelerator, seconds, want):
+  on, reason = speed_defaults.choose_jit_compile(requested, precision,
+                                                 accelerator, seconds)
+  assert on is want
+  assert reason and "\n" not in reason
+
+
+def test_estimate_scales_with_examples_tokens_and_rate():
+  one = speed_defaults.estimate_train_seconds(MINILM, 128, 128, 1000)
+  assert one == pytest.approx(
+      1000 * flops.train_flops_per_sequence(MINILM, 128) / 200e9)
+  assert speed_defaults.estimate_train_seconds(
+      MINILM, 128, 128, 2000) == pytest.approx(2 * one)
+  # Four choices of 128 tokens are four sequences per example.
+  assert speed_defaults.estimate_train_seconds(
+      MINILM, 4 * 128, 128, 1000) == pytest.approx(4 * one)
+  assert speed_defaults.estimate_train_seconds(
+      MINILM, 128, 128, 1000, gflops=400) == pytest.approx(one / 2)
+  # Pretraining counts the masked-LM head as well.
+  assert speed_defaults.estimate_train_seconds(
+      MINILM, 128, 128, 1000, num_masked=20) > one
+
+
+def test_resolve_sets_the_config_and_logs_one_line(tmp_path, monkeypatch):
+  lines = []
+  monkeypatch.setattr(logging, "info", lambda fmt, *a: lines.append(fmt % a))
+  config = config_lib.RunConfig(str(tmp_path))
+  assert speed_defaults.resolve_jit_compile(config, None, "float32", False,
+                                            LONG, accelerator=False)
+  assert config.jit_compile is True
+  assert not speed_defaults.resolve_jit_compile(config, None, "float32",
+                                                False, SHORT,
+                                                accelerator=False)
+  assert config.jit_compile is False
+  assert len(lines) == 2
+  assert lines[0].startswith("XLA for the training step: on (float32")
+  assert "--jit_compile=true/false overrides" in lines[0]
+  assert lines[1].startswith("XLA for the training step: off (float32")
+  # --use_tpu is an accelerator without asking TensorFlow.
+  assert not speed_defaults.resolve_jit_compile(config, None, "float32",
+                                                True, LONG)
+
+
+class _Job(object):
+  """What driver.resolve_jit_compile reads of a job: multiple choice's
+  records (4 choices of 64 tokens) and its settings."""
+
+  def __init__(self, settings):
+    self.settings = settings
+    self.bert_config = MINILM
+
+  def record_spec_of(self, split):
+    assert split == "train"
+    ids = tf.io.FixedLenFeature([4, 64], tf.int64)
+    return {"input_ids": ids, "input_mask": ids, "label_ids":
+            tf.io.FixedLenFeature([], tf.int64)}
+
+
+def test_driver_counts_every_sequence_of_an_example(tmp_path, monkeypatch):
+  from bert_tf2.finetune import settings as settings_lib
+  seen = []
+  monkeypatch.setattr(
+      speed_defaults, "resolve_jit_compile",
+      lambda config, requested, precision, use_tpu, seconds: seen.append(
+          (requested, precision, seconds)) or True)
+  s = settings_lib.Settings(max_seq_length=64, train_batch_size=8,
+                            jit_compile=None, precision="float32",
+                            use_tpu=False)
+  driver.resolve_jit_compile(_Job(s), config_lib.RunConfig(str(tmp_path)),
+                             num_train_steps=100)
+  assert seen == [(None, "float32", pytest.approx(
+      speed_defaults.estimate_train_seconds(MINILM, 256, 64, 800)))]
+  assert s.jit_compile is True  # The job's settings get the choice.
+
+
+@pytest.mark.parametrize("flag,want", [(None, False), ("true", True)])
+def test_run_pretraining_applies_the_rule(tmp_path, monkeypatch, flag, want):
+  """The script resolves unset --jit_compile (a 4-step tiny run: off) and
+  keeps a given one; the estimator trains with the choice."""
+  from bert_tf2.runner import loops
+  chosen = []
+  original = loops.TrainSteps.__init__
+
+  def record(self, *args, **kwargs):
+    chosen.append(kwargs.get("jit_compile"))
+    original(self, *args, **kwargs)
+  monkeypatch.setattr(loops.TrainSteps, "__init__", record)
+  p = fixtures.make_inputs(str(tmp_path))
+  values = dict(input_file=p["records"], bert_config_file=p["config"],
+                output_dir=os.path.join(p["dir"], "out"), do_train="true",
+                max_seq_length=fixtures.SEQ,
+                max_predictions_per_seq=fixtures.MAX_PRED,
+                train_batch_size=2, num_train_steps=2,
+                iterations_per_loop=2)
+  if flag is not None:
+    values["jit_compile"] = flag
+  result = fixtures.run_in_process("run_pretraining.py",
+                                   fixtures.flag_args(**values))
+  assert result.returncode == 0, result.stderr
+  assert chosen == [want]
