@@ -1,0 +1,118 @@
+"""The raw-string SavedModels keep their documented serving contract.
+
+Every task's SavedModel, written through the public export functions from
+a tiny model, has the signature names, input names, dtypes and shapes and
+output names, dtypes and shapes of tests/serving_contract_snapshot.json.
+The snapshot was written (UPDATE_SERVING_SNAPSHOT=1) before the servers
+became one `common.serving.TextServer` (issue 37); a change here breaks
+users' serving code and must be deliberate.
+"""
+
+import json
+import os
+
+import pytest
+import tensorflow as tf
+
+from bert_tf2.classifier import export as classifier_export
+from bert_tf2.classifier.multi_label import MultiLabelTask
+from bert_tf2.classifier.task import ClassifierTask
+from bert_tf2.embedding.encoder import SentenceEncoder
+from bert_tf2.embedding.export import export_encoder
+from bert_tf2.feature_extraction.predictor import FeatureEncoder
+from bert_tf2.multiple_choice.export import export_model as export_mc
+from bert_tf2.multiple_choice.model import BertMultipleChoice
+from bert_tf2.ner import export as ner_export
+from bert_tf2.ner.task import NerTask
+from bert_tf2.predict.classifier import ClassifierPredictor
+from bert_tf2.predict.squad import SquadPredictor
+from tests.common import tiny_dir
+
+SNAPSHOT = os.path.join(os.path.dirname(__file__),
+                        "serving_contract_snapshot.json")
+SEQ = 16
+
+
+def _spec(spec):
+  return [spec.dtype.name, None if spec.shape.rank is None
+          else spec.shape.as_list()]
+
+
+def contract(export_dir):
+  """{signature: {"inputs": {name: [dtype, shape]}, "outputs": ...}}."""
+  loaded = tf.saved_model.load(export_dir)
+  out = {}
+  for name, fn in sorted(loaded.signatures.items()):
+    _, inputs = fn.structured_input_signature
+    out[name] = {
+        "inputs": {k: _spec(v) for k, v in sorted(inputs.items())},
+        "outputs": {k: _spec(v) for k, v in
+                    sorted(fn.structured_outputs.items())}}
+  return out
+
+
+def _exports(d):
+  """{case: writer(export_dir)} for every raw-string SavedModel kind."""
+  model_dir = tiny_dir.write(str(d / "tiny"))
+  cfg = tiny_dir.config()
+  vocab = os.path.join(model_dir, "vocab.txt")
+  config_file = os.path.join(model_dir, "bert_config.json")
+  ckpt = os.path.join(model_dir, "bert_model.ckpt")
+  labels = ["a", "b", "c"]
+
+  def classifier(task, **kwargs):
+    return lambda out: classifier_export.export_saved_model(
+        task, ckpt, out, vocab, True, SEQ, kwargs.pop("labels", labels),
+        **kwargs)
+
+  def predictor(**kwargs):
+    return lambda out: ClassifierPredictor(
+        config_file, ckpt, vocab, max_seq_length=SEQ, **kwargs).export(out)
+
+  def ner(crf):
+    return lambda out: ner_export.export_saved_model(
+        NerTask(cfg, 3, crf=crf), ckpt, out, vocab, True, SEQ,
+        ["O", "B-PER", "I-PER"], doc_stride=4)
+
+  return {
+      "classifier": classifier(ClassifierTask(cfg, 3)),
+      "classifier_sliding_window": classifier(
+          ClassifierTask(cfg, 3), long_text="sliding_window", doc_stride=4),
+      "classifier_regression": classifier(
+          ClassifierTask(cfg, 1, is_regression=True), labels=[None]),
+      "classifier_multi_label": classifier(MultiLabelTask(cfg, 3),
+                                           multi_label=True),
+      "classifier_predictor_sliding_window": predictor(
+          label_list=labels, long_text="sliding_window", doc_stride=4),
+      "ner": ner(crf=False),
+      "ner_crf": ner(crf=True),
+      "multiple_choice": lambda out: export_mc(
+          BertMultipleChoice(cfg), vocab, SEQ, out),
+      "embedding": lambda out: export_encoder(
+          SentenceEncoder(cfg), vocab, out),
+      "features": lambda out: FeatureEncoder(
+          config_file, ckpt, vocab, max_seq_length=SEQ,
+          layers=(-1, 0)).export(out),
+      "squad": lambda out: SquadPredictor(
+          config_file, ckpt, vocab, max_seq_length=32, doc_stride=8,
+          max_query_length=8).export(out),
+  }
+
+
+@pytest.fixture(scope="module")
+def contracts(tmp_path_factory):
+  d = tmp_path_factory.mktemp("serving_contract")
+  return {case: contract(write(str(d / case)))
+          for case, write in _exports(d).items()}
+
+
+def test_signatures_inputs_and_outputs_unchanged(contracts):
+  if os.environ.get("UPDATE_SERVING_SNAPSHOT"):
+    with open(SNAPSHOT, "w") as f:
+      json.dump(contracts, f, indent=1, sort_keys=True)
+      f.write("\n")
+  with open(SNAPSHOT) as f:
+    expected = json.load(f)
+  assert sorted(contracts) == sorted(expected)
+  for case in expected:
+    assert contracts[case] == expected[case], case
