@@ -1,7 +1,8 @@
 """SavedModel export of a fine-tuned classifier (`--export_dir`).
 
-The serving graph (`ClassifierServer` and its in-graph inputs) lives in
-`bert_tf2.classifier.serving`; this module picks the checkpoint and writes.
+The serving graph (a `common.serving.TextServer` of the task's preprocessor
+and head) is built in `bert_tf2.classifier.serving`; this module restores
+the checkpoint and writes.
 
 Signatures (batch dimension free):
   serving_default  text_a: tf.string [batch] -> probabilities, logits, label
@@ -34,12 +35,9 @@ Example:
   {'label': <tf.Tensor: [b'pos']>, 'probabilities': ..., 'logits': ...}
 """
 
-import tensorflow as tf
-
-from bert_tf2.classifier.serving import ClassifierServer
+from bert_tf2.classifier import serving
 from bert_tf2.common import saved_model
 from bert_tf2.finetune import driver
-from tokenization.tf_text import InGraphTokenizer
 
 
 # The up-front export checks and the choice of checkpoint are the driver's
@@ -71,21 +69,8 @@ def export_saved_model(task, checkpoint, export_dir, vocab_file,
     export_dir.
   """
   model = saved_model.restore_model(task, checkpoint)
-  tokenizer = InGraphTokenizer(vocab_file, do_lower_case=do_lower_case)
-  vocab = tokenization_vocab(vocab_file)
-  server = ClassifierServer(model, tokenizer, max_seq_length, label_list,
-                            vocab["[CLS]"], vocab["[SEP]"],
-                            regression=task.is_regression,
-                            trim_padding=trim_padding,
-                            long_text=long_text, doc_stride=doc_stride,
-                            multi_label=multi_label)
-  return saved_model.write_saved_model(
-      server, export_dir, {"serving_default": server.serve_text,
-                           "serving_pair": server.serve_pair,
-                           "serving_ids": server.serve_ids},
-      what="--export_dir")
-
-
-def tokenization_vocab(vocab_file):
-  import tokenization  # pylint: disable=g-import-not-at-top
-  return tokenization.load_vocab(vocab_file)
+  return serving.write_saved_model(
+      model, export_dir, vocab_file, do_lower_case, max_seq_length,
+      label_list, what="--export_dir", regression=task.is_regression,
+      trim_padding=trim_padding, long_text=long_text, doc_stride=doc_stride,
+      multi_label=multi_label)

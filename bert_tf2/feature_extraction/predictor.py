@@ -32,14 +32,12 @@ import tensorflow as tf
 
 import modeling
 from bert_tf2.common import raw_text_serving
-from bert_tf2.common import saved_model
 from bert_tf2.feature_extraction import examples as examples_lib
 from bert_tf2.feature_extraction.extractor import parse_layers
-from bert_tf2.feature_extraction.serving import FeatureServer
+from bert_tf2.feature_extraction import serving as feature_serving
 from bert_tf2.feature_extraction.serving import pool
 from bert_tf2.predict import base
 from bert_tf2.predict import serving
-from tokenization.tf_text import InGraphTokenizer
 
 POOLINGS = ("mean", "cls")
 OUTPUTS = ("token_vectors", "mean_vectors", "cls_vectors")
@@ -127,8 +125,4 @@ class FeatureEncoder(base.Predictor):
 
   def export(self, export_dir):
     """Writes the serving SavedModel (see module docstring); returns it."""
-    server = FeatureServer(self, InGraphTokenizer(
-        self.vocab_file, do_lower_case=self.do_lower_case))
-    return saved_model.write_saved_model(
-        server, export_dir, {"serving_default": server.serve_text,
-                             "serving_pair": server.serve_pair})
+    return feature_serving.write_saved_model(self, export_dir)

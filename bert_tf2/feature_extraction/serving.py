@@ -1,4 +1,4 @@
-"""Feature serving: `FeatureServer`, the raw-text SavedModel of an encoder.
+"""Feature serving: the raw-text SavedModel of a `FeatureEncoder`.
 
 Written by `bert_tf2.feature_extraction.predictor.FeatureEncoder.export(dir)`: serving_default(text)
 and serving_pair(text_a, text_b) -> token_vectors [batch, max_seq_length,
@@ -16,6 +16,8 @@ Example (pooling the vectors of one text of 2 tokens, 1 layer, hidden 2):
 import tensorflow as tf
 
 from bert_tf2.common import raw_text_serving
+from bert_tf2.common import serving
+from bert_tf2.common.preprocessor import BertPreprocessor
 
 
 def pool(outputs):
@@ -27,42 +29,23 @@ def pool(outputs):
   return dict(outputs, mean_vectors=mean, cls_vectors=vectors[:, 0])
 
 
-class FeatureServer(tf.Module):
-  """The encoder and an in-graph tokenizer; raw-string signatures."""
-
-  def __init__(self, encoder, tokenizer,
-               chunk_size=raw_text_serving.DEFAULT_CHUNK_SIZE):
-    super().__init__(name="feature_server")
-    self.model = encoder.model
-    self.tokenizer = tokenizer
-    self._encoder_forward = encoder._forward  # pylint: disable=protected-access
-    self.chunk_size = int(chunk_size)
-    self.max_seq_length = encoder.max_seq_length
-    text = raw_text_serving.TEXT_SPEC
-    self.serve_text = tf.function(self._serve_text, input_signature=[text])
-    self.serve_pair = tf.function(self._serve_pair,
-                                  input_signature=[text, text])
-
-  def _forward(self, input_ids, input_mask, segment_ids):
-    """The vectors, chunk_size rows per model call (bounded memory)."""
-    return raw_text_serving.call_in_chunks(
-        lambda x: self._encoder_forward(*x),
-        (input_ids, input_mask, segment_ids), self.chunk_size)
-
-  def _serve_pair(self, text_a, text_b):
-    text_a, text_b = raw_text_serving.check_text_inputs(
-        text_a, text_b, names=["text_a", "text_b"])
-    # An empty text_b is a single text, as in convert_example.
-    ids_b = self.tokenizer.tokenize(text_b)
-    single = self.tokenizer.bert_inputs(text_a, None, self.max_seq_length)
-    pair = self.tokenizer.bert_inputs(text_a, text_b, self.max_seq_length)
-    has_b = (ids_b.row_lengths() > 0)[:, tf.newaxis]
-    inputs = {k: tf.where(has_b, pair[k], single[k]) for k in pair}
-    return self._forward(inputs["input_ids"], inputs["input_mask"],
-                         inputs["segment_ids"])
-
-  def _serve_text(self, text):
-    text, = raw_text_serving.check_text_inputs(text)
-    inputs = self.tokenizer.bert_inputs(text, None, self.max_seq_length)
-    return self._forward(inputs["input_ids"], inputs["input_mask"],
-                         inputs["segment_ids"])
+def write_saved_model(encoder, export_dir, what="export_dir",
+                      chunk_size=raw_text_serving.DEFAULT_CHUNK_SIZE):
+  """Writes `encoder`'s (a `FeatureEncoder`) raw-text SavedModel atomically:
+  a `common.serving.TextServer` of a `BertPreprocessor` (extract_features'
+  [CLS] a [SEP] (b [SEP]); an empty text_b is a single text) and the
+  encoder's vectors at full max_seq_length."""
+  preprocessor = BertPreprocessor(encoder.vocab_file,
+                                  do_lower_case=encoder.do_lower_case,
+                                  max_seq_length=encoder.max_seq_length)
+  forward = lambda f, training: encoder._forward(  # pylint: disable=protected-access
+      f["input_ids"], f["input_mask"], f["segment_ids"])
+  server = serving.TextServer(preprocessor, forward,
+                              lambda features, vectors, texts: vectors,
+                              chunk_size=chunk_size, trim_padding=False,
+                              name="feature_server")
+  server.encoder_model = encoder.model  # Its variables: the SavedModel's.
+  return server.write(export_dir, {
+      "serving_default": server.text_signature(["text"]),
+      "serving_pair": server.text_signature(["text_a", "text_b"])},
+      what=what)

@@ -1,13 +1,13 @@
 # coding=utf-8
 """SavedModel export of a fine-tuned NER model (`--export_dir`).
 
-The serving graph (`NerServer`) and the client (`EntityTagger`, `entities`)
+The serving graph (`serving.ner_server`) and the client (`EntityTagger`, `entities`)
 live in `bert_tf2.ner.serving`; this module only writes the SavedModel.
 """
 
 from bert_tf2.common import saved_model
 from bert_tf2.ner.preprocessor import NerPreprocessor
-from bert_tf2.ner.serving import NerServer
+from bert_tf2.ner import serving
 
 
 def export_saved_model(task, checkpoint, export_dir, vocab_file,
@@ -20,9 +20,6 @@ def export_saved_model(task, checkpoint, export_dir, vocab_file,
                                  do_lower_case=do_lower_case,
                                  max_seq_length=max_seq_length,
                                  doc_stride=doc_stride)
-  server = NerServer(model, preprocessor)
-  return saved_model.write_saved_model(
-      server, export_dir, {"serving_default": server.serve_text,
-                           "serving_ids": server.serve_ids},
-      what="--export_dir",
+  return serving.write_saved_model(
+      model, preprocessor, export_dir, what="--export_dir",
       extra_files={"assets.extra.do_lower_case": "%s\n" % bool(do_lower_case)})

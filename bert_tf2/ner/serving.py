@@ -1,5 +1,6 @@
 # coding=utf-8
-"""NER serving: `NerServer` (the raw-text SavedModel), text -> entity spans.
+"""NER serving: the raw-text SavedModel (a `common.serving.TextServer`) and
+its client, text -> entity spans.
 
 Signatures (batch dimension free):
   serving_default  text: tf.string [batch] -> words, tags: tf.string
@@ -12,7 +13,7 @@ serving_ids over the pieces whose vocabulary entry does not start with
 "##" (the first pieces of BasicTokenizer words; [CLS], [SEP] and padding
 excluded); "probabilities" stay the per-piece softmax of the emissions.
 The raw-text signature is the task's Keras preprocessor and model
-(`NerPreprocessor`, `BertTokenClassifier`): it splits words in graph as
+(`NerPreprocessor`, `BertTokenClassifier`) in a `TextServer`: it splits words in graph as
 BasicTokenizer does (CJK characters are single words), cuts long texts into
 run_ner.py's windows (`doc_stride`), and tags every word by its first word
 piece in its home window (max context), so it tags every word as
@@ -37,65 +38,61 @@ import unicodedata
 import tensorflow as tf
 
 from bert_tf2.common import raw_text_serving
+from bert_tf2.common import serving
 from bert_tf2.ner import schemes
 from modeling import literal_paths
 
 
-class NerServer(tf.Module):
-  """Holds the preprocessor and model; its functions are the signatures."""
-
-  def __init__(self, model, preprocessor,
+def ner_server(model, preprocessor,
                chunk_size=raw_text_serving.DEFAULT_CHUNK_SIZE):
-    """Args: model: a `BertTokenClassifier` (logits and `decode`);
-    preprocessor: its `NerPreprocessor` (tags in `labels`); chunk_size:
-    windows per model call."""
-    super().__init__(name="ner_server")
-    self.chunk_size = int(chunk_size)
-    self.model = model
-    self.preprocessor = preprocessor
-    self.max_seq_length = preprocessor.max_seq_length
-    self.labels = tf.constant(preprocessor.labels)
-    # Vocabulary id -> whether it can start a word (not "##..."); the CRF
-    # of serving_ids decodes over those pieces.
-    self.word_start = ~tf.strings.regex_full_match(
-        tf.constant(preprocessor.vocabulary), "##.*")
-    ids_spec = tf.TensorSpec([None, self.max_seq_length], tf.int32)
-    self.serve_ids = tf.function(self._serve_ids,
-                                 input_signature=[ids_spec] * 3)
-    self.serve_text = tf.function(
-        self._serve_text, input_signature=[raw_text_serving.TEXT_SPEC])
+  """The `common.serving.TextServer` of a `BertTokenClassifier` and its
+  `NerPreprocessor` (tags in `labels`); the model sees full windows (the
+  tags are read at piece positions)."""
+  labels = tf.constant(preprocessor.labels)
 
-  def _logits(self, features):
-    """The model's logits, chunk_size rows per call (bounded memory)."""
-    return raw_text_serving.call_in_chunks(
-        lambda inputs: self.model(inputs, training=False),
-        {k: features[k] for k in ("input_ids", "input_mask", "segment_ids")},
-        self.chunk_size)
-
-  def _serve_ids(self, input_ids, input_mask, segment_ids):
-    features = {"input_ids": input_ids, "input_mask": input_mask,
-                "segment_ids": segment_ids}
-    logits = self._logits(features)
-    starts = tf.gather(self.word_start, tf.clip_by_value(
-        input_ids, 0, tf.shape(self.word_start)[0] - 1))
-    tokenizer = self.preprocessor.tokenizer
-    special = ((input_ids == tokenizer.cls_id) |
-               (input_ids == tokenizer.sep_id))
-    label_mask = tf.cast(starts & ~special & (input_mask > 0), tf.int32)
-    features = {"input_mask": input_mask, "label_mask": label_mask}
-    return {"label_ids": self.model.decode(features, logits),
-            "probabilities": tf.nn.softmax(logits, axis=-1)}
-
-  def _serve_text(self, text):
-    text, = raw_text_serving.check_text_inputs(text)
-    words, pieces = self.preprocessor.words_and_pieces(text)
-    features = self.preprocessor.window_features(pieces)
-    label_ids = self.model.decode(features, self._logits(features))
-    word_labels = self.preprocessor.word_values(features, label_ids)
-    word_mask = features["word_positions"] > 0
-    tags = tf.where(word_mask, tf.gather(self.labels, word_labels), "")
+  def text_outputs(features, logits, text):
+    label_ids = model.decode(features, logits)
+    word_labels = preprocessor.word_values(features, label_ids)
+    tags = tf.where(features["word_positions"] > 0,
+                    tf.gather(labels, word_labels), "")
+    words = preprocessor.tokenizer.split_words(text)
     return {"words": words.to_tensor(""), "tags": tags,
             "num_words": tf.cast(words.row_lengths(), tf.int32)}
+  return serving.TextServer(preprocessor, model, text_outputs,
+                            chunk_size=chunk_size, trim_padding=False,
+                            name="ner_server")
+
+
+def ids_outputs(model, preprocessor):
+  """serving_ids' answers: label_ids [batch, seq] (the CRF decoded over the
+  pieces that start a word) and the per-piece probabilities."""
+  # Vocabulary id -> whether it can start a word (not "##...").
+  word_start = ~tf.strings.regex_full_match(
+      tf.constant(preprocessor.vocabulary), "##.*")
+  tokenizer = preprocessor.tokenizer
+
+  def outputs(features, logits, texts):
+    del texts
+    input_ids, input_mask = features["input_ids"], features["input_mask"]
+    starts = tf.gather(word_start, tf.clip_by_value(
+        input_ids, 0, tf.shape(word_start)[0] - 1))
+    special = (input_ids == tokenizer.cls_id) | (input_ids == tokenizer.sep_id)
+    label_mask = tf.cast(starts & ~special & (input_mask > 0), tf.int32)
+    decoded = model.decode({"input_mask": input_mask,
+                            "label_mask": label_mask}, logits)
+    return {"label_ids": decoded,
+            "probabilities": tf.nn.softmax(logits, axis=-1)}
+  return outputs
+
+
+def write_saved_model(model, preprocessor, export_dir, what="export_dir",
+                      extra_files=None):
+  """Writes NER's raw-text SavedModel (the signatures above) atomically."""
+  server = ner_server(model, preprocessor)
+  return server.write(export_dir, {
+      "serving_default": server.text_signature(["text"]),
+      "serving_ids": server.ids_signature(ids_outputs(model, preprocessor))},
+      what=what, extra_files=extra_files)
 
 
 def _normalized(char, do_lower_case):

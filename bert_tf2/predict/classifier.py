@@ -27,10 +27,8 @@ from bert_tf2.classifier.model import BertClassifier
 from bert_tf2.classifier.processors import InputExample
 from bert_tf2.common import InputError
 from bert_tf2.common import raw_text_serving
-from bert_tf2.common import saved_model
 from bert_tf2.predict import base
 from bert_tf2.predict import serving
-from tokenization.tf_text import InGraphTokenizer
 
 
 class ClassifierPredictor(base.Predictor):
@@ -156,15 +154,8 @@ class ClassifierPredictor(base.Predictor):
 
   def export(self, export_dir):
     """Writes the serving SavedModel (raw-string signatures); returns it."""
-    tokenizer = InGraphTokenizer(self.vocab_file,
-                                 do_lower_case=self.do_lower_case)
-    vocab = self.tokenizer.vocab
-    server = classifier_serving.ClassifierServer(
-        self.model, tokenizer, self.max_seq_length, self.label_list,
-        vocab["[CLS]"], vocab["[SEP]"], regression=self.regression,
+    return classifier_serving.write_saved_model(
+        self.model, export_dir, self.vocab_file, self.do_lower_case,
+        self.max_seq_length, self.label_list, regression=self.regression,
         long_text=self.long_text, doc_stride=self.doc_stride,
         multi_label=self.multi_label)
-    return saved_model.write_saved_model(
-        server, export_dir, {"serving_default": server.serve_text,
-                             "serving_pair": server.serve_pair,
-                             "serving_ids": server.serve_ids})

@@ -144,8 +144,10 @@ def test_saved_model_trims_and_equals_fixed_padding(runs, data):
   np.testing.assert_allclose(want["probabilities"], fixed_probs, atol=2e-6)
 
 
-def test_server_runs_the_model_at_the_longest_sequence():
+def test_server_runs_the_model_at_the_longest_sequence(tmp_path):
   from bert_tf2.classifier import serving
+  vocab = tmp_path / "vocab.txt"
+  vocab.write_text("[PAD]\n[UNK]\n[CLS]\n[SEP]\na\n")
   seen = []
 
   def model(features, training):
@@ -155,9 +157,9 @@ def test_server_runs_the_model_at_the_longest_sequence():
 
   mask = tf.constant([[1] * 5 + [0] * 11, [1] * 9 + [0] * 7])
   for trim in (True, False):
-    server = serving.ClassifierServer(model, None, 16, ["a", "b"], 2, 3,
-                                     trim_padding=trim)
-    server._serve_ids(mask, mask, 0 * mask)  # pylint: disable=protected-access
+    server = serving.classifier_server(model, str(vocab), True, 16,
+                                       ["a", "b"], trim_padding=trim)
+    server.ids_signature().python_function(mask, mask, 0 * mask)
   assert seen == [[2, 9], [2, 16]]
 
 

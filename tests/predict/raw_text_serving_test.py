@@ -21,13 +21,13 @@ import tensorflow as tf
 
 import modeling
 from bert_tf2.classifier.model import BertClassifier
-from bert_tf2.classifier.serving import ClassifierServer
+from bert_tf2.classifier import serving as classifier_serving
 from bert_tf2.common import raw_text_serving
 from bert_tf2.common import saved_model
-from bert_tf2.feature_extraction.serving import FeatureServer
+from bert_tf2.feature_extraction import serving as feature_serving
 from bert_tf2.ner.model import BertTokenClassifier
 from bert_tf2.ner.preprocessor import NerPreprocessor
-from bert_tf2.ner.serving import NerServer
+from bert_tf2.ner import serving as ner_serving
 from bert_tf2.feature_extraction.predictor import FeatureEncoder
 from bert_tf2.squad.model import SquadModel
 from bert_tf2.squad.serving import SquadServer
@@ -71,21 +71,23 @@ def _export_all(root):
     exports[name] = saved_model.write_saved_model(
         server, str(root / name), signatures)
 
-  server = ClassifierServer(_AtMostRows(BertClassifier(CONFIG, 3), CHUNK),
-                            tok, SEQ, ["a", "b", "c"], cls_id, sep_id,
-                            chunk_size=CHUNK)
-  write("classifier", server, {"serving_default": server.serve_text,
-                               "serving_pair": server.serve_pair})
-  server = ClassifierServer(_AtMostRows(BertClassifier(CONFIG, 2), CHUNK),
-                            tok, SEQ, ["x", "y"], cls_id, sep_id,
-                            long_text="sliding_window", doc_stride=4,
-                            chunk_size=CHUNK)
-  write("windows", server, {"serving_default": server.serve_text})
-  server = NerServer(_AtMostRows(BertTokenClassifier(CONFIG, 3), CHUNK),
-                     NerPreprocessor(str(vocab), ["O", "B-PER", "I-PER"],
-                                     max_seq_length=SEQ, doc_stride=7),
-                     chunk_size=CHUNK)
-  write("ner", server, {"serving_default": server.serve_text})
+  server = classifier_serving.classifier_server(
+      _AtMostRows(BertClassifier(CONFIG, 3), CHUNK), str(vocab), True, SEQ,
+      ["a", "b", "c"], chunk_size=CHUNK)
+  write("classifier", server, {
+      "serving_default": server.text_signature(["text_a"]),
+      "serving_pair": server.text_signature(["text_a", "text_b"])})
+  server = classifier_serving.classifier_server(
+      _AtMostRows(BertClassifier(CONFIG, 2), CHUNK), str(vocab), True, SEQ,
+      ["x", "y"], long_text="sliding_window", doc_stride=4, chunk_size=CHUNK)
+  write("windows", server,
+        {"serving_default": server.text_signature(["text_a"])})
+  server = ner_serving.ner_server(
+      _AtMostRows(BertTokenClassifier(CONFIG, 3), CHUNK),
+      NerPreprocessor(str(vocab), ["O", "B-PER", "I-PER"],
+                      max_seq_length=SEQ, doc_stride=7),
+      chunk_size=CHUNK)
+  write("ner", server, {"serving_default": server.text_signature(["text"])})
   server = SquadServer(_AtMostRows(SquadModel(CONFIG), CHUNK), tok,
                        max_seq_length=32, max_query_length=6, n_best_size=5,
                        max_answer_length=6, version_2_with_negative=True,
@@ -100,9 +102,8 @@ def _export_all(root):
   encoder = FeatureEncoder(str(config), str(root / "bert"), str(vocab),
                            max_seq_length=SEQ)
   encoder.model = _AtMostRows(encoder.model, CHUNK)
-  server = FeatureServer(encoder, tok, chunk_size=CHUNK)
-  write("features", server, {"serving_default": server.serve_text,
-                             "serving_pair": server.serve_pair})
+  exports["features"] = feature_serving.write_saved_model(
+      encoder, str(root / "features"), chunk_size=CHUNK)
   return exports
 
 

@@ -1,0 +1,129 @@
+"""`TextServer`: every task's raw-text SavedModel, built from its two homes.
+
+A task turns raw text into features in one Keras layer, its preprocessor
+(windows included), and logits into answers in its model's head. The
+SavedModel module is the same for every task and is built from those:
+
+  text signature  texts (named, checked: `raw_text_serving`)
+                  -> preprocessor(texts)                features, one row
+                                                        per window
+                  -> model(features) in chunks           logits
+                  -> preprocessor.merge_windows          one row per text
+                  -> outputs(features, logits, texts)    the signature's dict
+  ids signature   input_ids, input_mask, segment_ids [batch, max_seq_length]
+                  -> model in chunks -> outputs(features, logits, None)
+
+`outputs` is the task's: its head's answers and names (e.g. the
+classifier's softmax and label names, NER's tags per word). The model runs
+`chunk_size` rows at a time (`raw_text_serving.call_in_chunks`: bounded
+memory); with trim_padding each chunk is cut to its longest sequence (the
+same outputs: padding is masked out of attention).
+
+Example (a "model" that counts each text's real tokens):
+  >>> from bert_tf2.common.preprocessor import BertPreprocessor
+  >>> pre = BertPreprocessor(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "a"],
+  ...                        max_seq_length=8)
+  >>> count = lambda f, training: tf.reduce_sum(f["input_mask"], 1)
+  >>> server = TextServer(pre, count, lambda f, n, texts: {"tokens": n})
+  >>> serve = server.text_signature(["text"])
+  >>> serve(tf.constant(["a a", "a"]))["tokens"].numpy().tolist()
+  [4, 3]
+"""
+
+import tensorflow as tf
+
+from bert_tf2.common import padding
+from bert_tf2.common import raw_text_serving
+from bert_tf2.common import saved_model
+
+MODEL_INPUTS = ("input_ids", "input_mask", "segment_ids")
+
+
+class TextServer(tf.Module):
+  """A task's preprocessor, model and outputs; makes its signatures."""
+
+  def __init__(self, preprocessor, model, outputs,
+               chunk_size=raw_text_serving.DEFAULT_CHUNK_SIZE,
+               trim_padding=True, name="text_server"):
+    """Args:
+      preprocessor: the task's Keras preprocessor layer: its raw inputs
+        (one tf.string Tensor, or a tuple of them) -> features dict, whose
+        MODEL_INPUTS are int32 [rows, ..., max_seq_length]; a windowing
+        preprocessor adds its own keys and `merge_windows(features,
+        logits)`. Its `max_seq_length` sets the ids signature's.
+      model: the task's Keras model (or any fn(features, training)):
+        MODEL_INPUTS -> logits, a Tensor or a nest [rows, ...].
+      outputs: fn(features, logits, texts) -> dict, the signature's
+        outputs (texts: the checked raw inputs; None for the ids one).
+      chunk_size: rows per model call.
+      trim_padding: cut each chunk to its longest sequence (only for
+        outputs that do not keep the sequence axis).
+    """
+    super().__init__(name=name)
+    self.preprocessor = preprocessor
+    self.model = model
+    self._outputs = outputs
+    self.chunk_size = int(chunk_size)
+    self.trim_padding = bool(trim_padding)
+    self.max_seq_length = int(preprocessor.max_seq_length)
+
+  def logits(self, features):
+    """The model on features' MODEL_INPUTS, chunk_size rows per call."""
+    return raw_text_serving.call_in_chunks(
+        self._chunk_logits, {k: features[k] for k in MODEL_INPUTS},
+        self.chunk_size)
+
+  def _chunk_logits(self, inputs):
+    if self.trim_padding:  # The chunk's longest sequence (same outputs).
+      mask = inputs["input_mask"]
+      length = tf.maximum(padding.longest_length(
+          tf.reshape(mask, [-1, tf.shape(mask)[-1]])), 2)
+      inputs = {k: v[..., :length] for k, v in inputs.items()}
+    return self.model(inputs, training=False)
+
+  def answer(self, texts):
+    """Checked raw inputs -> the outputs dict (in graph)."""
+    features = self.preprocessor(texts)
+    logits = self.logits(features)
+    merge = getattr(self.preprocessor, "merge_windows", None)
+    if merge is not None:
+      logits = merge(features, logits)
+    return self._outputs(features, logits, texts)
+
+  def text_signature(self, names, check=None):
+    """A tf.function of raw strings named `names` (the preprocessor's
+    inputs, in its order) -> outputs.
+
+    check: fn(*texts) -> the preprocessor's input, checked; default
+    `raw_text_serving.check_text_inputs` (each a vector, one length, valid
+    UTF-8), one Tensor for one name and a tuple for several.
+    """
+    names = list(names)
+
+    def serve(*texts):
+      if check is not None:
+        return self.answer(check(*texts))
+      checked = raw_text_serving.check_text_inputs(*texts, names=names)
+      return self.answer(checked[0] if len(checked) == 1 else checked)
+    return tf.function(serve, input_signature=[
+        tf.TensorSpec(None, tf.string, name=n) for n in names])
+
+  def ids_signature(self, outputs=None):
+    """A tf.function of input_ids, input_mask, segment_ids int32
+    [batch, max_seq_length] -> outputs (default: the text signature's)."""
+    outputs = outputs or self._outputs
+
+    def serve(input_ids, input_mask, segment_ids):
+      features = {"input_ids": input_ids, "input_mask": input_mask,
+                  "segment_ids": segment_ids}
+      return outputs(features, self.logits(features), None)
+    return tf.function(serve, input_signature=[
+        tf.TensorSpec([None, self.max_seq_length], tf.int32, name=n)
+        for n in MODEL_INPUTS])
+
+  def write(self, export_dir, signatures, what="export_dir",
+            extra_files=None):
+    """Writes the SavedModel with `signatures` ({name: tf.function})
+    atomically (`common.saved_model.write_saved_model`)."""
+    return saved_model.write_saved_model(self, export_dir, signatures,
+                                         what=what, extra_files=extra_files)
