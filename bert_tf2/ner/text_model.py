@@ -30,6 +30,7 @@ import tensorflow as tf
 
 import modeling
 from tokenization.errors import InputError
+from bert_tf2.common import raw_text_serving
 from bert_tf2.common.preprocessor import TextModel
 from bert_tf2.ner.model import BertTokenClassifier
 from bert_tf2.ner.preprocessor import NerPreprocessor
@@ -118,7 +119,8 @@ class TokenTextModel(TextModel):
     tag lists -> int32 [n, max_words] (checked against the words)."""
     if isinstance(x, tf.data.Dataset) or x is None:
       return x, y
-    x = list(x)
+    # bytes accepted wherever str is (texts and words); bad UTF-8 named.
+    x = raw_text_serving.check_nested_texts(list(x), "x")
     if x and not isinstance(x[0], str):
       words = [list(w) for w in x]
       x = tf.ragged.constant(words, dtype=tf.string,

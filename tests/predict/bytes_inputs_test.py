@@ -121,6 +121,14 @@ def test_raw_string_keras_models_take_bytes(ckpt):
       model.predict([(TEXTS[0], TEXTS[1])], verbose=0))
   with pytest.raises(InputError, match=r"^x" + BAD_INDEX):
     model.predict(["ok", BAD], verbose=0)
+  ner = models.text_model(models.BertTokenClassifier, ckpt,
+                          labels=["O", "B-PER", "I-PER"], max_seq_length=16)
+  words = [t.split() for t in TEXTS]
+  byte_words = [[w.encode("utf-8") for w in row] for row in words]
+  assert ner.predict(byte_words, verbose=0) == ner.predict(words, verbose=0)
+  assert ner.predict(AS_BYTES, verbose=0) == ner.predict(TEXTS, verbose=0)
+  with pytest.raises(InputError, match=r"^x\[1\]\[0\]: not valid UTF-8"):
+    ner.predict([["ok"], [BAD]], verbose=0)
   squad = models.squad_text_model(ckpt, max_seq_length=24, doc_stride=8,
                                   max_query_length=6)
   got = squad.predict(([b"who?"], [AS_BYTES[0]]), verbose=0)
