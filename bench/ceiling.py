@@ -22,12 +22,12 @@ import json
 import os
 import statistics
 import sys
-import time
 
 if __package__ in (None, ""):
   sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(
       __file__))))
 from bench import shapes  # pylint: disable=g-import-not-at-top
+from bench import timing  # pylint: disable=g-import-not-at-top
 
 
 def chain_shapes(shape, tokens):
@@ -55,15 +55,8 @@ def chain_flops(chain):
 
 
 def _time(fn, warmup, repeats, number):
-  """Median seconds of `number` calls of fn(), over `repeats` repeats."""
-  for _ in range(warmup):
-    fn()
-  times = []
-  for _ in range(repeats):
-    start = time.perf_counter()
-    for _ in range(number):
-      fn()
-    times.append((time.perf_counter() - start) / number)
+  """(median seconds of `number` calls of fn(), the per-repeat seconds)."""
+  times = timing.measure(fn, warmup, number, repeats)
   return statistics.median(times), times
 
 

@@ -21,25 +21,11 @@ the dense matmuls alone would take at their best.
 import os
 import statistics
 import sys
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from bench import shapes  # pylint: disable=g-import-not-at-top
 from bench import timing
-
-
-def _median_seconds(fn, warmup, repeats, steps):
-  """Median over `repeats` of the mean seconds of `steps` calls."""
-  for _ in range(warmup):
-    fn()
-  times = []
-  for _ in range(repeats):
-    start = time.perf_counter()
-    for _ in range(steps):
-      fn()
-    times.append((time.perf_counter() - start) / steps)
-  return statistics.median(times)
 
 
 def build_stages(args):
@@ -124,8 +110,8 @@ def main():
   print("|---|---|---|")
   previous = 0.0
   for name, fn in stages:
-    ms = 1000 * _median_seconds(fn, args.warmup, args.repeats,
-                                max(1, args.steps))
+    ms = 1000 * statistics.median(timing.measure(
+        fn, args.warmup, max(1, args.steps), args.repeats))
     print("| %s | %.0f | %+.0f |" % (name, ms, ms - previous))
     previous = ms
   if args.ceiling:
