@@ -50,7 +50,7 @@ def main():
   from bert_tf2 import runner  # pylint: disable=g-import-not-at-top
   from bert_tf2.classifier import features as F  # pylint: disable=g-import-not-at-top
   from bert_tf2.demos import movie_reviews  # pylint: disable=g-import-not-at-top
-  from bert_tf2.classifier.task import ClassifierTask  # pylint: disable=g-import-not-at-top
+  from bert_tf2.classifier.model import BertClassifier  # pylint: disable=g-import-not-at-top
   from bert_tf2.common import padding  # pylint: disable=g-import-not-at-top
   from tests.classifier.glue_fixtures import minilm_vocab  # pylint: disable=g-import-not-at-top
 
@@ -93,7 +93,7 @@ def main():
                              args.max_seq_length / np.mean(seen)))
 
   config = modeling.BertConfig(**SHAPES["minilm"])
-  task = ClassifierTask(config, 2)
+  task = runner.ModelTask(lambda: BertClassifier(config, 2))
 
   def estimator(out):
     run_config = runner.RunConfig(

@@ -1,6 +1,6 @@
 """Benchmark peer: this project (Keras 3 on TensorFlow 2), as users run it.
 
-train: `pretraining.PretrainingTask` (BERT + MLM head at the masked
+train: `pretraining.model.PretrainingModel` (BERT + MLM head at the masked
 positions + NSP head, the original losses) with
 `optimization.create_optimizer` (AdamWeightDecay with the original maths,
 global-norm clipping at 1.0), stepped by the runner's own training loop
@@ -8,7 +8,7 @@ global-norm clipping at 1.0), stepped by the runner's own training loop
 run_pretraining.py execute): `--steps_per_call` steps (the runner's
 iterations_per_loop) run inside one tf.function call, the input comes from a
 prefetching tf.data iterator. finetune: the same with
-`classifier.task.ClassifierTask` (BERT + 2-class head). infer: the
+`classifier.model.BertClassifier` (BERT + 2-class head). infer: the
 `modeling.BertModel` forward pass (sequence + pooled output) in a
 tf.function, outputs fetched to the host.
 
@@ -116,13 +116,14 @@ def build(args, opts):
 
   import optimization  # pylint: disable=g-import-not-at-top
   from bert_tf2.runner import loops  # pylint: disable=g-import-not-at-top
+  from bert_tf2.runner import task as runner_task  # pylint: disable=g-import-not-at-top
   if args.mode == "train":
-    from bert_tf2.pretraining import task as task_lib  # pylint: disable=g-import-not-at-top
-    task = task_lib.PretrainingTask(cfg)
+    from bert_tf2.pretraining.model import PretrainingModel  # pylint: disable=g-import-not-at-top
+    task = runner_task.ModelTask(lambda: PretrainingModel(cfg))
     lr = 1e-4
   else:
-    from bert_tf2.classifier import task as task_lib  # pylint: disable=g-import-not-at-top
-    task = task_lib.ClassifierTask(cfg, num_labels=2)
+    from bert_tf2.classifier.model import BertClassifier  # pylint: disable=g-import-not-at-top
+    task = runner_task.ModelTask(lambda: BertClassifier(cfg, num_labels=2))
     lr = 2e-5
   strategy = tf.distribute.get_strategy()
   with precision.policy_scope(args.precision):

@@ -42,12 +42,13 @@ def build_stages(args):
                             args.seq_length, args.num_masked)
   features = {k: tf.constant(v) for k, v in
               peer_ours._features(batch, args.mode).items()}  # pylint: disable=protected-access
+  from bert_tf2.runner import task as runner_task  # pylint: disable=g-import-not-at-top
   if args.mode == "train":
-    from bert_tf2.pretraining import task as task_lib  # pylint: disable=g-import-not-at-top
-    task = task_lib.PretrainingTask(cfg)
+    from bert_tf2.pretraining.model import PretrainingModel  # pylint: disable=g-import-not-at-top
+    task = runner_task.ModelTask(lambda: PretrainingModel(cfg))
   else:
-    from bert_tf2.classifier import task as task_lib  # pylint: disable=g-import-not-at-top
-    task = task_lib.ClassifierTask(cfg, num_labels=2)
+    from bert_tf2.classifier.model import BertClassifier  # pylint: disable=g-import-not-at-top
+    task = runner_task.ModelTask(lambda: BertClassifier(cfg, num_labels=2))
   model = task.build_model()
   task.compute_loss(model, features, training=False)
   optimizer = optimization.create_optimizer(1e-4, 10000, 100)

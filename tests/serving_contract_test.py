@@ -14,8 +14,6 @@ import os
 import pytest
 
 from bert_tf2.classifier import export as classifier_export
-from bert_tf2.classifier.multi_label import MultiLabelTask
-from bert_tf2.classifier.task import ClassifierTask
 from bert_tf2.common import saved_model
 from bert_tf2.embedding.encoder import SentenceEncoder
 from bert_tf2.embedding.export import export_encoder
@@ -23,9 +21,11 @@ from bert_tf2.feature_extraction.predictor import FeatureEncoder
 from bert_tf2.multiple_choice.export import export_model as export_mc
 from bert_tf2.multiple_choice.model import BertMultipleChoice
 from bert_tf2.ner import export as ner_export
-from bert_tf2.ner.task import NerTask
 from bert_tf2.predict.classifier import ClassifierPredictor
 from bert_tf2.predict.squad import SquadPredictor
+from bert_tf2.classifier.model import BertClassifier
+from bert_tf2.ner.model import BertTokenClassifier
+from bert_tf2.runner.task import ModelTask
 from tests.common import tiny_dir
 
 SNAPSHOT = os.path.join(os.path.dirname(__file__),
@@ -74,17 +74,18 @@ def _exports(d):
 
   def ner(crf):
     return lambda out: ner_export.export_saved_model(
-        NerTask(cfg, 3, crf=crf), ckpt, out, vocab, True, SEQ,
-        ["O", "B-PER", "I-PER"], doc_stride=4)
+        ModelTask(lambda: BertTokenClassifier(cfg, 3, crf=crf)), ckpt, out,
+        vocab, True, SEQ, ["O", "B-PER", "I-PER"], doc_stride=4)
 
   return {
-      "classifier": classifier(ClassifierTask(cfg, 3)),
+      "classifier": classifier(ModelTask(lambda: BertClassifier(cfg, 3))),
       "classifier_sliding_window": classifier(
-          ClassifierTask(cfg, 3), long_text="sliding_window", doc_stride=4),
+          ModelTask(lambda: BertClassifier(cfg, 3)),
+          long_text="sliding_window", doc_stride=4),
       "classifier_regression": classifier(
-          ClassifierTask(cfg, 1, is_regression=True), labels=[None]),
-      "classifier_multi_label": classifier(MultiLabelTask(cfg, 3),
-                                           multi_label=True),
+          ModelTask(lambda: BertClassifier(cfg, 1)), labels=[None]),
+      "classifier_multi_label": classifier(
+          ModelTask(lambda: BertClassifier(cfg, 3, multi_label=True))),
       "classifier_predictor_sliding_window": predictor(
           label_list=labels, long_text="sliding_window", doc_stride=4),
       "ner": ner(crf=False),

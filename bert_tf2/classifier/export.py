@@ -49,11 +49,12 @@ checkpoint_to_export = driver.checkpoint_to_export
 def export_saved_model(task, checkpoint, export_dir, vocab_file,
                        do_lower_case, max_seq_length, label_list,
                        trim_padding=True, long_text="truncate",
-                       doc_stride=128, multi_label=False):
+                       doc_stride=128):
   """Writes a SavedModel of `task`'s model with weights from `checkpoint`.
 
   Args:
-    task: the ClassifierTask (builds the model).
+    task: the runner task of a `BertClassifier` (builds the model; its
+      outputs follow the model: regression, multi-label or softmax).
     checkpoint: checkpoint prefix or directory (e.g. the output_dir).
     export_dir: where to write; replaced atomically if it exists.
     vocab_file, do_lower_case: the tokenizer of the raw-string signatures.
@@ -63,7 +64,6 @@ def export_saved_model(task, checkpoint, export_dir, vocab_file,
       (inputs still [batch, max_seq_length]; same outputs, less work).
     long_text, doc_stride: "sliding_window" serves long texts as
       --long_text=sliding_window predicts them (see module docstring).
-    multi_label: sigmoid probabilities per label (a `MultiLabelTask`).
 
   Returns:
     export_dir.
@@ -71,6 +71,6 @@ def export_saved_model(task, checkpoint, export_dir, vocab_file,
   model = saved_model.restore_model(task, checkpoint)
   return serving.write_saved_model(
       model, export_dir, vocab_file, do_lower_case, max_seq_length,
-      label_list, what="--export_dir", regression=task.is_regression,
+      label_list, what="--export_dir", regression=model.regression,
       trim_padding=trim_padding, long_text=long_text, doc_stride=doc_stride,
-      multi_label=multi_label)
+      multi_label=model.multi_label)

@@ -7,6 +7,7 @@ test_results.tsv (one line of class probabilities, or the regression value,
 per test example) and a raw-text SavedModel (--export_dir).
 """
 
+import functools
 import os
 
 import numpy as np
@@ -19,11 +20,12 @@ from bert_tf2.classifier import long_text
 from bert_tf2.classifier import registry
 from bert_tf2.classifier.features import PaddingInputExample
 from bert_tf2.classifier.options import generic_options
+from bert_tf2.classifier.model import BertClassifier
 from bert_tf2.classifier.options import validate
-from bert_tf2.classifier.task import ClassifierTask
 from bert_tf2.finetune import assets
 from bert_tf2.finetune.job import Job
 from bert_tf2.runner.checkpoints import checkpoint_step
+from bert_tf2.runner.task import ModelTask
 
 
 def trim_padding_enabled(s):
@@ -66,7 +68,7 @@ def document_predictions(estimator, input_fn, num_examples):
 
 class ClassifierJob(Job):
   """Single-label classification or regression (see the module docstring)."""
-  task_class = ClassifierTask
+  multi_label = False
 
   def prepare(self):
     s = self.settings
@@ -74,6 +76,12 @@ class ClassifierJob(Job):
     self.processor = self.make_processor()
     self.label_list = self.processor.get_labels()
     self.regression = self.processor.is_regression
+    if not self.regression and not self.multi_label and (
+        len(self.label_list) < 2):
+      raise InputError("--task_name=%s: %d label (%s); classification needs "
+                       "at least two" % (s.task_name, len(self.label_list),
+                                         ", ".join(map(str,
+                                                       self.label_list))))
     self.windows = s.long_text == "sliding_window"
     self.examples = {}
     # Every split asked for is read (and its labels checked) now: a missing
@@ -97,10 +105,12 @@ class ClassifierJob(Job):
 
   def build_task(self):
     s = self.settings
-    return self.task_class(self.bert_config, len(self.label_list),
-                           self.regression,
-                           use_one_hot_embeddings=bool(s.use_tpu),
-                           classifier_dropout_prob=s.classifier_dropout_prob)
+    return ModelTask(functools.partial(
+        BertClassifier, self.bert_config,
+        1 if self.regression else len(self.label_list),
+        use_one_hot_embeddings=bool(s.use_tpu),
+        classifier_dropout_prob=s.classifier_dropout_prob,
+        multi_label=self.multi_label))
 
   def check_periodic_eval(self):
     if self.windows:
@@ -212,4 +222,5 @@ class ClassifierJob(Job):
     export.export_saved_model(
         task, checkpoint, s.export_dir, s.vocab_file, s.do_lower_case,
         s.max_seq_length, self.label_list,
-        trim_padding=trim_padding_enabled(s), **self.serving_options())
+        trim_padding=trim_padding_enabled(s),
+        long_text=s.long_text, doc_stride=s.doc_stride)

@@ -6,11 +6,15 @@ and `output_bias` [num_labels], dropout 0.1 on the pooled output in training
 (`classifier_dropout_prob`: the original hard-codes 0.1; 0 turns it off).
 For regression (STS-B) num_labels is 1 and the logit is the prediction.
 
+The one home of the task's maths: run_classifier.py trains, evaluates and
+predicts through this model's `loss_and_outputs`, `eval_metrics` and
+`predict_outputs` (`runner.ModelTask`), and the raw-string SavedModel and
+predictor turn its logits into answers with `head_outputs`.
+
 An ordinary Keras model (`bert_tf2.common.task_model.TaskModel`): compiled
 without a loss it trains on the original loss from "label_ids" in the
-features (`classifier_loss`, the function run_classifier.py's
-`ClassifierTask` trains on; `multi_label=True`: `multi_label_loss`, that of
-`--label_column=a,b,c`), with "accuracy" (classification) or
+features (`classifier_loss`; `multi_label=True`: `multi_label_loss`, that
+of `--label_column=a,b,c`), with "accuracy" (classification) or
 "exact_match" (multi-label) as a metric; compiled with a loss, on
 `fit(features, labels)` as any Keras model. See docs/keras.md.
 
@@ -26,9 +30,11 @@ Example:
   ['output_bias', 'output_weights']
 """
 
+import keras
 import tensorflow as tf
 
 import modeling
+from bert_tf2.classifier import metrics as metrics_lib
 from bert_tf2.common import task_model
 from modeling import inputs as model_inputs
 
@@ -176,11 +182,85 @@ class BertClassifier(task_model.TaskModel):
       loss, _ = multi_label_loss(y_pred, label_ids)
       return loss, {"exact_match": (
           exact_match(label_ids, tf.sigmoid(y_pred)), weights)}
-    loss, _ = classifier_loss(y_pred, label_ids, self.num_labels == 1)
-    if self.num_labels == 1:
+    loss, _ = classifier_loss(y_pred, label_ids, self.regression)
+    if self.regression:
       return loss, {}
     return loss, {"accuracy": (task_model.correct(y_pred, label_ids),
                                weights)}
+
+  # --- run_classifier.py's steps (`runner.ModelTask`) ---------------------
+
+  @property
+  def regression(self):
+    """One output, the predicted value (STS-B): num_labels 1, one label."""
+    return self.num_labels == 1 and not self.multi_label
+
+  def loss_and_outputs(self, features, training=False):
+    """(loss, outputs) on "label_ids" of `features`: the loss of
+    `classifier_loss` (or `multi_label_loss`); outputs `head_outputs` and
+    float32 [batch_size] "per_example_loss"."""
+    logits = self(features, training=training)
+    if self.multi_label:
+      loss, per_example = multi_label_loss(logits, features["label_ids"])
+    else:
+      loss, per_example = classifier_loss(logits, features["label_ids"],
+                                          self.regression)
+    outputs = self.predict_outputs(features, logits)
+    outputs["per_example_loss"] = per_example
+    return loss, outputs
+
+  def predict_outputs(self, features, logits=None):
+    """`head_outputs` of the logits of `features` (or of `logits`)."""
+    if logits is None:
+      logits = self(features, training=False)
+    return head_outputs(logits, self.regression, self.multi_label)
+
+  def eval_metrics(self):
+    """eval_results.txt's metrics, as the original's metric_fn: eval_loss
+    (mean per-example loss) and eval_accuracy, or eval_pearson for
+    regression, each weighted by is_real_example (padding counts for
+    nothing). Multi-label, at threshold 0.5: eval_exact_match and the
+    micro-averaged precision, recall and F1 of every example-label
+    decision (the final eval_results.txt adds per-label ones,
+    `multi_label.multi_label_metrics`)."""
+    metrics = {"eval_loss": keras.metrics.Mean(name="eval_loss")}
+    if self.multi_label:
+      metrics.update(
+          eval_exact_match=keras.metrics.Mean(name="eval_exact_match"),
+          eval_micro_precision=keras.metrics.Precision(
+              thresholds=0.5, name="eval_micro_precision"),
+          eval_micro_recall=keras.metrics.Recall(
+              thresholds=0.5, name="eval_micro_recall"),
+          eval_micro_f1=keras.metrics.F1Score(
+              average="micro", threshold=0.5, name="eval_micro_f1"))
+    elif self.regression:
+      metrics["eval_pearson"] = metrics_lib.PearsonCorrelation(
+          name="eval_pearson")
+    else:
+      metrics["eval_accuracy"] = keras.metrics.Mean(name="eval_accuracy")
+    return metrics
+
+  def update_eval_metrics(self, metrics, features, outputs):
+    """Adds one batch (`loss_and_outputs`' outputs) to `eval_metrics()`."""
+    weights = task_model.example_weights(features)
+    metrics["eval_loss"].update_state(outputs["per_example_loss"],
+                                      sample_weight=weights)
+    labels = features["label_ids"]
+    if self.multi_label:
+      labels = tf.cast(labels, tf.float32)
+      probabilities = outputs["probabilities"]
+      metrics["eval_exact_match"].update_state(
+          exact_match(labels, probabilities), sample_weight=weights)
+      for name in ("eval_micro_precision", "eval_micro_recall",
+                   "eval_micro_f1"):
+        metrics[name].update_state(labels, probabilities)
+    elif self.regression:
+      metrics["eval_pearson"].update_state(labels, outputs["predictions"],
+                                           sample_weight=weights)
+    else:
+      metrics["eval_accuracy"].update_state(
+          task_model.correct(outputs["logits"], labels),
+          sample_weight=weights)
 
   def get_config(self):
     config = self.base_config()

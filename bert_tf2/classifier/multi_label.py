@@ -39,7 +39,6 @@ import tensorflow as tf
 
 from bert_tf2.common import InputError
 from bert_tf2.classifier import features as features_lib
-from bert_tf2.classifier import model as model_lib
 from bert_tf2.classifier import registry
 from bert_tf2.classifier.job import ClassifierJob
 from bert_tf2.classifier.job import write_test_results
@@ -48,7 +47,6 @@ from bert_tf2.finetune import records
 from bert_tf2.runner.checkpoints import checkpoint_step
 from bert_tf2.classifier.generic import GenericProcessor
 from bert_tf2.classifier.processors import InputExample
-from bert_tf2.classifier.task import ClassifierTask
 
 
 def is_multi_label(s):
@@ -145,59 +143,6 @@ def multi_hot_rows(examples, label_list, max_seq_length, tokenizer):
            "segment_ids": f.segment_ids, "label_ids": hot}
 
 
-class MultiLabelTask(ClassifierTask):
-  """Sigmoid outputs and binary cross-entropy on the classifier's logits
-  (`BertClassifier(multi_label=True)`, `model.multi_label_loss`)."""
-
-  def build_model(self):
-    return model_lib.BertClassifier(
-        self.bert_config, self.num_labels,
-        use_one_hot_embeddings=self.use_one_hot_embeddings,
-        classifier_dropout_prob=self.classifier_dropout_prob,
-        multi_label=True)
-
-  def compute_loss(self, model, features, training):
-    logits = model(features, training=training)
-    loss, per_example_loss = model_lib.multi_label_loss(
-        logits, features["label_ids"])
-    outputs = model_lib.head_outputs(logits, multi_label=True)
-    outputs["per_example_loss"] = per_example_loss
-    return loss, outputs
-
-  def create_metrics(self):
-    """In-graph eval metrics (periodic evaluation, early stopping).
-
-    eval_loss; at threshold 0.5 (a probability above 0.5) micro-averaged
-    precision, recall and F1 over all example-label decisions and the
-    exact-match accuracy. The final eval_results.txt computes these (and
-    per-label ones) with `multi_label_metrics` from the predictions.
-    """
-    import keras  # pylint: disable=g-import-not-at-top
-    return {
-        "eval_loss": keras.metrics.Mean(name="eval_loss"),
-        "eval_exact_match": keras.metrics.Mean(name="eval_exact_match"),
-        "eval_micro_precision": keras.metrics.Precision(
-            thresholds=0.5, name="eval_micro_precision"),
-        "eval_micro_recall": keras.metrics.Recall(
-            thresholds=0.5, name="eval_micro_recall"),
-        "eval_micro_f1": keras.metrics.F1Score(
-            average="micro", threshold=0.5, name="eval_micro_f1")}
-
-  def update_metrics(self, metrics, features, outputs):
-    labels = tf.cast(features["label_ids"], tf.float32)
-    probabilities = outputs["probabilities"]
-    metrics["eval_loss"].update_state(outputs["per_example_loss"])
-    metrics["eval_exact_match"].update_state(
-        model_lib.exact_match(labels, probabilities))
-    for name in ("eval_micro_precision", "eval_micro_recall",
-                 "eval_micro_f1"):
-      metrics[name].update_state(labels, probabilities)
-
-  def predict_outputs(self, model, features):
-    return model_lib.head_outputs(model(features, training=False),
-                                  multi_label=True)
-
-
 def _prf(tp, fp, fn):
   p = tp / (tp + fp) if tp + fp else 0.0
   r = tp / (tp + fn) if tp + fn else 0.0
@@ -246,7 +191,7 @@ class MultiLabelJob(ClassifierJob):
   classifier's; evaluation after training is `multi_label_metrics` over
   the predicted probabilities.
   """
-  task_class = MultiLabelTask
+  multi_label = True
 
   def make_processor(self):
     s = self.settings

@@ -20,11 +20,20 @@ seq_length] "input_ids", "input_mask" and "segment_ids" (read through
   model behaves as any Keras model (`fit(x, y)`).
 * A `dtype` policy reaching every sublayer.
 
+* The script's steps: the model is the one home of its task's maths, and
+  the scripts train, evaluate and predict through it (`runner.ModelTask`
+  is the runner's task of every task model):
+    loss_and_outputs(features, training) -> (loss, outputs)
+    eval_metrics() -> {name: keras.metrics.Metric}, eval_results.txt's names
+    update_eval_metrics(metrics, features, outputs)
+    predict_outputs(features) -> {name: Tensor [batch, ...]}
+    training_scalars() -> names of scalar outputs logged in training
+
 Subclasses implement `task_loss(features, y, y_pred)` -> (scalar loss,
-{metric name: (values, weights)}) by calling their task's loss function,
-the one the runner's `Task` calls too (e.g. `classifier.model.
-classifier_loss`); `correct` and `example_weights` below are the metric
-values and weights both share.
+{metric name: (values, weights)}) and `loss_and_outputs` by calling their
+task's one loss function (e.g. `classifier.model.classifier_loss`);
+`correct` and `example_weights` below are the metric values and weights
+both share.
 """
 
 import keras
@@ -66,6 +75,28 @@ class TaskModel(export.Exportable, lora.Adaptable, keras.Model):
   def task_loss(self, features, y, y_pred):
     """Returns (loss, {metric name: (values, weights or None)})."""
     raise NotImplementedError
+
+  # --- The scripts' steps (`runner.ModelTask`; see module docstring) -----
+
+  def loss_and_outputs(self, features, training=False):
+    """(scalar loss, outputs dict) of a batch with its labels."""
+    raise NotImplementedError("%s.loss_and_outputs" % type(self).__name__)
+
+  def predict_outputs(self, features):
+    """The task's answers, {name: Tensor with leading dimension batch}."""
+    raise NotImplementedError("%s.predict_outputs" % type(self).__name__)
+
+  def eval_metrics(self):
+    """{name: keras.metrics.Metric} the script's evaluation reports."""
+    return {}
+
+  def update_eval_metrics(self, metrics, features, outputs):
+    """Adds one batch (`loss_and_outputs`' outputs) to `eval_metrics()`."""
+    del metrics, features, outputs
+
+  def training_scalars(self):
+    """Scalar entries of the outputs logged beside the training loss."""
+    return ()
 
   @classmethod
   def from_checkpoint(cls, directory, do_lower_case=None, **kwargs):

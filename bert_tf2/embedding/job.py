@@ -10,6 +10,7 @@
   SavedModel (--export_dir)
 """
 
+import functools
 import os
 
 import numpy as np
@@ -19,10 +20,11 @@ from bert_tf2.common import InputError
 from bert_tf2.common import atomic_open
 from bert_tf2.embedding import pairs as pairs_lib
 from bert_tf2.embedding import search
-from bert_tf2.embedding.task import BiEncoderTask
+from bert_tf2.embedding.model import BiEncoder
 from bert_tf2.finetune import checks
 from bert_tf2.finetune import records
 from bert_tf2.finetune.job import Job
+from bert_tf2.runner.task import ModelTask
 
 RETRIEVAL_METRICS = ("recall@1", "recall@10", "mrr")
 
@@ -70,7 +72,8 @@ class EmbeddingJob(Job):
 
   def build_task(self):
     s = self.settings
-    return BiEncoderTask(self.bert_config, s.pooling, s.normalize, s.scale)
+    return ModelTask(functools.partial(BiEncoder, self.bert_config,
+                                       s.pooling, s.normalize, s.scale))
 
   def metric_names(self, task):
     return sorted(set(task.create_metrics()) | {"loss"} |

@@ -17,7 +17,8 @@ checks and outputs a real task adds):
             setup_checks.load_config_and_tokenizer(s.bert_config_file,
                                                    s.vocab_file))
       def build_task(self):
-        return ClassifierTask(self.bert_config, num_labels=2)
+        return runner.ModelTask(
+            lambda: BertClassifier(self.bert_config, num_labels=2))
       def record_spec(self):
         return features.record_spec(self.settings.max_seq_length)
       def write_records(self, split, path, pad_to=None):
@@ -30,7 +31,9 @@ checks and outputs a real task adds):
 
 Model Garden's `base_task.Task` asks for ten methods (inputs, model, loss,
 metrics, train/validation steps, aggregation); here the runner owns the
-steps and the driver the lifecycle, so a job is records plus outputs.
+steps, the driver the lifecycle and the task's Keras model its maths
+(loss, metrics, outputs: `runner.ModelTask`), so a job is records plus
+output files.
 """
 
 from bert_tf2.runner import periodic_eval
@@ -66,7 +69,8 @@ class Job(object):
     InputError); loads what the job needs (config, tokenizer, labels)."""
 
   def build_task(self):
-    """The `runner.Task` (model, loss, metrics, prediction outputs)."""
+    """The `runner.Task`: `runner.ModelTask` of the task's Keras model,
+    which carries the loss, metrics and prediction outputs."""
     raise NotImplementedError("Job.build_task")
 
   def metric_names(self, task):

@@ -13,6 +13,7 @@ defaults (train.jsonl, dev.jsonl, test.jsonl) and missing, SWAG's own
 names are read instead (`SWAG_FILES`: train.csv, val.csv, test.csv).
 """
 
+import functools
 import os
 
 import numpy as np
@@ -26,9 +27,10 @@ from bert_tf2.finetune.driver import print_results
 from bert_tf2.finetune.job import Job
 from bert_tf2.multiple_choice import features as mc_features
 from bert_tf2.multiple_choice import reader
-from bert_tf2.multiple_choice.task import MultipleChoiceTask
+from bert_tf2.multiple_choice.model import BertMultipleChoice
 from bert_tf2.runner.checkpoints import checkpoint_step
 from bert_tf2.runner.results import write_eval_results
+from bert_tf2.runner.task import ModelTask
 
 # {flag: (its default, SWAG's file name)} (see module docstring).
 SWAG_FILES = {"train_file": ("train.jsonl", "train.csv"),
@@ -60,9 +62,10 @@ class MultipleChoiceJob(Job):
 
   def build_task(self):
     s = self.settings
-    return MultipleChoiceTask(
-        self.bert_config, use_one_hot_embeddings=bool(s.use_tpu),
-        classifier_dropout_prob=s.classifier_dropout_prob)
+    return ModelTask(functools.partial(
+        BertMultipleChoice, self.bert_config,
+        use_one_hot_embeddings=bool(s.use_tpu),
+        classifier_dropout_prob=s.classifier_dropout_prob))
 
   def record_spec(self):
     shape = [self.num_choices, self.settings.max_seq_length]

@@ -7,6 +7,9 @@ pooled output of each pair goes through a linear layer with ONE output
 classifier's names; dropout 0.1 in training), and the scores are reshaped to
 logits [batch_size, num_choices]; the loss is the softmax cross-entropy over
 the choices. The number of choices may differ between batches.
+run_multiple_choice.py trains, evaluates (eval_loss, eval_accuracy) and
+predicts (softmax probabilities) through the model's `loss_and_outputs`,
+`eval_metrics` and `predict_outputs` (`runner.ModelTask`).
 
 Example:
   >>> import modeling, tensorflow as tf
@@ -20,6 +23,7 @@ Example:
   TensorShape([1, 8])
 """
 
+import keras
 import tensorflow as tf
 
 import modeling
@@ -57,8 +61,8 @@ def choice_logits(pair_scores, num_choices):
 def multiple_choice_loss(logits, labels):
   """Softmax cross-entropy over the choices, mean over the batch.
 
-  The loss run_multiple_choice.py's `MultipleChoiceTask` and the Keras
-  `BertMultipleChoice` train on.
+  The loss run_multiple_choice.py and Keras `fit` train `BertMultipleChoice`
+  on.
 
   Args:
     logits: float32 Tensor of shape [batch_size, num_choices].
@@ -114,6 +118,33 @@ class BertMultipleChoice(task_model.TaskModel):
     loss, _, _ = multiple_choice_loss(y_pred, labels)
     return loss, {"accuracy": (task_model.correct(y_pred, labels),
                                task_model.example_weights(features))}
+
+  # --- run_multiple_choice.py's steps (`runner.ModelTask`) ---------------
+
+  def loss_and_outputs(self, features, training=False):
+    """(`multiple_choice_loss`, outputs "logits" and "per_example_loss")."""
+    logits = self(features, training=training)
+    loss, per_example, _ = multiple_choice_loss(logits, features["label_ids"])
+    return loss, {"logits": logits, "per_example_loss": per_example}
+
+  def predict_outputs(self, features, logits=None):
+    """"logits" and softmax "probabilities", float32 [batch, choices]."""
+    if logits is None:
+      logits = self(features, training=False)
+    return {"logits": logits, "probabilities": tf.nn.softmax(logits, axis=-1)}
+
+  def eval_metrics(self):
+    """eval_loss and eval_accuracy, weighted by is_real_example."""
+    return {"eval_loss": keras.metrics.Mean(name="eval_loss"),
+            "eval_accuracy": keras.metrics.Mean(name="eval_accuracy")}
+
+  def update_eval_metrics(self, metrics, features, outputs):
+    weights = task_model.example_weights(features)  # Padding (TPU): 0.
+    metrics["eval_loss"].update_state(outputs["per_example_loss"],
+                                      sample_weight=weights)
+    metrics["eval_accuracy"].update_state(
+        task_model.correct(outputs["logits"], features["label_ids"]),
+        sample_weight=weights)
 
   def get_config(self):
     config = self.base_config()

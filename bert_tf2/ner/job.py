@@ -9,6 +9,7 @@ test_predictions.txt (+ test_results.txt when the test file has tags) and
 a raw-text SavedModel (--export_dir).
 """
 
+import functools
 import os
 
 from absl import logging
@@ -26,9 +27,10 @@ from bert_tf2.ner import features as features_lib
 from bert_tf2.ner import metrics as metrics_lib
 from bert_tf2.ner import reader
 from bert_tf2.ner import schemes
-from bert_tf2.ner.task import NerTask
+from bert_tf2.ner.model import BertTokenClassifier
 from bert_tf2.runner.checkpoints import checkpoint_step
 from bert_tf2.runner.results import write_eval_results
+from bert_tf2.runner.task import ModelTask
 
 LABELS_FILE = "label_list.txt"
 
@@ -145,13 +147,17 @@ class NerJob(Job):
                      (train, saved))
 
   def build_task(self):
-    return NerTask(self.bert_config, len(self.label_list),
-                   use_one_hot_embeddings=bool(self.settings.use_tpu),
-                   classifier_dropout_prob=(
-                       self.settings.classifier_dropout_prob),
-                   crf=self.settings.crf, allowed=self.allowed,
-                   crf_learning_rate_multiplier=(
-                       self.settings.crf_learning_rate_multiplier))
+    s = self.settings
+    return ModelTask(
+        functools.partial(
+            BertTokenClassifier, self.bert_config, len(self.label_list),
+            use_one_hot_embeddings=bool(s.use_tpu),
+            classifier_dropout_prob=s.classifier_dropout_prob, crf=s.crf,
+            allowed=self.allowed),
+        # The CRF's own learning rate (its variables are crf/...).
+        learning_rate_multipliers=(
+            {"^crf/": float(s.crf_learning_rate_multiplier)} if s.crf
+            else None))
 
   def metric_names(self, task):
     del task

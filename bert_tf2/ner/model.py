@@ -10,9 +10,14 @@ The classifier's model (`BertClassifier`: same constructor, config and
 variables) with the head applied to every token; an ordinary Keras model
 (`bert_tf2.common.task_model.TaskModel`) with the same inputs as the other
 task models: compiled without a loss it trains on run_ner.py's loss from
-"label_ids" and "label_mask" in the features (`ner_loss`, the function
-`NerTask` trains on), with the masked token accuracy as a metric. See
-docs/keras.md.
+"label_ids" and "label_mask" in the features (`ner_loss`), with the
+masked token accuracy as a metric. See docs/keras.md. run_ner.py trains,
+evaluates and predicts through the same model (`loss_and_outputs`,
+`eval_metrics`, `predict_outputs`; `runner.ModelTask`): the loss is the
+softmax cross-entropy of each first word piece (label_mask 1) averaged
+over those pieces, or with the CRF its negative log-likelihood per window;
+evaluation gives eval_loss and the token accuracy of the decoded tags
+(entity-level F1 needs whole sentences: `metrics.py` from the predictions).
 
 With `crf=True` (run_ner.py --crf) a linear-chain CRF (`crf.CRF`,
 variables crf/...) sits on the logits: the loss is the CRF's negative
@@ -32,6 +37,7 @@ Example:
   TensorShape([2, 6, 5])
 """
 
+import keras
 import tensorflow as tf
 
 import modeling
@@ -174,6 +180,40 @@ class BertTokenClassifier(classifier_model.BertClassifier):
     loss, _, _ = ner_loss(y_pred, label_ids, features, self.crf)
     return loss, {"token_accuracy": token_accuracy(
         self.decode(features, y_pred), label_ids, features["label_mask"])}
+
+  # --- run_ner.py's steps (`runner.ModelTask`) ----------------------------
+
+  def loss_and_outputs(self, features, training=False):
+    """(`ner_loss`, outputs): "logits", the loss's "loss_values" and
+    "loss_weights", and in evaluation the decoded "predictions"."""
+    logits = self(features, training=training)
+    loss, values, weights = ner_loss(logits, features["label_ids"], features,
+                                     self.crf)
+    outputs = {"logits": logits, "loss_values": values,
+               "loss_weights": weights}
+    if not training:  # Evaluation: the tags for the accuracy.
+      outputs["predictions"] = self.decode(features, logits)
+    return loss, outputs
+
+  def predict_outputs(self, features, logits=None):
+    """{"label_predictions": int32 [batch_size, seq_length]} (`decode`)."""
+    if logits is None:
+      logits = self(features, training=False)
+    return {"label_predictions": self.decode(features, logits)}
+
+  def eval_metrics(self):
+    """eval_loss (the loss's values and weights) and eval_token_accuracy."""
+    return {"eval_loss": keras.metrics.Mean(name="eval_loss"),
+            "eval_token_accuracy": keras.metrics.Mean(
+                name="eval_token_accuracy")}
+
+  def update_eval_metrics(self, metrics, features, outputs):
+    metrics["eval_loss"].update_state(outputs["loss_values"],
+                                      sample_weight=outputs["loss_weights"])
+    correct, mask = token_accuracy(outputs["predictions"],
+                                   features["label_ids"],
+                                   features["label_mask"])
+    metrics["eval_token_accuracy"].update_state(correct, sample_weight=mask)
 
   def get_config(self):
     config = super().get_config()

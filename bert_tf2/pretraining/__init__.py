@@ -4,8 +4,9 @@
                                    records (the original input_fn)
   record_check                     clear errors for bad/truncated records
   dynamic_masking.DynamicMasker    --dynamic_masking
-  model.PretrainingModel           BertModel + cls/predictions + cls/seq_relationship
-  task.PretrainingTask             the runner.Task (loss, eval metrics)
+  model.PretrainingModel           BertModel + cls/predictions + cls/seq_relationship,
+                                   its loss, eval metrics and outputs
+                                   (the runner's task: runner.ModelTask)
   run.run_pretraining(FLAGS)       what run_pretraining.py does
 
 See docs/pretraining.md.

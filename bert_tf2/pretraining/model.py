@@ -12,7 +12,12 @@ An ordinary Keras model (`bert_tf2.common.task_model.TaskModel`): compiled
 without a loss it trains on the original loss from the pretraining features
 ("masked_lm_ids", "masked_lm_weights", "next_sentence_labels") and reports
 masked_lm_loss, masked_lm_accuracy, next_sentence_loss and
-next_sentence_accuracy as metrics. See docs/keras.md.
+next_sentence_accuracy as metrics. See docs/keras.md. run_pretraining.py
+trains and evaluates through the same loss and metrics
+(`loss_and_outputs`, `eval_metrics`; `runner.ModelTask`): evaluation
+accumulates each metric over all batches as the original's metric_fn
+(the masked-LM ones weighted by masked_lm_weights), and training logs the
+batch's values beside the total loss (`training_scalars`).
 
 Example:
   >>> import modeling, tensorflow as tf
@@ -27,6 +32,7 @@ Example:
   (TensorShape([2, 2, 40]), TensorShape([2, 2]))
 """
 
+import keras
 import tensorflow as tf
 
 import modeling
@@ -94,6 +100,11 @@ class PretrainingModel(task_model.TaskModel):
   def task_loss(self, features, y, y_pred):
     """Masked-LM loss (+ next-sentence loss), as run_pretraining.py."""
     del y  # The labels are features.
+    loss, _, parts = self._loss_parts(features, y_pred)
+    return loss, parts
+
+  def _loss_parts(self, features, y_pred):
+    """(loss, {metric: the batch's value}, {metric: (values, weights)})."""
     ids = features["masked_lm_ids"]
     weights = tf.cast(features["masked_lm_weights"], tf.float32)
     mlm_loss, mlm_example_loss, log_probs = modeling.masked_lm_loss(
@@ -105,17 +116,59 @@ class PretrainingModel(task_model.TaskModel):
     parts = {
         "masked_lm_loss": (tf.reshape(mlm_example_loss, [-1]), flat_weights),
         "masked_lm_accuracy": (correct, flat_weights)}
+    batch = {"masked_lm_loss": mlm_loss,
+             "masked_lm_accuracy": tf.math.divide_no_nan(
+                 tf.reduce_sum(correct * flat_weights),
+                 tf.reduce_sum(flat_weights))}
     loss = mlm_loss
     if self.next_sentence is not None:
       labels = tf.reshape(features["next_sentence_labels"], [-1])
       nsp_loss, nsp_example_loss, nsp_log_probs = modeling.next_sentence_loss(
           y_pred["next_sentence_logits"], labels)
       nsp_predicted = tf.argmax(nsp_log_probs, axis=-1, output_type=tf.int32)
+      nsp_correct = tf.cast(tf.equal(nsp_predicted, tf.cast(labels, tf.int32)),
+                            tf.float32)
       parts["next_sentence_loss"] = (nsp_example_loss, None)
-      parts["next_sentence_accuracy"] = (tf.cast(tf.equal(
-          nsp_predicted, tf.cast(labels, tf.int32)), tf.float32), None)
+      parts["next_sentence_accuracy"] = (nsp_correct, None)
+      batch.update(next_sentence_loss=nsp_loss,
+                   next_sentence_accuracy=tf.reduce_mean(nsp_correct))
       loss = mlm_loss + nsp_loss
-    return loss, parts
+    return loss, batch, parts
+
+  # --- run_pretraining.py's steps (`runner.ModelTask`) --------------------
+
+  def loss_and_outputs(self, features, training=False):
+    """(`task_loss`, outputs): "parts", its {metric: (values, weights)},
+    and each metric's value on the batch under its name (the masked-LM
+    loss as the loss: sum(weight * nll) / (sum(weight) + 1e-5))."""
+    loss, batch, parts = self._loss_parts(features,
+                                          self(features, training=training))
+    return loss, dict(batch, parts=parts)
+
+  def training_scalars(self):
+    """The metrics, logged per batch beside the loss in training."""
+    return self.metric_names
+
+  def eval_metrics(self):
+    """masked_lm_accuracy, masked_lm_loss (weighted by masked_lm_weights)
+    and with NSP next_sentence_accuracy, next_sentence_loss."""
+    return {name: keras.metrics.Mean(name=name) for name in self.metric_names}
+
+  def update_eval_metrics(self, metrics, features, outputs):
+    del features  # In the parts.
+    for name, (values, weights) in outputs["parts"].items():
+      metrics[name].update_state(values, sample_weight=weights)
+
+  def predict_outputs(self, features):
+    """"masked_lm_predictions" int32 [batch_size, max_predictions_per_seq]
+    and with NSP "next_sentence_probabilities" float32 [batch_size, 2]."""
+    logits = self(features, training=False)
+    out = {"masked_lm_predictions": tf.argmax(
+        logits["masked_lm_logits"], axis=-1, output_type=tf.int32)}
+    if self.use_nsp:
+      out["next_sentence_probabilities"] = tf.nn.softmax(
+          logits["next_sentence_logits"], axis=-1)
+    return out
 
   def get_config(self):
     config = self.base_config()

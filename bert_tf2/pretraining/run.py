@@ -7,6 +7,7 @@ found while training (wrong length, truncated file) is reported with its
 file and record index.
 """
 
+import functools
 import os
 
 from absl import logging
@@ -19,12 +20,20 @@ import optimization
 from bert_tf2.pretraining import dynamic_masking
 from bert_tf2.pretraining import input_pipeline
 from bert_tf2.pretraining import record_check
-from bert_tf2.pretraining import task as task_lib
+from bert_tf2.pretraining.model import PretrainingModel
 from bert_tf2 import runner
 from bert_tf2.runner import periodic_eval
 from bert_tf2.runner import speed_defaults
 
 EVAL_RESULTS = "eval_results.txt"
+
+
+def pretraining_task(config, f):
+  """The runner's task: `PretrainingModel` (--no_nsp, --use_tpu's one-hot
+  embeddings) carries the loss, metrics and outputs."""
+  return runner.ModelTask(functools.partial(
+      PretrainingModel, config, use_nsp=not f.no_nsp,
+      use_one_hot_embeddings=bool(f.use_tpu)))
 
 
 def _check_positive(name, value):
@@ -66,7 +75,7 @@ def check_flags(flags_values):
                      % every)
   if stopping is not None:
     stopping.check_metric(periodic_eval.metric_names(
-        task_lib.PretrainingTask(config, use_nsp=not f.no_nsp)))
+        pretraining_task(config, f)))
   modeling.check_sequence_length(config, f.max_seq_length)
   if f.max_predictions_per_seq > f.max_seq_length:
     raise InputError("--max_predictions_per_seq=%d is larger than "
@@ -137,8 +146,7 @@ def build_estimator(f, config):
             config, f.max_seq_length, f.max_seq_length,
             f.num_train_steps * f.train_batch_size,
             num_masked=f.max_predictions_per_seq))
-  task = task_lib.PretrainingTask(config, use_nsp=not f.no_nsp,
-                                  use_one_hot_embeddings=f.use_tpu)
+  task = pretraining_task(config, f)
 
   def optimizer_fn():
     return optimization.create_optimizer(

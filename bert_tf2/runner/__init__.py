@@ -12,6 +12,9 @@ API (see docs/runner.md for details):
       def update_metrics(self, metrics, features, outputs): ...
       def predict_outputs(self, model, features): ...  # {name: [batch, ...]}
 
+    # The task models of this package carry their loss, metrics and
+    # outputs: their task is runner.ModelTask(lambda: BertClassifier(...)).
+
     strategy = runner.strategy_from_flags(use_tpu, tpu_name, tpu_zone,
                                           gcp_project, master, num_tpu_cores,
                                           strategy=None)
@@ -59,12 +62,14 @@ from bert_tf2.runner.startup import start_strategy
 from bert_tf2.runner.results import write_eval_results
 from bert_tf2.runner.strategy import STRATEGIES
 from bert_tf2.runner.strategy import strategy_from_flags
+from bert_tf2.runner.task import ModelTask
 from bert_tf2.runner.task import Task
 
 __all__ = [
     "best_checkpoint", "data_seed", "define_flags",
     "early_stopping_from_flags", "EarlyStopping", "Estimator",
     "estimator_from_flags", "format_eval_results", "latest_checkpoint",
+    "ModelTask",
     "NonFiniteLossError", "PRECISIONS", "run_config_from_flags",
     "RunConfig", "start_strategy", "STRATEGIES", "strategy_from_FLAGS",
     "strategy_from_flags", "Task", "TrainingInterrupted",

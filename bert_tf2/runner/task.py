@@ -21,7 +21,12 @@ Example (a complete toy task):
         metrics["mae"].update_state(features["y"], outputs["pred"])
       def predict_outputs(self, model, features):
         return {"pred": model(features["x"], training=False)[:, 0]}
+
+The task models of this package carry their maths themselves; their
+runner task is the one `ModelTask` adapter below.
 """
+
+import weakref
 
 
 class Task(object):
@@ -74,3 +79,76 @@ class Task(object):
   def predict_outputs(self, model, features):
     """dict {name: Tensor with leading dimension = batch} for `predict`."""
     raise NotImplementedError("Task.predict_outputs")
+
+
+class ModelTask(Task):
+  """The `Task` of a model that carries its task's maths itself.
+
+  Every task model of this package (`bert_tf2.common.task_model.TaskModel`:
+  classifier, NER, multiple choice, SQuAD, pretraining; and the embedding
+  `SentenceEncoder`) is the one home of its head, loss, evaluation metrics
+  and outputs, and answers the runner's questions with these methods:
+
+    loss_and_outputs(features, training) -> (loss, outputs)
+    eval_metrics() -> {name: keras.metrics.Metric}   (eval_results.txt names)
+    update_eval_metrics(metrics, features, outputs)
+    predict_outputs(features) -> {name: [batch, ...]}
+    training_scalars() -> names of scalar outputs to log in training
+
+  so the runner's task is this one adapter. Rows keep the features that
+  identify them ("unique_ids", "example_index", "is_real_example") in the
+  predictions.
+
+  Example:
+    >>> import functools, modeling
+    >>> from bert_tf2.classifier.model import BertClassifier
+    >>> cfg = modeling.BertConfig(vocab_size=30, hidden_size=8,
+    ...     num_hidden_layers=1, num_attention_heads=2, intermediate_size=16)
+    >>> task = ModelTask(functools.partial(BertClassifier, cfg, 2))
+    >>> sorted(task.create_metrics())
+    ['eval_accuracy', 'eval_loss']
+
+  Args:
+    model_fn: no-argument callable returning a new model (called inside
+      the strategy's scope).
+    learning_rate_multipliers: optional {regex on original variable names:
+      factor} for the optimizer (`runner.estimator_from_flags`), e.g. NER's
+      CRF transitions.
+  """
+
+  row_keys = ("unique_ids", "example_index", "is_real_example")
+
+  def __init__(self, model_fn, learning_rate_multipliers=None):
+    self._model_fn = model_fn
+    self._model = None  # weakref.ref to the last model built.
+    self.learning_rate_multipliers = learning_rate_multipliers
+
+  def build_model(self):
+    model = self._model_fn()
+    self._model = weakref.ref(model)
+    return model
+
+  def _any_model(self):
+    """The live model built last; else a new one (metric names asked for
+    before training: the metrics depend on the model's configuration)."""
+    model = self._model() if self._model is not None else None
+    return model if model is not None else self._model_fn()
+
+  def compute_loss(self, model, features, training):
+    return model.loss_and_outputs(features, training=training)
+
+  def training_scalars(self):
+    return tuple(self._any_model().training_scalars())
+
+  def create_metrics(self):
+    return self._any_model().eval_metrics()
+
+  def update_metrics(self, metrics, features, outputs):
+    self._any_model().update_eval_metrics(metrics, features, outputs)
+
+  def predict_outputs(self, model, features):
+    outputs = dict(model.predict_outputs(features))
+    for key in self.row_keys:
+      if key in features and key not in outputs:
+        outputs[key] = features[key]
+    return outputs

@@ -4,7 +4,8 @@
   features:    convert_examples_to_features, InputFeatures (sliding windows,
                max-context flags, answer positions)
   records:     FeatureWriter, input_fn_builder (train.tf_record/eval.tf_record)
-  model, task: SquadModel (BERT + cls/squad span head), SquadTask (runner)
+  model:       SquadModel (BERT + cls/squad span head; its loss, metrics
+               and outputs drive run_squad.py through runner.ModelTask)
   postprocess: write_predictions, get_final_text, RawResult (n-best decoding)
   evaluate:    exact match / F1 (v1.1 and v2.0 definitions)
   job:         SquadJob (run_squad.py on the fine-tuning driver: records,

@@ -15,6 +15,7 @@ eval_HasAns_*, eval_NoAns_* and, with --version_2_with_negative, the
 best-threshold eval_best_exact(_thresh), eval_best_f1(_thresh) (2.0).
 """
 
+import functools
 import os
 import random
 
@@ -29,12 +30,13 @@ from bert_tf2.finetune import assets
 from bert_tf2.finetune import checks
 from bert_tf2.finetune.job import Job
 from bert_tf2.runner.checkpoints import checkpoint_step
+from bert_tf2.runner.task import ModelTask
 from bert_tf2.squad import evaluate as squad_evaluate
 from bert_tf2.squad import examples as squad_examples
 from bert_tf2.squad import features as squad_features
 from bert_tf2.squad import postprocess
 from bert_tf2.squad import records
-from bert_tf2.squad import task as squad_task
+from bert_tf2.squad.model import SquadModel
 
 # The original shuffles the training examples with this seed.
 TRAIN_SHUFFLE_SEED = 12345
@@ -184,8 +186,9 @@ class SquadJob(Job):
     return self.num_train_examples
 
   def build_task(self):
-    return squad_task.SquadTask(self.bert_config,
-                                use_one_hot_embeddings=self.settings.use_tpu)
+    return ModelTask(functools.partial(
+        SquadModel, self.bert_config,
+        use_one_hot_embeddings=self.settings.use_tpu))
 
   def metric_names(self, task):
     """What `evaluate` gives: scoring no answer at all names them all."""

@@ -18,6 +18,7 @@ Example:
   TensorShape([2, 5])
 """
 
+import keras
 import tensorflow as tf
 
 import modeling
@@ -28,7 +29,7 @@ from modeling import inputs as model_inputs
 def span_loss(start_logits, end_logits, start_positions, end_positions):
   """SQuAD's loss, the one place both trainers take it from.
 
-  run_squad.py (`squad.task.SquadTask`) and Keras `fit`
+  run_squad.py (`SquadModel.loss_and_outputs`) and Keras `fit`
   (`SquadModel.task_loss`) both call this.
 
   Args:
@@ -95,6 +96,35 @@ class SquadModel(task_model.TaskModel):
       ends = task_model.labels(features, y, "end_positions")
     start_logits, end_logits = y_pred
     return span_loss(start_logits, end_logits, starts, ends), {}
+
+  # --- run_squad.py's steps (`runner.ModelTask`) --------------------------
+
+  def loss_and_outputs(self, features, training=False):
+    """(`span_loss` on "start_positions"/"end_positions", the logits)."""
+    start_logits, end_logits = self(features, training=training)
+    loss = span_loss(start_logits, end_logits, features["start_positions"],
+                     features["end_positions"])
+    return loss, {"start_logits": start_logits, "end_logits": end_logits}
+
+  def predict_outputs(self, features):
+    """"start_logits" and "end_logits", float32 [batch_size, seq_length]
+    (the runner adds the features' "unique_ids")."""
+    start_logits, end_logits = self(features, training=False)
+    return {"start_logits": start_logits, "end_logits": end_logits}
+
+  def eval_metrics(self):
+    """start_accuracy and end_accuracy (argmax = the position); run_squad.py
+    scores answers from predictions (`squad.evaluate`)."""
+    return {"start_accuracy": keras.metrics.Accuracy(name="start_accuracy"),
+            "end_accuracy": keras.metrics.Accuracy(name="end_accuracy")}
+
+  def update_eval_metrics(self, metrics, features, outputs):
+    for name in ("start", "end"):
+      predicted = tf.argmax(outputs[name + "_logits"], axis=-1,
+                            output_type=tf.int32)
+      metrics[name + "_accuracy"].update_state(
+          tf.cast(tf.reshape(features[name + "_positions"], [-1]), tf.int32),
+          predicted)
 
   def get_config(self):
     config = self.base_config()

@@ -8,12 +8,10 @@ import tensorflow as tf
 import modeling
 from bert_tf2.classifier import options as classifier_options
 from bert_tf2.classifier.model import BertClassifier
-from bert_tf2.classifier.task import ClassifierTask
 from bert_tf2.common import InputError
 from bert_tf2.ner import job as ner_job
 from bert_tf2.ner import pipeline as ner_pipeline
 from bert_tf2.ner.model import BertTokenClassifier
-from bert_tf2.ner.task import NerTask
 
 # Dropout off in the encoder: only the head's can change a training call.
 CONFIG = modeling.BertConfig(
@@ -46,11 +44,11 @@ def test_zero_turns_the_head_dropout_off(build):
                          default(features, training=False), atol=1e-6)
 
 
-def test_tasks_pass_the_rate_to_their_models():
-  assert ClassifierTask(CONFIG, 2, classifier_dropout_prob=0.0).build_model(
-  ).classifier.dropout is None
-  head = NerTask(CONFIG, 2, classifier_dropout_prob=0.3).build_model(
-  ).classifier
+def test_models_take_the_rate():
+  assert BertClassifier(CONFIG, 2, classifier_dropout_prob=0.0
+                        ).classifier.dropout is None
+  head = BertTokenClassifier(CONFIG, 2, classifier_dropout_prob=0.3
+                             ).classifier
   assert head.dropout_prob == pytest.approx(0.3)
 
 

@@ -22,8 +22,8 @@ import modeling
 import optimization
 from bert_tf2 import runner
 from bert_tf2.classifier.model import BertClassifier
-from bert_tf2.classifier.task import ClassifierTask
 from bert_tf2.models import text_model
+from bert_tf2.runner.task import ModelTask
 from tests.common import tiny_dir
 
 TEXTS = ["bob met ann in paris", "the cat sat on a mat", "a dog ran",
@@ -71,7 +71,7 @@ def test_raw_string_fit_and_the_runner_train_to_the_same_weights(tmp_path):
   config = modeling.BertConfig.from_json_file(
       os.path.join(directory, "bert_config.json"))
   estimator = runner.Estimator(
-      ClassifierTask(config, 2, classifier_dropout_prob=0.0),
+      ModelTask(lambda: BertClassifier(config, 2, classifier_dropout_prob=0.0)),
       runner.RunConfig(str(tmp_path / "run"), save_checkpoints_steps=STEPS,
                        iterations_per_loop=STEPS),
       optimizer_fn=_optimizer, init_checkpoint=start, train_batch_size=BATCH)

@@ -21,7 +21,7 @@ import tensorflow as tf
 from bert_tf2.classifier import job as classifier_job
 from bert_tf2.classifier import pipeline
 from bert_tf2.classifier.options import default_options
-from bert_tf2.classifier.task import PearsonCorrelation
+from bert_tf2.classifier.metrics import PearsonCorrelation
 from tests.classifier import glue_fixtures
 
 CONFIG = {"vocab_size": 30522, "hidden_size": 32, "num_hidden_layers": 1,

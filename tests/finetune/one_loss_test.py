@@ -1,7 +1,8 @@
-"""One loss per task: the runner's Task and the Keras model call one function.
+"""One loss per task: the script's steps and Keras fit call one function.
 
-For every fine-tuning task the loss `runner.Task.compute_loss` trains on
-(what run_*.py computes) and the loss of the Keras model compiled without
+For every fine-tuning task the loss the runner trains on
+(`runner.ModelTask.compute_loss` -> the model's `loss_and_outputs`, what
+run_*.py computes) and the loss of the Keras model compiled without
 one (`TaskModel.compute_loss`, what `model.fit` trains on) come from the
 same function of the task's model module: on one batch both are equal, and
 a spy on that function sees both calls (so a copy of the loss in either
@@ -14,14 +15,14 @@ import tensorflow as tf
 
 import modeling
 from bert_tf2.classifier import model as classifier_model
-from bert_tf2.classifier.multi_label import MultiLabelTask
-from bert_tf2.classifier.task import ClassifierTask
 from bert_tf2.embedding import losses as embedding_losses
-from bert_tf2.embedding.task import BiEncoderTask
 from bert_tf2.multiple_choice import model as mc_model
-from bert_tf2.multiple_choice.task import MultipleChoiceTask
 from bert_tf2.ner import model as ner_model
-from bert_tf2.ner.task import NerTask
+from bert_tf2.classifier.model import BertClassifier
+from bert_tf2.embedding.model import BiEncoder
+from bert_tf2.multiple_choice.model import BertMultipleChoice
+from bert_tf2.ner.model import BertTokenClassifier
+from bert_tf2.runner.task import ModelTask
 
 CONFIG = modeling.BertConfig(
     vocab_size=40, hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
@@ -54,25 +55,26 @@ def _ner_batch(rng):
 
 CASES = {
     "classifier": (
-        lambda: ClassifierTask(CONFIG, 3), classifier_model,
+        lambda: BertClassifier(CONFIG, 3), classifier_model,
         "classifier_loss",
         lambda rng: _classifier_batch(rng, np.array([0, 2, 1, 1]))),
     "regression": (
-        lambda: ClassifierTask(CONFIG, 1, is_regression=True),
+        lambda: BertClassifier(CONFIG, 1),
         classifier_model, "classifier_loss",
         lambda rng: _classifier_batch(
             rng, np.array([0.5, 3.0, 1.25, 4.0], np.float32))),
     "multi_label": (
-        lambda: MultiLabelTask(CONFIG, 3), classifier_model,
-        "multi_label_loss",
+        lambda: BertClassifier(CONFIG, 3, multi_label=True),
+        classifier_model, "multi_label_loss",
         lambda rng: _classifier_batch(
             rng, np.array([[1, 0, 1], [0, 0, 0], [1, 1, 1], [0, 1, 0]],
                           np.float32))),
-    "ner": (lambda: NerTask(CONFIG, 3), ner_model, "ner_loss", _ner_batch),
-    "ner_crf": (lambda: NerTask(CONFIG, 3, crf=True), ner_model, "ner_loss",
-                _ner_batch),
+    "ner": (lambda: BertTokenClassifier(CONFIG, 3), ner_model, "ner_loss",
+            _ner_batch),
+    "ner_crf": (lambda: BertTokenClassifier(CONFIG, 3, crf=True), ner_model,
+                "ner_loss", _ner_batch),
     "multiple_choice": (
-        lambda: MultipleChoiceTask(CONFIG), mc_model, "multiple_choice_loss",
+        lambda: BertMultipleChoice(CONFIG), mc_model, "multiple_choice_loss",
         lambda rng: dict(_encoder_features(rng, [BATCH, 3, SEQ]),
                          label_ids=np.array([0, 2, 1, 2]),
                          is_real_example=np.array([1, 1, 1, 0]))),
@@ -92,9 +94,9 @@ def _spy(monkeypatch, module, name):
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_runner_task_and_keras_fit_share_the_loss(name, monkeypatch):
-  make_task, module, function, make_batch = CASES[name]
+  make_model, module, function, make_batch = CASES[name]
   tf.keras.utils.set_random_seed(1)
-  task = make_task()
+  task = ModelTask(make_model)
   model = task.build_model()
   features = {k: tf.constant(v) for k, v in
               make_batch(np.random.RandomState(0)).items()}
@@ -118,7 +120,7 @@ def test_bi_encoder_task_trains_on_the_ranking_loss(monkeypatch):
   """run_embedding.py: the Task's loss is `multiple_negatives_ranking_loss`
   of the shared encoder's vectors, in-batch accuracy `in_batch_correct`."""
   tf.keras.utils.set_random_seed(1)
-  task = BiEncoderTask(CONFIG, scale=5.0)
+  task = ModelTask(lambda: BiEncoder(CONFIG, scale=5.0))
   model = task.build_model()
   rng = np.random.RandomState(0)
   features = {}

@@ -32,9 +32,10 @@ import tokenization
 from bert_tf2.common import saved_model
 from bert_tf2.ner import serving
 from bert_tf2.ner import pipeline
+from bert_tf2.ner.model import BertTokenClassifier
 from bert_tf2.ner.preprocessor import NerPreprocessor
-from bert_tf2.ner.task import NerTask
 from bert_tf2.ner.text_model import TokenTextModel
+from bert_tf2.runner.task import ModelTask
 from tests.reliability import fixtures
 
 NAMES = ["anna", "bob", "cafe", "muller"]
@@ -133,8 +134,8 @@ def _script_tags(options, words):
 def _keras_model(options):
   with open(os.path.join(options.output_dir, "label_list.txt")) as f:
     labels = f.read().split()
-  task = NerTask(modeling.BertConfig.from_json_file(
-      options.bert_config_file), len(labels))
+  config = modeling.BertConfig.from_json_file(options.bert_config_file)
+  task = ModelTask(lambda: BertTokenClassifier(config, len(labels)))
   model = saved_model.restore_model(task, options.output_dir)
   preprocessor = NerPreprocessor(options.vocab_file, labels=labels,
                                  max_seq_length=SEQ, doc_stride=STRIDE)

@@ -20,8 +20,9 @@ import tensorflow as tf
 
 import modeling
 from bert_tf2.ner import pipeline
-from bert_tf2.pretraining.task import PretrainingTask
 from bert_tf2.runner import checkpoints
+from bert_tf2.pretraining.model import PretrainingModel
+from bert_tf2.runner.task import ModelTask
 
 VOCAB = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"] + list("abcdefgh")
 CONFIG = {"vocab_size": len(VOCAB), "hidden_size": 16,
@@ -34,7 +35,8 @@ CONFIG = {"vocab_size": len(VOCAB), "hidden_size": 16,
 
 def _pretraining_checkpoint(output_dir):
   """Writes model.ckpt-3 of a pretraining model with values far from init."""
-  task = PretrainingTask(modeling.BertConfig.from_dict(CONFIG))
+  config = modeling.BertConfig.from_dict(CONFIG)
+  task = ModelTask(lambda: PretrainingModel(config))
   model = task.build_model()
   ids = tf.constant([[2, 5, 4, 3, 0, 0]])
   model({"input_ids": ids, "input_mask": tf.cast(ids > 0, tf.int32),

@@ -19,11 +19,12 @@ import modeling
 import optimization
 import tokenization
 from bert_tf2.pretraining import input_pipeline
-from bert_tf2.pretraining import task as task_lib
 from bert_tf2.pretraining_data import options as options_lib
 from bert_tf2.pretraining_data import pipeline
 from bert_tf2.runner import loops
 from bert_tf2.runner import precision
+from bert_tf2.pretraining.model import PretrainingModel
+from bert_tf2.runner.task import ModelTask
 from tests.pretraining_data import corpus
 
 SEQ, PREDS, BATCH = 64, 10, 16
@@ -76,7 +77,7 @@ def _config(vocab_size):
 
 def _loss_curve(record_file, cfg, precision_name, initial_weights):
   """Trains CHUNKS x STEPS_PER_CHUNK steps; returns the mean loss per chunk."""
-  task = task_lib.PretrainingTask(cfg)
+  task = ModelTask(lambda: PretrainingModel(cfg))
   input_fn = input_pipeline.input_fn_builder(
       [record_file], SEQ, PREDS, is_training=True, deterministic=True,
       seed=3)
@@ -108,7 +109,7 @@ def test_bfloat16_loss_curve_tracks_float32(records):
   record_file, vocab_size = records
   cfg = _config(vocab_size)
   tf.keras.utils.set_random_seed(0)
-  reference = task_lib.PretrainingTask(cfg).build_model()
+  reference = ModelTask(lambda: PretrainingModel(cfg)).build_model()
   initial = {name: v.numpy() for name, v in
              modeling.original_variable_names(reference).items()}
 

@@ -12,7 +12,8 @@ import tensorflow as tf
 
 import modeling
 from bert_tf2.pretraining import model as model_lib
-from bert_tf2.pretraining import task as task_lib
+from bert_tf2.pretraining.model import PretrainingModel
+from bert_tf2.runner.task import ModelTask
 
 
 def _features(vocab_size):
@@ -46,7 +47,7 @@ def _build(cfg, fused, weights=None):
 
 
 def _outputs_and_grads(model, features, jit):
-  task = task_lib.PretrainingTask(model.config)
+  task = ModelTask(lambda: PretrainingModel(model.config))
 
   def run(f):
     with tf.GradientTape() as tape:

@@ -1,10 +1,11 @@
-"""PretrainingTask: the training scalars logged beside the loss."""
+"""PretrainingModel's runner task: the training scalars logged beside the loss."""
 
 import numpy as np
 import tensorflow as tf
 
 import modeling
-from bert_tf2.pretraining import task as task_lib
+from bert_tf2.pretraining.model import PretrainingModel
+from bert_tf2.runner.task import ModelTask
 
 
 def _batch(rng, batch=4, seq=8, preds=3, vocab=30):
@@ -28,7 +29,7 @@ def test_training_scalars_are_the_loss_parts_and_eval_metrics():
   cfg = modeling.BertConfig(vocab_size=30, hidden_size=16,
                             num_hidden_layers=1, num_attention_heads=2,
                             intermediate_size=32, max_position_embeddings=16)
-  task = task_lib.PretrainingTask(cfg)
+  task = ModelTask(lambda: PretrainingModel(cfg))
   model = task.build_model()
   features = _batch(np.random.default_rng(0))
   loss, outputs = task.compute_loss(model, features, training=False)
@@ -44,5 +45,5 @@ def test_training_scalars_are_the_loss_parts_and_eval_metrics():
   for name in ("masked_lm_accuracy", "next_sentence_accuracy"):
     np.testing.assert_allclose(float(outputs[name]),
                                float(metrics[name].result()), rtol=1e-6)
-  assert not task_lib.PretrainingTask(cfg, use_nsp=False).training_scalars()[
-      2:]
+  assert not ModelTask(lambda: PretrainingModel(cfg, use_nsp=False)
+                       ).training_scalars()[2:]

@@ -16,13 +16,13 @@ import pytest
 import tensorflow as tf
 
 import modeling
-from bert_tf2.classifier.multi_label import MultiLabelTask
-from bert_tf2.classifier.task import ClassifierTask
-from bert_tf2.embedding.task import BiEncoderTask
-from bert_tf2.multiple_choice.task import MultipleChoiceTask
-from bert_tf2.ner.task import NerTask
-from bert_tf2.pretraining.task import PretrainingTask
-from bert_tf2.squad.task import SquadTask
+from bert_tf2.classifier.model import BertClassifier
+from bert_tf2.embedding.model import BiEncoder
+from bert_tf2.multiple_choice.model import BertMultipleChoice
+from bert_tf2.ner.model import BertTokenClassifier
+from bert_tf2.pretraining.model import PretrainingModel
+from bert_tf2.runner.task import ModelTask
+from bert_tf2.squad.model import SquadModel
 
 CFG = modeling.BertConfig(vocab_size=40, hidden_size=16, num_hidden_layers=2,
                           num_attention_heads=2, intermediate_size=24,
@@ -71,22 +71,22 @@ def _features(kind, rng):
   return {k: tf.constant(v) for k, v in f.items()}
 
 
-TASKS = {
-    "classifier": lambda: ClassifierTask(CFG, 3),
-    "multi_label": lambda: MultiLabelTask(CFG, 3),
-    "ner": lambda: NerTask(CFG, 3),
-    "ner_crf": lambda: NerTask(CFG, 3, crf=True),
-    "multiple_choice": lambda: MultipleChoiceTask(CFG),
-    "embedding": lambda: BiEncoderTask(CFG),
-    "squad": lambda: SquadTask(CFG),
-    "pretraining": lambda: PretrainingTask(CFG),
+MODELS = {
+    "classifier": lambda: BertClassifier(CFG, 3),
+    "multi_label": lambda: BertClassifier(CFG, 3, multi_label=True),
+    "ner": lambda: BertTokenClassifier(CFG, 3),
+    "ner_crf": lambda: BertTokenClassifier(CFG, 3, crf=True),
+    "multiple_choice": lambda: BertMultipleChoice(CFG),
+    "embedding": lambda: BiEncoder(CFG),
+    "squad": lambda: SquadModel(CFG),
+    "pretraining": lambda: PretrainingModel(CFG),
 }
 
 
-@pytest.mark.parametrize("kind", sorted(TASKS))
+@pytest.mark.parametrize("kind", sorted(MODELS))
 def test_training_step_same_under_xla(kind):
   tf.keras.utils.set_random_seed(1)
-  task = TASKS[kind]()
+  task = ModelTask(MODELS[kind])
   model = task.build_model()
   features = _features(kind, np.random.RandomState(0))
   task.compute_loss(model, features, training=False)  # Builds the model.

@@ -1,10 +1,11 @@
-"""SquadTask: the original loss formula, predict outputs, original names."""
+"""SquadModel's runner task: the original loss formula, predict outputs, original names."""
 
 import numpy as np
 import tensorflow as tf
 
 import modeling
-from bert_tf2.squad import task as squad_task
+from bert_tf2.runner.task import ModelTask
+from bert_tf2.squad.model import SquadModel
 
 CONFIG = modeling.BertConfig(vocab_size=50, hidden_size=16,
                              num_hidden_layers=1, num_attention_heads=2,
@@ -18,7 +19,7 @@ def _log_softmax(x):
 
 
 def test_loss_is_mean_of_start_and_end_cross_entropy():
-  task = squad_task.SquadTask(CONFIG)
+  task = ModelTask(lambda: SquadModel(CONFIG))
   model = task.build_model()
   rng = np.random.RandomState(0)
   features = {
@@ -52,10 +53,10 @@ def test_loss_is_mean_of_start_and_end_cross_entropy():
 
 
 def test_runner_and_keras_fit_share_one_loss(monkeypatch):
-  # One loss for run_squad.py (SquadTask) and Keras fit (SquadModel): the
+  # One loss for run_squad.py (runner.ModelTask) and Keras fit (SquadModel): the
   # same value on the same batch, and both through squad.model.span_loss.
   from bert_tf2.squad import model as squad_model  # pylint: disable=g-import-not-at-top
-  task = squad_task.SquadTask(CONFIG)
+  task = ModelTask(lambda: SquadModel(CONFIG))
   model = task.build_model()
   rng = np.random.RandomState(1)
   features = {
