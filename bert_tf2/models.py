@@ -33,6 +33,7 @@ from bert_tf2.common.preprocessor import BertPreprocessor
 from bert_tf2.common.preprocessor import TextModel
 from bert_tf2.common.pretrained import load_bert_model
 from bert_tf2.embedding.encoder import SentenceEncoder
+from bert_tf2.embedding.model import BiEncoder
 from bert_tf2.embedding.text_model import SentenceTextModel
 from bert_tf2.multiple_choice.model import BertMultipleChoice
 from bert_tf2.multiple_choice.preprocessor import MultipleChoicePreprocessor
