@@ -93,7 +93,7 @@ def main():
   import onnxruntime as ort  # pylint: disable=g-import-not-at-top
   from onnxruntime import quantization  # pylint: disable=g-import-not-at-top
   from modeling import hf_import  # pylint: disable=g-import-not-at-top
-  from bert_tf2.predict import ClassifierPredictor  # pylint: disable=g-import-not-at-top
+  from bert_tf2.classifier.predictor import ClassifierPredictor  # pylint: disable=g-import-not-at-top
   from bert_tf2.predict import int8 as int8_lib  # pylint: disable=g-import-not-at-top
 
   tmp = tempfile.mkdtemp(prefix="bench_int8_")

@@ -207,7 +207,7 @@ def _keras_hub_variant(config, num_labels, arrays, batch_size):
 def predict(args, model_dir, output_dir, tmp, rows):
   """Section 2."""
   import tensorflow as tf  # pylint: disable=g-import-not-at-top
-  from bert_tf2.predict import ClassifierPredictor  # pylint: disable=g-import-not-at-top
+  from bert_tf2.classifier.predictor import ClassifierPredictor  # pylint: disable=g-import-not-at-top
   from bert_tf2.predict import int8 as int8_lib  # pylint: disable=g-import-not-at-top
   from bert_tf2.predict import serving  # pylint: disable=g-import-not-at-top
 

@@ -21,8 +21,8 @@ from bert_tf2.feature_extraction.predictor import FeatureEncoder
 from bert_tf2.multiple_choice.export import export_model as export_mc
 from bert_tf2.multiple_choice.model import BertMultipleChoice
 from bert_tf2.ner import export as ner_export
-from bert_tf2.predict.classifier import ClassifierPredictor
-from bert_tf2.predict.squad import SquadPredictor
+from bert_tf2.classifier.predictor import ClassifierPredictor
+from bert_tf2.squad.predictor import SquadPredictor
 from bert_tf2.classifier.model import BertClassifier
 from bert_tf2.ner.model import BertTokenClassifier
 from bert_tf2.runner.task import ModelTask

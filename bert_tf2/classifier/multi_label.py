@@ -22,7 +22,7 @@ set while training (in-graph eval_loss, eval_micro_precision/recall/f1,
 eval_exact_match; early stopping on any of them, --keep_best_checkpoint),
 --export_dir writes the raw-string SavedModel (sigmoid probabilities per
 label) of the best or latest checkpoint, and training writes the
-predictor.json of `bert_tf2.predict.ClassifierPredictor` (multi_label=True).
+predictor.json of `bert_tf2.classifier.predictor.ClassifierPredictor` (multi_label=True).
 
 Example:
   >>> import numpy as np

@@ -1,26 +1,35 @@
-"""Python prediction and serving: texts in, labels / answers / vectors out.
+"""Python prediction's generic parts: texts in, answers out, for any task.
 
-  ClassifierPredictor  texts or (text_a, text_b) pairs -> label, probabilities
-                       (long texts through sliding windows)
-  SquadPredictor       (question, context) -> answer text, score, no-answer
+  base        `Predictor`: config, vocabulary, checkpoint, `from_output_dir`
+              (predictor.json and the latest or best checkpoint)
+  serving     SavedModel checks and batching (`run_batches`)
+  int8        the int8 ONNX Runtime path (optional extra `int8`)
+  onnx_graph  the ONNX graph of the encoder
 
-  (FeatureEncoder, texts -> token or sentence vectors, is feature
-  extraction's predictor: `bert_tf2.feature_extraction.predictor`)
+None of them imports a task. Each task's predictor lives in its package,
+most on `base.Predictor`:
 
-Each is built from a training output_dir (`from_output_dir`, reading the
-predictor.json the scripts write there and the latest, or best, checkpoint)
-or from explicit files, and `export(dir)` writes a SavedModel with raw-string
-signatures that needs only `tensorflow` and `tensorflow_text` to serve.
+  bert_tf2.classifier.predictor.ClassifierPredictor      texts or pairs ->
+      label, probabilities (long texts through sliding windows)
+  bert_tf2.squad.predictor.SquadPredictor                (question, context)
+      -> answer text, score, no-answer
+  bert_tf2.multiple_choice.predictor.MultipleChoicePredictor
+  bert_tf2.feature_extraction.predictor.FeatureEncoder   texts -> vectors
 
-The generic parts live here too: `base.Predictor` (config, vocabulary,
-checkpoint), `serving` (SavedModel checks and writes), `int8` and
-`onnx_graph` (the int8 ONNX Runtime path); they import no task.
-`int8=True` (ClassifierPredictor, FeatureEncoder) predicts through an int8
-ONNX Runtime export (`bert_tf2.predict.int8`, optional extra `int8`).
-See docs/prediction.md.
+Each `export(dir)` writes a SavedModel with raw-string signatures that
+needs only `tensorflow` and `tensorflow_text` to serve. See
+docs/prediction.md.
 """
 
-from bert_tf2.predict.classifier import ClassifierPredictor
-from bert_tf2.predict.squad import SquadPredictor
+# The task predictors' former home; importing them from here names the new
+# one (importing them would make this generic package import the tasks).
+_MOVED = {"ClassifierPredictor": "bert_tf2.classifier.predictor",
+          "SquadPredictor": "bert_tf2.squad.predictor"}
 
-__all__ = ["ClassifierPredictor", "SquadPredictor"]
+
+def __getattr__(name):
+  if name in _MOVED:
+    raise ImportError("bert_tf2.predict.%s has moved to its task: from %s "
+                      "import %s" % (name, _MOVED[name], name))
+  raise AttributeError("module 'bert_tf2.predict' has no attribute %r"
+                       % (name,))

@@ -204,7 +204,7 @@ class SquadJob(Job):
     s = self.settings
     if not s.do_train:
       return
-    assets.save_assets(  # What bert_tf2.predict.SquadPredictor needs.
+    assets.save_assets(  # What bert_tf2.squad.predictor.SquadPredictor needs.
         s.output_dir, "squad", s.bert_config_file, s.vocab_file,
         do_lower_case=s.do_lower_case, max_seq_length=s.max_seq_length,
         doc_stride=s.doc_stride, max_query_length=s.max_query_length,

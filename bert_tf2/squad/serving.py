@@ -1,6 +1,6 @@
 """SQuAD serving: `SquadServer`, answers from raw strings in one TF graph.
 
-See `bert_tf2.predict.squad` for what it computes and how it differs from
+See `bert_tf2.squad.predictor` for what it computes and how it differs from
 the Python path. Steps (all batched, [batch] = number of questions):
 
 1. context -> words: split on the original's whitespace (" ", \\t, \\r, \\n,

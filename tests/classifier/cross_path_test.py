@@ -30,7 +30,7 @@ from bert_tf2.common import saved_model
 from bert_tf2.common.preprocessor import BertPreprocessor
 from bert_tf2.common.preprocessor import TextModel
 from bert_tf2.classifier.model import BertClassifier
-from bert_tf2.predict.classifier import ClassifierPredictor
+from bert_tf2.classifier.predictor import ClassifierPredictor
 from tests.classifier import tiny_task
 from tests.reliability import fixtures
 

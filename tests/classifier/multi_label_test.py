@@ -159,7 +159,7 @@ def test_end_to_end_eval_and_predict(tmp_path):
   # Python prediction and the exported SavedModel (of the best checkpoint).
   import tensorflow as tf  # pylint: disable=g-import-not-at-top
   import tensorflow_text  # pylint: disable=g-import-not-at-top,unused-import
-  from bert_tf2.predict import ClassifierPredictor  # pylint: disable=g-import-not-at-top
+  from bert_tf2.classifier.predictor import ClassifierPredictor  # pylint: disable=g-import-not-at-top
   with open(os.path.join(d, "test.tsv")) as f:
     texts = [line.rstrip("\n") for line in f][1:]
   # test_results.tsv comes from the checkpoint --export_dir exports: the

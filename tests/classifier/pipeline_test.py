@@ -204,7 +204,7 @@ def test_bad_inputs_fail_clearly(trained, tmp_path):
 
 
 def test_python_predictor_from_the_output_dir_matches_test_results(trained):
-  from bert_tf2.predict import ClassifierPredictor  # pylint: disable=g-import-not-at-top
+  from bert_tf2.classifier.predictor import ClassifierPredictor  # pylint: disable=g-import-not-at-top
   options, texts = trained
   predictor = ClassifierPredictor.from_output_dir(options.output_dir)
   out = predictor.predict(texts)

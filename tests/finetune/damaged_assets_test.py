@@ -12,7 +12,7 @@ import os
 import pytest
 
 from bert_tf2.common import InputError
-from bert_tf2.predict import ClassifierPredictor
+from bert_tf2.classifier.predictor import ClassifierPredictor
 from bert_tf2.finetune import assets
 from tests.reliability import fixtures
 

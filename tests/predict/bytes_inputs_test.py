@@ -14,9 +14,9 @@ from bert_tf2.common import raw_text_serving
 from bert_tf2.multiple_choice.predictor import MultipleChoicePredictor
 from bert_tf2.ner import pipeline as ner_pipeline
 from bert_tf2.ner.serving import EntityTagger
-from bert_tf2.predict import ClassifierPredictor
+from bert_tf2.classifier.predictor import ClassifierPredictor
 from bert_tf2.feature_extraction.predictor import FeatureEncoder
-from bert_tf2.predict import SquadPredictor
+from bert_tf2.squad.predictor import SquadPredictor
 from bert_tf2.squad.model import SquadModel
 import tokenization
 from tests.common import tiny_dir

@@ -14,7 +14,7 @@ import pytest
 import modeling
 from bert_tf2.classifier.model import BertClassifier
 from bert_tf2.common import InputError
-from bert_tf2.predict import ClassifierPredictor
+from bert_tf2.classifier.predictor import ClassifierPredictor
 from bert_tf2.feature_extraction.predictor import FeatureEncoder
 from bert_tf2.predict import int8 as int8_lib
 from tests.predict.predict_test import CONFIG

@@ -5,6 +5,7 @@ SavedModels are loaded in a fresh process that imports only tensorflow and
 tensorflow_text, and must give the Python API's outputs.
 """
 
+import importlib
 import json
 import os
 import shutil
@@ -18,9 +19,9 @@ import pytest
 import modeling
 from bert_tf2.classifier.model import BertClassifier
 from bert_tf2.common import InputError
-from bert_tf2.predict import ClassifierPredictor
+from bert_tf2.classifier.predictor import ClassifierPredictor
 from bert_tf2.feature_extraction.predictor import FeatureEncoder
-from bert_tf2.predict import SquadPredictor
+from bert_tf2.squad.predictor import SquadPredictor
 from bert_tf2.finetune.assets import save_assets
 from bert_tf2.squad.model import SquadModel
 
@@ -334,3 +335,15 @@ def test_saved_models_in_a_fresh_process_equal_the_python_api(files):
   first = encoder.encode(singles[:1])[0]
   assert first["tokens"][:3] == ["[CLS]", "w1", "w2"]
   np.testing.assert_allclose(tokens, first["token_vectors"][:5], atol=1e-5)
+
+
+@pytest.mark.parametrize("name, home", [
+    ("ClassifierPredictor", "bert_tf2.classifier.predictor"),
+    ("SquadPredictor", "bert_tf2.squad.predictor")])
+def test_the_former_import_path_names_the_predictors_home(name, home):
+  # The task predictors moved from bert_tf2.predict (generic, no task) to
+  # their packages; the old import says where, in one line.
+  with pytest.raises(ImportError, match="from %s import %s" % (home, name)):
+    exec("from bert_tf2.predict import %s" % name)  # pylint: disable=exec-used
+  module = importlib.import_module(home)
+  assert getattr(module, name).__module__ == home

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 import modeling
-from bert_tf2.predict import SquadPredictor
+from bert_tf2.squad.predictor import SquadPredictor
 from bert_tf2.squad import pipeline
 from bert_tf2.squad.model import SquadModel
 from bert_tf2.squad.preprocessor import SquadPreprocessor

@@ -10,7 +10,7 @@ import pytest
 import tensorflow as tf
 
 from bert_tf2.common import InputError
-from bert_tf2.predict.squad import SquadPredictor
+from bert_tf2.squad.predictor import SquadPredictor
 from bert_tf2.squad import evaluate as squad_eval
 from bert_tf2.squad import pipeline
 from tests.squad import synthetic
