@@ -1,6 +1,6 @@
 """The raw-string SavedModels keep their documented serving contract.
 
-Every task's SavedModel, written through the public export functions from
+Every task's SavedModel, written as the scripts and predictors write it from
 a tiny model, has the signature names, input names, dtypes and shapes and
 output names, dtypes and shapes of tests/serving_contract_snapshot.json.
 The snapshot was written (UPDATE_SERVING_SNAPSHOT=1) before the servers
@@ -13,14 +13,15 @@ import os
 
 import pytest
 
-from bert_tf2.classifier import export as classifier_export
+from bert_tf2.classifier import serving as classifier_serving
 from bert_tf2.common import saved_model
+from bert_tf2.embedding import serving as embedding_serving
 from bert_tf2.embedding.encoder import SentenceEncoder
-from bert_tf2.embedding.export import export_encoder
 from bert_tf2.feature_extraction.predictor import FeatureEncoder
-from bert_tf2.multiple_choice.export import export_model as export_mc
+from bert_tf2.multiple_choice import serving as mc_serving
 from bert_tf2.multiple_choice.model import BertMultipleChoice
-from bert_tf2.ner import export as ner_export
+from bert_tf2.ner import serving as ner_serving
+from bert_tf2.ner.preprocessor import NerPreprocessor
 from bert_tf2.classifier.predictor import ClassifierPredictor
 from bert_tf2.squad.predictor import SquadPredictor
 from bert_tf2.classifier.model import BertClassifier
@@ -63,37 +64,45 @@ def _exports(d):
   ckpt = os.path.join(model_dir, "bert_model.ckpt")
   labels = ["a", "b", "c"]
 
-  def classifier(task, **kwargs):
-    return lambda out: classifier_export.export_saved_model(
-        task, ckpt, out, vocab, True, SEQ, kwargs.pop("labels", labels),
-        **kwargs)
+  def restored(model_fn):  # What the scripts' export does first.
+    return saved_model.restore_model(ModelTask(model_fn), ckpt)
+
+  def classifier(model_fn, label_list=labels, **kwargs):
+    def write(out):
+      model = restored(model_fn)
+      return classifier_serving.write_saved_model(
+          model, out, vocab, True, SEQ, label_list,
+          regression=model.regression, multi_label=model.multi_label,
+          **kwargs)
+    return write
 
   def predictor(**kwargs):
     return lambda out: ClassifierPredictor(
         config_file, ckpt, vocab, max_seq_length=SEQ, **kwargs).export(out)
 
   def ner(crf):
-    return lambda out: ner_export.export_saved_model(
-        ModelTask(lambda: BertTokenClassifier(cfg, 3, crf=crf)), ckpt, out,
-        vocab, True, SEQ, ["O", "B-PER", "I-PER"], doc_stride=4)
+    return lambda out: ner_serving.write_saved_model(
+        restored(lambda: BertTokenClassifier(cfg, 3, crf=crf)),
+        NerPreprocessor(vocab, labels=["O", "B-PER", "I-PER"],
+                        max_seq_length=SEQ, doc_stride=4), out)
 
   return {
-      "classifier": classifier(ModelTask(lambda: BertClassifier(cfg, 3))),
+      "classifier": classifier(lambda: BertClassifier(cfg, 3)),
       "classifier_sliding_window": classifier(
-          ModelTask(lambda: BertClassifier(cfg, 3)),
-          long_text="sliding_window", doc_stride=4),
-      "classifier_regression": classifier(
-          ModelTask(lambda: BertClassifier(cfg, 1)), labels=[None]),
+          lambda: BertClassifier(cfg, 3), long_text="sliding_window",
+          doc_stride=4),
+      "classifier_regression": classifier(lambda: BertClassifier(cfg, 1),
+                                          label_list=[None]),
       "classifier_multi_label": classifier(
-          ModelTask(lambda: BertClassifier(cfg, 3, multi_label=True))),
+          lambda: BertClassifier(cfg, 3, multi_label=True)),
       "classifier_predictor_sliding_window": predictor(
           label_list=labels, long_text="sliding_window", doc_stride=4),
       "ner": ner(crf=False),
       "ner_crf": ner(crf=True),
-      "multiple_choice": lambda out: export_mc(
-          BertMultipleChoice(cfg), vocab, SEQ, out),
-      "embedding": lambda out: export_encoder(
-          SentenceEncoder(cfg), vocab, out),
+      "multiple_choice": lambda out: mc_serving.write_saved_model(
+          BertMultipleChoice(cfg), out, vocab, max_seq_length=SEQ),
+      "embedding": lambda out: embedding_serving.write_saved_model(
+          SentenceEncoder(cfg), out, vocab),
       "features": lambda out: FeatureEncoder(
           config_file, ckpt, vocab, max_seq_length=SEQ,
           layers=(-1, 0)).export(out),

@@ -217,10 +217,12 @@ class ClassifierJob(Job):
                        [np.asarray(r, dtype=np.float32) for r in rows])
 
   def export(self, task, checkpoint):
+    from bert_tf2.classifier import serving  # pylint: disable=g-import-not-at-top
+    from bert_tf2.common import saved_model  # pylint: disable=g-import-not-at-top
     s = self.settings
-    from bert_tf2.classifier import export  # pylint: disable=g-import-not-at-top
-    export.export_saved_model(
-        task, checkpoint, s.export_dir, s.vocab_file, s.do_lower_case,
-        s.max_seq_length, self.label_list,
-        trim_padding=trim_padding_enabled(s),
+    model = saved_model.restore_model(task, checkpoint)
+    serving.write_saved_model(
+        model, s.export_dir, s.vocab_file, s.do_lower_case, s.max_seq_length,
+        self.label_list, what="--export_dir", regression=model.regression,
+        multi_label=model.multi_label, trim_padding=trim_padding_enabled(s),
         long_text=s.long_text, doc_stride=s.doc_stride)

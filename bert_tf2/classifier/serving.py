@@ -4,10 +4,37 @@ A `common.serving.TextServer` of the task's two homes: its preprocessor
 (`common.preprocessor.BertPreprocessor`: in-graph tokenizer, the one
 packer `tokenization.packing`, run_classifier.py's sliding windows and
 their mean) and its model's head (`classifier.model.head_outputs`), plus
-the label names. Signatures (listed in `bert_tf2.classifier.export`):
-serving_default (text_a), serving_pair (text_a, text_b), serving_ids.
-`export_dir` is written by `write_saved_model`, the one writer of the
-scripts' --export_dir and `ClassifierPredictor.export`.
+the label names. `write_saved_model` is the one writer of the scripts'
+--export_dir and `ClassifierPredictor.export`.
+
+Signatures (batch dimension free):
+  serving_default  text_a: tf.string [batch] -> probabilities, logits, label
+  serving_pair     text_a, text_b: tf.string [batch] -> (same)
+  serving_ids      input_ids, input_mask, segment_ids: int32 [batch, seq]
+                   -> (same)
+For a regression task (STS-B) the outputs are predictions and logits; for
+a multi-label task (`--label_column=a,b,c`) probabilities are per-label
+sigmoids, with logits and predicted (bool [batch, num_labels]: probability
+>= 0.5, as eval_results.txt's threshold).
+
+With long_text="sliding_window" (`--long_text=sliding_window`) the raw-string
+signatures cut text_a into the overlapping windows of
+`bert_tf2.classifier.long_text` (same rule, in graph:
+`tokenization.packing.pair_windows`), run every window and average each
+text's window logits before the softmax, as run_classifier.py's windowed
+predictions; they also return num_windows (int32 [batch]). serving_ids
+stays one row = one window.
+
+The raw-string signatures build the inputs exactly as
+`convert_single_example`: [CLS] a [SEP] (b [SEP]), longest-first pair
+truncation (the longer side loses a word piece, the second on ties), zero
+padding to max_seq_length. An empty text_b means a single sentence.
+
+Example:
+  >>> m = tf.saved_model.load(export_dir)                    # doctest: +SKIP
+  >>> m.signatures["serving_default"](
+  ...     text_a=tf.constant(["a gripping, beautiful film"]))  # doctest: +SKIP
+  {'label': <tf.Tensor: [b'pos']>, 'probabilities': ..., 'logits': ...}
 """
 
 import tensorflow as tf

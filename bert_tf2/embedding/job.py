@@ -134,9 +134,10 @@ class EmbeddingJob(Job):
 
   def export(self, task, checkpoint):
     from bert_tf2.common import saved_model  # pylint: disable=g-import-not-at-top
-    from bert_tf2.embedding import export  # pylint: disable=g-import-not-at-top
+    from bert_tf2.embedding import serving  # pylint: disable=g-import-not-at-top
     s = self.settings
     encoder = saved_model.restore_model(task, checkpoint)
     encoder.max_seq_length = s.max_seq_length
-    export.export_encoder(encoder, s.vocab_file, s.export_dir,
-                          do_lower_case=s.do_lower_case, what="--export_dir")
+    serving.write_saved_model(encoder, s.export_dir, s.vocab_file,
+                              do_lower_case=s.do_lower_case,
+                              what="--export_dir")

@@ -128,7 +128,8 @@ class BertMultipleChoice(task_model.TaskModel):
     return loss, {"logits": logits, "per_example_loss": per_example}
 
   def predict_outputs(self, features, logits=None):
-    """"logits" and softmax "probabilities", float32 [batch, choices]."""
+    """"logits" and softmax "probabilities", float32 [batch, choices] (of
+    `features`, or of `logits`: the SavedModel's answers too)."""
     if logits is None:
       logits = self(features, training=False)
     return {"logits": logits, "probabilities": tf.nn.softmax(logits, axis=-1)}

@@ -228,8 +228,13 @@ class NerJob(Job):
       print_results(result)
 
   def export(self, task, checkpoint):
+    from bert_tf2.common import saved_model  # pylint: disable=g-import-not-at-top
+    from bert_tf2.ner import serving  # pylint: disable=g-import-not-at-top
+    from bert_tf2.ner.preprocessor import NerPreprocessor  # pylint: disable=g-import-not-at-top
     s = self.settings
-    from bert_tf2.ner import export  # pylint: disable=g-import-not-at-top
-    export.export_saved_model(task, checkpoint, s.export_dir, s.vocab_file,
-                              s.do_lower_case, s.max_seq_length,
-                              self.label_list, doc_stride=s.doc_stride)
+    # run_ner.py's windows: max_seq_length every doc_stride pieces.
+    preprocessor = NerPreprocessor(
+        s.vocab_file, labels=self.label_list, do_lower_case=s.do_lower_case,
+        max_seq_length=s.max_seq_length, doc_stride=s.doc_stride)
+    serving.write_saved_model(saved_model.restore_model(task, checkpoint),
+                              preprocessor, s.export_dir, what="--export_dir")

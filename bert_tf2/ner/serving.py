@@ -85,14 +85,15 @@ def ids_outputs(model, preprocessor):
   return outputs
 
 
-def write_saved_model(model, preprocessor, export_dir, what="export_dir",
-                      extra_files=None):
-  """Writes NER's raw-text SavedModel (the signatures above) atomically."""
+def write_saved_model(model, preprocessor, export_dir, what="export_dir"):
+  """Writes NER's raw-text SavedModel (the signatures above) atomically,
+  with assets.extra.do_lower_case (how `EntityTagger` aligns words)."""
   server = ner_server(model, preprocessor)
   return server.write(export_dir, {
       "serving_default": server.text_signature(["text"]),
       "serving_ids": server.ids_signature(ids_outputs(model, preprocessor))},
-      what=what, extra_files=extra_files)
+      what=what, extra_files={"assets.extra.do_lower_case": "%s\n" % bool(
+          preprocessor.do_lower_case)})
 
 
 def _normalized(char, do_lower_case):

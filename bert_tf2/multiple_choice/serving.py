@@ -46,20 +46,19 @@ def check_inputs(context, choices):
   return context, tf.reshape(flat, shape)
 
 
-def outputs(features, logits, texts):
-  """The signature's answers from the choices' logits [batch, choices]."""
-  del features, texts
-  return {"probabilities": tf.nn.softmax(logits, axis=-1),
-          "logits": logits,
-          "label": tf.argmax(logits, axis=-1, output_type=tf.int32)}
-
-
-def export_model(model, vocab_file, max_seq_length, export_dir,
-                 do_lower_case=True, chunk_size=16, what="export_dir"):
-  """Writes the raw-string SavedModel of a BertMultipleChoice atomically:
-  a `common.serving.TextServer` of its preprocessor and model."""
+def write_saved_model(model, export_dir, vocab_file, do_lower_case=True,
+                      max_seq_length=128, chunk_size=16, what="export_dir"):
+  """Writes the raw-string SavedModel of a `BertMultipleChoice` atomically:
+  a `common.serving.TextServer` of its preprocessor and model, answering
+  the model's `predict_outputs` and the most probable choice's index."""
   preprocessor = MultipleChoicePreprocessor(
       vocab_file, do_lower_case=do_lower_case, max_seq_length=max_seq_length)
+
+  def outputs(features, logits, texts):
+    del texts
+    out = model.predict_outputs(features, logits)
+    out["label"] = tf.argmax(logits, axis=-1, output_type=tf.int32)
+    return out
   server = serving.TextServer(preprocessor, model, outputs,
                               chunk_size=chunk_size,
                               name="multiple_choice_server")

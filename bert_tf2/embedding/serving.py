@@ -10,7 +10,7 @@ normalised as the encoder; the serving contract of
 input only, invalid UTF-8 refused, chunks of `chunk_size` texts).
 
 Example:
-  >>> export_encoder(encoder, vocab_file, "/tmp/emb")      # doctest: +SKIP
+  >>> write_saved_model(encoder, "/tmp/emb", vocab_file)   # doctest: +SKIP
   >>> m = tf.saved_model.load("/tmp/emb")                   # doctest: +SKIP
   >>> m.signatures["serving_default"](text=tf.constant(["hi"]))  # doctest: +SKIP
   {'embeddings': <tf.Tensor: shape=(1, 384), dtype=float32, ...>}
@@ -21,9 +21,9 @@ from bert_tf2.common import serving
 from bert_tf2.common.preprocessor import BertPreprocessor
 
 
-def export_encoder(encoder, vocab_file, export_dir, do_lower_case=True,
-                   chunk_size=raw_text_serving.DEFAULT_CHUNK_SIZE,
-                   what="export_dir"):
+def write_saved_model(encoder, export_dir, vocab_file, do_lower_case=True,
+                      chunk_size=raw_text_serving.DEFAULT_CHUNK_SIZE,
+                      what="export_dir"):
   """Writes the raw-string SavedModel of `encoder` atomically: a
   `common.serving.TextServer` of a `BertPreprocessor` (one segment, cut to
   the encoder's max_seq_length) and the encoder."""

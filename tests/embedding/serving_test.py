@@ -8,7 +8,7 @@ import tensorflow as tf
 import modeling
 import tokenization
 from bert_tf2.embedding.encoder import SentenceEncoder
-from bert_tf2.embedding.export import export_encoder
+from bert_tf2.embedding.serving import write_saved_model
 
 
 def test_saved_model_equals_encode_and_serving_contract(tmp_path):
@@ -24,7 +24,7 @@ def test_saved_model_equals_encode_and_serving_contract(tmp_path):
   encoder.max_seq_length = 6
   # Truncated, unknown, empty; 5 texts in chunks of 2.
   texts = ["a b", "c cs a a b b b b b b", "\u00e9", "", "B"]
-  export_encoder(encoder, str(vocab), str(tmp_path / "m"), chunk_size=2)
+  write_saved_model(encoder, str(tmp_path / "m"), str(vocab), chunk_size=2)
   serve = tf.saved_model.load(str(tmp_path / "m")).signatures[
       "serving_default"]
   got = serve(text=tf.constant(texts))["embeddings"].numpy()

@@ -13,7 +13,7 @@ import tensorflow as tf
 import modeling
 import tokenization
 from bert_tf2.common import InputError
-from bert_tf2.multiple_choice.export import export_model
+from bert_tf2.multiple_choice.serving import write_saved_model
 from bert_tf2.multiple_choice.model import BertMultipleChoice
 from bert_tf2.multiple_choice.predictor import MultipleChoicePredictor
 
@@ -49,7 +49,8 @@ def exported(tmp_path_factory):
   predictor = MultipleChoicePredictor(
       model, tokenization.FullTokenizer(str(vocab)), 7)
   export_dir = str(d / "export")
-  export_model(model, str(vocab), 7, export_dir, chunk_size=2)
+  write_saved_model(model, export_dir, str(vocab), max_seq_length=7,
+                    chunk_size=2)
   return predictor, export_dir, d
 
 
