@@ -178,11 +178,10 @@ class BertClassifier(task_model.TaskModel):
     `multi_label_loss` on "label_ids" (or y), + the accuracy metric."""
     label_ids = task_model.labels(features, y, "label_ids")
     weights = task_model.example_weights(features)
+    loss, _ = self.head_loss(y_pred, label_ids)
     if self.multi_label:
-      loss, _ = multi_label_loss(y_pred, label_ids)
       return loss, {"exact_match": (
           exact_match(label_ids, tf.sigmoid(y_pred)), weights)}
-    loss, _ = classifier_loss(y_pred, label_ids, self.regression)
     if self.regression:
       return loss, {}
     return loss, {"accuracy": (task_model.correct(y_pred, label_ids),
@@ -195,16 +194,19 @@ class BertClassifier(task_model.TaskModel):
     """One output, the predicted value (STS-B): num_labels 1, one label."""
     return self.num_labels == 1 and not self.multi_label
 
+  def head_loss(self, logits, label_ids):
+    """(loss, per_example_loss): `multi_label_loss`, or `classifier_loss`
+    (regression when `regression`); the one loss of both paths."""
+    if self.multi_label:
+      return multi_label_loss(logits, label_ids)
+    return classifier_loss(logits, label_ids, self.regression)
+
   def loss_and_outputs(self, features, training=False):
     """(loss, outputs) on "label_ids" of `features`: the loss of
     `classifier_loss` (or `multi_label_loss`); outputs `head_outputs` and
     float32 [batch_size] "per_example_loss"."""
     logits = self(features, training=training)
-    if self.multi_label:
-      loss, per_example = multi_label_loss(logits, features["label_ids"])
-    else:
-      loss, per_example = classifier_loss(logits, features["label_ids"],
-                                          self.regression)
+    loss, per_example = self.head_loss(logits, features["label_ids"])
     outputs = self.predict_outputs(features, logits)
     outputs["per_example_loss"] = per_example
     return loss, outputs
