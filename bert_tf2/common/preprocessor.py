@@ -124,6 +124,16 @@ class BertPreprocessor(keras.layers.Layer):
       spec["window_example"] = keras.KerasTensor((None,), "int32")
     return spec
 
+  @classmethod
+  def from_config(cls, config):
+    """The layer of a saved config (a `.keras` file's): its vocabulary must
+    be the inline list of tokens `get_config` writes. A string there would
+    be opened as a path by `__init__` (a crafted file could read any local
+    file, or hang on a FIFO), so it is refused before any file is opened;
+    a path stays fine for a layer built in Python."""
+    check_saved_vocabulary(cls.__name__, config.get("vocabulary"))
+    return cls(**config)
+
   def get_config(self):
     config = super().get_config()
     config.update(vocabulary=self.vocabulary,
@@ -132,6 +142,29 @@ class BertPreprocessor(keras.layers.Layer):
     if self.long_text != "truncate":
       config.update(long_text=self.long_text, doc_stride=self.doc_stride)
     return config
+
+
+def check_saved_vocabulary(layer, vocabulary):
+  """Raises InputError unless `vocabulary` (from a saved config of `layer`)
+  is a list of str: never a path, nothing is opened.
+
+  >>> check_saved_vocabulary("BertPreprocessor", ["[PAD]", "a"])
+  >>> try:
+  ...   check_saved_vocabulary("BertPreprocessor", "/etc/hostname")
+  ... except InputError as e:
+  ...   print(e)
+  BertPreprocessor config: vocabulary is the str '/etc/hostname', not a list of tokens; a model file carries its vocabulary inline and a path in it is never opened
+  """
+  if isinstance(vocabulary, (list, tuple)) and all(
+      isinstance(token, str) for token in vocabulary):
+    return
+  if isinstance(vocabulary, str):
+    raise InputError(
+        "%s config: vocabulary is the str %r, not a list of tokens; a model "
+        "file carries its vocabulary inline and a path in it is never "
+        "opened" % (layer, vocabulary[:200]))
+  raise InputError("%s config: vocabulary is a %s, not a list of tokens "
+                   "(str)" % (layer, type(vocabulary).__name__))
 
 
 @layers.serializable
