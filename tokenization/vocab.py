@@ -10,6 +10,10 @@ in text mode), so ids match the original exactly:
   token's id is one less than its line index. This is the original's
   behaviour and is kept for parity, but it breaks the alignment of ids with
   a checkpoint's embedding rows, so each duplicate is logged as a warning;
+* a UTF-8 byte-order mark at the start of the file (Windows editors write
+  one) is dropped with a warning: the original keeps it in the first token
+  ('\\ufeff[PAD]', which no text can ever produce). Ids are unchanged, and a
+  file without a mark reads exactly as the original reads it;
 * a missing file, a directory, an empty file, or a line that is not valid
   UTF-8 raises `common.InputError` naming the file (and line).
 
@@ -30,6 +34,9 @@ import os
 from absl import logging
 
 from tokenization.errors import InputError
+
+
+_UTF8_BOM = b"\xef\xbb\xbf"
 
 
 class UnknownTokenError(KeyError):
@@ -72,6 +79,12 @@ def load_vocab(vocab_file, flag_name="vocab_file"):
   data = _read_bytes(vocab_file, flag_name)
   if not data:
     raise InputError("--%s=%s: file is empty" % (flag_name, vocab_file))
+  if data.startswith(_UTF8_BOM):
+    logging.warning(
+        "--%s=%s: starts with a UTF-8 byte-order mark; it is dropped (the "
+        "original would read the first token as %r)", flag_name, vocab_file,
+        data.split(b"\n", 1)[0].decode("utf-8", "replace").strip())
+    data = data[len(_UTF8_BOM):]
   lines = data.split(b"\n")
   if not lines[-1]:
     lines.pop()  # The text after the final newline, if empty, is not a line.

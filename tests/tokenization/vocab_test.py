@@ -31,6 +31,23 @@ def test_duplicates_keep_first_id_and_shift_later_ones(tmp_path, caplog):
   assert "line 4 is a duplicate of line 2" in caplog.text
 
 
+def test_utf8_byte_order_mark_is_dropped_with_a_warning(tmp_path, caplog):
+  """Issue 46: a vocab.txt saved with a BOM read its first token as
+  '\\ufeff[PAD]'; now the same ids and tokens as without the mark."""
+  text = "[PAD]\n[UNK]\n[CLS]\n[SEP]\nhello\n##s\n"
+  plain, marked = tmp_path / "plain.txt", tmp_path / "marked.txt"
+  plain.write_bytes(text.encode("utf-8"))
+  marked.write_bytes(b"\xef\xbb\xbf" + text.encode("utf-8"))
+  vocab = tokenization.load_vocab(str(marked))
+  assert dict(vocab) == dict(tokenization.load_vocab(str(plain)))
+  assert list(vocab)[0] == "[PAD]"
+  assert "marked.txt: starts with a UTF-8 byte-order mark" in caplog.text
+  tokenizer = tokenization.FullTokenizer(str(marked))
+  assert tokenizer.convert_ids_to_tokens([0]) == ["[PAD]"]
+  assert tokenizer.convert_tokens_to_ids(tokenizer.tokenize("hellos")) == [
+      4, 5]
+
+
 def test_missing_file_is_a_clear_error(tmp_path):
   with pytest.raises(InputError, match=r"--vocab_file=.*nope.txt: file not "
                      r"found"):
