@@ -20,6 +20,7 @@ from modeling.activations import get_activation
 from modeling.attention import SelfAttention
 from modeling.bert_model import BertModel
 from modeling.checkpoint import check_config_matches_checkpoint
+from modeling.checkpoint import checkpoint_sizes
 from modeling.checkpoint import get_assignment_map_from_checkpoint
 from modeling.checkpoint import init_from_checkpoint
 from modeling.checkpoint import InitReport

@@ -275,20 +275,88 @@ def encoder_shapes(config):
   return shapes
 
 
+_ENCODER_LAYER = re.compile(r"^bert/encoder/layer_(\d+)/")
+
+
+def checkpoint_sizes(shapes):
+  """{bert_config.json key: value} that a checkpoint's variable shapes fix.
+
+  From the original variable names: `vocab_size`, `hidden_size` (word
+  embeddings, else the first layer's query kernel), `type_vocab_size`,
+  `max_position_embeddings`, `intermediate_size` (the first layer's
+  intermediate kernel) and `num_hidden_layers` (how many distinct
+  bert/encoder/layer_N the checkpoint holds). `num_attention_heads` is not
+  among them: the query/key/value kernels are [hidden, hidden] whatever the
+  heads. A key whose variable is absent is left out.
+
+  Args:
+    shapes: {name: shape}, e.g. a CheckpointReader's variable_to_shape_map.
+
+  >>> checkpoint_sizes({"bert/embeddings/word_embeddings": [10, 8],
+  ...     "bert/encoder/layer_0/intermediate/dense/kernel": [8, 16],
+  ...     "bert/encoder/layer_1/output/dense/kernel": [16, 8]})
+  {'vocab_size': 10, 'hidden_size': 8, 'intermediate_size': 16, 'num_hidden_layers': 2}
+  """
+  sizes = {}
+  word = shapes.get("bert/embeddings/word_embeddings")
+  if word is not None and len(word) == 2:
+    sizes["vocab_size"], sizes["hidden_size"] = int(word[0]), int(word[1])
+  query = shapes.get("bert/encoder/layer_0/attention/self/query/kernel")
+  if "hidden_size" not in sizes and query is not None and len(query) == 2:
+    sizes["hidden_size"] = int(query[1])
+  for key, name in (("type_vocab_size", "token_type_embeddings"),
+                    ("max_position_embeddings", "position_embeddings")):
+    shape = shapes.get("bert/embeddings/" + name)
+    if shape is not None and len(shape) == 2:
+      sizes[key] = int(shape[0])
+  inner = shapes.get("bert/encoder/layer_0/intermediate/dense/kernel")
+  if inner is not None and len(inner) == 2:
+    sizes["intermediate_size"] = int(inner[1])
+  layers = {int(m.group(1)) for m in map(_ENCODER_LAYER.match, shapes) if m}
+  if layers:
+    sizes["num_hidden_layers"] = len(layers)
+  return sizes
+
+
 def check_config_matches_checkpoint(config, init_checkpoint,
-                                    flag="init_checkpoint"):
-  """Refuses a checkpoint whose encoder variables have other shapes than
-  `config` gives them: the error `init_from_checkpoint` would raise once the
-  model is built, from the checkpoint's index alone (before any output).
+                                    flag="init_checkpoint",
+                                    config_file="bert_config.json"):
+  """Refuses a checkpoint that contradicts a size of `config`: every key of
+  `checkpoint_sizes` (layers, hidden, intermediate, vocabulary, positions,
+  token types; a config lacking `num_hidden_layers` builds 12 layers, a
+  checkpoint with fewer or more is named), then any other encoder variable
+  of another shape (`encoder_shapes`). From the checkpoint's index alone:
+  before any model, record or output. One home for every script that starts
+  from a checkpoint.
 
   Raises:
-    InputError: naming the first variable and both shapes.
+    InputError: one line naming each contradicted key with the config's
+      value and the checkpoint's (or the first variable and both shapes).
   """
   prefix = resolve_checkpoint(init_checkpoint, flag)
   have = _reader(prefix, flag).get_variable_to_shape_map()
+  wrong = _size_mismatches(config, checkpoint_sizes(have))
+  if wrong:
+    raise InputError("--%s=%s: %s says %s; does it belong to this "
+                     "checkpoint?" % (flag, prefix, config_file, wrong))
   for name, want in encoder_shapes(config).items():
     if name in have and tuple(have[name]) != tuple(want):
       raise _shape_error(flag, prefix, name, have[name], want)
+
+
+def _size_mismatches(config, sizes):
+  """"key=a but the checkpoint has b; ..." for each key of `sizes` (from
+  `checkpoint_sizes`) that `config` contradicts; "" if none.
+
+  >>> from modeling.config import BertConfig
+  >>> config = BertConfig(vocab_size=10, hidden_size=8, num_hidden_layers=12,
+  ...                     num_attention_heads=2, intermediate_size=16)
+  >>> print(_size_mismatches(config, {"num_hidden_layers": 1}))
+  num_hidden_layers=12 but the checkpoint has 1
+  """
+  return "; ".join(
+      "%s=%s but the checkpoint has %d" % (key, getattr(config, key), value)
+      for key, value in sizes.items() if getattr(config, key) != value)
 
 
 def _read_tensor(reader, name, prefix, flag):

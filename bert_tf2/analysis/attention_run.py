@@ -33,6 +33,8 @@ def load_bert(bert_config_file, init_checkpoint):
   import modeling  # pylint: disable=g-import-not-at-top
   cli.require_file("bert_config_file", bert_config_file)
   config = modeling.BertConfig.from_json_file(bert_config_file)
+  modeling.check_config_matches_checkpoint(config, init_checkpoint,
+                                           config_file=bert_config_file)
   model = modeling.BertModel(config)
   ids = np.zeros((1, 2), np.int32)
   model({"input_ids": ids, "input_mask": np.ones_like(ids),

@@ -86,6 +86,9 @@ def read_dir(directory, do_lower_case=None):
   if tf.io.gfile.exists(original):
     config = modeling.BertConfig.from_json_file(original)
     prefix, hf = _one_checkpoint(directory), False
+    modeling.check_config_matches_checkpoint(config, prefix,
+                                             flag="checkpoint",
+                                             config_file=original)
   elif tf.io.gfile.exists(hf_config):
     from modeling import hf_import  # pylint: disable=g-import-not-at-top
     try:

@@ -61,7 +61,8 @@ def load_config_and_tokenizer(bert_config_file, vocab_file,
     raise InputError("--bert_config_file=%s: %s" % (bert_config_file, e))
   if init_checkpoint:
     # From the checkpoint's index: before any record or model is made.
-    modeling.check_config_matches_checkpoint(bert_config, init_checkpoint)
+    modeling.check_config_matches_checkpoint(
+        bert_config, init_checkpoint, config_file=bert_config_file)
   if max_seq_length is not None:
     modeling.check_sequence_length(bert_config, max_seq_length)
   tokenizer = tokenization.FullTokenizer(vocab_file=vocab_file,

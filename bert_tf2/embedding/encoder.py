@@ -156,8 +156,10 @@ class SentenceEncoder(lora.Adaptable, keras.Model):
                       else normalize)
         modeling.init_from_checkpoint(encoder.bert, tmp, flag=model_dir)
     else:
-      bert_config = modeling.BertConfig.from_json_file(
-          os.path.join(model_dir, "bert_config.json"))
+      config_file = os.path.join(model_dir, "bert_config.json")
+      bert_config = modeling.BertConfig.from_json_file(config_file)
+      modeling.check_config_matches_checkpoint(
+          bert_config, model_dir, flag=model_dir, config_file=config_file)
       encoder = cls(bert_config, pooling_mode or config_pooling.mode,
                     config_pooling.normalize if normalize is None
                     else normalize)

@@ -87,7 +87,8 @@ def check_flags(flags_values):
                        % f.masked_lm_prob)
     _special_ids(f.vocab_file)
   if f.init_checkpoint:
-    modeling.check_config_matches_checkpoint(config, f.init_checkpoint)
+    modeling.check_config_matches_checkpoint(
+        config, f.init_checkpoint, config_file=f.bert_config_file)
   if tf.io.gfile.exists(f.output_dir) and not tf.io.gfile.isdir(f.output_dir):
     raise InputError("--output_dir=%s: is a file, expected a directory"
                      % f.output_dir)

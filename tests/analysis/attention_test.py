@@ -115,7 +115,8 @@ def test_load_bert_rejects_mismatched_config(tiny_model_dir, tmp_path):
   config = str(tmp_path / "bert_config.json")
   with open(config, "w") as f:
     json.dump(bigger, f)
-  with pytest.raises(InputError, match="not in the checkpoint"):
+  with pytest.raises(InputError, match="num_hidden_layers=3 but the "
+                     "checkpoint has %d" % TINY["num_hidden_layers"]):
     attention_run.load_bert(config,
                             os.path.join(tiny_model_dir, "bert_model.ckpt"))
 

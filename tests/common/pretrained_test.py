@@ -96,7 +96,8 @@ def _copy(directory, tmp_path):
     (lambda d: (d / "vocab.txt").write_text("[PAD]\n"),
      "1 entries but the config's vocab_size is 12"),
     (lambda d: (d / "bert_config.json").write_text(json.dumps(dict(
-        CONFIG.to_dict(), intermediate_size=20))), "shape"),
+        CONFIG.to_dict(), intermediate_size=20))),
+     "intermediate_size=20 but the checkpoint has 24"),
 ])
 def test_bad_directories_are_one_line_errors(source, tmp_path, breakage,
                                              message):

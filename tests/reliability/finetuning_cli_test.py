@@ -58,8 +58,19 @@ CASES = [
          len(fixtures.VOCAB) + 5), "vocab_size=%d" % len(fixtures.VOCAB)]),
     ("run_classifier.py", _classifier_args, "checkpoint_of_another_shape",
      lambda p: dict(init_checkpoint=p["other_ckpt"]),
-     ["--init_checkpoint=", "bert/embeddings/word_embeddings",
-      "[%d, 24]" % len(fixtures.VOCAB), "[%d, 16]" % len(fixtures.VOCAB)]),
+     ["--init_checkpoint=", "bert_config.json says hidden_size=16 but the "
+      "checkpoint has 24; intermediate_size=32 but the checkpoint has 48"]),
+    # Issue 46: the layer count too (a 1-layer checkpoint trained 11 random
+    # layers; a deeper checkpoint lost its upper layers), before any output.
+    ("run_classifier.py", _classifier_args, "config_without_num_hidden_layers",
+     lambda p: dict(bert_config_file=p["config_no_layers"],
+                    init_checkpoint=p["ckpt"]),
+     ["--init_checkpoint=", "no_layers.json says num_hidden_layers=12 but "
+      "the checkpoint has 1"]),
+    ("run_squad.py", _squad_args, "checkpoint_with_more_layers",
+     lambda p: dict(init_checkpoint=p["ckpt_2_layers"]),
+     ["--init_checkpoint=", "bert_config.json says num_hidden_layers=1 but "
+      "the checkpoint has 2"]),
     # Issue 38: flag ranges, checked before anything is written.
     ("run_classifier.py", _classifier_args, "negative_learning_rate",
      lambda p: dict(learning_rate=-1), ["--learning_rate=-1.0: must be >= 0"]),

@@ -126,6 +126,11 @@ def _bad_inputs(d, p):
   j = lambda name: os.path.join(d, name)
   p["config_not_json"] = write_text(j("not_json.json"), '{"vocab_size": 10,')
   p["config_heads"] = write_json(j("heads.json"), config_dict(hidden_size=15))
+  no_layers = config_dict()
+  del no_layers["num_hidden_layers"]  # BERT-base's 12 by default.
+  p["config_no_layers"] = write_json(j("no_layers.json"), no_layers)
+  p["ckpt_2_layers"] = _checkpoint(config_dict(num_hidden_layers=2),
+                                   j(os.path.join("ckpt2", "bert_model.ckpt")))
   p["config_negative"] = write_json(j("negative.json"),
                                     config_dict(intermediate_size=-4))
   p["vocab_too_big"] = write_text(j("big_vocab.txt"), "\n".join(

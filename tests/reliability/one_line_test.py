@@ -43,10 +43,10 @@ def test_checkpoint_of_another_shape_is_one_line_and_writes_nothing(
       max_seq_length=16, train_batch_size=2))
   assert result.returncode == 1
   assert _lines(result) == [
-      "error: --init_checkpoint=%s: variable bert/embeddings/word_embeddings "
-      "has shape [%d, 24] in the checkpoint but [%d, 16] in the model (does "
-      "bert_config.json match this checkpoint?)" % (
-          inputs["other_ckpt"], len(fixtures.VOCAB), len(fixtures.VOCAB))]
+      "error: --init_checkpoint=%s: %s says hidden_size=16 but the "
+      "checkpoint has 24; intermediate_size=32 but the checkpoint has 48; "
+      "does it belong to this checkpoint?" % (inputs["other_ckpt"],
+                                              inputs["config"])]
   # Checked from the checkpoint's index, before records or assets.
   assert not os.path.exists(out) or not os.listdir(out)
 

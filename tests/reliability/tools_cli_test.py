@@ -46,8 +46,8 @@ CASES = [
      ["--vocab_file=", "no_cls_vocab.txt", "has no [CLS] token"]),
     ("extract_features.py", _extract_args, "checkpoint_of_another_shape",
      lambda p: dict(init_checkpoint=p["other_ckpt"]),
-     ["--init_checkpoint=", "bert/embeddings/word_embeddings",
-      "[%d, 24]" % len(fixtures.VOCAB), "[%d, 16]" % len(fixtures.VOCAB)]),
+     ["--init_checkpoint=", "bert_config.json says hidden_size=16 but the "
+      "checkpoint has 24; intermediate_size=32 but the checkpoint has 48"]),
     ("extract_features.py", _extract_args, "checkpoint_missing",
      lambda p: dict(init_checkpoint=os.path.join(p["dir"], "no", "x.ckpt")),
      ["--init_checkpoint=", "x.ckpt"]),
