@@ -148,6 +148,18 @@ def _answer_span(qa, qas_id, doc_tokens, char_to_word_offset, input_file):
   return orig_answer_text, start_position, end_position
 
 
+def _check_unique_id(first_seen, qas_id, where, input_file):
+  """Records question `qas_id` at `where` in `first_seen` {str(id): where};
+  raises InputError naming the file and id if it was seen before."""
+  key = str(qas_id)
+  if key in first_seen:
+    raise InputError(
+        "%s: question id %r is used twice (%s and %s); ids must be unique: "
+        "predictions.json is keyed by id, one answer would be lost"
+        % (input_file, qas_id, first_seen[key], where))
+  first_seen[key] = where
+
+
 def examples_from_json(input_data, is_training, version_2_with_negative=False,
                        input_file="<json>"):
   """Builds SquadExamples from the parsed "data" list of a SQuAD file.
@@ -162,11 +174,14 @@ def examples_from_json(input_data, is_training, version_2_with_negative=False,
     list of SquadExample.
 
   Raises:
-    InputError: a required field is missing or malformed.
+    InputError: a required field is missing or malformed, or two
+      questions share an id (predictions.json is keyed by id: one answer
+      would be lost).
   """
   if not isinstance(input_data, list):
     raise InputError("%s: field 'data' must be a list" % input_file)
   examples = []
+  first_seen = {}  # str(id): where; JSON keys are strings, so 1 is "1".
   for entry_index, entry in enumerate(input_data):
     paragraphs = _field(entry, "paragraphs", "data[%d]" % entry_index,
                         input_file, list)
@@ -178,6 +193,7 @@ def examples_from_json(input_data, is_training, version_2_with_negative=False,
       for qa_index, qa in enumerate(qas):
         qa_where = "%s.qas[%d]" % (where, qa_index)
         qas_id = _field(qa, "id", qa_where, input_file)
+        _check_unique_id(first_seen, qas_id, qa_where, input_file)
         question_text = _field(qa, "question", qa_where, input_file, str)
         start_position = None
         end_position = None

@@ -88,6 +88,13 @@ def read_train_examples(s):
   return examples
 
 
+def read_predict_examples(s):
+  """The questions of --predict_file (no answers read)."""
+  return squad_examples.read_squad_examples(
+      s.predict_file, is_training=False,
+      version_2_with_negative=s.version_2_with_negative)
+
+
 def read_dev_set(s):
   """The parsed --predict_file for evaluation during training.
 
@@ -166,6 +173,8 @@ class SquadJob(Job):
             "--num_train_epochs=%g gives no training step" % (
                 s.train_file, self.num_train_examples, s.train_batch_size,
                 s.num_train_epochs))
+    if s.do_predict:  # Read (and checked) before anything is written.
+      self.predict_examples = read_predict_examples(s)
 
   def check_periodic_eval(self):
     s = self.settings
@@ -238,9 +247,7 @@ class SquadJob(Job):
       return count
     if self.predict_features is None:  # eval and predict: one file.
       if self.predict_examples is None:
-        self.predict_examples = squad_examples.read_squad_examples(
-            s.predict_file, is_training=False,
-            version_2_with_negative=s.version_2_with_negative)
+        self.predict_examples = read_predict_examples(s)
       self.predict_features = write_features(
           s, self.tokenizer, self.predict_examples, False, path)
       logging.info("%s: %d questions, %d windows", s.predict_file,

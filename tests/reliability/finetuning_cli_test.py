@@ -71,6 +71,15 @@ CASES = [
      lambda p: dict(init_checkpoint=p["ckpt_2_layers"]),
      ["--init_checkpoint=", "bert_config.json says num_hidden_layers=1 but "
       "the checkpoint has 2"]),
+    # Issue 46: two questions of one id lost an answer in predictions.json;
+    # refused naming the file and id, the predict file before training.
+    ("run_squad.py", _squad_args, "duplicate_id_in_train_file",
+     lambda p: dict(train_file=p["squad_dup"]),
+     ["squad_dup.json: question id 'q0' is used twice "
+      "(data[0].paragraphs[0].qas[0] and data[0].paragraphs[1].qas[1])"]),
+    ("run_squad.py", _squad_args, "duplicate_id_in_predict_file",
+     lambda p: dict(do_predict="true", predict_file=p["squad_dup"]),
+     ["squad_dup.json: question id 'q0' is used twice"]),
     # Issue 38: flag ranges, checked before anything is written.
     ("run_classifier.py", _classifier_args, "negative_learning_rate",
      lambda p: dict(learning_rate=-1), ["--learning_rate=-1.0: must be >= 0"]),

@@ -117,6 +117,9 @@ def make_inputs(directory):
                 "answers": [{"text": "red", "answer_start": 11}]}]}
       for i in range(4)]}]}
   p["squad"] = write_json(os.path.join(d, "squad.json"), squad)
+  qas = squad["data"][0]["paragraphs"][1]["qas"]
+  qas.append(dict(qas[0], id="q0"))  # The id of paragraphs[0]'s question.
+  p["squad_dup"] = write_json(os.path.join(d, "squad_dup.json"), squad)
   _bad_inputs(d, p)
   return p
 

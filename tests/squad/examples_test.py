@@ -62,6 +62,24 @@ def test_bad_files_raise_clear_errors(tmp_path, content, message):
   assert path in str(info.value)
 
 
+@pytest.mark.parametrize("is_training", [True, False])
+@pytest.mark.parametrize("second_id", ["q1", 1])
+def test_duplicate_question_ids_are_refused(tmp_path, is_training,
+                                            second_id):
+  """Issue 46: predictions.json is keyed by id (a JSON key: 1 is "1"),
+  so two questions "q1" lost one answer without a word."""
+  first = "q1" if second_id == "q1" else "1"
+  qa = lambda i: {"id": i, "question": "who?",
+                  "answers": [{"text": "bob", "answer_start": 0}]}
+  path = _write(tmp_path, _squad("bob met ann", [qa(first), qa(second_id)]))
+  with pytest.raises(InputError) as info:
+    squad_examples.read_squad_examples(path, is_training=is_training)
+  assert str(info.value) == (
+      "%s: question id %r is used twice (data[0].paragraphs[0].qas[0] and "
+      "data[0].paragraphs[0].qas[1]); ids must be unique: predictions.json "
+      "is keyed by id, one answer would be lost" % (path, second_id))
+
+
 def test_missing_file(tmp_path):
   with pytest.raises(InputError, match="file not found"):
     squad_examples.read_squad_examples(str(tmp_path / "no.json"), False)
