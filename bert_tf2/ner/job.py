@@ -123,6 +123,12 @@ class NerJob(Job):
       logging.info("tag scheme of %s: %s", self._path("train_file"),
                    schemes.detect_scheme(s.tags for s in train_sentences))
     self.sentences = {"train": train_sentences}
+    # Read and checked now: an unknown dev tag is refused before
+    # label_list.txt or train.tf_record is written.
+    for split, wanted in (("eval", self.evaluates()),
+                          ("predict", s.do_predict)):
+      if wanted:
+        self.sentences[split] = self._read_split(split)
     self.windows = {}
     self.allowed = None
     if s.crf:
@@ -145,6 +151,16 @@ class NerJob(Job):
       return reader.labels_from_sentences(reader.read_conll(train), train)
     raise InputError("no label list: pass --labels_file, or have %s or %s" %
                      (train, saved))
+
+  def _read_split(self, split):
+    """The sentences of --dev_file ("eval", tags required) or --test_file
+    ("predict"), their tags checked against the label list if tagged."""
+    flag = "dev_file" if split == "eval" else "test_file"
+    sentences = reader.read_conll(self._path(flag),
+                                  require_tags=split == "eval")
+    if all(t is not None for x in sentences for t in x.tags):
+      reader.check_known_tags(sentences, self.label_list, self._path(flag))
+    return sentences
 
   def build_task(self):
     s = self.settings
@@ -178,14 +194,8 @@ class NerJob(Job):
     del pad_to  # Windows are merged back from every prediction.
     s = self.settings
     if split != "train":
-      flag = "dev_file" if split == "eval" else "test_file"
-      sentences = reader.read_conll(self._path(flag),
-                                    require_tags=split == "eval")
+      sentences = self.sentences[split]
       self.labelled = all(t is not None for x in sentences for t in x.tags)
-      if self.labelled:
-        reader.check_known_tags(sentences, self.label_list,
-                                self._path(flag))
-      self.sentences[split] = sentences
     sentences = self.sentences[split]
     windows = features_lib.write_windows(
         sentences, self.label_list, s.max_seq_length, s.doc_stride,
