@@ -29,6 +29,47 @@ def _tmp_name(path):
   return "%s.tmp-%s" % (path, uuid.uuid4().hex[:12])
 
 
+# The suffix `_tmp_name` adds to a file's name (".tmp-" + 12 hex digits).
+TMP_SUFFIX_LENGTH = len(".tmp-") + 12
+
+
+def too_long_name(path, suffix_length=TMP_SUFFIX_LENGTH):
+  """The message for a local `path` one of whose names is longer than its
+  file system allows (NAME_MAX bytes, 255 on most) once the last one gets
+  `suffix_length` more characters (a temporary name beside it); None if
+  every name fits, and for URLs (gs://...).
+
+  Example:
+    >>> too_long_name("/tmp/" + "a" * 250, 11)
+    'the name aaaaaaaaaaaaaaaaaaaaaaaa... is 250 bytes, 261 with the 11-character temporary suffix written beside it; the file system allows 255'
+    >>> too_long_name("/tmp/out.txt") is None
+    True
+  """
+  if not is_local(path):
+    return None
+  path = os.path.abspath(str(path))
+  existing = path
+  while not os.path.isdir(existing):
+    existing = os.path.dirname(existing)
+  try:
+    limit = os.pathconf(existing, "PC_NAME_MAX")
+  except (OSError, ValueError):
+    limit = 255
+  names = [n for n in path.split(os.sep) if n]
+  for i, name in enumerate(names):
+    size = len(os.fsencode(name))
+    extra = suffix_length if i == len(names) - 1 else 0
+    if size + extra > limit:
+      shown = name[:24] + "..." if len(name) > 27 else name
+      if size > limit or not extra:
+        return "the name %s is %d bytes; the file system allows %d" % (
+            shown, size, limit)
+      return ("the name %s is %d bytes, %d with the %d-character temporary "
+              "suffix written beside it; the file system allows %d"
+              % (shown, size, size + extra, extra, limit))
+  return None
+
+
 def replace(src, dst):
   """Renames src to dst, replacing dst: atomic locally, best effort remote."""
   if is_local(dst):

@@ -75,6 +75,8 @@ def visualize(bert_config_file, init_checkpoint, vocab_file, text_a,
     raise InputError("--output_file=%s: the PNG grid's path; the HTML page "
                      "is written next to it (%s)"
                      % (output_file, html_path(output_file)))
+  cli.require_output_file("output_file", output_file)
+  cli.require_output_file("output_file", html_path(output_file))
   cli.require_file("vocab_file", vocab_file)
   tokenization.validate_case_matches_checkpoint(do_lower_case,
                                                 init_checkpoint)

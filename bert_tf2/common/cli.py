@@ -29,6 +29,7 @@ from absl import flags
 from absl import logging
 
 from bert_tf2.common import run_lock
+from tokenization import atomic
 from tokenization.errors import InputError
 
 
@@ -193,6 +194,38 @@ def require_file(flag_name, path):
   if not exists(path):
     raise InputError("--%s=%s: file not found" % (flag_name, path))
   if isdir(path):
+    raise InputError("--%s=%s: is a directory, expected a file"
+                     % (flag_name, path))
+
+
+def require_output_file(flag_name, path,
+                        suffix_length=atomic.TMP_SUFFIX_LENGTH):
+  """Raises InputError unless `path` (a --flag value) can be written at the
+  end of the run: checked before the work, so a script never fails after
+  it on a missing directory, a directory in the file's place, or a name
+  too long once the atomic writer's temporary suffix (`suffix_length`
+  characters) is added. URLs (gs://...) are checked for the name only.
+
+  Example:
+    >>> try:
+    ...   require_output_file("output_file", "/no/such/dir/out.png")
+    ... except InputError as e:
+    ...   print(e)
+    --output_file=/no/such/dir/out.png: directory /no/such/dir does not exist
+  """
+  if not path:
+    raise InputError("--%s is required" % flag_name)
+  problem = atomic.too_long_name(path, suffix_length)
+  if problem:
+    raise InputError("--%s=%s: %s" % (flag_name, path, problem))
+  if not atomic.is_local(path):
+    return
+  parent = os.path.dirname(path)
+  if parent and not os.path.isdir(parent):
+    raise InputError("--%s=%s: directory %s %s" % (
+        flag_name, path, parent, "is not a directory"
+        if os.path.exists(parent) else "does not exist"))
+  if os.path.isdir(path):
     raise InputError("--%s=%s: is a directory, expected a file"
                      % (flag_name, path))
 

@@ -30,8 +30,14 @@ import tempfile
 from absl import logging
 import tensorflow as tf
 
+from tokenization import atomic
 from tokenization import flags as tokenization_flags
 from tokenization.errors import InputError
+
+# Written beside export_dir: the new export, then the previous one moved
+# aside (see write_saved_model).
+TMP_SUFFIX = ".tmp-export"
+OLD_SUFFIX = ".old-export"
 
 
 def restore_model(task, checkpoint):
@@ -60,11 +66,12 @@ def write_saved_model(module, export_dir, signatures, what="export_dir",
     InputError: export_dir exists and is not a SavedModel.
   """
   export_dir = str(export_dir).rstrip("/")
+  check_export_name(what, export_dir)
   if (tf.io.gfile.exists(export_dir) and
       not tf.io.gfile.exists(os.path.join(export_dir, "saved_model.pb"))):
     raise InputError("%s=%s exists and is not a SavedModel; not replacing it"
                      % (what, export_dir))
-  tmp = export_dir + ".tmp-export"
+  tmp = export_dir + TMP_SUFFIX
   if tf.io.gfile.exists(tmp):
     tf.io.gfile.rmtree(tmp)
   tf.saved_model.save(module, tmp, signatures=signatures)
@@ -74,7 +81,7 @@ def write_saved_model(module, export_dir, signatures, what="export_dir",
   # The previous export is moved aside, not deleted, until the new one is
   # in place: a kill at any point leaves a complete SavedModel at
   # export_dir, or (between the two renames) at export_dir + ".old-export".
-  old = export_dir + ".old-export"
+  old = export_dir + OLD_SUFFIX
   if tf.io.gfile.exists(export_dir):
     if tf.io.gfile.exists(old):
       tf.io.gfile.rmtree(old)
@@ -96,12 +103,27 @@ def check_export_dir(export_dir):
   """
   tokenization_flags.refuse_preserve_unused_tokens_with_export(export_dir)
   export_dir = str(export_dir).rstrip("/")
+  check_export_name("--export_dir", export_dir)
   if (tf.io.gfile.exists(export_dir) and
       not tf.io.gfile.exists(os.path.join(export_dir, "saved_model.pb"))):
     raise InputError("export_dir=%s exists and is not a SavedModel; not "
                      "replacing it" % export_dir)
   check_writable_parent("export_dir", export_dir)
   return export_dir
+
+
+def check_export_name(what, export_dir):
+  """Refuses an export_dir whose name, with the ".tmp-export" /
+  ".old-export" suffix of the directories written beside it, is longer
+  than the file system allows (it failed only after training).
+
+  Raises:
+    InputError: naming `what` (e.g. "--export_dir") and the name.
+  """
+  problem = atomic.too_long_name(export_dir, max(len(TMP_SUFFIX),
+                                                 len(OLD_SUFFIX)))
+  if problem:
+    raise InputError("%s=%s: %s" % (what, export_dir, problem))
 
 
 def check_writable_parent(flag, path):

@@ -40,6 +40,7 @@ def extract_to_file(input_file, output_file, bert_config_file,
   if pooling not in fe_output.POOLING_MODES:
     raise InputError("--pooling=%s: expected one of %s" % (
         pooling, ", ".join(fe_output.POOLING_MODES)))
+  cli.require_output_file("output_file", output_file)
   if export_dir:  # Refused before any output is written.
     from bert_tf2.common import saved_model  # pylint: disable=g-import-not-at-top
     saved_model.check_export_dir(export_dir)

@@ -12,6 +12,7 @@ Example:
 """
 
 from bert_tf2.common import InputError
+from bert_tf2.common import cli
 
 SPECIAL_TOKENS = ("[CLS]", "[SEP]", "[MASK]", "[UNK]")
 
@@ -111,6 +112,9 @@ def check_output_files(output_files, input_files, flag_name="output_file"):
     seen.add(key)
     if key in inputs:
       raise InputError("--%s: %s is also an input file" % (flag_name, path))
+    if "://" not in path:  # Directory, type and name length.
+      cli.require_output_file(flag_name, path)
+      continue
     parent = os.path.dirname(path)
     if parent and not _isdir(parent):
       raise InputError("--%s=%s: directory %s does not exist"

@@ -70,8 +70,7 @@ def main(_):
   # could be kept whole.
   tokenization_flags.refuse_preserve_unused_tokens(
       "create_vocab.py", why="splits words before any vocabulary exists")
-  if not FLAGS.output_file:
-    raise InputError("--output_file is required")
+  cli.require_output_file("output_file", FLAGS.output_file)
   if not FLAGS.input_file:
     raise InputError("--input_file is required")
   paths = cli.expand_globs("input_file", FLAGS.input_file)

@@ -45,6 +45,8 @@ def _files(argv):
 def main(argv):
   tokenization_flags.refuse_preserve_unused_tokens("evaluate_squad.py")
   data_file, pred_file = _files(argv)
+  if FLAGS.out_file:
+    cli.require_output_file("out_file", FLAGS.out_file)
   result = squad_eval.evaluate_files(data_file, pred_file,
                                      FLAGS.na_prob_file, FLAGS.na_prob_thresh,
                                      FLAGS.version)

@@ -163,3 +163,26 @@ def test_visualize_bad_inputs(tiny_model_dir, tmp_path):
     with pytest.raises(InputError, match=message):
       attention_run.visualize(**dict(args, **change))
   assert not os.path.exists(args["output_file"])
+
+
+def test_output_file_is_checked_before_the_model_is_loaded(
+    tiny_model_dir, tmp_path, monkeypatch):
+  """Issue 46: --output_file in a directory that does not exist failed
+  after the work (71 s on a real model), naming an internal temp file."""
+  def no_model(*unused_args):
+    raise AssertionError("the model was loaded before --output_file's check")
+  monkeypatch.setattr(attention_run, "load_bert", no_model)
+  d = tiny_model_dir
+  args = dict(bert_config_file=os.path.join(d, "bert_config.json"),
+              init_checkpoint=os.path.join(d, "bert_model.ckpt"),
+              vocab_file=os.path.join(d, "vocab.txt"), text_a="the cat")
+  missing = str(tmp_path / "no_dir" / "a.png")
+  with pytest.raises(InputError) as raised:
+    attention_run.visualize(output_file=missing, **args)
+  assert str(raised.value) == "--output_file=%s: directory %s does not exist" % (
+      missing, tmp_path / "no_dir")
+  long_name = str(tmp_path / ("a" * 240 + ".png"))  # 244 + 17 > 255.
+  with pytest.raises(InputError, match=r"--output_file=.*: the name a+\.\.\. "
+                     r"is 244 bytes, 261 with the 17-character temporary "
+                     r"suffix"):
+    attention_run.visualize(output_file=long_name, **args)

@@ -102,3 +102,31 @@ def test_error_is_printed_once(capfd, caplog):
   out, err = capfd.readouterr()
   assert (out, err) == ("", "error: --flag=x: bad\n")
   assert not [r for r in caplog.records if r.levelname == "ERROR"]
+
+
+def test_require_output_file(tmp_path):
+  """Issue 46: an output path that cannot be written is refused up front,
+  naming the flag: a missing directory, a file in the directory's place,
+  a directory in the file's place, a name too long with the temporary
+  suffix the atomic writer adds ("<name>.tmp-<12 hex>")."""
+  (tmp_path / "file").write_text("x")
+  (tmp_path / "dir").mkdir()
+  cases = [
+      (tmp_path / "no" / "out.txt", "directory %s does not exist"
+       % (tmp_path / "no")),
+      (tmp_path / "file" / "out.txt", "directory %s is not a directory"
+       % (tmp_path / "file")),
+      (tmp_path / "dir", "is a directory, expected a file"),
+      (tmp_path / ("b" * 239), "is 239 bytes, 256 with the 17-character "
+       "temporary suffix written beside it; the file system allows 255"),
+      (tmp_path / ("c" * 256) / "out.txt", "is 256 bytes; the file system "
+       "allows 255"),
+  ]
+  for path, message in cases:
+    with pytest.raises(InputError) as raised:
+      cli.require_output_file("output_file", str(path))
+    assert str(raised.value).startswith("--output_file=%s: " % path)
+    assert message in str(raised.value)
+  cli.require_output_file("output_file", str(tmp_path / ("d" * 238)))
+  with pytest.raises(InputError, match="--output_file is required"):
+    cli.require_output_file("output_file", "")

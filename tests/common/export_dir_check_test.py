@@ -35,3 +35,24 @@ def test_a_writable_place_passes_and_is_left_clean(tmp_path):
   export = str(tmp_path / "a" / "b")
   assert saved_model.check_export_dir(export + "/") == export
   assert os.listdir(tmp_path) == []
+
+
+def test_a_name_too_long_with_the_export_suffix_is_refused(tmp_path):
+  """Issue 46: a 248-character --export_dir failed only after training,
+  when ".tmp-export" made the name 259 bytes; refused up front, and by
+  write_saved_model itself (the predictors' export()) before saving."""
+  import tensorflow as tf  # pylint: disable=g-import-not-at-top
+  export = str(tmp_path / ("e" * 248))
+  want = ("--export_dir=%s: the name eeeeeeeeeeeeeeeeeeeeeeee... is 248 "
+          "bytes, 259 with the 11-character temporary suffix written beside "
+          "it; the file system allows 255" % export)
+  with pytest.raises(InputError) as e:
+    saved_model.check_export_dir(export)
+  assert str(e.value) == want
+  module = tf.Module()
+  with pytest.raises(InputError) as e:
+    saved_model.write_saved_model(module, export, {}, what="--export_dir")
+  assert str(e.value) == want
+  assert os.listdir(tmp_path) == []
+  assert saved_model.check_export_dir(str(tmp_path / ("e" * 244))) == str(
+      tmp_path / ("e" * 244))

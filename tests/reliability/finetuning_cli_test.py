@@ -80,6 +80,12 @@ CASES = [
     ("run_squad.py", _squad_args, "duplicate_id_in_predict_file",
      lambda p: dict(do_predict="true", predict_file=p["squad_dup"]),
      ["squad_dup.json: question id 'q0' is used twice"]),
+    # Issue 46: ".tmp-export" made a 248-character name too long only
+    # after training.
+    ("run_classifier.py", _classifier_args, "export_dir_name_too_long",
+     lambda p: dict(export_dir=os.path.join(p["dir"], "e" * 248)),
+     ["--export_dir=", "is 248 bytes, 259 with the 11-character temporary "
+      "suffix"]),
     # Issue 38: flag ranges, checked before anything is written.
     ("run_classifier.py", _classifier_args, "negative_learning_rate",
      lambda p: dict(learning_rate=-1), ["--learning_rate=-1.0: must be >= 0"]),
