@@ -13,6 +13,8 @@ it, without globbing anything the user gave as a literal path:
     prefix with glob characters it reads through symbolic links under a
     fresh temporary directory (alias "ckpt"), kept until the process exits;
   * `saved_model_dir(path)`: the same alias for a SavedModel directory;
+  * `load_saved_model(path)`: `tf.saved_model.load` of that alias (what
+    docs/prediction.md tells users to call for such directories);
   * `listed_checkpoint(directory)`: the prefix the `checkpoint` state file
     names, if its index exists (tf.train.latest_checkpoint without a glob);
   * `real_text(text)`: an error message with the aliases replaced by the
@@ -107,6 +109,15 @@ def saved_model_dir(path):
   alias = os.path.join(_alias_dir(), "saved_model")
   os.symlink(os.path.abspath(path), alias)
   return _alias(path, alias)
+
+
+def load_saved_model(path, **kwargs):
+  """`tf.saved_model.load(path, **kwargs)`, reading `path` literally: a
+  local export directory such as "run[1]/export" loads (TensorFlow globs
+  the variables path, so `tf.saved_model.load` itself fails there, naming
+  no cause). `real_text` turns the alias in an error back into `path`.
+  """
+  return tf.saved_model.load(saved_model_dir(path), **kwargs)
 
 
 def real_text(text):

@@ -6,6 +6,10 @@ share these: restore the task's model from a checkpoint, then save a
 it into place, so a failed export never leaves a half-written model. An
 existing directory is replaced only if it is a SavedModel.
 
+`load_saved_model(path)` (from `modeling.literal_paths`) loads an export as
+`tf.saved_model.load` does, in any directory a run accepts: TensorFlow
+reads a path holding [, ], * or ? (e.g. "run[1]/export") as a pattern.
+
 Example:
   >>> import os, tempfile
   >>> root = tempfile.mkdtemp()
@@ -30,6 +34,7 @@ import tempfile
 from absl import logging
 import tensorflow as tf
 
+from modeling.literal_paths import load_saved_model  # For users: see below.
 from tokenization import atomic
 from tokenization import flags as tokenization_flags
 from tokenization.errors import InputError

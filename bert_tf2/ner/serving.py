@@ -147,7 +147,7 @@ class EntityTagger(object):
 
   def __init__(self, export_dir):
     # An export_dir such as "ner[1]" is read literally, not as a pattern.
-    self.model = tf.saved_model.load(literal_paths.saved_model_dir(export_dir))
+    self.model = literal_paths.load_saved_model(export_dir)
     self.serve = self.model.signatures["serving_default"]
     flag = os.path.join(export_dir, "assets.extra.do_lower_case")
     self.do_lower_case = True

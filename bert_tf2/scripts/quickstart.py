@@ -98,7 +98,10 @@ def classify_sentences(export_dir, sentences):
   import tensorflow as tf  # pylint: disable=g-import-not-at-top
   # Registers the tokenizer ops the raw-string signature uses.
   import tensorflow_text  # pylint: disable=g-import-not-at-top,unused-import
-  serve = tf.saved_model.load(export_dir).signatures["serving_default"]
+  from modeling import literal_paths  # pylint: disable=g-import-not-at-top
+  # An --output_dir such as "run[1]" is read literally, not as a pattern.
+  serve = literal_paths.load_saved_model(export_dir).signatures[
+      "serving_default"]
   outputs = serve(text_a=tf.constant(sentences))
   labels = [l.decode("utf-8") for l in outputs["label"].numpy()]
   probabilities = outputs["probabilities"].numpy().max(axis=-1)
