@@ -5,8 +5,9 @@ network in tests): each must be one of INSTALLS, whose modules must import
 here. Every other line runs in one bash -e session from the repository root
 (a fresh clone's layout), with `python` the test's interpreter and `/tmp/`
 replaced by a temporary directory; the files the page says they write must
-then exist. One line is cut down: `questions long_text` runs on 40 of the
-2,225 articles (its full run takes about 10 CPU-minutes).
+then exist. Two lines are cut down: `questions long_text` runs on 40 of the
+2,225 articles (its full run takes about 10 CPU-minutes), `questions layers`
+on 40 of its 400 sentences.
 """
 
 import ast
@@ -135,7 +136,11 @@ def test_every_questions_command_runs_as_written(tmp_path):
   # long_text as written is the full run (about 15,000 windows through
   # MiniLM, ~10 CPU-minutes): the suite runs the same line on 40 articles
   # (a later --max_articles wins), which checks every flag and path of it.
-  commands = [c + " --max_articles=40" if "questions long_text" in c else c
+  # layers as written reads 400 sentences (two MiniLM passes each, then 16
+  # probes): the suite runs it on 40.
+  trims = {"questions long_text": " --max_articles=40",
+           "questions layers": " --sentences=40"}
+  commands = [c + "".join(t for k, t in trims.items() if k in c)
               for c in commands]
   proc = run_commands(commands, str(tmp_path) + "/")
   assert "tied to the word table: True" in proc.stdout
@@ -146,3 +151,4 @@ def test_every_questions_command_runs_as_written(tmp_path):
   assert "| accuracy | 1.000 | 1.000 | 1.000 | 1.000 |" in proc.stdout
   assert "at n = 2 d + d_ff = 2304" in proc.stdout
   assert "40 BBC articles (" in proc.stdout
+  assert "40 BBC sentences (10 held out)" in proc.stdout
