@@ -1013,6 +1013,15 @@ def run_layers(args):
     print("| %s | %.3f | %.2f | %.3f | %.3f | %.3f |" % ((name,) + row))
 
 
+def model_parser(sub, name):
+  """A sub-command that runs a checkpoint: --bert_config_file,
+  --init_checkpoint and --vocab_file, all required."""
+  p = sub.add_parser(name)
+  for flag in ("bert_config_file", "init_checkpoint", "vocab_file"):
+    p.add_argument("--" + flag, required=True)
+  return p
+
+
 def build_parser():
   parser = argparse.ArgumentParser(
       prog="python -m bert_tf2.analysis.questions")
@@ -1020,9 +1029,7 @@ def build_parser():
   p = sub.add_parser("tied")
   p.add_argument("--init_checkpoint", required=True)
   p.add_argument("--bert_config_file")
-  p = sub.add_parser("scale")
-  for name in ("bert_config_file", "init_checkpoint", "vocab_file"):
-    p.add_argument("--" + name, required=True)
+  p = model_parser(sub, "scale")
   p.add_argument("--sentences", type=int, default=50)
   p.add_argument("--max_seq_length", type=int, default=128)
   p = sub.add_parser("decode")
@@ -1036,26 +1043,18 @@ def build_parser():
   p = sub.add_parser("flops")
   p.add_argument("--hidden", type=int, default=384)
   p.add_argument("--intermediate", type=int, default=1536)
-  p = sub.add_parser("pooling")
-  for name in ("bert_config_file", "init_checkpoint", "vocab_file"):
-    p.add_argument("--" + name, required=True)
+  p = model_parser(sub, "pooling")
   p.add_argument("--per_category", type=int, default=20)
   p.add_argument("--max_seq_length", type=int, default=128)
-  p = sub.add_parser("long_text")
-  for name in ("bert_config_file", "init_checkpoint", "vocab_file"):
-    p.add_argument("--" + name, required=True)
+  p = model_parser(sub, "long_text")
   p.add_argument("--max_articles", type=int, default=0,
                  help="0: all 2,225 (spread evenly over the sorted files)")
   p.add_argument("--max_seq_length", type=int, default=128)
   p.add_argument("--doc_stride", type=int, default=64)
-  p = sub.add_parser("self_attention")
-  for name in ("bert_config_file", "init_checkpoint", "vocab_file"):
-    p.add_argument("--" + name, required=True)
+  p = model_parser(sub, "self_attention")
   p.add_argument("--sentences", type=int, default=50)
   p.add_argument("--max_seq_length", type=int, default=128)
-  p = sub.add_parser("layers")
-  for name in ("bert_config_file", "init_checkpoint", "vocab_file"):
-    p.add_argument("--" + name, required=True)
+  p = model_parser(sub, "layers")
   p.add_argument("--sentences", type=int, default=400)
   p.add_argument("--max_seq_length", type=int, default=64)
   p.add_argument("--max_pairs", type=int, default=20,
