@@ -7,7 +7,8 @@ here. Every other line runs in one bash -e session from the repository root
 replaced by a temporary directory; the files the page says they write must
 then exist. Two lines are cut down: `questions long_text` runs on 40 of the
 2,225 articles (its full run takes about 10 CPU-minutes), `questions layers`
-on 40 of its 400 sentences.
+on 40 of its 400 sentences, `questions nonlinearity` on 40 of its 300
+articles.
 """
 
 import ast
@@ -137,8 +138,10 @@ def test_every_questions_command_runs_as_written(tmp_path):
   # MiniLM, ~10 CPU-minutes): the suite runs the same line on 40 articles
   # (a later --max_articles wins), which checks every flag and path of it.
   # layers as written reads 400 sentences (two MiniLM passes each, then 16
-  # probes): the suite runs it on 40.
+  # probes), nonlinearity 300 articles (six passes each): the suite runs
+  # them on 40.
   trims = {"questions long_text": " --max_articles=40",
+           "questions nonlinearity": " --max_articles=40",
            "questions layers": " --sentences=40"}
   commands = [c + "".join(t for k, t in trims.items() if k in c)
               for c in commands]
@@ -152,3 +155,4 @@ def test_every_questions_command_runs_as_written(tmp_path):
   assert "at n = 2 d + d_ff = 2304" in proc.stdout
   assert "40 BBC articles (" in proc.stdout
   assert "40 BBC sentences (10 held out)" in proc.stdout
+  assert "| LayerNorm -> fixed scale |" in proc.stdout

@@ -74,6 +74,61 @@ def test_projection_free_attention_is_the_model_with_identity_q_and_k(tiny):
                              atol=1e-5)
 
 
+def tiny_attention(tiny, kind, mask=None):
+  """The tiny model's layer-0 attention probabilities [heads, S, S] under
+  nonlinearity_patch(kind)."""
+  _, _, model = tiny
+  ids = np.array([[101, 2023, 2003, 1037, 3231, 102]], np.int32)
+  features = {"input_ids": ids}
+  if mask is not None:
+    features["input_mask"] = np.array([mask], np.int32)
+  with questions.nonlinearity_patch(kind):
+    out = model(features, return_attention_probs=True)
+  return np.asarray(out["attention_probs"][0])[0]
+
+
+def test_softmax_replacements_inside_the_model(tiny):
+  mask = [1, 1, 1, 1, 0, 0]
+  uniform = tiny_attention(tiny, "softmax -> uniform", mask)
+  np.testing.assert_allclose(uniform[..., :4], 0.25, atol=1e-6)
+  np.testing.assert_allclose(uniform[..., 4:], 0.0, atol=1e-6)
+  linear = tiny_attention(tiny, "softmax -> shifted linear", mask)
+  np.testing.assert_allclose(linear.sum(-1), 1.0, atol=1e-5)
+  assert linear.min() >= 0 and np.abs(linear[..., 4:]).max() < 1e-6
+  # Linear in the scores: the ratios of (weight - the row's smallest) are
+  # those of the softmax's log-probabilities shifted the same way.
+  logp = np.log(tiny_attention(tiny, "as trained", mask)[..., :4])
+  shifted = logp - logp.min(-1, keepdims=True)
+  np.testing.assert_allclose(linear[..., :4],
+                             shifted / shifted.sum(-1, keepdims=True),
+                             atol=1e-4)
+
+
+def test_fixed_scale_layer_norm_is_layer_norm_at_the_rows_own_scale():
+  from modeling import ops  # pylint: disable=g-import-not-at-top
+  rng = np.random.RandomState(0)
+  x, gamma, beta = rng.normal(size=(1, 8)), rng.normal(size=8), rng.normal(
+      size=8)
+  exact = np.asarray(ops.layer_norm(x.astype(np.float32), gamma, beta))
+  fixed = np.asarray(questions.fixed_scale_layer_norm(x, gamma, beta,
+                                                      x.std()))
+  np.testing.assert_allclose(fixed, exact, atol=1e-5)
+  # And affine in x: the division by each token's spread is what it drops.
+  f = lambda v: np.asarray(questions.fixed_scale_layer_norm(v, gamma, beta,
+                                                            2.0))
+  y = rng.normal(size=(1, 8))
+  np.testing.assert_allclose(f(x + y) - f(y), f(x) - f(0 * x), atol=1e-12)
+
+
+def test_layer_norm_calibration_records_every_layer_norm(tiny):
+  _, _, model = tiny
+  record = {}
+  with questions.nonlinearity_patch("as trained", record=record):
+    model({"input_ids": np.array([[101, 2023, 2003, 102]], np.int32)})
+  assert len(record) == 1 + 2 * TINY["num_hidden_layers"]
+  assert all(len(v) == 4 for v in record.values())
+
+
 def test_self_weight_against_known_maps():
   n = 5
   assert questions.self_weight(np.eye(n)) == (1.0, 1.0)
@@ -315,6 +370,9 @@ def test_every_command_runs_on_a_tiny_checkpoint(tiny, command, capsys):
                          "--init_checkpoint=" + prefix,
                          "--vocab_file=" + vocab, "--sentences=3",
                          "--max_seq_length=24"],
+      "nonlinearity": ["--bert_config_file=" + config_file,
+                       "--init_checkpoint=" + prefix, "--vocab_file=" + vocab,
+                       "--max_articles=30", "--max_seq_length=24"],
       "layers": ["--bert_config_file=" + config_file,
                  "--init_checkpoint=" + prefix, "--vocab_file=" + vocab,
                  "--sentences=8", "--max_seq_length=24", "--max_pairs=5"],
