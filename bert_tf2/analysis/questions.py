@@ -22,11 +22,24 @@ each printing one Markdown table:
            [--max_articles=N --max_seq_length=S --doc_stride=K]
            BBC topic by a logistic regression on frozen article vectors:
            the first window (truncation) vs the mean of sliding windows
+  self_attention --bert_config_file --init_checkpoint --vocab_file
+           [--sentences=N] how much weight each token puts on itself, with
+           the trained Q/K and with Q = K = V = the layer's input
+  nonlinearity --bert_config_file --init_checkpoint --vocab_file
+           [--max_articles=N] GELU, softmax and LayerNorm replaced one at a
+           time: the change of the mean-pooled vectors and a topic probe
+  layers   --bert_config_file --init_checkpoint --vocab_file [--sentences=N
+           --max_seq_length=S --max_pairs=M --seed=K]
+           position through the layers on BBC sentences: linear probes of
+           each token's index and of the order of two tokens (held-out
+           sentences), and how much each layer's output changes when the
+           words are shuffled
 
 The pure functions below take numpy arrays (shapes in the docstrings).
 """
 
 import argparse
+import contextlib
 
 import numpy as np
 
@@ -73,7 +86,8 @@ def tied_report(shapes):
   Returns:
     dict: word_embeddings (shape), mlm_head ({name: shape} under
     cls/predictions), output_matrices (names), tied (bool: the head has no
-    matrix of its own and the only [vocab, hidden] matrix is the word table).
+    matrix of its own and the only [vocab, hidden] matrix is the word table;
+    False without a head: `tied_answer` words that case).
   """
   shapes = model_variables(shapes)
   if WORD not in shapes:
@@ -85,6 +99,17 @@ def tied_report(shapes):
   return {"word_embeddings": list(shapes[WORD]), "mlm_head": head,
           "output_matrices": matrices,
           "tied": bool(head) and matrices == [WORD]}
+
+
+def tied_answer(report):
+  """The answer's words: True / False, or that there is no head to tie.
+
+  >>> tied_answer({"mlm_head": {}, "tied": False})
+  'no MLM head saved'
+  >>> tied_answer({"mlm_head": {"cls/predictions/output_bias": [5]}, "tied": True})
+  'True'
+  """
+  return str(report["tied"]) if report["mlm_head"] else "no MLM head saved"
 
 
 def model_tie_check(config):
@@ -462,6 +487,367 @@ def window_bucket(count):
   raise ValueError("count must be >= 1, got %r" % count)
 
 
+# --- nonlinearity -----------------------------------------------------------
+
+NONLINEARITIES = ("as trained", "GELU -> identity", "softmax -> uniform",
+                  "softmax -> shifted linear", "LayerNorm -> fixed scale")
+
+
+def uniform_attention(scores):
+  """Softmax replaced by a uniform row over the keys not masked out.
+
+  Args:
+    scores: float Tensor [..., S] (masked keys carry -10000 added).
+  """
+  import tensorflow as tf  # pylint: disable=g-import-not-at-top
+  keep = tf.cast(scores > -5000.0, scores.dtype)
+  return keep / tf.reduce_sum(keep, axis=-1, keepdims=True)
+
+
+def shifted_linear_attention(scores):
+  """Softmax replaced by a linear normalisation: (s - min) / sum(s - min)
+  over the keys not masked out (no exponential)."""
+  import tensorflow as tf  # pylint: disable=g-import-not-at-top
+  keep = scores > -5000.0
+  low = tf.reduce_min(tf.where(keep, scores, tf.reduce_max(scores, -1,
+                                                           keepdims=True)),
+                      axis=-1, keepdims=True)
+  # The row's smallest key keeps a tiny weight: no row sums to 0.
+  shifted = tf.where(keep, scores - low + 1e-6, 0.0)
+  return shifted / tf.reduce_sum(shifted, axis=-1, keepdims=True)
+
+
+def fixed_scale_layer_norm(x, gamma, beta, scale):
+  """LayerNorm with the per-token standard deviation replaced by a constant:
+  gamma * (x - mean(x)) / scale + beta, affine in x.
+
+  Args:
+    x: float [..., width] (numpy or Tensor); gamma, beta: float [width];
+    scale: float.
+
+  >>> np.asarray(fixed_scale_layer_norm(np.array([[1.0, 3.0]]), np.ones(2),
+  ...                                   np.zeros(2), 2.0))
+  array([[-0.5,  0.5]])
+  """
+  import keras  # pylint: disable=g-import-not-at-top
+  centred = x - keras.ops.mean(x, axis=-1, keepdims=True)
+  return keras.ops.cast(gamma, centred.dtype) * centred / scale + (
+      keras.ops.cast(beta, centred.dtype))
+
+
+def nonlinearity_patch(kind, scales=None, record=None):
+  """A context in which BERT's forward pass has one non-linearity replaced.
+
+  Args:
+    kind: one of NONLINEARITIES past the GELU one (GELU -> identity is a
+      config change: `hidden_act` "linear"); "as trained" patches nothing.
+    scales: {id of a LayerNorm's gamma variable: float}, the fixed scale
+      of each LayerNorm (for "LayerNorm -> fixed scale").
+    record: optional {id of gamma: [standard deviations]}: with kind "as
+      trained", every LayerNorm's per-token standard deviations are
+      appended (the calibration pass for the fixed scales).
+
+  The patches replace tf.nn.softmax (used by modeling/attention.py) and
+  modeling.ops.layer_norm (used by modeling.LayerNorm) for the duration of
+  the context only.
+  """
+  from unittest import mock  # pylint: disable=g-import-not-at-top
+  import tensorflow as tf  # pylint: disable=g-import-not-at-top
+  from modeling import ops  # pylint: disable=g-import-not-at-top
+  original = ops.layer_norm
+
+  def recording(x, gamma=None, beta=None, epsilon=1e-12):
+    _, variance = tf.nn.moments(tf.cast(x, tf.float32), axes=[-1])
+    record.setdefault(id(gamma), []).extend(
+        np.sqrt(np.asarray(variance) + epsilon).ravel().tolist())
+    return original(x, gamma, beta, epsilon)
+
+  def fixed(x, gamma=None, beta=None, epsilon=1e-12):
+    del epsilon
+    x = tf.cast(x, tf.float32)
+    return fixed_scale_layer_norm(x, gamma, beta, scales[id(gamma)])
+
+  if kind == "softmax -> uniform":
+    return mock.patch.object(tf.nn, "softmax", uniform_attention)
+  if kind == "softmax -> shifted linear":
+    return mock.patch.object(tf.nn, "softmax", shifted_linear_attention)
+  if kind == "LayerNorm -> fixed scale":
+    return mock.patch.object(ops, "layer_norm", fixed)
+  if kind == "as trained" and record is not None:
+    return mock.patch.object(ops, "layer_norm", recording)
+  if kind in ("as trained", "GELU -> identity"):
+    return contextlib.nullcontext()
+  raise ValueError("unknown kind %r" % kind)
+
+
+# --- self_attention ---------------------------------------------------------
+
+def softmax(logits):
+  """Softmax over the last axis (numpy, max-subtracted)."""
+  z = np.exp(logits - logits.max(axis=-1, keepdims=True))
+  return z / z.sum(axis=-1, keepdims=True)
+
+
+def projection_free_attention(x, num_heads):
+  """Attention with Q = K = V = the input: no projection matrices.
+
+  Each head takes its slice of the hidden vector as query and key
+  (`attention_logits` with identity kernels and zero biases), scaled by
+  1/sqrt(d) as in BERT.
+
+  Args:
+    x: float [S, H], the layer's input; num_heads: int N.
+
+  Returns:
+    float [N, S, S], rows summing to 1.
+
+  >>> p = projection_free_attention(np.eye(4) * 10.0, 2)
+  >>> np.round(np.diagonal(p, axis1=1, axis2=2), 2).tolist()[0]
+  [1.0, 1.0, 0.25, 0.25]
+  """
+  h = x.shape[1]
+  eye, zero = np.eye(h), np.zeros(h)
+  logits = attention_logits(x, eye, zero, eye, zero, num_heads)
+  return softmax(logits / np.sqrt(h // num_heads))
+
+
+def self_weight(probs):
+  """(mean weight a token puts on itself, share of rows where it is the max).
+
+  Args:
+    probs: float [..., S, S] attention (rows = queries).
+
+  >>> self_weight(np.array([[0.7, 0.3], [0.6, 0.4]]))
+  (0.55, 0.5)
+  """
+  diag = np.diagonal(probs, axis1=-2, axis2=-1)
+  top = np.argmax(probs, axis=-1) == np.arange(probs.shape[-1])
+  return float(diag.mean()), float(top.mean())
+
+
+# --- layers -----------------------------------------------------------------
+
+def pack_words(pieces, order, cls_id, sep_id):
+  """[CLS] + the words' pieces in `order` + [SEP].
+
+  Args:
+    pieces: list over W words of lists of int piece ids.
+    order: int [W], the words' order (a permutation of 0..W-1).
+    cls_id, sep_id: ints.
+
+  Returns:
+    (ids, word): int numpy [n] each: the input ids, and for each token the
+    index of its word in `pieces` (-1 for [CLS] and [SEP]).
+
+  >>> ids, word = pack_words([[7], [8, 9]], [1, 0], 1, 2)
+  >>> ids.tolist(), word.tolist()
+  ([1, 8, 9, 7, 2], [-1, 1, 1, 0, -1])
+  """
+  ids, word = [cls_id], [-1]
+  for w in order:
+    ids += list(pieces[w])
+    word += [w] * len(pieces[w])
+  return np.array(ids + [sep_id]), np.array(word + [-1])
+
+
+def shuffled_token_index(word, shuffled_word):
+  """For each token of the original order, its index in the shuffled one.
+
+  Args:
+    word, shuffled_word: int [n] from `pack_words` (the same words in two
+      orders).
+
+  Returns:
+    int numpy [n] ([CLS] and [SEP] keep their places).
+
+  >>> shuffled_token_index(np.array([-1, 0, 1, 1, -1]),
+  ...                      np.array([-1, 1, 1, 0, -1])).tolist()
+  [0, 3, 1, 2, 4]
+  """
+  word, shuffled_word = np.asarray(word), np.asarray(shuffled_word)
+  out = np.arange(word.size)
+  for w in np.unique(word[word >= 0]):
+    out[word == w] = np.nonzero(shuffled_word == w)[0]
+  return out
+
+
+def order_pairs(n, max_pairs, rng):
+  """Token pairs (a, b) of one sentence of n tokens, [CLS] / [SEP] left out.
+
+  Args:
+    n: int >= 4.
+    max_pairs: int, at most this many random pairs.
+    rng: numpy RandomState (which pairs, and which way round).
+
+  Returns:
+    (pairs, neighbours): int numpy [m, 2] each: random pairs and every
+    adjacent pair, each flipped with probability 1/2 (so "b after a" is
+    true about half the time).
+  """
+  a, b = np.triu_indices(n - 2, 1)
+  keep = rng.permutation(a.size)[:max_pairs]
+  pairs = np.stack([a[keep], b[keep]], axis=1) + 1
+  near = np.stack([np.arange(1, n - 2), np.arange(2, n - 1)], axis=1)
+  for p in (pairs, near):
+    flip = rng.rand(len(p)) < 0.5
+    p[flip] = p[flip][:, ::-1]
+  return pairs, near
+
+
+def position_probe(train_x, train_pos, test_x, test_pos):
+  """Ridge regression (standardised features, penalty by CV on the train
+  set) of a token's index from its vector.
+
+  Returns:
+    (R^2, mean absolute error in tokens) on the test tokens.
+  """
+  from sklearn.linear_model import RidgeCV  # pylint: disable=g-import-not-at-top
+  from sklearn.pipeline import make_pipeline  # pylint: disable=g-import-not-at-top
+  from sklearn.preprocessing import StandardScaler  # pylint: disable=g-import-not-at-top
+  model = make_pipeline(StandardScaler(), RidgeCV(alphas=np.logspace(-2, 4, 7)))
+  guess = model.fit(train_x, train_pos).predict(test_x)
+  test_pos = np.asarray(test_pos, np.float64)
+  sst = np.sum((test_pos - np.mean(train_pos)) ** 2)
+  return (float(1.0 - np.sum((test_pos - guess) ** 2) / sst),
+          float(np.mean(np.abs(test_pos - guess))))
+
+
+def order_probe(train_x, train_y, tests):
+  """`probe_predictions` of "b comes after a" from v_b - v_a.
+
+  Args:
+    train_x: float [m, H] differences; train_y: bool [m].
+    tests: list of (x [m_i, H], y [m_i]) test sets.
+
+  Returns:
+    list of floats, the accuracy on each test set.
+  """
+  guess = probe_predictions(train_x, train_y,
+                            np.concatenate([x for x, _ in tests]))
+  ends = np.cumsum([len(y) for _, y in tests])[:-1]
+  return [float(np.mean(g == np.asarray(y)))
+          for g, (_, y) in zip(np.split(guess, ends), tests)]
+
+
+def layer_outputs(model, ids):
+  """The embedding output and every layer's output for one sequence.
+
+  Args:
+    model: a BertModel; ids: int [n].
+
+  Returns:
+    float32 numpy [L + 1, n, H] (index 0: the embeddings after LayerNorm).
+  """
+  out = model({"input_ids": np.asarray(ids, np.int32)[None]})
+  return np.stack([np.asarray(out["embedding_output"])[0]] + [
+      np.asarray(x)[0] for x in out["encoder_outputs"]])
+
+
+def sentence_features(model, word_table, pieces, cls_id, sep_id, rng,
+                      max_pairs):
+  """What the layer probes need from one sentence, original and shuffled.
+
+  Args:
+    model: a BertModel; word_table: float [V, H], its word embeddings.
+    pieces: list over W >= 2 words of lists of piece ids.
+    cls_id, sep_id: ints.
+    rng: numpy RandomState (the word shuffle and the pairs).
+    max_pairs: int, random pairs per sentence.
+
+  Returns:
+    dict of numpy arrays, "tokens" meaning tokens 1..n-2 ([CLS] and [SEP]
+    left out) and R = L + 2 rows of vectors (the word rows alone, then the
+    embedding output and each layer's output): vectors [R, tokens, H],
+    position [tokens], pair_diff / near_diff [R, m, H] (v_b - v_a),
+    pair_after / near_after bool [m], shuffle_cos [R, tokens] (each token's
+    cosine with itself in the sentence with its words shuffled).
+  """
+  ids, word = pack_words(pieces, np.arange(len(pieces)), cls_id, sep_id)
+  perm = rng.permutation(len(pieces))
+  while np.all(perm == np.arange(len(pieces))):
+    perm = rng.permutation(len(pieces))
+  shuffled_ids, shuffled_word = pack_words(pieces, perm, cls_id, sep_id)
+  where = shuffled_token_index(word, shuffled_word)
+  table = np.asarray(word_table)
+  vectors = np.concatenate([table[ids][None], layer_outputs(model, ids)])
+  shuffled = np.concatenate([table[shuffled_ids][None],
+                             layer_outputs(model, shuffled_ids)])[:, where]
+  dot = np.sum(vectors * shuffled, axis=-1)
+  cos = dot / (np.linalg.norm(vectors, axis=-1)
+               * np.linalg.norm(shuffled, axis=-1))
+  pairs, near = order_pairs(len(ids), max_pairs, rng)
+  tokens = slice(1, len(ids) - 1)
+  return {"vectors": vectors[:, tokens],
+          "position": np.arange(len(ids))[tokens],
+          "pair_diff": vectors[:, pairs[:, 1]] - vectors[:, pairs[:, 0]],
+          "pair_after": pairs[:, 1] > pairs[:, 0],
+          "near_diff": vectors[:, near[:, 1]] - vectors[:, near[:, 0]],
+          "near_after": near[:, 1] > near[:, 0],
+          "shuffle_cos": cos[:, tokens]}
+
+
+def layer_table(train, test):
+  """Per row of vectors: the position and order probes and the shuffle
+  similarity, trained on the train sentences and scored on the test ones.
+
+  Args:
+    train, test: dicts of `sentence_features` arrays concatenated over the
+      sentences (the token and pair axes).
+
+  Returns:
+    list over the R rows of (position R^2, position MAE, order accuracy
+    on random pairs, order accuracy on neighbours, mean shuffle cosine).
+  """
+  rows = []
+  for r in range(train["vectors"].shape[0]):
+    r2, mae = position_probe(train["vectors"][r], train["position"],
+                             test["vectors"][r], test["position"])
+    pair_acc, near_acc = order_probe(
+        train["pair_diff"][r], train["pair_after"],
+        [(test["pair_diff"][r], test["pair_after"]),
+         (test["near_diff"][r], test["near_after"])])
+    rows.append((r2, mae, pair_acc, near_acc,
+                 float(np.mean(test["shuffle_cos"][r]))))
+  return rows
+
+
+def concat_features(features):
+  """`sentence_features` dicts joined along the token / pair axes."""
+  axis = {"vectors": 1, "pair_diff": 1, "near_diff": 1, "shuffle_cos": 1}
+  return {k: np.concatenate([f[k] for f in features], axis=axis.get(k, 0))
+          for k in features[0]}
+
+
+def layer_sentences(tokenizer, count, max_seq_length, min_words=8):
+  """BBC News sentences as lists of word-piece ids per word.
+
+  Args:
+    tokenizer: FullTokenizer; count: int, how many sentences at most.
+    max_seq_length: int, a sentence's pieces + [CLS] + [SEP] must fit.
+    min_words: int, shorter sentences are skipped.
+
+  Returns:
+    list of lists (words) of lists (pieces) of int ids, in corpus order.
+  """
+  from bert_tf2.analysis import positions_why  # pylint: disable=g-import-not-at-top
+  out = []
+  for article in positions_why.bbc_articles(LAYER_ARTICLES):
+    for sentence in article:
+      words = [tokenizer.convert_tokens_to_ids(tokenizer.tokenize(w))
+               for w in sentence.split()]
+      words = [w for w in words if w]
+      if (len(words) >= min_words
+          and sum(map(len, words)) <= max_seq_length - 2):
+        out.append(words)
+      if len(out) == count:
+        return out
+  return out
+
+
+LAYER_ARTICLES = 200
+TEST_EVERY = 4  # Every 4th sentence is held out.
+
+
 # --- running a checkpoint ----------------------------------------------------
 
 def load_model(bert_config_file, init_checkpoint):
@@ -487,13 +873,18 @@ def _encode(tokenizer, text, max_len):
   return ids[None], types[None]
 
 
+def bbc_sentences(count, min_words=12):
+  """The first `count` sentences of >= min_words words of 40 BBC articles."""
+  from bert_tf2.analysis import positions_why  # pylint: disable=g-import-not-at-top
+  return [s for a in positions_why.bbc_articles(40) for s in a
+          if len(s.split()) >= min_words][:count]
+
+
 def run_scale(args):
   from bert_tf2.analysis import checkpoint_io  # pylint: disable=g-import-not-at-top
-  from bert_tf2.analysis import positions_why  # pylint: disable=g-import-not-at-top
   model, config = load_model(args.bert_config_file, args.init_checkpoint)
   tok = _tokenizer(args.vocab_file)
-  sentences = [s for a in positions_why.bbc_articles(40) for s in a
-               if len(s.split()) >= 12][:args.sentences]
+  sentences = bbc_sentences(args.sentences)
   heads = config.num_attention_heads
   read = lambda n: checkpoint_io.read_variable(args.init_checkpoint, n)
   per_layer = [[] for _ in range(config.num_hidden_layers)]
@@ -546,7 +937,7 @@ def run_tied(args):
   if not report["mlm_head"]:
     print("| (no cls/predictions/ variables: no MLM head saved) | |")
   print("[vocab, hidden] matrices: %s; MLM head tied to the word table: %s"
-        % (", ".join(report["output_matrices"]), report["tied"]))
+        % (", ".join(report["output_matrices"]), tied_answer(report)))
   if args.bert_config_file:
     import modeling  # pylint: disable=g-import-not-at-top
     check = model_tie_check(
@@ -650,6 +1041,127 @@ def run_long_text(args):
           "%.3f" % right[buckets[test] == b].mean() for b in names) + " |")
 
 
+def run_nonlinearity(args):
+  import modeling  # pylint: disable=g-import-not-at-top
+  if args.max_articles < 20:
+    raise InputError("--max_articles=%d: must be at least 20"
+                     % args.max_articles)
+  model, config = load_model(args.bert_config_file, args.init_checkpoint)
+  config.hidden_act = "linear"
+  linear = modeling.BertModel(config)
+  linear({"input_ids": np.zeros([1, 2], np.int32)})
+  modeling.init_from_checkpoint(linear, args.init_checkpoint)
+  tok = _tokenizer(args.vocab_file)
+  data = bbc_labelled(args.max_articles)
+  encoded = [_encode(tok, text, args.max_seq_length) for _, _, text in data]
+
+  def vectors(net):
+    return np.stack([np.asarray(net({"input_ids": ids, "token_type_ids": t})[
+        "sequence_output"])[0].mean(axis=0) for ids, t in encoded])
+
+  record = {}
+  with nonlinearity_patch("as trained", record=record):
+    base = vectors(model)
+  scales = {k: float(np.mean(v)) for k, v in record.items()}
+  labels = np.array([t for _, t, _ in data])
+  train = np.array([s == "train" for s, _, _ in data])
+  print("%d BBC articles (first %d tokens), topic probe trained on %d, "
+        "scored on the other %d (dev + test); mean-pooled last layer"
+        % (len(data), args.max_seq_length, train.sum(), (~train).sum()))
+  print("| forward pass | cos with the trained model's vector | topic "
+        "accuracy |")
+  print("|---|---|---|")
+  for kind in NONLINEARITIES:
+    if kind == "as trained":
+      got = base
+    else:
+      with nonlinearity_patch(kind, scales=scales):
+        got = vectors(linear if kind == "GELU -> identity" else model)
+    cos = np.sum(got * base, 1) / (np.linalg.norm(got, axis=1)
+                                   * np.linalg.norm(base, axis=1))
+    right = probe_predictions(got[train], labels[train], got[~train])
+    print("| %s | %.3f | %.3f |" % (kind, cos.mean(),
+                                    np.mean(right == labels[~train])))
+
+
+def run_self_attention(args):
+  model, config = load_model(args.bert_config_file, args.init_checkpoint)
+  tok = _tokenizer(args.vocab_file)
+  heads = config.num_attention_heads
+  rows = [[] for _ in range(config.num_hidden_layers)]
+  lengths = []
+  for text in bbc_sentences(args.sentences):
+    ids, types = _encode(tok, text, args.max_seq_length)
+    out = model({"input_ids": ids, "token_type_ids": types},
+                return_attention_probs=True)
+    inputs = [out["embedding_output"]] + list(out["encoder_outputs"][:-1])
+    lengths.append(ids.shape[1])
+    for layer, x in enumerate(inputs):
+      trained = np.asarray(out["attention_probs"][layer])[0]
+      free = projection_free_attention(np.asarray(x)[0], heads)
+      rows[layer].append(self_weight(trained) + self_weight(free))
+  print("%d BBC sentences, %d-%d tokens (uniform weight 1/n: %.3f on "
+        "average); %d heads of size %d, both ways"
+        % (len(lengths), min(lengths), max(lengths),
+           np.mean([1.0 / n for n in lengths]), heads,
+           config.hidden_size // heads))
+  print("| layer | weight on itself, trained Q, K | itself the largest, "
+        "trained | weight on itself, Q = K = V = input | itself the "
+        "largest, Q = K = V = input |")
+  print("|---|---|---|---|---|")
+  for layer, per_sentence in enumerate(rows):
+    print("| %d | %.3f | %.1f%% | %.3f | %.1f%% |" % (
+        (layer,) + tuple(np.mean(per_sentence, axis=0) * [1, 100, 1, 100])))
+
+
+def run_layers(args):
+  for flag, value, least in (("sentences", args.sentences, 2 * TEST_EVERY),
+                             ("max_seq_length", args.max_seq_length, 10),
+                             ("max_pairs", args.max_pairs, 1)):
+    if value < least:
+      raise InputError("--%s=%d: must be at least %d" % (flag, value, least))
+  model, config = load_model(args.bert_config_file, args.init_checkpoint)
+  if args.max_seq_length > config.max_position_embeddings:
+    raise InputError("--max_seq_length=%d: the model has %d positions"
+                     % (args.max_seq_length, config.max_position_embeddings))
+  tok = _tokenizer(args.vocab_file)
+  cls_id, sep_id = tok.convert_tokens_to_ids(["[CLS]", "[SEP]"])
+  sentences = layer_sentences(tok, args.sentences, args.max_seq_length)
+  if len(sentences) < 2 * TEST_EVERY:
+    raise InputError("--max_seq_length=%d: only %d BBC sentences fit"
+                     % (args.max_seq_length, len(sentences)))
+  rng = np.random.RandomState(args.seed)
+  table = model.embeddings.word_embeddings
+  features = [sentence_features(model, table, s, cls_id, sep_id, rng,
+                                args.max_pairs) for s in sentences]
+  test = [i % TEST_EVERY == TEST_EVERY - 1 for i in range(len(features))]
+  rows = layer_table(
+      concat_features([f for f, t in zip(features, test) if not t]),
+      concat_features([f for f, t in zip(features, test) if t]))
+  lengths = [len(f["position"]) for f in features]
+  print("%d BBC sentences (%d held out), %d-%d word pieces (median %d); "
+        "probes trained on the others' tokens and pairs"
+        % (len(features), sum(test), min(lengths), max(lengths),
+           np.median(lengths)))
+  print("| vectors | position R^2 | position MAE (tokens) | order accuracy, "
+        "random pairs | order accuracy, neighbours | cos(original, words "
+        "shuffled) |")
+  print("|---|---|---|---|---|---|")
+  names = ["word rows only (no position)", "embeddings (layer 0)"] + [
+      "layer %d" % (i + 1) for i in range(len(rows) - 2)]
+  for name, row in zip(names, rows):
+    print("| %s | %.3f | %.2f | %.3f | %.3f | %.3f |" % ((name,) + row))
+
+
+def model_parser(sub, name):
+  """A sub-command that runs a checkpoint: --bert_config_file,
+  --init_checkpoint and --vocab_file, all required."""
+  p = sub.add_parser(name)
+  for flag in ("bert_config_file", "init_checkpoint", "vocab_file"):
+    p.add_argument("--" + flag, required=True)
+  return p
+
+
 def build_parser():
   parser = argparse.ArgumentParser(
       prog="python -m bert_tf2.analysis.questions")
@@ -657,9 +1169,7 @@ def build_parser():
   p = sub.add_parser("tied")
   p.add_argument("--init_checkpoint", required=True)
   p.add_argument("--bert_config_file")
-  p = sub.add_parser("scale")
-  for name in ("bert_config_file", "init_checkpoint", "vocab_file"):
-    p.add_argument("--" + name, required=True)
+  p = model_parser(sub, "scale")
   p.add_argument("--sentences", type=int, default=50)
   p.add_argument("--max_seq_length", type=int, default=128)
   p = sub.add_parser("decode")
@@ -673,24 +1183,34 @@ def build_parser():
   p = sub.add_parser("flops")
   p.add_argument("--hidden", type=int, default=384)
   p.add_argument("--intermediate", type=int, default=1536)
-  p = sub.add_parser("pooling")
-  for name in ("bert_config_file", "init_checkpoint", "vocab_file"):
-    p.add_argument("--" + name, required=True)
+  p = model_parser(sub, "pooling")
   p.add_argument("--per_category", type=int, default=20)
   p.add_argument("--max_seq_length", type=int, default=128)
-  p = sub.add_parser("long_text")
-  for name in ("bert_config_file", "init_checkpoint", "vocab_file"):
-    p.add_argument("--" + name, required=True)
+  p = model_parser(sub, "long_text")
   p.add_argument("--max_articles", type=int, default=0,
                  help="0: all 2,225 (spread evenly over the sorted files)")
   p.add_argument("--max_seq_length", type=int, default=128)
   p.add_argument("--doc_stride", type=int, default=64)
+  p = model_parser(sub, "self_attention")
+  p.add_argument("--sentences", type=int, default=50)
+  p.add_argument("--max_seq_length", type=int, default=128)
+  p = model_parser(sub, "nonlinearity")
+  p.add_argument("--max_articles", type=int, default=300)
+  p.add_argument("--max_seq_length", type=int, default=128)
+  p = model_parser(sub, "layers")
+  p.add_argument("--sentences", type=int, default=400)
+  p.add_argument("--max_seq_length", type=int, default=64)
+  p.add_argument("--max_pairs", type=int, default=20,
+                 help="random token pairs per sentence for the order probe")
+  p.add_argument("--seed", type=int, default=0)
   return parser
 
 
 COMMANDS = {"tied": run_tied, "scale": run_scale, "decode": run_decode,
             "limits": run_limits, "flops": run_flops, "pooling": run_pooling,
-            "long_text": run_long_text}
+            "long_text": run_long_text, "layers": run_layers,
+            "self_attention": run_self_attention,
+            "nonlinearity": run_nonlinearity}
 
 
 def main(argv=None):

@@ -1,31 +1,49 @@
 """Does a position table carry relative position? Measures and a verdict.
 
 A table carries relative position when what relates position i to position
-i + k depends on the offset k and not on where i is. Reading absolute
-position off each row and subtracting (what a probe regressing b - a from
-both rows can do) does not count: independent random rows make every
-position identifiable, yet nothing in them depends on the offset. Two
-measures only relative structure passes, each per offset k = 1..max_offset:
+i + k depends on the offset k and not on where i is (Vaswani et al.: "for
+any fixed offset k, PE[pos+k] can be represented as a linear function of
+PE[pos]"). Reading absolute position off each row and subtracting (what a
+probe regressing b - a from both rows can do) does not count: independent
+random rows make every position identifiable, yet nothing in them depends
+on the offset. Two measures only relative structure passes, each per
+offset k = 1..max_offset:
 
   * shift map: one affine map per offset, p[i+k] ~ R_k p[i] + c_k, shared by
-    all positions, fitted by (ridge) least squares in the whole hidden space
-    on the pairs whose start i lies in the training blocks and scored on the pairs starting in the held-out
-    blocks (alternating blocks of BLOCK positions, so a held-out pair is not
-    sandwiched between training pairs). The score is
+    all positions, fitted by ridge least squares in the whole hidden space
+    and scored on held-out starts: every block of BLOCK consecutive starts
+    is held out in turn and predicted by the map fitted on all the other
+    starts (exact leave-one-block-out, in closed form). The score is
     1 - SSE(map) / SSE(best trivial predictor), the trivial predictors being
     "no move" (p[i+k] ~ p[i], which smooth tables win at small k) and the
-    mean training target. 1: the offset acts as one map everywhere; <= 0:
-    no shared map beats staying put.
+    mean training target: the share of the move from i to i + k that one
+    shared map explains. The ridge penalty (relative to the mean squared
+    centred row norm) is chosen per offset among RIDGES by the same
+    held-out error, and the same procedure is run on the table with its
+    rows shuffled (independent rows with the table's own values): the
+    offset's map skill is the score minus the shuffled score (when that is
+    above 0). Training on all but one block matters: a table of P rows in
+    H dimensions can be full rank (the sinusoid of 127 positions x 384
+    dimensions is), and a held-out row is predictable only from a training
+    set that spans it; half the rows do not (the earlier alternating-halves
+    design called that sinusoid "no" at offset 1).
   * cosine spread: cos(p[i], p[i+k]) over i. If it depends on the offset
     only, its spread across i (for one k) is small against the spread of
     its mean across k. The ratio within / across is 0 for the sinusoidal
-    table and about sqrt(positions) for random rows.
+    table and grows with sqrt(positions) for random rows. It also rejects
+    what the map alone would pass at large offsets: a random walk
+    (p[i+1] = p[i] + independent steps), smooth but with no shared move,
+    whose map predicts far offsets by recalling neighbouring training
+    positions; its cosines depend on i (about sqrt(i / (i + k))).
 
-An offset k passes when both do (MAP_R2_MIN, COSINE_RATIO_MAX); the verdict
-is "yes" when every offset up to max_offset passes, "partial" (up to offset
-K: 1..K all pass) when the first K do, "no" when offset 1 fails. The
-thresholds sit halfway between the two controls (sinusoid: 1 and 0; random
-rows: <= 0 and >> 1), not tuned on a real model.
+An offset k passes when both do (MAP_SKILL_MIN, COSINE_RATIO_MAX). The
+verdict is "yes" when every offset up to max_offset passes, "no" when none
+does, and "partial" otherwise (up_to_offset: how many leading offsets pass;
+passing: which). The thresholds sit halfway between the two controls
+(sinusoid: 1 and 0; random rows: <= 0 and >> 1), not tuned on a real model.
+Tested at BERT's sizes (512 x 768, 384, 128), both sinusoid layouts, a
+noisy sinusoid at growing noise (the verdict falls), random rows, shuffled
+rows and random walks (tests/analysis/relative_position_test.py).
 
 Example (the two controls):
   >>> import numpy as np
@@ -40,13 +58,19 @@ Example (the two controls):
   'no'
 """
 
+import contextlib
+
 import numpy as np
 
 BLOCK = 8
-MAP_R2_MIN = 0.5
+MAP_SKILL_MIN = 0.5
 COSINE_RATIO_MAX = 0.5
 MAX_OFFSET_CAP = 32
-RIDGE = 1e-3
+RIDGES = (1e-8, 1e-5, 1e-2)
+SHUFFLE_SEED = 0
+# The per-offset lists of a verdict dict shown in tables, in column order.
+PER_OFFSET = ("map_skill", "shift_map_r2_shuffled", "cosine_mean",
+              "cosine_within_spread", "cosine_spread_ratio")
 
 
 def default_max_offset(num_positions):
@@ -56,15 +80,6 @@ def default_max_offset(num_positions):
   (31, 32, 10)
   """
   return int(max(1, min(MAX_OFFSET_CAP, num_positions // 4)))
-
-
-def training_starts(num_positions, block=BLOCK):
-  """Bool [num_positions]: True for the training blocks (even blocks).
-
-  >>> training_starts(10, block=3).astype(int).tolist()
-  [1, 1, 1, 0, 0, 0, 1, 1, 1, 0]
-  """
-  return (np.arange(num_positions) // block) % 2 == 0
 
 
 def offset_cosines(table, max_offset):
@@ -103,61 +118,158 @@ def cosine_spread_ratio(mean, within):
   return np.asarray(within) / across
 
 
-def shift_map_r2(table, max_offset, block=BLOCK, ridge=RIDGE):
+def block_cv_sse(x, targets, ridges, block=BLOCK):
+  """Leave-one-block-out squared error of ridge maps y ~ x W + c.
+
+  Each block of `block` consecutive rows is predicted by the map fitted on
+  all other rows, in closed form: for a linear smoother with hat matrix
+  S = X (X'X + lam)^-1 X', the held-out residuals of block b are
+  (I - S_bb)^-1 r_b (r: the full fit's residuals); in the dual (kernel)
+  form, with A = (XX' + lam)^-1, they are A_bb^-1 (A y)_b. The intercept is
+  a constant feature large enough that its penalty is negligible. One
+  eigendecomposition serves every penalty and every target.
+
+  Args:
+    x: float [n, H] inputs, n a multiple of `block`.
+    targets: iterable of float [n, H'] targets (one map each).
+    ridges: relative penalties: lam = ridge x mean squared centred row norm
+      of x.
+    block: rows per held-out block.
+
+  Returns:
+    float [len(targets), len(ridges)]: the summed held-out squared error.
+  """
+  n = x.shape[0]
+  if n % block:
+    raise ValueError("%d rows are not whole blocks of %d" % (n, block))
+  scale = float(np.mean(np.sum((x - x.mean(axis=0)) ** 2, axis=1)))
+  scale = scale if scale > 0 else 1.0
+  xa = np.concatenate([x, np.full((n, 1), 10.0 * np.sqrt(scale))], axis=1)
+  dual = xa.shape[1] >= n
+  s, u = np.linalg.eigh(xa @ xa.T if dual else xa.T @ xa)
+  s = np.maximum(s, 0.0)
+  # The rows seen through the decomposition, in blocks: [n / block, block, m].
+  rows = (u if dual else xa @ u).reshape(n // block, block, -1)
+  inv = [1.0 / (s + r * scale) for r in ridges]
+  # Per penalty, the [n / block, block, block] matrices that turn a block's
+  # residuals (dual: (A y)_b) into its held-out residuals.
+  gram = [np.einsum("bim,bjm->bij", rows * w, rows) for w in inv]
+  fix = [np.linalg.inv(g if dual else np.eye(block) - g) for g in gram]
+  out = []
+  for y in targets:
+    uy = u.T @ (y if dual else xa.T @ y)
+    sse = []
+    for w, f in zip(inv, fix):
+      fitted = rows.reshape(n, -1) @ (uy * w[:, None])
+      r = (fitted if dual else y - fitted).reshape(n // block, block, -1)
+      sse.append(float(np.sum(np.einsum("bij,bjh->bih", f, r) ** 2)))
+    out.append(sse)
+  return np.array(out)
+
+
+def trivial_sse(x, y, block=BLOCK):
+  """Held-out error of the better trivial predictor of y from x.
+
+  "No move" predicts y ~ x; "mean" predicts each block by the mean of the
+  other blocks' targets.
+
+  Returns:
+    float: min(SSE no move, SSE mean).
+  """
+  n = y.shape[0]
+  per_block = y.reshape(n // block, block, -1)
+  rest = (y.sum(axis=0) - per_block.sum(axis=1)) / (n - block)
+  mean_sse = float(np.sum((per_block - rest[:, None]) ** 2))
+  return min(float(np.sum((y - x) ** 2)), mean_sse)
+
+
+def row_space_coordinates(table):
+  """The rows in an orthonormal basis of their span (an isometry).
+
+  Distances, inner products and every least-squares map between rows are
+  unchanged; a table wider than it is long gets min(P, H) columns, which
+  makes the maps cheaper.
+
+  Args:
+    table: float [P, H].
+
+  Returns:
+    float [P, min(P, H)] (the table itself when H <= P).
+  """
+  x = np.asarray(table, dtype=np.float64)
+  if x.shape[1] <= x.shape[0]:
+    return x
+  _, _, vt = np.linalg.svd(x, full_matrices=False)
+  return x @ vt.T
+
+
+def shift_map_r2(table, max_offset, block=BLOCK, ridges=RIDGES):
   """Held-out score of one affine map per offset (see module docstring).
 
-  The map acts on the whole hidden space; a small ridge penalty
-  (`ridge` x the mean squared centred row norm) keeps the least squares
-  fit defined when there are fewer training pairs than dimensions.
+  Every offset is fitted and scored on the same starts 0..n-1, n the
+  largest multiple of `block` with n + max_offset <= P.
 
   Args:
     table: float [P, H], row i = position i.
     max_offset: int K.
-    block: size of the alternating training / held-out blocks of starts.
-    ridge: relative ridge penalty.
+    block: starts per held-out block.
+    ridges: relative ridge penalties tried; the one with the smallest
+      held-out error is kept, per offset.
 
   Returns:
-    float [K]: 1 - SSE(map) / min(SSE(no move), SSE(mean target)) on the
-    held-out pairs of offset k = index + 1 (nan where either side has
-    fewer than 2 pairs).
+    (scores, ridge): float [K] each: 1 - SSE(map) / SSE(better trivial
+    predictor) on the held-out starts of offset k = index + 1, and the
+    penalty kept (all nan when there are fewer than 2 blocks of starts).
   """
-  x = np.asarray(table, dtype=np.float64)
-  is_train = training_starts(x.shape[0], block)
-  scores = np.full(max_offset, np.nan)
-  for k in range(1, max_offset + 1):
-    starts = np.arange(x.shape[0] - k)
-    train, test = starts[is_train[starts]], starts[~is_train[starts]]
-    if train.size < 2 or test.size < 2:
-      continue
-    x_mean, y_mean = x[train].mean(axis=0), x[train + k].mean(axis=0)
-    xc, yc = x[train] - x_mean, x[train + k] - y_mean
-    gram = xc @ xc.T  # Dual (kernel) form: [train, train].
-    penalty = ridge * np.trace(gram) / train.size
-    dual = np.linalg.solve(gram + penalty * np.eye(train.size), yc)
-    pred = (x[test] - x_mean) @ xc.T @ dual + y_mean
-    target = x[test + k]
-    sse = np.sum((target - pred) ** 2)
-    trivial = min(np.sum((target - x[test]) ** 2),
-                  np.sum((target - y_mean) ** 2))
-    scores[k - 1] = 1.0 - sse / trivial if trivial > 0 else np.nan
-  return scores
+  x = row_space_coordinates(table)
+  n = (x.shape[0] - max_offset) // block * block
+  if n < 2 * block:
+    return np.full(max_offset, np.nan), np.full(max_offset, np.nan)
+  ks = range(1, max_offset + 1)
+  sse = block_cv_sse(x[:n], (x[k:k + n] for k in ks), ridges, block)
+  trivial = np.array([trivial_sse(x[:n], x[k:k + n], block) for k in ks])
+  best = np.argmin(sse, axis=1)
+  kept = sse[np.arange(max_offset), best]
+  scores = np.where(trivial > 0, 1.0 - kept / np.where(trivial > 0, trivial,
+                                                       1.0), np.nan)
+  return scores, np.asarray(ridges, dtype=np.float64)[best]
 
 
-def passing_offsets(map_r2, cosine_ratio):
+def shuffled_rows(table, seed=SHUFFLE_SEED):
+  """The table's rows in a random order (seeded): independent rows."""
+  table = np.asarray(table)
+  return table[np.random.RandomState(seed).permutation(table.shape[0])]
+
+
+def map_skill(scores, shuffled):
+  """Per offset: the map score minus the shuffled-rows score when > 0.
+
+  >>> map_skill([0.9, 0.4], [-0.1, 0.2]).tolist()
+  [0.9, 0.2]
+  """
+  return (np.asarray(scores, dtype=np.float64)
+          - np.maximum(np.asarray(shuffled, dtype=np.float64), 0.0))
+
+
+def passing_offsets(skill, cosine_ratio):
   """Bool [K]: offset k = index + 1 passes both thresholds (nan fails)."""
-  r2 = np.nan_to_num(np.asarray(map_r2, dtype=np.float64), nan=-np.inf)
+  skill = np.nan_to_num(np.asarray(skill, dtype=np.float64), nan=-np.inf)
   ratio = np.nan_to_num(np.asarray(cosine_ratio, dtype=np.float64),
                         nan=np.inf)
-  return (r2 >= MAP_R2_MIN) & (ratio <= COSINE_RATIO_MAX)
+  return (skill >= MAP_SKILL_MIN) & (ratio <= COSINE_RATIO_MAX)
 
 
 def verdict_from(passing):
   """("yes" | "partial" | "no", K): K = how many leading offsets pass.
 
+  "yes": every offset passes; "no": none does; "partial" otherwise.
+
   >>> verdict_from([True, True, False, True])
   ('partial', 2)
   >>> verdict_from([True, True]), verdict_from([False, True])
-  (('yes', 2), ('no', 0))
+  (('yes', 2), ('partial', 0))
+  >>> verdict_from([False, False])
+  ('no', 0)
   """
   passing = list(passing)
   k = 0
@@ -165,15 +277,42 @@ def verdict_from(passing):
     k += 1
   if k == len(passing):
     return "yes", k
-  return ("partial" if k else "no"), k
+  return ("partial" if any(passing) else "no"), k
+
+
+def offset_ranges(offsets):
+  """Compact text of sorted offsets.
+
+  >>> offset_ranges([1, 2, 3, 7, 9, 10])
+  '1..3, 7, 9..10'
+  """
+  runs = []
+  for k in offsets:
+    if runs and k == runs[-1][1] + 1:
+      runs[-1][1] = k
+    else:
+      runs.append([k, k])
+  return ", ".join("%d" % a if a == b else "%d..%d" % (a, b) for a, b in runs)
 
 
 def verdict_text(rel):
   """One line for a verdict dict, e.g. "partial (offsets 1..6 of 31)"."""
   if rel["verdict"] == "partial":
-    return "partial (offsets 1..%d of %d)" % (rel["up_to_offset"],
-                                              rel["max_offset"])
+    return "partial (offsets %s of %d)" % (offset_ranges(rel["passing"]),
+                                           rel["max_offset"])
   return "%s (offsets 1..%d tested)" % (rel["verdict"], rel["max_offset"])
+
+
+def one_blas_thread():
+  """A context with BLAS on one thread (threadpoolctl, scikit-learn's
+  dependency, when installed). The maps are hundreds of small products:
+  on 2 busy cores a multi-threaded BLAS spends its time waiting (measured:
+  5 s against 0.1 s for a 128 x 384 table)."""
+  try:
+    import threadpoolctl  # pylint: disable=g-import-not-at-top
+  except ImportError:
+    return contextlib.nullcontext()
+  return threadpoolctl.threadpool_limits(1, user_api="blas")
 
 
 def relative_position_verdict(table, max_offset=None, first=0):
@@ -186,31 +325,45 @@ def relative_position_verdict(table, max_offset=None, first=0):
     first: int, first position analysed.
 
   Returns:
-    dict: verdict, up_to_offset, max_offset, first_position, block, ridge,
-    thresholds, and per offset k = 1..K (lists of K floats, None for nan)
-    shift_map_r2, cosine_mean, cosine_within_spread, cosine_spread_ratio;
-    cosine_across_spread (float).
+    dict: verdict, up_to_offset (leading offsets passing), passing (the
+    offsets passing), share_passing, mean_map_skill (the map skill clipped
+    to [0, 1], averaged over offsets: a graded score), max_offset,
+    first_position, block, ridges, shuffle_seed, thresholds, and per offset
+    k = 1..K (lists of K floats, None for nan) shift_map_r2 (held-out
+    score), shift_map_r2_shuffled (the same on shuffled rows), map_skill,
+    ridge (the penalty kept), cosine_mean, cosine_within_spread,
+    cosine_spread_ratio; cosine_across_spread (float).
   """
   rows = np.asarray(table, dtype=np.float64)[first:]
   n = rows.shape[0]
   k_max = default_max_offset(n) if max_offset is None else int(max_offset)
   if not 1 <= k_max < n:
     raise ValueError("max_offset=%d must be in [1, %d)" % (k_max, n))
-  r2 = shift_map_r2(rows, k_max)
+  with one_blas_thread():
+    r2, ridge = shift_map_r2(rows, k_max)
+    r2_shuffled, _ = shift_map_r2(shuffled_rows(rows), k_max)
+  skill = map_skill(r2, r2_shuffled)
   mean, within = offset_cosines(rows, k_max)
   ratio = cosine_spread_ratio(mean, within)
-  verdict, up_to = verdict_from(passing_offsets(r2, ratio))
+  passing = passing_offsets(skill, ratio)
+  verdict, up_to = verdict_from(passing)
 
   def floats(a):
     return [float(v) if np.isfinite(v) else None for v in a]
 
   return {
       "verdict": verdict, "up_to_offset": int(up_to),
+      "passing": [int(k) + 1 for k in np.nonzero(passing)[0]],
+      "share_passing": float(np.mean(passing)),
+      "mean_map_skill": float(np.mean(np.clip(
+          np.nan_to_num(skill, nan=0.0), 0.0, 1.0))),
       "max_offset": int(k_max), "first_position": int(first),
-      "block": BLOCK, "ridge": RIDGE,
-      "thresholds": {"shift_map_r2_min": MAP_R2_MIN,
+      "block": BLOCK, "ridges": list(RIDGES), "shuffle_seed": SHUFFLE_SEED,
+      "thresholds": {"map_skill_min": MAP_SKILL_MIN,
                      "cosine_spread_ratio_max": COSINE_RATIO_MAX},
-      "shift_map_r2": floats(r2), "cosine_mean": floats(mean),
+      "shift_map_r2": floats(r2), "shift_map_r2_shuffled": floats(r2_shuffled),
+      "map_skill": floats(skill), "ridge": floats(ridge),
+      "cosine_mean": floats(mean),
       "cosine_within_spread": floats(within),
       "cosine_across_spread": float(np.std(mean)),
       "cosine_spread_ratio": floats(ratio),

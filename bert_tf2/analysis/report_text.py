@@ -31,22 +31,23 @@ def relative_position_text(rel):
       "Verdict: **%s**." % relative_position.verdict_text(rel),
       "",
       "An offset k passes when one affine map p[i+k] ~ R_k p[i] + c_k, "
-      "fitted on the starts i in alternating blocks of %d positions, scores "
-      ">= %g on the held-out blocks (1 - SSE / SSE of the better of "
-      "\"no move\" and the mean), and the spread of cos(p[i], p[i+k]) "
+      "fitted on all other starts and scored on each held-out block of %d "
+      "starts in turn (1 - SSE / SSE of the better of \"no move\" and the "
+      "mean; minus the same score on the rows shuffled when that is above "
+      "0: the map skill) reaches %g, and the spread of cos(p[i], p[i+k]) "
       "across i is <= %g times the spread of its mean across k (%.4g). "
-      "Positions %d.. analysed." % (
-          rel["block"], rel["thresholds"]["shift_map_r2_min"],
+      "Positions %d.. analysed; graded score (mean map skill in [0, 1]) "
+      "%.3f, %d of %d offsets pass." % (
+          rel["block"], rel["thresholds"]["map_skill_min"],
           rel["thresholds"]["cosine_spread_ratio_max"],
-          rel["cosine_across_spread"], rel["first_position"]),
+          rel["cosine_across_spread"], rel["first_position"],
+          rel["mean_map_skill"], len(rel["passing"]), rel["max_offset"]),
       "",
-      "| offset | shift map score | mean cos | cos spread across i | "
-      "spread ratio |",
-      "|---|---|---|---|---|"]
+      "| offset | map skill | map score, shuffled rows | mean cos | "
+      "cos spread across i | spread ratio |",
+      "|---|---|---|---|---|---|"]
   for i in range(rel["max_offset"]):
-    cells = [rel[key][i] for key in ("shift_map_r2", "cosine_mean",
-                                     "cosine_within_spread",
-                                     "cosine_spread_ratio")]
+    cells = [rel[key][i] for key in relative_position.PER_OFFSET]
     lines.append("| %d | %s |" % (i + 1, " | ".join(
         "-" if c is None else "%.3f" % c for c in cells)))
   probe = rel.get("probe_vs_absolute")

@@ -55,6 +55,95 @@ def test_attention_logits_give_the_models_attention(tiny):
                              atol=1e-5)
 
 
+def test_projection_free_attention_is_the_model_with_identity_q_and_k(tiny):
+  # Q = K = V = input is BERT's attention with identity query / key
+  # kernels and zero biases: set them in a copy of the tiny model and its
+  # own attention probabilities are what the function computes.
+  config_file, prefix, _ = tiny
+  model, _ = questions.load_model(config_file, prefix)
+  weights = model.original_variables()
+  scope = "encoder/layer_1/attention/self/"
+  for part in ("query", "key"):
+    weights[scope + part + "/kernel"].assign(np.eye(16, dtype=np.float32))
+    weights[scope + part + "/bias"].assign(np.zeros(16, np.float32))
+  ids = np.array([[101, 2023, 2003, 1037, 3231, 102]], np.int32)
+  out = model({"input_ids": ids}, return_attention_probs=True)
+  free = questions.projection_free_attention(
+      np.asarray(out["encoder_outputs"][0])[0], 4)
+  np.testing.assert_allclose(free, np.asarray(out["attention_probs"][1])[0],
+                             atol=1e-5)
+
+
+def tiny_attention(tiny, kind, mask=None):
+  """The tiny model's layer-0 attention probabilities [heads, S, S] under
+  nonlinearity_patch(kind)."""
+  _, _, model = tiny
+  ids = np.array([[101, 2023, 2003, 1037, 3231, 102]], np.int32)
+  features = {"input_ids": ids}
+  if mask is not None:
+    features["input_mask"] = np.array([mask], np.int32)
+  with questions.nonlinearity_patch(kind):
+    out = model(features, return_attention_probs=True)
+  return np.asarray(out["attention_probs"][0])[0]
+
+
+def test_softmax_replacements_inside_the_model(tiny):
+  mask = [1, 1, 1, 1, 0, 0]
+  uniform = tiny_attention(tiny, "softmax -> uniform", mask)
+  np.testing.assert_allclose(uniform[..., :4], 0.25, atol=1e-6)
+  np.testing.assert_allclose(uniform[..., 4:], 0.0, atol=1e-6)
+  linear = tiny_attention(tiny, "softmax -> shifted linear", mask)
+  np.testing.assert_allclose(linear.sum(-1), 1.0, atol=1e-5)
+  assert linear.min() >= 0 and np.abs(linear[..., 4:]).max() < 1e-6
+  # Linear in the scores: the ratios of (weight - the row's smallest) are
+  # those of the softmax's log-probabilities shifted the same way.
+  logp = np.log(tiny_attention(tiny, "as trained", mask)[..., :4])
+  shifted = logp - logp.min(-1, keepdims=True)
+  np.testing.assert_allclose(linear[..., :4],
+                             shifted / shifted.sum(-1, keepdims=True),
+                             atol=1e-4)
+
+
+def test_fixed_scale_layer_norm_is_layer_norm_at_the_rows_own_scale():
+  from modeling import ops  # pylint: disable=g-import-not-at-top
+  rng = np.random.RandomState(0)
+  x, gamma, beta = rng.normal(size=(1, 8)), rng.normal(size=8), rng.normal(
+      size=8)
+  exact = np.asarray(ops.layer_norm(x.astype(np.float32), gamma, beta))
+  fixed = np.asarray(questions.fixed_scale_layer_norm(x, gamma, beta,
+                                                      x.std()))
+  np.testing.assert_allclose(fixed, exact, atol=1e-5)
+  # And affine in x: the division by each token's spread is what it drops.
+  f = lambda v: np.asarray(questions.fixed_scale_layer_norm(v, gamma, beta,
+                                                            2.0))
+  y = rng.normal(size=(1, 8))
+  np.testing.assert_allclose(f(x + y) - f(y), f(x) - f(0 * x), atol=1e-12)
+
+
+def test_layer_norm_calibration_records_every_layer_norm(tiny):
+  _, _, model = tiny
+  record = {}
+  with questions.nonlinearity_patch("as trained", record=record):
+    model({"input_ids": np.array([[101, 2023, 2003, 102]], np.int32)})
+  assert len(record) == 1 + 2 * TINY["num_hidden_layers"]
+  assert all(len(v) == 4 for v in record.values())
+
+
+def test_self_weight_against_known_maps():
+  n = 5
+  assert questions.self_weight(np.eye(n)) == (1.0, 1.0)
+  assert questions.self_weight(np.full((n, n), 1.0 / n))[0] == pytest.approx(
+      1.0 / n)
+  shifted = np.roll(np.eye(n), 1, axis=1)  # Every token on its neighbour.
+  assert questions.self_weight(shifted) == (0.0, 0.0)
+  # Without projections a token's logit with itself is its squared norm,
+  # the largest when the rows have equal norms (Cauchy-Schwarz).
+  rows = np.random.RandomState(0).normal(size=(12, 32))
+  rows *= 8.0 / np.linalg.norm(rows, axis=1, keepdims=True)
+  assert questions.self_weight(
+      questions.projection_free_attention(rows, 1))[1] == 1.0
+
+
 def test_softmax_stats_uniform_and_saturated():
   ent, sat = questions.softmax_stats(np.zeros([3, 8]))
   assert abs(ent - np.log(8)) < 1e-9 and sat == 0.0
@@ -98,6 +187,17 @@ def test_tied_report_finds_a_separate_output_matrix():
                                        "cls/predictions/output_weights"]
 
 
+def test_tied_says_there_is_no_head_rather_than_false(tiny, capsys):
+  # A checkpoint saved without cls/predictions/ (all-MiniLM-L6-v2, the tiny
+  # one here) has nothing to tie: "False" would read as "not tied".
+  _, prefix, _ = tiny
+  questions.main(["tied", "--init_checkpoint=" + prefix])
+  out = capsys.readouterr().out
+  assert "no MLM head saved" in out
+  assert "MLM head tied to the word table: no MLM head saved" in out
+  assert "False" not in out
+
+
 def test_our_pretraining_model_ties_the_mlm_head():
   config = modeling.BertConfig(**TINY)
   check = questions.model_tie_check(config)
@@ -113,6 +213,69 @@ def test_limit_cases(tiny):
   assert "longer than max_position_embeddings=24" in cases["25 positions"]
   assert cases["segment id 2"].startswith("ran (no error)")
   assert cases["segment id 2"].endswith("at most 0")
+
+
+def bag_of_words_features(tiny, zero_positions):
+  """sentence_features of one 6-word sentence on the tiny model, with its
+  position table as trained or all zeros."""
+  config_file, prefix, _ = tiny
+  model, _ = questions.load_model(config_file, prefix)
+  if zero_positions:
+    table = model.embeddings.position_embeddings
+    table.assign(np.zeros(table.shape, np.float32))
+  pieces = [[2000 + i] for i in range(5)] + [[3000, 3001]]
+  return questions.sentence_features(
+      model, np.asarray(model.embeddings.word_embeddings), pieces, 101, 102,
+      np.random.RandomState(0), max_pairs=10)
+
+
+def test_without_position_embeddings_every_layer_is_a_bag_of_words(tiny):
+  # Self-attention is permutation-equivariant: with the position table
+  # zeroed, shuffling the words moves each token's vector with it at every
+  # layer (cosine 1), so the shuffle measure reads position information
+  # only; with the table as initialised the vectors change from layer 0 on.
+  bag = bag_of_words_features(tiny, zero_positions=True)
+  np.testing.assert_allclose(bag["shuffle_cos"], 1.0, atol=1e-5)
+  with_positions = bag_of_words_features(tiny, zero_positions=False)
+  assert np.all(with_positions["shuffle_cos"][0] > 1 - 1e-6)  # Word rows.
+  assert np.all(with_positions["shuffle_cos"][1:].mean(axis=1) < 0.99)
+  assert with_positions["vectors"].shape == (2 + TINY["num_hidden_layers"],
+                                             7, TINY["hidden_size"])
+  assert with_positions["position"].tolist() == list(range(1, 8))
+
+
+def test_order_pairs_are_inside_the_sentence_and_both_ways():
+  rng = np.random.RandomState(0)
+  pairs, near = questions.order_pairs(40, 200, rng)
+  for p in (pairs, near):
+    assert p.min() >= 1 and p.max() <= 38 and np.all(p[:, 0] != p[:, 1])
+    after = np.mean(p[:, 1] > p[:, 0])
+    assert 0.35 < after < 0.65, after
+  assert np.all(np.abs(near[:, 1] - near[:, 0]) == 1) and len(near) == 37
+  assert len(pairs) == 200 and len({tuple(sorted(p)) for p in pairs}) == 200
+
+
+def test_position_probe_reads_a_linear_code_and_not_noise():
+  rng = np.random.RandomState(0)
+  pos = np.tile(np.arange(1, 31), 20)
+  code = np.outer(pos, rng.normal(size=8)) + 0.01 * rng.normal(size=(600, 8))
+  r2, mae = questions.position_probe(code[:450], pos[:450], code[450:],
+                                     pos[450:])
+  assert r2 > 0.99 and mae < 0.5
+  noise = rng.normal(size=(600, 8))
+  r2, _ = questions.position_probe(noise[:450], pos[:450], noise[450:],
+                                   pos[450:])
+  assert r2 < 0.05
+
+
+@pytest.mark.parametrize("flag", ["--sentences=3", "--max_seq_length=25",
+                                  "--max_pairs=0"])
+def test_layers_refuses_bad_flags_in_one_line(tiny, flag):
+  config_file, prefix, _ = tiny
+  with pytest.raises(SystemExit, match="error: " + flag.split("=")[0]):
+    questions.main(["layers", "--bert_config_file=" + config_file,
+                    "--init_checkpoint=" + prefix,
+                    "--vocab_file=" + corpus.minilm_vocab(), flag])
 
 
 def test_pooling_scores():
@@ -203,6 +366,16 @@ def test_every_command_runs_on_a_tiny_checkpoint(tiny, command, capsys):
                     "--init_checkpoint=" + prefix, "--vocab_file=" + vocab,
                     "--max_articles=30", "--max_seq_length=24",
                     "--doc_stride=12"],
+      "self_attention": ["--bert_config_file=" + config_file,
+                         "--init_checkpoint=" + prefix,
+                         "--vocab_file=" + vocab, "--sentences=3",
+                         "--max_seq_length=24"],
+      "nonlinearity": ["--bert_config_file=" + config_file,
+                       "--init_checkpoint=" + prefix, "--vocab_file=" + vocab,
+                       "--max_articles=30", "--max_seq_length=24"],
+      "layers": ["--bert_config_file=" + config_file,
+                 "--init_checkpoint=" + prefix, "--vocab_file=" + vocab,
+                 "--sentences=8", "--max_seq_length=24", "--max_pairs=5"],
   }[command]
   questions.main([command] + args)
   out = capsys.readouterr().out
