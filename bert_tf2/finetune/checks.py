@@ -64,8 +64,8 @@ def check_settings(s, required=("data_dir", "output_dir"), export_acts=True,
 
 
 def check_training_ranges(s):
-  """Raises InputError unless --learning_rate >= 0, --num_train_epochs > 0
-  and 0 <= --warmup_proportion <= 1 (NaN fails every test).
+  """Raises InputError unless 0 <= --learning_rate < inf, --num_train_epochs
+  > 0 and 0 <= --warmup_proportion <= 1 (NaN fails every test).
 
   A learning rate of 0 is allowed: the weights stay as initialised (a way to
   evaluate or export an --init_checkpoint through the training path, which
@@ -76,10 +76,11 @@ def check_training_ranges(s):
   ...     learning_rate=-1.0, num_train_epochs=3.0, warmup_proportion=0.1))
   Traceback (most recent call last):
   ...
-  tokenization.errors.InputError: --learning_rate=-1.0: must be >= 0
+  tokenization.errors.InputError: --learning_rate=-1.0: must be >= 0 and finite
   """
-  if not s.learning_rate >= 0:
-    raise InputError("--learning_rate=%s: must be >= 0" % s.learning_rate)
+  if not 0 <= s.learning_rate < float("inf"):
+    raise InputError("--learning_rate=%s: must be >= 0 and finite"
+                     % s.learning_rate)
   if not s.num_train_epochs > 0:
     raise InputError("--num_train_epochs=%s: must be > 0"
                      % s.num_train_epochs)

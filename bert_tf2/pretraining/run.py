@@ -64,8 +64,8 @@ def check_flags(flags_values):
     if f.num_warmup_steps is None or f.num_warmup_steps < 0:
       raise InputError("--num_warmup_steps=%s: must be >= 0"
                        % f.num_warmup_steps)
-    if not f.learning_rate or f.learning_rate <= 0:
-      raise InputError("--learning_rate=%s: must be positive"
+    if not 0 < f.learning_rate < float("inf"):  # NaN fails too.
+      raise InputError("--learning_rate=%s: must be positive and finite"
                        % f.learning_rate)
   if f.do_eval:
     _check_positive("max_eval_steps", f.max_eval_steps)

@@ -69,6 +69,14 @@ CASES = [
     ("run_classifier.py", _classifier_args, "negative_epochs",
      lambda p: dict(num_train_epochs=-1),
      ["--num_train_epochs=-1.0: must be > 0"]),
+    # Issue 46 item 10: inf was accepted (the run stopped on NaN and left
+    # predictor/ and train.tf_record); refused with nan, up front.
+    ("run_classifier.py", _classifier_args, "infinite_learning_rate",
+     lambda p: dict(learning_rate="inf"),
+     ["--learning_rate=inf: must be >= 0 and finite"]),
+    ("run_classifier.py", _classifier_args, "nan_learning_rate",
+     lambda p: dict(learning_rate="nan"),
+     ["--learning_rate=nan: must be >= 0 and finite"]),
     ("run_squad.py", _squad_args, "negative_learning_rate",
      lambda p: dict(learning_rate=-1e-5),
      ["--learning_rate=-1e-05: must be >= 0"]),

@@ -59,6 +59,11 @@ CASES = [
                     do_eval="true", eval_batch_size=2, max_eval_steps=10),
      ["--input_file", "truncated.tfrecord", "record 5",
       "truncated or corrupt"]),
+    # Issue 46 item 10: inf was accepted like a rate (nan too).
+    ("infinite_learning_rate", lambda p: dict(learning_rate="inf"),
+     ["--learning_rate=inf: must be positive and finite"]),
+    ("nan_learning_rate", lambda p: dict(learning_rate="nan"),
+     ["--learning_rate=nan: must be positive and finite"]),
     ("config_not_json",
      lambda p: dict(bert_config_file=p["config_not_json"]),
      ["not_json.json", "not valid JSON"]),
