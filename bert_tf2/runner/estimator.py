@@ -28,7 +28,7 @@ from bert_tf2.runner import preemption
 from bert_tf2.runner import progress
 from bert_tf2.runner import summaries
 
-# A checkpoint whose weights gave a NaN/Inf loss is renamed model.ckpt-N.<tag>.
+# A checkpoint whose continuation went NaN/Inf is renamed model.ckpt-N.<tag>.
 NON_FINITE_TAG = "nonfinite-loss"
 
 # A long evaluation logs how far it got this often (batches, elapsed).
@@ -41,7 +41,7 @@ class NonFiniteLossError(FloatingPointError, InputError):
 
   Also a `common.InputError` (usually a too-high learning rate or bad data),
   so a script reports it as one `error: ...` line, exit status 1, with no
-  traceback; the last good checkpoint stays in output_dir.
+  traceback; the checkpoints that led to it are set aside, not deleted.
   """
 
 
@@ -92,6 +92,7 @@ class Estimator(object):
     self._predict_fn = None
     self._barrier_fn = None
     self._finite_fn = None      # (names, tf.function): see _check_finite.
+    self._continued = []        # Checkpoint prefixes: _set_aside_continued.
     self.stopped_early = False  # Set by train_and_evaluate.
 
   # ------------------------------------------------------------ properties
@@ -131,9 +132,10 @@ class Estimator(object):
 
     Raises:
       TrainingInterrupted: SIGTERM/SIGINT arrived; a checkpoint was saved.
-      NonFiniteLossError: the loss or the weights became NaN/Inf; the
-        newest finite checkpoint is kept and no checkpoint is written for
-        the bad step.
+      NonFiniteLossError: the loss or the weights became NaN/Inf; no
+        checkpoint is written for the bad step, and the checkpoints this
+        run continued from (resumed from, saved) are set aside as
+        model.ckpt-N.nonfinite-loss.* so a rerun does not resume from them.
     """
     return self._train(input_fn, max_steps)
 
@@ -206,6 +208,8 @@ class Estimator(object):
     self._build_optimizer()
 
     latest = self.latest_checkpoint()
+    # The checkpoints this run continues from (see _set_aside_continued).
+    self._continued = [latest] if latest else []
     if latest:
       checkpoints.restore_exact(
           self.training_variables(), latest,
@@ -300,10 +304,9 @@ class Estimator(object):
         if not bool(ok):
           bad_step = new_step - 1 if new_step > step else step
           raise NonFiniteLossError("Loss is %s at global_step %d; training "
-                                   "stopped. %s%s" % (
+                                   "stopped. %s" % (
               "NaN" if np.isnan(float(loss_sum)) else "Inf", bad_step,
-              self._set_aside_checkpoint_of(bad_step, iterator),
-              self._kept_message()))
+              self._set_aside_continued()))
         stalled = 0 if new_step > step else stalled + done
         if stalled > 1000:
           raise NonFiniteLossError(
@@ -363,43 +366,44 @@ class Estimator(object):
                  scalars["examples_per_second"])
     self._summaries.write("", step, scalars)
 
-  def _set_aside_checkpoint_of(self, bad_step, iterator):
-    """Sets aside the latest checkpoint if it holds the weights of
-    `bad_step`, whose loss was not finite, and its loss on the next batch
-    is not finite either (finite weights can still be far too large; a
-    finite loss there means the data, not the weights, was at fault).
+  def _set_aside_continued(self):
+    """Sets aside every checkpoint this training run continued from: the
+    one it resumed from and those it saved (chief only), since continuing
+    from any of them led to the non-finite loss or weights.
+
+    A rerun (at a lower --learning_rate, or on fixed data) then never
+    resumes from weights whose continuation diverged: it resumes from an
+    older checkpoint, or starts afresh. Nothing is deleted: the files stay
+    as `model.ckpt-N.nonfinite-loss.*`, and renaming one back resumes from
+    it.
 
     Returns:
-      a sentence saying what was set aside, or "".
+      a sentence saying what was set aside and what a rerun starts from.
     """
-    latest = self.latest_checkpoint()
-    if latest is None or checkpoints.checkpoint_step(latest) != bad_step:
-      return ""
-    checkpoints.restore_exact(self.model_variables(), latest)
+    present = [p for p in dict.fromkeys(self._continued)
+               if tf.io.gfile.exists(p + ".index")]
+    if present and self._strategy.extended.should_checkpoint:
+      for prefix in present:
+        checkpoints.set_aside(prefix, NON_FINITE_TAG)
+    said = ""
+    if present:
+      said = ("Training continued from %s: set aside as %s (never resumed "
+              "from; rename one back to resume from it). " % (
+                  ", ".join(os.path.basename(p) for p in present),
+                  ", ".join("%s.%s.*" % (os.path.basename(p), NON_FINITE_TAG)
+                            for p in present)))
     try:
-      features = next(iterator)
-    except (StopIteration, tf.errors.OutOfRangeError):
-      return ""  # No batch left to tell the weights from the data.
-    loss = self._strategy.reduce(
-        tf.distribute.ReduceOp.MEAN, self._strategy.run(
-            lambda f: tf.cast(self._task.compute_loss(
-                self._model, f, training=False)[0], tf.float32),
-            args=(features,)), axis=None)
-    if np.isfinite(float(loss)):
-      return ""
-    if self._strategy.extended.should_checkpoint:
-      checkpoints.set_aside(latest, NON_FINITE_TAG)
-    return ("Its weights, saved as %s, give a non-finite loss on the next "
-            "batch too: set aside as %s.%s.* (never resumed from). " % (
-                os.path.basename(latest), os.path.basename(latest),
-                NON_FINITE_TAG))
-
-  def _kept_message(self):
-    latest = self.latest_checkpoint()
-    return ("%s; nothing was saved for this step. Try a lower "
-            "--learning_rate, or check the input data." % (
-                "The newest good checkpoint, %s, is kept" % latest if latest
-                else "There is no earlier checkpoint (a rerun starts afresh)"))
+      latest = self.latest_checkpoint()
+    except InputError:  # Only damaged ones left: its own error at rerun.
+      latest = None
+    if latest:
+      start = "resumes from %s" % latest
+    elif self._init_checkpoint:
+      start = "starts afresh from --init_checkpoint"
+    else:
+      start = "starts afresh"
+    return ("%sNothing was saved for this step; a rerun %s. Try a lower "
+            "--learning_rate, or check the input data." % (said, start))
 
   def _check_finite(self, step):
     """Raises NonFiniteLossError if a float variable a checkpoint would hold
@@ -425,7 +429,7 @@ class Estimator(object):
         "The checkpoint about to be saved at global_step %d %s; training "
         "stopped. %s" % (step, modeling.non_finite_phrase(
             [n for n, ok in zip(names, finite) if not ok], len(names)),
-                         self._kept_message()))
+                         self._set_aside_continued()))
 
   def _save(self, step):
     """Writes model.ckpt-STEP (chief only); returns its prefix or None.
@@ -434,6 +438,8 @@ class Estimator(object):
       NonFiniteLossError: a weight is NaN or Inf (nothing is written).
     """
     self._check_finite(step)
+    self._continued.append(os.path.join(self._config.output_dir,
+                                        "model.ckpt-%d" % step))
     if not self._strategy.extended.should_checkpoint:
       return None
     return checkpoints.save(self.training_variables(),
