@@ -89,6 +89,57 @@ def check_training_ranges(s):
                      % s.warmup_proportion)
 
 
+def num_train_steps(s, epoch_size, source):
+  """The original's training steps, int(epoch_size / --train_batch_size *
+  --num_train_epochs).
+
+  Args:
+    s: the settings.
+    epoch_size: training examples per epoch.
+    source: where they come from, for the message (e.g. "--data_dir=d").
+
+  Raises:
+    InputError: that is 0 (the run would train nothing, then evaluate and
+      export the untrained model).
+
+  >>> import types
+  >>> s = types.SimpleNamespace(train_batch_size=32, num_train_epochs=3.0)
+  >>> num_train_steps(s, 100, "--train_file=t.json")
+  9
+  >>> num_train_steps(s, 10, "--train_file=t.json")
+  Traceback (most recent call last):
+  ...
+  tokenization.errors.InputError: --train_file=t.json: 10 training examples / --train_batch_size=32 x --num_train_epochs=3 gives 0 training steps; lower --train_batch_size or raise --num_train_epochs
+  """
+  steps = int(epoch_size / s.train_batch_size * s.num_train_epochs)
+  if steps < 1:
+    raise InputError(
+        "%s: %d training examples / --train_batch_size=%d x "
+        "--num_train_epochs=%g gives 0 training steps; lower "
+        "--train_batch_size or raise --num_train_epochs" % (
+            source, epoch_size, s.train_batch_size, s.num_train_epochs))
+  return steps
+
+
+def check_train_steps(s, source, at_least, exact=None):
+  """Refuses a --do_train run of 0 steps (`num_train_steps`) before any
+  output.
+
+  Args:
+    s: the settings.
+    source: where the training examples come from, for the message.
+    at_least: a lower bound of the examples per epoch (the exact count
+      where each example is one record).
+    exact: None, or a callable giving the exact count (e.g. windows of
+      long examples); called only when `at_least` gives no step.
+  """
+  if not s.do_train:
+    return
+  if int(at_least / s.train_batch_size * s.num_train_epochs) >= 1:
+    return
+  num_train_steps(s, exact() if exact is not None else at_least, source)
+
+
 def config_and_tokenizer(s, **kwargs):
   """(bert_config, tokenizer) of --bert_config_file and --vocab_file, checked
   against --do_lower_case, --init_checkpoint and --max_seq_length
