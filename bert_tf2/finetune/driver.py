@@ -178,6 +178,11 @@ def run(job):
                                   eval_batch_size, s.predict_batch_size)
   tf.io.gfile.makedirs(s.output_dir)
   checkpoints.refuse_other_model(s.output_dir, task)
+  if s.do_train:
+    checkpoints.check_batch_shape(
+        s.output_dir, checkpoints.batch_shape(s.train_batch_size,
+                                              s.max_seq_length),
+        s.allow_new_batch_shape)
   job.save_assets()
   splits = _Records(job)
   num_train_steps = num_warmup_steps = None

@@ -60,6 +60,9 @@ class Estimator(object):
       (and gradient-accumulation micro-batches); must divide evenly.
     eval_batch_size, predict_batch_size: global batches, split over replicas.
     params: extra entries for the input_fn's params dict.
+    max_seq_length: the training sequence length, recorded with the batch
+      size in output_dir/batch_shape.json; a resume with other values is
+      refused (`checkpoints.check_batch_shape`). None: the batch size only.
 
   input_fn(params) returns a tf.data.Dataset of feature dicts batched by
   params["batch_size"], the PER-REPLICA batch (see `runner.inputs`).
@@ -67,7 +70,7 @@ class Estimator(object):
 
   def __init__(self, task, config, optimizer_fn=None, init_checkpoint=None,
                train_batch_size=32, eval_batch_size=8, predict_batch_size=8,
-               params=None):
+               params=None, max_seq_length=None):
     self._task = task
     self._config = config
     self._optimizer_fn = optimizer_fn
@@ -79,6 +82,9 @@ class Estimator(object):
     self.train_batch_size = int(train_batch_size)
     self.eval_batch_size = int(eval_batch_size)
     self.predict_batch_size = int(predict_batch_size)
+    self._batch_shape = checkpoints.batch_shape(train_batch_size,
+                                                max_seq_length)
+    self._shape_recorded = False  # This train call wrote batch_shape.json.
     self._summaries = summaries.ScalarWriter(
         config.output_dir, self._strategy.extended.should_save_summary)
     # Built on first use.
@@ -210,7 +216,10 @@ class Estimator(object):
     latest = self.latest_checkpoint()
     # The checkpoints this run continues from (see _set_aside_continued).
     self._continued = [latest] if latest else []
+    self._shape_recorded = False
     if latest:
+      checkpoints.check_batch_shape(cfg.output_dir, self._batch_shape,
+                                    cfg.allow_new_batch_shape)
       checkpoints.restore_exact(
           self.training_variables(), latest,
           optional=precision.loss_scale_variables(self._optimizer))
@@ -442,9 +451,14 @@ class Estimator(object):
                                         "model.ckpt-%d" % step))
     if not self._strategy.extended.should_checkpoint:
       return None
-    return checkpoints.save(self.training_variables(),
-                            self._config.output_dir, step,
-                            self._config.keep_checkpoint_max)
+    prefix = checkpoints.save(self.training_variables(),
+                              self._config.output_dir, step,
+                              self._config.keep_checkpoint_max)
+    if not self._shape_recorded:
+      checkpoints.write_batch_shape(self._config.output_dir,
+                                    self._batch_shape)
+      self._shape_recorded = True
+    return prefix
 
   # --------------------------------------------------------------- evaluate
   def evaluate(self, input_fn, steps=None, checkpoint_path=None, name=None):

@@ -137,3 +137,21 @@ def test_bad_input_is_one_clear_error(inputs, script, make_args, name,
   if name != "output_dir_of_another_model":
     assert not os.path.exists(out_dir) or not os.listdir(out_dir), (
         os.listdir(out_dir))
+
+
+def test_classifier_resume_with_another_batch_shape_is_refused(inputs):
+  """Issue 46 item 6 through the fine-tuning driver: refused before
+  anything is written (records, assets, checkpoints unchanged)."""
+  out = os.path.join(inputs["dir"], "classifier_shape")
+  args = lambda **f: _classifier_args(inputs, "classifier_shape", **f)  # pylint: disable=unnecessary-lambda-assignment
+  assert fixtures.run_in_process("run_classifier.py",
+                                 args()).returncode == 0
+  before = {n: os.path.getmtime(os.path.join(out, n))
+            for n in os.listdir(out)}
+  line = fixtures.error_line(fixtures.run_in_process(
+      "run_classifier.py", args(num_train_epochs=2.0, max_seq_length=12)))
+  assert line.startswith(
+      "error: --max_seq_length=12: --output_dir=%s holds model.ckpt-4, "
+      "trained with --max_seq_length=16 (batch_shape.json)" % out), line
+  assert {n: os.path.getmtime(os.path.join(out, n))
+          for n in os.listdir(out)} == before

@@ -132,3 +132,26 @@ def test_a_run_that_went_nan_reruns_at_a_sane_learning_rate(inputs):
   result = fixtures.run_in_process("run_pretraining.py", args(1e-4))
   assert result.returncode == 0, result.stderr[-2000:]
   assert os.path.exists(os.path.join(out, "model.ckpt-20.index"))
+
+
+def test_resume_with_another_batch_shape_is_refused(inputs):
+  """Issue 46 item 6: a resume with another --train_batch_size and
+  --max_seq_length is one line naming both values of both, nothing
+  written; --allow_new_batch_shape resumes on purpose."""
+  out = os.path.join(inputs["dir"], "pre_shape")
+  args = lambda **f: _args(inputs, "pre_shape", **f)  # pylint: disable=unnecessary-lambda-assignment
+  assert fixtures.run_in_process("run_pretraining.py",
+                                 args(num_train_steps=2)).returncode == 0
+  before = _digest(out), sorted(os.listdir(out))
+  line = fixtures.error_line(fixtures.run_in_process(
+      "run_pretraining.py", args(num_train_steps=4, train_batch_size=4,
+                                 max_seq_length=20)))
+  assert line.startswith(
+      "error: --train_batch_size=4, --max_seq_length=20: --output_dir=%s "
+      "holds model.ckpt-2, trained with --train_batch_size=2, "
+      "--max_seq_length=16 (batch_shape.json)" % out), line
+  assert (_digest(out), sorted(os.listdir(out))) == before
+  result = fixtures.run_in_process("run_pretraining.py", args(
+      num_train_steps=4, train_batch_size=4, allow_new_batch_shape="true"))
+  assert result.returncode == 0, result.stderr[-2000:]
+  assert os.path.exists(os.path.join(out, "model.ckpt-4.index"))
