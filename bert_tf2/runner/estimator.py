@@ -34,6 +34,10 @@ NON_FINITE_TAG = "nonfinite-loss"
 # A long evaluation logs how far it got this often (batches, elapsed).
 EVAL_LOG_EVERY_SECS = 5.0
 
+# Training logs a progress line at least this often, whatever
+# iterations_per_loop is: slow steps run in shorter calls (`_steps_per_call`).
+TRAIN_LOG_EVERY_SECS = 20.0
+
 
 class NonFiniteLossError(FloatingPointError, InputError):
   """The training loss or the weights became NaN or Inf; nothing was saved
@@ -287,7 +291,14 @@ class Estimator(object):
   def _train_loop(self, iterator, step, max_steps, eval_every=0,
                   evaluate_now=None):
     """Runs the compiled loop in chunks; logs, saves, evaluates, stops on
-    signals."""
+    signals.
+
+    A call runs up to iterations_per_loop steps (aligned to its multiples),
+    never past a save or evaluation step, and no longer than about
+    TRAIN_LOG_EVERY_SECS at the last call's speed (the first call, which
+    traces and compiles, runs one step), so a progress line comes every
+    log_step_count_steps steps or TRAIN_LOG_EVERY_SECS, whichever is first.
+    """
     cfg = self._config
     save_every = cfg.save_checkpoints_steps
     last_saved = step
@@ -299,16 +310,21 @@ class Estimator(object):
     # leaves out tracing and compilation.
     rate_from = None
     stalled = 0
+    step_secs = None  # Wall time per step of the last call.
     with preemption.SignalWatcher(cfg.handle_signals) as watcher:
       while step < max_steps:
-        n = min(cfg.iterations_per_loop, max_steps - step)
+        n = min(cfg.iterations_per_loop - step % cfg.iterations_per_loop,
+                max_steps - step,
+                _steps_per_call(step_secs, TRAIN_LOG_EVERY_SECS))
         if save_every:
           n = min(n, save_every - step % save_every)
         if eval_every:
           n = min(n, eval_every - step % eval_every)
+        called = time.time()
         done, loss_sum, ok, stop, scalar_sums = self._train_steps.loop(
             iterator, tf.constant(n, tf.int32), watcher.stop_flag)
         done = int(done)
+        step_secs = (time.time() - called) / max(done, 1)
         new_step = self.global_step
         if not bool(ok):
           bad_step = new_step - 1 if new_step > step else step
@@ -326,9 +342,10 @@ class Estimator(object):
         pending_steps += done
         pending_scalars += np.asarray(scalar_sums, np.float64)
         stop = bool(stop)
+        now = time.time()
         if pending_steps and (step - last_log_step >= cfg.log_step_count_steps
+                              or now - log_time >= TRAIN_LOG_EVERY_SECS
                               or step >= max_steps or stop):
-          now = time.time()
           elapsed = max(now - log_time, 1e-9)
           scalars = {"loss": pending_loss / pending_steps}
           scalars.update(zip(self._train_steps.scalar_names,
@@ -652,6 +669,23 @@ class Estimator(object):
     logging.warning("No checkpoint in %s and no init_checkpoint: using "
                     "freshly initialized weights", self._config.output_dir)
     return 0
+
+
+def _steps_per_call(step_secs, log_every_secs):
+  """Training steps one loop call may run so that it ends within about
+  `log_every_secs` at `step_secs` seconds per step (at least 1; one before
+  the speed is known).
+
+  >>> _steps_per_call(None, 20.0), _steps_per_call(7.0, 20.0)
+  (1, 2)
+  >>> _steps_per_call(0.01, 20.0), _steps_per_call(0.5, float("inf"))
+  (2000, inf)
+  """
+  if log_every_secs == float("inf"):
+    return float("inf")
+  if step_secs is None:
+    return 1
+  return max(1, int(log_every_secs / max(step_secs, 1e-9)))
 
 
 def check_batch_sizes(config, train_batch_size, eval_batch_size,
