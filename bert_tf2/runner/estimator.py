@@ -296,7 +296,8 @@ class Estimator(object):
     A call runs up to iterations_per_loop steps (aligned to its multiples),
     never past a save or evaluation step, and no longer than about
     TRAIN_LOG_EVERY_SECS at the last call's speed (the first call, which
-    traces and compiles, runs one step), so a progress line comes every
+    traces and compiles, runs one step; not with several workers, which
+    must agree on every call's length), so a progress line comes every
     log_step_count_steps steps or TRAIN_LOG_EVERY_SECS, whichever is first.
     """
     cfg = self._config
@@ -311,11 +312,15 @@ class Estimator(object):
     rate_from = None
     stalled = 0
     step_secs = None  # Wall time per step of the last call.
+    # Every worker of a multi-worker job must run the same steps per call
+    # (each step all-reduces): no cap from a local clock there.
+    cap_secs = (TRAIN_LOG_EVERY_SECS if self._num_input_pipelines() < 2
+                else float("inf"))
     with preemption.SignalWatcher(cfg.handle_signals) as watcher:
       while step < max_steps:
         n = min(cfg.iterations_per_loop - step % cfg.iterations_per_loop,
                 max_steps - step,
-                _steps_per_call(step_secs, TRAIN_LOG_EVERY_SECS))
+                _steps_per_call(step_secs, cap_secs))
         if save_every:
           n = min(n, save_every - step % save_every)
         if eval_every:
