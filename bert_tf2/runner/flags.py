@@ -149,9 +149,9 @@ def run_config_from_flags(flag_values=flags.FLAGS, strategy=None,
                           output_dir=None, **overrides):
   """A RunConfig from the flags (output_dir from --output_dir).
 
-  Progress is logged every min(100, --iterations_per_loop) steps: at every
-  loop's end when loops are short, so --iterations_per_loop also sets how
-  often a script reports (step/total, rate, elapsed, ETA).
+  Progress is logged every min(100, --iterations_per_loop) steps, or every
+  20 s of training when steps are slow (`estimator.TRAIN_LOG_EVERY_SECS`):
+  step/total, rate, elapsed, ETA.
   """
   f = flag_values
   kwargs = dict(
