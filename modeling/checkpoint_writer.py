@@ -14,10 +14,11 @@ Crash safety (a kill -9 at any instant):
      index is renamed last, so a visible index always has its data);
   3. the `checkpoint` state file is replaced atomically, last;
   4. only then are checkpoints beyond `max_to_keep` deleted (index first).
-A kill leaves at worst `*.tmp-*` files or a data file without an index (both
-removed by the next save), or a complete checkpoint not yet listed in the
-state file; `tf.train.latest_checkpoint` still names the last complete
-checkpoint.
+A kill leaves at worst `*.tmp-*` files (of a checkpoint or of the state
+file) or a data file without an index (all removed by the next save), or a
+complete checkpoint not yet listed in the state file (counted by the next
+save's retention: every `model.ckpt-N` of the directory is, listed or not);
+`tf.train.latest_checkpoint` still names the last complete checkpoint.
 """
 
 import os
@@ -160,8 +161,32 @@ def _remove_checkpoint(prefix):
     _remove(prefix + ".meta")
 
 
+def _retained(on_disk, name, max_to_keep):
+  """(kept, removed): checkpoint names after saving `name`.
+
+  Every checkpoint of the directory counts (`on_disk`, "<basename>-N",
+  oldest first), listed in the state file or not: one a killed run saved
+  but never listed is an orphan that would otherwise stay forever. Those
+  with a higher step than `name` (damaged or non-finite ones a resume
+  skipped, kept for inspection) are neither kept in the list nor removed.
+
+  >>> _retained(["m-1", "m-13", "m-42", "m-43", "m-44"], "m-45", 3)
+  (['m-43', 'm-44', 'm-45'], ['m-1', 'm-13', 'm-42'])
+  >>> _retained(["m-5", "m-20"], "m-10", 2)
+  (['m-5', 'm-10'], [])
+  """
+  step = lambda n: int(n.rsplit("-", 1)[1])
+  paths = [n for n in on_disk if step(n) < step(name)] + [name]
+  if not max_to_keep:
+    return paths, []
+  return paths[-max_to_keep:], paths[:-max_to_keep]
+
+
 def _clean_stale_files(directory, basename):
-  """Removes leftovers of killed saves: temporaries, data without index."""
+  """Removes leftovers of killed saves: temporaries (of checkpoints and of
+  the `checkpoint` state file), data without index."""
+  for path in _names_starting(directory, "checkpoint.tmp-"):
+    _remove(path)
   for path in _names_starting(directory, basename + "-"):
     name = os.path.basename(path)
     if re.search(r"-\d+\.tmp-", name):
@@ -183,8 +208,8 @@ def save_checkpoint(variables, output_dir_or_prefix, step, max_to_keep=5,
     output_dir_or_prefix: a directory (existing, or ending in "/", or with
       no ".ckpt" in its last component), or a prefix like "dir/model.ckpt".
     step: int, the global step (suffix of the prefix).
-    max_to_keep: keep this many newest checkpoints listed in the state file
-      (None or 0: keep all).
+    max_to_keep: keep this many newest checkpoints of the directory, listed
+      in the state file or not (None or 0: keep all).
     basename: file name stem when a directory is given.
 
   Returns:
@@ -209,24 +234,12 @@ def save_checkpoint(variables, output_dir_or_prefix, step, max_to_keep=5,
   prefix = os.path.join(directory, name)
   write_checkpoint(variables, prefix)
 
-  try:
-    state = literal_paths.read_state(directory)
-  except ValueError as e:  # Damaged: rebuilt from the checkpoints there.
-    logging.warning("Rewriting the damaged checkpoint state file: %s", e)
-    state = (None, _steps_in(directory, basename))
-  previous = list(state[1]) if state else []
-  previous = [os.path.basename(p) if os.path.dirname(p) in ("", directory)
-              else p for p in previous]
-  paths = [p for p in previous if p != name] + [name]
-  removed = []
-  if max_to_keep:
-    removed, paths = paths[:-max_to_keep], paths[-max_to_keep:]
+  paths, removed = _retained(_steps_in(directory, basename), name,
+                             max_to_keep)
   atomic_write_text(os.path.join(directory, "checkpoint"),
                     _state_text(name, paths))
   _fault_point("state_written")
   for old in removed:
-    old_prefix = old if os.path.isabs(old) else os.path.join(directory, old)
-    if re.search(r"-\d+$", old_prefix):
-      _remove_checkpoint(old_prefix)
+    _remove_checkpoint(os.path.join(directory, old))
   logging.info("Saved checkpoint %s (%d tensors)", prefix, len(variables))
   return prefix

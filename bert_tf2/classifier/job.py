@@ -23,6 +23,7 @@ from bert_tf2.classifier.options import generic_options
 from bert_tf2.classifier.model import BertClassifier
 from bert_tf2.classifier.options import validate
 from bert_tf2.finetune import assets
+from bert_tf2.finetune import checks
 from bert_tf2.finetune.job import Job
 from bert_tf2.runner.checkpoints import checkpoint_step
 from bert_tf2.runner.task import ModelTask
@@ -92,6 +93,18 @@ class ClassifierJob(Job):
         examples = self.read_examples(split)
         if split != "predict":
           self.check_labels(examples)
+    if s.do_train:  # Each example is one record, or one or more windows.
+      train = self.examples["train"]
+      checks.check_train_steps(
+          s, "--data_dir=%s" % s.data_dir, len(train),
+          exact=(lambda: self.window_count(train)) if self.windows else None)
+
+  def window_count(self, examples):
+    """Records --long_text=sliding_window makes of `examples`."""
+    s = self.settings
+    return sum(len(long_text.convert_example_to_windows(
+        i, example, self.label_list, s.max_seq_length, s.doc_stride,
+        self.tokenizer)) for i, example in enumerate(examples))
 
   def check_labels(self, examples):
     """Raises InputError naming the file and line of an unknown label."""

@@ -56,8 +56,12 @@ class EmbeddingJob(Job):
   def prepare(self):
     s = self.settings
     self.bert_config, self.tokenizer = validate(s)
-    self.pairs = {split: pairs_lib.read_pairs(path)
-                  for split, _, path in checks.split_files(s)}
+    self.pairs = {}
+    for split, flag, path in checks.split_files(s):
+      self.pairs[split] = pairs_lib.read_pairs(path)
+      if split == "train":
+        checks.check_train_steps(s, "--%s=%s" % (flag, path),
+                                 len(self.pairs[split]))
     # One record layout for every split: the first split's sides.
     with_negatives = {split: pairs[0].negative is not None
                       for split, pairs in self.pairs.items()}

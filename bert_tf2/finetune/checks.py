@@ -64,8 +64,8 @@ def check_settings(s, required=("data_dir", "output_dir"), export_acts=True,
 
 
 def check_training_ranges(s):
-  """Raises InputError unless --learning_rate >= 0, --num_train_epochs > 0
-  and 0 <= --warmup_proportion <= 1 (NaN fails every test).
+  """Raises InputError unless 0 <= --learning_rate < inf, --num_train_epochs
+  > 0 and 0 <= --warmup_proportion <= 1 (NaN fails every test).
 
   A learning rate of 0 is allowed: the weights stay as initialised (a way to
   evaluate or export an --init_checkpoint through the training path, which
@@ -76,16 +76,68 @@ def check_training_ranges(s):
   ...     learning_rate=-1.0, num_train_epochs=3.0, warmup_proportion=0.1))
   Traceback (most recent call last):
   ...
-  tokenization.errors.InputError: --learning_rate=-1.0: must be >= 0
+  tokenization.errors.InputError: --learning_rate=-1.0: must be >= 0 and finite
   """
-  if not s.learning_rate >= 0:
-    raise InputError("--learning_rate=%s: must be >= 0" % s.learning_rate)
+  if not 0 <= s.learning_rate < float("inf"):
+    raise InputError("--learning_rate=%s: must be >= 0 and finite"
+                     % s.learning_rate)
   if not s.num_train_epochs > 0:
     raise InputError("--num_train_epochs=%s: must be > 0"
                      % s.num_train_epochs)
   if not 0 <= s.warmup_proportion <= 1:
     raise InputError("--warmup_proportion=%s: must be in [0, 1]"
                      % s.warmup_proportion)
+
+
+def num_train_steps(s, epoch_size, source):
+  """The original's training steps, int(epoch_size / --train_batch_size *
+  --num_train_epochs).
+
+  Args:
+    s: the settings.
+    epoch_size: training examples per epoch.
+    source: where they come from, for the message (e.g. "--data_dir=d").
+
+  Raises:
+    InputError: that is 0 (the run would train nothing, then evaluate and
+      export the untrained model).
+
+  >>> import types
+  >>> s = types.SimpleNamespace(train_batch_size=32, num_train_epochs=3.0)
+  >>> num_train_steps(s, 100, "--train_file=t.json")
+  9
+  >>> num_train_steps(s, 10, "--train_file=t.json")
+  Traceback (most recent call last):
+  ...
+  tokenization.errors.InputError: --train_file=t.json: 10 training examples / --train_batch_size=32 x --num_train_epochs=3 gives 0 training steps; lower --train_batch_size or raise --num_train_epochs
+  """
+  steps = int(epoch_size / s.train_batch_size * s.num_train_epochs)
+  if steps < 1:
+    raise InputError(
+        "%s: %d training examples / --train_batch_size=%d x "
+        "--num_train_epochs=%g gives 0 training steps; lower "
+        "--train_batch_size or raise --num_train_epochs" % (
+            source, epoch_size, s.train_batch_size, s.num_train_epochs))
+  return steps
+
+
+def check_train_steps(s, source, at_least, exact=None):
+  """Refuses a --do_train run of 0 steps (`num_train_steps`) before any
+  output.
+
+  Args:
+    s: the settings.
+    source: where the training examples come from, for the message.
+    at_least: a lower bound of the examples per epoch (the exact count
+      where each example is one record).
+    exact: None, or a callable giving the exact count (e.g. windows of
+      long examples); called only when `at_least` gives no step.
+  """
+  if not s.do_train:
+    return
+  if int(at_least / s.train_batch_size * s.num_train_epochs) >= 1:
+    return
+  num_train_steps(s, exact() if exact is not None else at_least, source)
 
 
 def config_and_tokenizer(s, **kwargs):

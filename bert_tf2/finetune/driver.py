@@ -25,6 +25,7 @@ import tensorflow as tf
 
 from bert_tf2.common import InputError
 from bert_tf2 import runner
+from bert_tf2.finetune import checks
 from bert_tf2.finetune import records
 from bert_tf2.runner import checkpoints
 from bert_tf2.runner import estimator as estimator_lib
@@ -177,14 +178,20 @@ def run(job):
                                   eval_batch_size, s.predict_batch_size)
   tf.io.gfile.makedirs(s.output_dir)
   checkpoints.refuse_other_model(s.output_dir, task)
+  if s.do_train:
+    checkpoints.check_batch_shape(
+        s.output_dir, checkpoints.batch_shape(s.train_batch_size,
+                                              s.max_seq_length),
+        s.allow_new_batch_shape)
   job.save_assets()
   splits = _Records(job)
   num_train_steps = num_warmup_steps = None
   if s.do_train:
     def train_steps(count):  # XLA or not is known once the steps are.
       nonlocal num_train_steps
-      num_train_steps = int(job.epoch_size(count) / s.train_batch_size *
-                            s.num_train_epochs)
+      num_train_steps = checks.num_train_steps(
+          s, job.epoch_size(count), os.path.join(
+              s.output_dir, job.record_files["train"]))
       resolve_jit_compile(job, config, num_train_steps)
     train_input_fn, count, _ = splits.write("train", before_input=train_steps)
     num_warmup_steps = int(num_train_steps * s.warmup_proportion)

@@ -58,6 +58,8 @@ class MultipleChoiceJob(Job):
         raise InputError("--%s=%s: no examples" % (flag, path))
       num_choices = reader.check_num_choices(examples, num_choices)
       self.examples[split] = examples
+      if split == "train":
+        checks.check_train_steps(s, "--%s=%s" % (flag, path), len(examples))
     self.num_choices = num_choices or 4
 
   def build_task(self):

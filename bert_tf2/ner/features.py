@@ -110,6 +110,13 @@ def sentence_windows(words, label_ids, max_seq_length, doc_stride, tokenizer,
   return windows
 
 
+def window_count(sentences, max_seq_length, doc_stride, tokenizer):
+  """How many windows (records) `write_windows` makes of `sentences`."""
+  return sum(len(window_starts(len(word_pieces(s.tokens, tokenizer)[0]),
+                               max_seq_length - 2, doc_stride))
+             for s in sentences)
+
+
 SEQUENCE_FEATURES = ("input_ids", "input_mask", "segment_ids", "label_ids",
                      "label_mask")
 

@@ -122,6 +122,12 @@ class NerJob(Job):
                               self._path("train_file"))
       logging.info("tag scheme of %s: %s", self._path("train_file"),
                    schemes.detect_scheme(s.tags for s in train_sentences))
+    if train_sentences is not None:  # Each sentence: one or more windows.
+      checks.check_train_steps(
+          s, self._path("train_file"), len(train_sentences),
+          exact=lambda: features_lib.window_count(
+              train_sentences, s.max_seq_length, s.doc_stride,
+              self.tokenizer))
     self.sentences = {"train": train_sentences}
     # Read and checked now: an unknown dev tag is refused before
     # label_list.txt or train.tf_record is written.

@@ -22,6 +22,7 @@ from bert_tf2.pretraining import input_pipeline
 from bert_tf2.pretraining import record_check
 from bert_tf2.pretraining.model import PretrainingModel
 from bert_tf2 import runner
+from bert_tf2.runner import checkpoints
 from bert_tf2.runner import periodic_eval
 from bert_tf2.runner import speed_defaults
 
@@ -64,8 +65,8 @@ def check_flags(flags_values):
     if f.num_warmup_steps is None or f.num_warmup_steps < 0:
       raise InputError("--num_warmup_steps=%s: must be >= 0"
                        % f.num_warmup_steps)
-    if not f.learning_rate or f.learning_rate <= 0:
-      raise InputError("--learning_rate=%s: must be positive"
+    if not 0 < f.learning_rate < float("inf"):  # NaN fails too.
+      raise InputError("--learning_rate=%s: must be positive and finite"
                        % f.learning_rate)
   if f.do_eval:
     _check_positive("max_eval_steps", f.max_eval_steps)
@@ -92,6 +93,9 @@ def check_flags(flags_values):
   if tf.io.gfile.exists(f.output_dir) and not tf.io.gfile.isdir(f.output_dir):
     raise InputError("--output_dir=%s: is a file, expected a directory"
                      % f.output_dir)
+  if f.do_train and tf.io.gfile.isdir(f.output_dir):
+    checkpoints.check_batch_shape(f.output_dir, checkpoints.batch_shape(
+        f.train_batch_size, f.max_seq_length), f.allow_new_batch_shape)
   input_files = cli.expand_globs("input_file", f.input_file)
   record_check.check_first_records(
       input_files, f.max_seq_length, f.max_predictions_per_seq,
@@ -158,7 +162,7 @@ def build_estimator(f, config):
       task, run_config, optimizer_fn=optimizer_fn,
       init_checkpoint=f.init_checkpoint or None,
       train_batch_size=f.train_batch_size,
-      eval_batch_size=f.eval_batch_size)
+      eval_batch_size=f.eval_batch_size, max_seq_length=f.max_seq_length)
 
 
 def run_pretraining(f):

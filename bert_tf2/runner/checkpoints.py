@@ -6,17 +6,25 @@ names: the model's variables, "<name>/adam_m", "<name>/adam_v",
 written by `modeling.save_checkpoint`, which makes them complete-or-absent.
 """
 
+import json
 import os
 import re
 
 from absl import logging
 import tensorflow as tf
 
+from bert_tf2.common import atomic_write_text
 from bert_tf2.common import InputError
 import modeling
 from modeling import literal_paths
 
 _STEP_RE = re.compile(r"model\.ckpt-(\d+)\.index$")
+
+# output_dir/batch_shape.json: {"train_batch_size": B, "max_seq_length": L}
+# of the run that saved the checkpoints (a side file: the checkpoints keep
+# the original's variables, readable by the original code).
+BATCH_SHAPE_FILE = "batch_shape.json"
+_SHAPE_FLAGS = ("train_batch_size", "max_seq_length")
 
 
 def checkpoint_step(prefix):
@@ -224,3 +232,74 @@ def refuse_other_model(output_dir, task):
   latest = latest_checkpoint(output_dir)
   if latest:
     restore_exact(task.checkpoint_variables(task.build_model()), latest)
+
+
+def batch_shape(train_batch_size, max_seq_length):
+  """The batch shape a training run records: {flag: value}, None values
+  (a caller without a sequence length) left out."""
+  values = dict(zip(_SHAPE_FLAGS, (train_batch_size, max_seq_length)))
+  return {k: int(v) for k, v in values.items() if v is not None}
+
+
+def read_batch_shape(output_dir):
+  """The batch shape recorded in output_dir, or None (none, or damaged:
+  one warning; the next save rewrites it)."""
+  path = os.path.join(output_dir, BATCH_SHAPE_FILE)
+  try:
+    with tf.io.gfile.GFile(path, "rb") as f:
+      recorded = json.loads(f.read().decode("utf-8"))
+    return {k: int(recorded[k]) for k in _SHAPE_FLAGS if k in recorded}
+  except tf.errors.NotFoundError:
+    return None
+  except (ValueError, TypeError, AttributeError, UnicodeDecodeError) as e:
+    if path not in _WARNED:
+      _WARNED.add(path)
+      logging.warning("Ignoring the damaged %s (%s); the next checkpoint "
+                      "save rewrites it", path, e)
+    return None
+
+
+def write_batch_shape(output_dir, shape):
+  """Records `shape` (see `batch_shape`) in output_dir, atomically."""
+  atomic_write_text(os.path.join(output_dir, BATCH_SHAPE_FILE),
+                    json.dumps(shape, sort_keys=True) + "\n")
+
+
+def check_batch_shape(output_dir, shape, allow=False):
+  """Refuses to resume output_dir's checkpoint with another batch shape.
+
+  A resume with another --train_batch_size or --max_seq_length no longer
+  matches the run it continues: its steps, learning-rate schedule and
+  --skip_consumed_batches count batches of the recorded shape.
+
+  Args:
+    output_dir: the run's directory.
+    shape: this run's `batch_shape`.
+    allow: --allow_new_batch_shape: resume anyway (one warning line).
+
+  Raises:
+    InputError: naming both values of each flag that differs.
+  """
+  recorded = read_batch_shape(output_dir)
+  if not recorded:
+    return
+  changed = [k for k in _SHAPE_FLAGS
+             if k in shape and k in recorded and shape[k] != recorded[k]]
+  if not changed:
+    return
+  latest = latest_checkpoint(output_dir)
+  if latest is None:
+    return  # Nothing to resume: the run starts afresh.
+  values = lambda d: ", ".join("--%s=%d" % (k, d[k]) for k in changed)  # pylint: disable=unnecessary-lambda-assignment
+  if allow:
+    logging.warning("Resuming %s, trained with %s, with %s "
+                    "(--allow_new_batch_shape)", latest, values(recorded),
+                    values(shape))
+    return
+  raise InputError(
+      "%s: --output_dir=%s holds %s, trained with %s (%s); resuming with "
+      "another batch shape changes what its steps, learning-rate schedule "
+      "and --skip_consumed_batches mean. Pass the recorded values, a new "
+      "--output_dir, or --allow_new_batch_shape" % (
+          values(shape), output_dir, os.path.basename(latest),
+          values(recorded), BATCH_SHAPE_FILE))

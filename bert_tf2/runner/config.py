@@ -27,13 +27,17 @@ class RunConfig(object):
       The original restarted the input pipeline; that stays the default.
     handle_signals: on SIGTERM/SIGINT during `train`, stop, save a checkpoint
       at the current step and raise `runner.TrainingInterrupted`.
+    allow_new_batch_shape: resume although the train batch size or sequence
+      length differ from those output_dir's checkpoints were trained with
+      (`checkpoints.check_batch_shape`).
   """
 
   def __init__(self, output_dir, save_checkpoints_steps=1000,
                iterations_per_loop=1000, keep_checkpoint_max=5,
                strategy=None, precision="float32", jit_compile=False,
                log_step_count_steps=100, gradient_accumulation_steps=1,
-               skip_consumed_batches=False, handle_signals=True):
+               skip_consumed_batches=False, handle_signals=True,
+               allow_new_batch_shape=False):
     if not output_dir:
       raise InputError("--output_dir is required")
     if int(iterations_per_loop) < 1:
@@ -62,3 +66,4 @@ class RunConfig(object):
     self.gradient_accumulation_steps = int(gradient_accumulation_steps)
     self.skip_consumed_batches = bool(skip_consumed_batches)
     self.handle_signals = bool(handle_signals)
+    self.allow_new_batch_shape = bool(allow_new_batch_shape)

@@ -28,11 +28,15 @@ from bert_tf2.runner import preemption
 from bert_tf2.runner import progress
 from bert_tf2.runner import summaries
 
-# A checkpoint whose weights gave a NaN/Inf loss is renamed model.ckpt-N.<tag>.
+# A checkpoint whose continuation went NaN/Inf is renamed model.ckpt-N.<tag>.
 NON_FINITE_TAG = "nonfinite-loss"
 
 # A long evaluation logs how far it got this often (batches, elapsed).
 EVAL_LOG_EVERY_SECS = 5.0
+
+# Training logs a progress line at least this often, whatever
+# iterations_per_loop is: slow steps run in shorter calls (`_steps_per_call`).
+TRAIN_LOG_EVERY_SECS = 20.0
 
 
 class NonFiniteLossError(FloatingPointError, InputError):
@@ -41,7 +45,7 @@ class NonFiniteLossError(FloatingPointError, InputError):
 
   Also a `common.InputError` (usually a too-high learning rate or bad data),
   so a script reports it as one `error: ...` line, exit status 1, with no
-  traceback; the last good checkpoint stays in output_dir.
+  traceback; the checkpoints that led to it are set aside, not deleted.
   """
 
 
@@ -60,6 +64,9 @@ class Estimator(object):
       (and gradient-accumulation micro-batches); must divide evenly.
     eval_batch_size, predict_batch_size: global batches, split over replicas.
     params: extra entries for the input_fn's params dict.
+    max_seq_length: the training sequence length, recorded with the batch
+      size in output_dir/batch_shape.json; a resume with other values is
+      refused (`checkpoints.check_batch_shape`). None: the batch size only.
 
   input_fn(params) returns a tf.data.Dataset of feature dicts batched by
   params["batch_size"], the PER-REPLICA batch (see `runner.inputs`).
@@ -67,7 +74,7 @@ class Estimator(object):
 
   def __init__(self, task, config, optimizer_fn=None, init_checkpoint=None,
                train_batch_size=32, eval_batch_size=8, predict_batch_size=8,
-               params=None):
+               params=None, max_seq_length=None):
     self._task = task
     self._config = config
     self._optimizer_fn = optimizer_fn
@@ -79,6 +86,9 @@ class Estimator(object):
     self.train_batch_size = int(train_batch_size)
     self.eval_batch_size = int(eval_batch_size)
     self.predict_batch_size = int(predict_batch_size)
+    self._batch_shape = checkpoints.batch_shape(train_batch_size,
+                                                max_seq_length)
+    self._shape_recorded = False  # This train call wrote batch_shape.json.
     self._summaries = summaries.ScalarWriter(
         config.output_dir, self._strategy.extended.should_save_summary)
     # Built on first use.
@@ -92,6 +102,7 @@ class Estimator(object):
     self._predict_fn = None
     self._barrier_fn = None
     self._finite_fn = None      # (names, tf.function): see _check_finite.
+    self._continued = []        # Checkpoint prefixes: _set_aside_continued.
     self.stopped_early = False  # Set by train_and_evaluate.
 
   # ------------------------------------------------------------ properties
@@ -131,9 +142,10 @@ class Estimator(object):
 
     Raises:
       TrainingInterrupted: SIGTERM/SIGINT arrived; a checkpoint was saved.
-      NonFiniteLossError: the loss or the weights became NaN/Inf; the
-        newest finite checkpoint is kept and no checkpoint is written for
-        the bad step.
+      NonFiniteLossError: the loss or the weights became NaN/Inf; no
+        checkpoint is written for the bad step, and the checkpoints this
+        run continued from (resumed from, saved) are set aside as
+        model.ckpt-N.nonfinite-loss.* so a rerun does not resume from them.
     """
     return self._train(input_fn, max_steps)
 
@@ -206,7 +218,12 @@ class Estimator(object):
     self._build_optimizer()
 
     latest = self.latest_checkpoint()
+    # The checkpoints this run continues from (see _set_aside_continued).
+    self._continued = [latest] if latest else []
+    self._shape_recorded = False
     if latest:
+      checkpoints.check_batch_shape(cfg.output_dir, self._batch_shape,
+                                    cfg.allow_new_batch_shape)
       checkpoints.restore_exact(
           self.training_variables(), latest,
           optional=precision.loss_scale_variables(self._optimizer))
@@ -274,7 +291,15 @@ class Estimator(object):
   def _train_loop(self, iterator, step, max_steps, eval_every=0,
                   evaluate_now=None):
     """Runs the compiled loop in chunks; logs, saves, evaluates, stops on
-    signals."""
+    signals.
+
+    A call runs up to iterations_per_loop steps (aligned to its multiples),
+    never past a save or evaluation step, and no longer than about
+    TRAIN_LOG_EVERY_SECS at the last call's speed (the first call, which
+    traces and compiles, runs one step; not with several workers, which
+    must agree on every call's length), so a progress line comes every
+    log_step_count_steps steps or TRAIN_LOG_EVERY_SECS, whichever is first.
+    """
     cfg = self._config
     save_every = cfg.save_checkpoints_steps
     last_saved = step
@@ -286,24 +311,32 @@ class Estimator(object):
     # leaves out tracing and compilation.
     rate_from = None
     stalled = 0
+    step_secs = None  # Wall time per step of the last call.
+    # Every worker of a multi-worker job must run the same steps per call
+    # (each step all-reduces): no cap from a local clock there.
+    cap_secs = (TRAIN_LOG_EVERY_SECS if self._num_input_pipelines() < 2
+                else float("inf"))
     with preemption.SignalWatcher(cfg.handle_signals) as watcher:
       while step < max_steps:
-        n = min(cfg.iterations_per_loop, max_steps - step)
+        n = min(cfg.iterations_per_loop - step % cfg.iterations_per_loop,
+                max_steps - step,
+                _steps_per_call(step_secs, cap_secs))
         if save_every:
           n = min(n, save_every - step % save_every)
         if eval_every:
           n = min(n, eval_every - step % eval_every)
+        called = time.time()
         done, loss_sum, ok, stop, scalar_sums = self._train_steps.loop(
             iterator, tf.constant(n, tf.int32), watcher.stop_flag)
         done = int(done)
+        step_secs = (time.time() - called) / max(done, 1)
         new_step = self.global_step
         if not bool(ok):
           bad_step = new_step - 1 if new_step > step else step
           raise NonFiniteLossError("Loss is %s at global_step %d; training "
-                                   "stopped. %s%s" % (
+                                   "stopped. %s" % (
               "NaN" if np.isnan(float(loss_sum)) else "Inf", bad_step,
-              self._set_aside_checkpoint_of(bad_step, iterator),
-              self._kept_message()))
+              self._set_aside_continued()))
         stalled = 0 if new_step > step else stalled + done
         if stalled > 1000:
           raise NonFiniteLossError(
@@ -314,9 +347,10 @@ class Estimator(object):
         pending_steps += done
         pending_scalars += np.asarray(scalar_sums, np.float64)
         stop = bool(stop)
+        now = time.time()
         if pending_steps and (step - last_log_step >= cfg.log_step_count_steps
+                              or now - log_time >= TRAIN_LOG_EVERY_SECS
                               or step >= max_steps or stop):
-          now = time.time()
           elapsed = max(now - log_time, 1e-9)
           scalars = {"loss": pending_loss / pending_steps}
           scalars.update(zip(self._train_steps.scalar_names,
@@ -363,43 +397,44 @@ class Estimator(object):
                  scalars["examples_per_second"])
     self._summaries.write("", step, scalars)
 
-  def _set_aside_checkpoint_of(self, bad_step, iterator):
-    """Sets aside the latest checkpoint if it holds the weights of
-    `bad_step`, whose loss was not finite, and its loss on the next batch
-    is not finite either (finite weights can still be far too large; a
-    finite loss there means the data, not the weights, was at fault).
+  def _set_aside_continued(self):
+    """Sets aside every checkpoint this training run continued from: the
+    one it resumed from and those it saved (chief only), since continuing
+    from any of them led to the non-finite loss or weights.
+
+    A rerun (at a lower --learning_rate, or on fixed data) then never
+    resumes from weights whose continuation diverged: it resumes from an
+    older checkpoint, or starts afresh. Nothing is deleted: the files stay
+    as `model.ckpt-N.nonfinite-loss.*`, and renaming one back resumes from
+    it.
 
     Returns:
-      a sentence saying what was set aside, or "".
+      a sentence saying what was set aside and what a rerun starts from.
     """
-    latest = self.latest_checkpoint()
-    if latest is None or checkpoints.checkpoint_step(latest) != bad_step:
-      return ""
-    checkpoints.restore_exact(self.model_variables(), latest)
+    present = [p for p in dict.fromkeys(self._continued)
+               if tf.io.gfile.exists(p + ".index")]
+    if present and self._strategy.extended.should_checkpoint:
+      for prefix in present:
+        checkpoints.set_aside(prefix, NON_FINITE_TAG)
+    said = ""
+    if present:
+      said = ("Training continued from %s: set aside as %s (never resumed "
+              "from; rename one back to resume from it). " % (
+                  ", ".join(os.path.basename(p) for p in present),
+                  ", ".join("%s.%s.*" % (os.path.basename(p), NON_FINITE_TAG)
+                            for p in present)))
     try:
-      features = next(iterator)
-    except (StopIteration, tf.errors.OutOfRangeError):
-      return ""  # No batch left to tell the weights from the data.
-    loss = self._strategy.reduce(
-        tf.distribute.ReduceOp.MEAN, self._strategy.run(
-            lambda f: tf.cast(self._task.compute_loss(
-                self._model, f, training=False)[0], tf.float32),
-            args=(features,)), axis=None)
-    if np.isfinite(float(loss)):
-      return ""
-    if self._strategy.extended.should_checkpoint:
-      checkpoints.set_aside(latest, NON_FINITE_TAG)
-    return ("Its weights, saved as %s, give a non-finite loss on the next "
-            "batch too: set aside as %s.%s.* (never resumed from). " % (
-                os.path.basename(latest), os.path.basename(latest),
-                NON_FINITE_TAG))
-
-  def _kept_message(self):
-    latest = self.latest_checkpoint()
-    return ("%s; nothing was saved for this step. Try a lower "
-            "--learning_rate, or check the input data." % (
-                "The newest good checkpoint, %s, is kept" % latest if latest
-                else "There is no earlier checkpoint (a rerun starts afresh)"))
+      latest = self.latest_checkpoint()
+    except InputError:  # Only damaged ones left: its own error at rerun.
+      latest = None
+    if latest:
+      start = "resumes from %s" % latest
+    elif self._init_checkpoint:
+      start = "starts afresh from --init_checkpoint"
+    else:
+      start = "starts afresh"
+    return ("%sNothing was saved for this step; a rerun %s. Try a lower "
+            "--learning_rate, or check the input data." % (said, start))
 
   def _check_finite(self, step):
     """Raises NonFiniteLossError if a float variable a checkpoint would hold
@@ -425,7 +460,7 @@ class Estimator(object):
         "The checkpoint about to be saved at global_step %d %s; training "
         "stopped. %s" % (step, modeling.non_finite_phrase(
             [n for n, ok in zip(names, finite) if not ok], len(names)),
-                         self._kept_message()))
+                         self._set_aside_continued()))
 
   def _save(self, step):
     """Writes model.ckpt-STEP (chief only); returns its prefix or None.
@@ -434,11 +469,18 @@ class Estimator(object):
       NonFiniteLossError: a weight is NaN or Inf (nothing is written).
     """
     self._check_finite(step)
+    self._continued.append(os.path.join(self._config.output_dir,
+                                        "model.ckpt-%d" % step))
     if not self._strategy.extended.should_checkpoint:
       return None
-    return checkpoints.save(self.training_variables(),
-                            self._config.output_dir, step,
-                            self._config.keep_checkpoint_max)
+    prefix = checkpoints.save(self.training_variables(),
+                              self._config.output_dir, step,
+                              self._config.keep_checkpoint_max)
+    if not self._shape_recorded:
+      checkpoints.write_batch_shape(self._config.output_dir,
+                                    self._batch_shape)
+      self._shape_recorded = True
+    return prefix
 
   # --------------------------------------------------------------- evaluate
   def evaluate(self, input_fn, steps=None, checkpoint_path=None, name=None):
@@ -632,6 +674,23 @@ class Estimator(object):
     logging.warning("No checkpoint in %s and no init_checkpoint: using "
                     "freshly initialized weights", self._config.output_dir)
     return 0
+
+
+def _steps_per_call(step_secs, log_every_secs):
+  """Training steps one loop call may run so that it ends within about
+  `log_every_secs` at `step_secs` seconds per step (at least 1; one before
+  the speed is known).
+
+  >>> _steps_per_call(None, 20.0), _steps_per_call(7.0, 20.0)
+  (1, 2)
+  >>> _steps_per_call(0.01, 20.0), _steps_per_call(0.5, float("inf"))
+  (2000, inf)
+  """
+  if log_every_secs == float("inf"):
+    return float("inf")
+  if step_secs is None:
+    return 1
+  return max(1, int(log_every_secs / max(step_secs, 1e-9)))
 
 
 def check_batch_sizes(config, train_batch_size, eval_batch_size,

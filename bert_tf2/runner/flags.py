@@ -12,7 +12,8 @@ Original flags and defaults: --use_tpu=False, --tpu_name, --tpu_zone,
 --gcp_project, --master, --num_tpu_cores=8, --iterations_per_loop=1000,
 --save_checkpoints_steps=1000. New: --strategy, --precision,
 --jit_compile, --keep_checkpoint_max, --gradient_accumulation_steps,
---optimizer, --skip_consumed_batches, --worker_timeout_secs, and
+--optimizer, --skip_consumed_batches, --allow_new_batch_shape,
+--worker_timeout_secs, and
 evaluation during training: --eval_every_n_steps, --early_stopping_metric,
 --early_stopping_mode, --early_stopping_patience, --keep_best_checkpoint.
 """
@@ -81,6 +82,12 @@ def define_flags(flag_values=flags.FLAGS):
     enum_values=["adamw", "lamb"])
   d("bool", "skip_consumed_batches", False,
     "On resume, skip the input batches the restored steps consumed.")
+  d("bool", "allow_new_batch_shape", False,
+    "Resume from --output_dir's checkpoint although --train_batch_size or "
+    "--max_seq_length differ from those it was trained with (recorded in "
+    "output_dir/batch_shape.json), e.g. the original's second pretraining "
+    "phase at a longer sequence length; without it such a resume is "
+    "refused.")
   d("integer", "eval_every_n_steps", 0,
     "Evaluate on the eval set every this many training steps (and at the "
     "end), appending to output_dir/eval_history.jsonl. 0: only after "
@@ -142,9 +149,9 @@ def run_config_from_flags(flag_values=flags.FLAGS, strategy=None,
                           output_dir=None, **overrides):
   """A RunConfig from the flags (output_dir from --output_dir).
 
-  Progress is logged every min(100, --iterations_per_loop) steps: at every
-  loop's end when loops are short, so --iterations_per_loop also sets how
-  often a script reports (step/total, rate, elapsed, ETA).
+  Progress is logged every min(100, --iterations_per_loop) steps, or every
+  20 s of training when steps are slow (`estimator.TRAIN_LOG_EVERY_SECS`):
+  step/total, rate, elapsed, ETA.
   """
   f = flag_values
   kwargs = dict(
@@ -156,7 +163,8 @@ def run_config_from_flags(flag_values=flags.FLAGS, strategy=None,
       strategy=strategy, precision=f.precision,
       jit_compile=bool(f.jit_compile),
       gradient_accumulation_steps=f.gradient_accumulation_steps,
-      skip_consumed_batches=f.skip_consumed_batches)
+      skip_consumed_batches=f.skip_consumed_batches,
+      allow_new_batch_shape=f.allow_new_batch_shape)
   kwargs.update(overrides)
   return config_lib.RunConfig(**kwargs)
 
@@ -200,4 +208,5 @@ def estimator_from_flags(task, config, flag_values=flags.FLAGS,
       train_batch_size=f.train_batch_size,
       eval_batch_size=(f.eval_batch_size if eval_batch_size is None
                        else eval_batch_size),
-      predict_batch_size=f.predict_batch_size)
+      predict_batch_size=f.predict_batch_size,
+      max_seq_length=f.max_seq_length)

@@ -165,14 +165,8 @@ class SquadJob(Job):
     if s.do_train:
       self.train_examples = read_train_examples(s)
       self.num_train_examples = len(self.train_examples)
-      self.num_train_steps = int(self.num_train_examples /
-                                 s.train_batch_size * s.num_train_epochs)
-      if self.num_train_steps < 1:
-        raise InputError(
-            "--train_file=%s: %d usable questions / --train_batch_size=%d x "
-            "--num_train_epochs=%g gives no training step" % (
-                s.train_file, self.num_train_examples, s.train_batch_size,
-                s.num_train_epochs))
+      self.num_train_steps = checks.num_train_steps(
+          s, self.num_train_examples, "--train_file=%s" % s.train_file)
     if s.do_predict:  # Read (and checked) before anything is written.
       self.predict_examples = read_predict_examples(s)
 

@@ -105,12 +105,13 @@ def test_jsonl_defaults_win_and_a_missing_file_names_both(tmp_path):
   with open(os.path.join(data_dir, "train.jsonl"), "w") as f:
     f.write('{"context": "w1", "choices": ["w2", "w3"], "label": 0}\n')
   job = MultipleChoiceJob(_settings(str(tmp_path), data_dir, do_eval=False,
-                                    do_predict=False))
-  job.prepare()
+                                    do_predict=False, train_batch_size=1))
+  job.prepare()  # One example: a batch of 1 trains a step.
   assert job.num_choices == 2  # train.jsonl, not SWAG's train.csv.
   with pytest.raises(InputError, match=r"^--dev_file=.*dev\.jsonl: file not "
                      r"found \(nor val\.csv\)$"):
-    MultipleChoiceJob(_settings(str(tmp_path), data_dir)).prepare()
+    MultipleChoiceJob(_settings(str(tmp_path), data_dir,
+                                train_batch_size=1)).prepare()
   # A file flag that was given is not replaced.
   with pytest.raises(InputError, match=r"^--train_file=.*other\.jsonl: file "
                      r"not found$"):

@@ -95,6 +95,14 @@ CASES = [
     ("run_classifier.py", _classifier_args, "negative_epochs",
      lambda p: dict(num_train_epochs=-1),
      ["--num_train_epochs=-1.0: must be > 0"]),
+    # Issue 46 item 10: inf was accepted (the run stopped on NaN and left
+    # predictor/ and train.tf_record); refused with nan, up front.
+    ("run_classifier.py", _classifier_args, "infinite_learning_rate",
+     lambda p: dict(learning_rate="inf"),
+     ["--learning_rate=inf: must be >= 0 and finite"]),
+    ("run_classifier.py", _classifier_args, "nan_learning_rate",
+     lambda p: dict(learning_rate="nan"),
+     ["--learning_rate=nan: must be >= 0 and finite"]),
     ("run_squad.py", _squad_args, "negative_learning_rate",
      lambda p: dict(learning_rate=-1e-5),
      ["--learning_rate=-1e-05: must be >= 0"]),
@@ -155,3 +163,21 @@ def test_bad_input_is_one_clear_error(inputs, script, make_args, name,
   if name != "output_dir_of_another_model":
     assert not os.path.exists(out_dir) or not os.listdir(out_dir), (
         os.listdir(out_dir))
+
+
+def test_classifier_resume_with_another_batch_shape_is_refused(inputs):
+  """Issue 46 item 6 through the fine-tuning driver: refused before
+  anything is written (records, assets, checkpoints unchanged)."""
+  out = os.path.join(inputs["dir"], "classifier_shape")
+  args = lambda **f: _classifier_args(inputs, "classifier_shape", **f)  # pylint: disable=unnecessary-lambda-assignment
+  assert fixtures.run_in_process("run_classifier.py",
+                                 args()).returncode == 0
+  before = {n: os.path.getmtime(os.path.join(out, n))
+            for n in os.listdir(out)}
+  line = fixtures.error_line(fixtures.run_in_process(
+      "run_classifier.py", args(num_train_epochs=2.0, max_seq_length=12)))
+  assert line.startswith(
+      "error: --max_seq_length=12: --output_dir=%s holds model.ckpt-4, "
+      "trained with --max_seq_length=16 (batch_shape.json)" % out), line
+  assert {n: os.path.getmtime(os.path.join(out, n))
+          for n in os.listdir(out)} == before

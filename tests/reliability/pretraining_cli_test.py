@@ -10,6 +10,7 @@ and exit status, without a 7-8 s TensorFlow import each).
 
 import hashlib
 import os
+import re
 
 import pytest
 
@@ -59,6 +60,11 @@ CASES = [
                     do_eval="true", eval_batch_size=2, max_eval_steps=10),
      ["--input_file", "truncated.tfrecord", "record 5",
       "truncated or corrupt"]),
+    # Issue 46 item 10: inf was accepted like a rate (nan too).
+    ("infinite_learning_rate", lambda p: dict(learning_rate="inf"),
+     ["--learning_rate=inf: must be positive and finite"]),
+    ("nan_learning_rate", lambda p: dict(learning_rate="nan"),
+     ["--learning_rate=nan: must be positive and finite"]),
     ("config_not_json",
      lambda p: dict(bert_config_file=p["config_not_json"]),
      ["not_json.json", "not valid JSON"]),
@@ -101,6 +107,51 @@ def test_nan_loss_is_one_clear_error_and_saves_nothing(inputs):
       inputs, "pre_nan", learning_rate=1e30, num_warmup_steps=0))
   line = fixtures.error_line(result)
   assert "Loss is NaN at global_step" in line or "Loss is Inf" in line, line
-  assert "There is no earlier checkpoint (a rerun starts afresh)" in line
+  assert "Nothing was saved for this step; a rerun starts afresh" in line
   assert not os.path.exists(out) or not any(
       n.startswith("model.ckpt") for n in os.listdir(out))
+
+
+def test_a_run_that_went_nan_reruns_at_a_sane_learning_rate(inputs):
+  """Issue 46 item 1, as reported: --learning_rate=3e3 saves finite but
+  huge weights every 2 steps, then its loss (or weights) go NaN; the rerun
+  at 1e-4 failed with the same line every time (it resumed from the
+  newest of those checkpoints). Now every checkpoint that run continued
+  from is set aside, and the rerun trains, nothing deleted by hand."""
+  out = os.path.join(inputs["dir"], "pre_nan_rerun")
+  args = lambda rate: _args(inputs, "pre_nan_rerun", learning_rate=rate,  # pylint: disable=g-long-lambda
+                            num_warmup_steps=0, num_train_steps=20)
+  line = fixtures.error_line(fixtures.run_in_process("run_pretraining.py",
+                                                     args(3e3)))
+  assert "NaN" in line or "Inf" in line, line
+  assert "nonfinite-loss.*" in line and "a rerun starts afresh" in line, line
+  names = os.listdir(out)
+  assert any(n.endswith(".nonfinite-loss.index") for n in names), names
+  assert not any(re.fullmatch(r"model\.ckpt-\d+\.index", n)
+                 for n in names), names
+  result = fixtures.run_in_process("run_pretraining.py", args(1e-4))
+  assert result.returncode == 0, result.stderr[-2000:]
+  assert os.path.exists(os.path.join(out, "model.ckpt-20.index"))
+
+
+def test_resume_with_another_batch_shape_is_refused(inputs):
+  """Issue 46 item 6: a resume with another --train_batch_size and
+  --max_seq_length is one line naming both values of both, nothing
+  written; --allow_new_batch_shape resumes on purpose."""
+  out = os.path.join(inputs["dir"], "pre_shape")
+  args = lambda **f: _args(inputs, "pre_shape", **f)  # pylint: disable=unnecessary-lambda-assignment
+  assert fixtures.run_in_process("run_pretraining.py",
+                                 args(num_train_steps=2)).returncode == 0
+  before = _digest(out), sorted(os.listdir(out))
+  line = fixtures.error_line(fixtures.run_in_process(
+      "run_pretraining.py", args(num_train_steps=4, train_batch_size=4,
+                                 max_seq_length=20)))
+  assert line.startswith(
+      "error: --train_batch_size=4, --max_seq_length=20: --output_dir=%s "
+      "holds model.ckpt-2, trained with --train_batch_size=2, "
+      "--max_seq_length=16 (batch_shape.json)" % out), line
+  assert (_digest(out), sorted(os.listdir(out))) == before
+  result = fixtures.run_in_process("run_pretraining.py", args(
+      num_train_steps=4, train_batch_size=4, allow_new_batch_shape="true"))
+  assert result.returncode == 0, result.stderr[-2000:]
+  assert os.path.exists(os.path.join(out, "model.ckpt-4.index"))

@@ -137,15 +137,18 @@ def test_evaluate_and_predict_every_example(straight, tmp_path):
   assert "global_step = 20" in lines
 
 
-def test_nan_loss_stops_and_keeps_last_good_checkpoint(tmp_path):
+def test_nan_loss_stops_and_sets_aside_what_led_to_it(tmp_path):
   # Examples are consumed 8 per step; id >= 100 appears in step 12.
   est = make_estimator(tmp_path, task=toy.ToyTask(nan_after=100))
   with pytest.raises(runner.NonFiniteLossError, match="NaN at global_step"):
     est.train(toy.make_input_fn(), 30)
-  assert os.path.basename(runner.latest_checkpoint(str(tmp_path))) == (
-      "model.ckpt-10")
+  # Nothing saved for the bad step; the run's checkpoints (5, 10) are set
+  # aside, finite, so a rerun starts afresh (issue 46 item 1).
+  assert runner.latest_checkpoint(str(tmp_path)) is None
   assert not glob.glob(str(tmp_path / "model.ckpt-1[1-9]*"))
-  assert np.all(np.isfinite(weights_of(tmp_path)["toy/dense/kernel"]))
+  kept = toy.checkpoint_arrays(str(tmp_path /
+                                   "model.ckpt-10.nonfinite-loss"))
+  assert np.all(np.isfinite(kept["toy/dense/kernel"]))
 
 
 def test_output_dir_of_another_model_is_a_clear_error(straight):

@@ -1,7 +1,7 @@
 """Finite checkpoints only (issue 38 item 1).
 
-A run whose weights turn NaN never saves them, and names the newest good
-checkpoint; a checkpoint whose weights give a NaN loss is set aside; a
+A run whose weights turn NaN never saves them; every checkpoint that run
+continued from (resumed from, or saved) is set aside (issue 46); a
 non-finite checkpoint is skipped on resume and refused for evaluation, as
 is a NaN --init_checkpoint. (Before: `--learning_rate=1e3` saved
 model.ckpt-10 with NaN in 138 of 139 variables and called it "the last good
@@ -50,28 +50,55 @@ def test_weights_turning_nan_are_never_saved(tmp_path):
   message = str(e.value)
   assert message.startswith("The checkpoint about to be saved at "
                             "global_step 10 holds NaN or Inf in "), message
-  assert "newest good checkpoint, %s, is kept" % (
-      tmp_path / "model.ckpt-5") in message, message
-  assert _listing(tmp_path) == ["model.ckpt-5.data-00000-of-00001",
-                                "model.ckpt-5.index"]
-  values = toy.checkpoint_arrays(str(tmp_path / "model.ckpt-5"))
+  # model.ckpt-5 led to it: set aside (kept, finite), never resumed from.
+  assert ("Training continued from model.ckpt-5: set aside as "
+          "model.ckpt-5.nonfinite-loss.*") in message, message
+  assert "a rerun starts afresh" in message, message
+  assert _listing(tmp_path) == [
+      "model.ckpt-5.nonfinite-loss.data-00000-of-00001",
+      "model.ckpt-5.nonfinite-loss.index"]
+  values = toy.checkpoint_arrays(str(tmp_path / "model.ckpt-5.nonfinite-loss"))
   assert all(np.isfinite(v).all() for v in values.values())
 
 
 def test_weights_giving_a_nan_loss_are_set_aside(tmp_path):
-  """Finite weights whose loss is NaN (step 11 on model.ckpt-10's weights,
-  and the next batch too) are set aside; a rerun resumes from step 5."""
+  """Finite weights whose loss is NaN (step 11 on model.ckpt-10's weights):
+  every checkpoint of the run that led there is set aside."""
   est = make_estimator(tmp_path, task=toy.ToyTask(nan_after=80))
   with pytest.raises(runner.NonFiniteLossError) as e:
     est.train(toy.make_input_fn(), 20)
   message = str(e.value)
   assert "Loss is NaN at global_step 10" in message
-  assert "set aside as model.ckpt-10.nonfinite-loss.*" in message
-  assert "newest good checkpoint, %s, is kept" % (
-      tmp_path / "model.ckpt-5") in message, message
+  assert ("set aside as model.ckpt-5.nonfinite-loss.*, "
+          "model.ckpt-10.nonfinite-loss.*") in message, message
   assert (tmp_path / "model.ckpt-10.nonfinite-loss.index").exists()
-  assert runner.latest_checkpoint(str(tmp_path)) == str(
-      tmp_path / "model.ckpt-5")
+  assert runner.latest_checkpoint(str(tmp_path)) is None
+
+
+def test_a_resumed_checkpoint_that_led_to_nan_is_set_aside(ten, tmp_path):
+  """Issue 46 item 1: the checkpoint a run resumed from, whatever its step,
+  is set aside when the run goes non-finite (only the newest checkpoint
+  at exactly the bad step was: every rerun resumed from it and failed
+  again). An older one, of an earlier run, stays and the rerun resumes
+  from it, as the message says."""
+  out = tmp_path / "out"
+  shutil.copytree(ten, out)
+  # Resumed at 10 (ids 80..87); step 12 reads ids 96..103: NaN, no save.
+  est = make_estimator(out, task=toy.ToyTask(nan_after=96))
+  with pytest.raises(runner.NonFiniteLossError) as e:
+    est.train(toy.make_input_fn(), 20)
+  message = str(e.value)
+  assert "Loss is NaN at global_step 12" in message, message
+  assert ("Training continued from model.ckpt-10: set aside as "
+          "model.ckpt-10.nonfinite-loss.*") in message, message
+  assert "a rerun resumes from %s" % (out / "model.ckpt-5") in message
+  assert _listing(out) == [
+      "model.ckpt-10.nonfinite-loss.data-00000-of-00001",
+      "model.ckpt-10.nonfinite-loss.index",
+      "model.ckpt-5.data-00000-of-00001", "model.ckpt-5.index"]
+  rerun = make_estimator(out)
+  rerun.train(toy.make_input_fn(), 20)
+  assert rerun.global_step == 20
 
 
 def test_resume_skips_a_non_finite_newest_checkpoint(ten, tmp_path, caplog):

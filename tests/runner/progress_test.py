@@ -31,6 +31,7 @@ def test_progress_message():
 
 def test_training_logs_progress_every_loop(tmp_path, monkeypatch):
   messages = []
+  monkeypatch.setattr(estimator_lib, "TRAIN_LOG_EVERY_SECS", float("inf"))
   monkeypatch.setattr(estimator_lib.logging, "info",
                       lambda fmt, *args: messages.append(fmt % args))
   est = make_estimator(tmp_path, iterations_per_loop=5,
@@ -48,11 +49,62 @@ def test_training_logs_progress_every_loop(tmp_path, monkeypatch):
   assert matches[-1].group(4) == "0:00:00"
 
 
+def _spy_calls(est, monkeypatch):
+  """The num_steps of each call of the compiled training loop."""
+  calls = []
+  make = est._make_train_steps  # pylint: disable=protected-access
+
+  def make_and_spy():
+    steps = make()
+    loop = steps.loop
+    def spied(iterator, num_steps, stop_flag):
+      calls.append(int(num_steps))
+      return loop(iterator, num_steps, stop_flag)
+    steps.loop = spied
+    return steps
+  monkeypatch.setattr(est, "_make_train_steps", make_and_spy)
+  return calls
+
+
+def test_slow_steps_log_within_a_loop_whatever_its_size(tmp_path,
+                                                        monkeypatch):
+  """Issue 46: with --iterations_per_loop=1000 a 25-step run printed no
+  line until its end (3 minutes of BERT-base on CPU). A call now runs no
+  longer than about TRAIN_LOG_EVERY_SECS at the last call's speed, and a
+  line comes every TRAIN_LOG_EVERY_SECS: with 0 s (every step slower than
+  that) each step is its own call and line."""
+  messages = []
+  monkeypatch.setattr(estimator_lib, "TRAIN_LOG_EVERY_SECS", 0.0)
+  monkeypatch.setattr(estimator_lib.logging, "info",
+                      lambda fmt, *args: messages.append(fmt % args))
+  est = make_estimator(tmp_path, iterations_per_loop=1000,
+                       log_step_count_steps=100, save_checkpoints_steps=1000)
+  calls = _spy_calls(est, monkeypatch)
+  est.train(toy.make_input_fn(), 6)
+  assert calls == [1] * 6
+  steps = [int(m.split()[1].split("/")[0]) for m in messages
+           if m.startswith("step ")]
+  assert steps == [1, 2, 3, 4, 5, 6]
+
+
+def test_fast_steps_keep_the_loop_size(tmp_path, monkeypatch):
+  """Steps far faster than TRAIN_LOG_EVERY_SECS: after the first call (one
+  step, with the tracing) calls are --iterations_per_loop long, aligned to
+  its multiples (and cut at a save step)."""
+  monkeypatch.setattr(estimator_lib, "TRAIN_LOG_EVERY_SECS", 1e9)
+  est = make_estimator(tmp_path, iterations_per_loop=4,
+                       save_checkpoints_steps=10)
+  calls = _spy_calls(est, monkeypatch)
+  est.train(toy.make_input_fn(), 14)
+  assert calls == [1, 3, 4, 2, 2, 2]
+
+
 def test_scripts_log_at_least_every_loop():
   f = types.SimpleNamespace(
       output_dir="/tmp/x", save_checkpoints_steps=1000, keep_checkpoint_max=5,
       precision="float32", jit_compile=False, gradient_accumulation_steps=1,
-      skip_consumed_batches=False, iterations_per_loop=5)
+      skip_consumed_batches=False, iterations_per_loop=5,
+      allow_new_batch_shape=False)
   assert runner.run_config_from_flags(f).log_step_count_steps == 5
   f.iterations_per_loop = 1000
   assert runner.run_config_from_flags(f).log_step_count_steps == 100
