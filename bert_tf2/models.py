@@ -46,10 +46,13 @@ from bert_tf2.squad.model import SquadModel
 from bert_tf2.squad.preprocessor import SquadPreprocessor
 from bert_tf2.squad.text_model import SquadTextModel
 from bert_tf2.squad.text_model import squad_text_model
+from bert_tf2.common import artifact
 from bert_tf2.common import preprocessor as _generic
+from bert_tf2.common import InputError
 from bert_tf2.embedding import text_model as _embedding
 from bert_tf2.multiple_choice import preprocessor as _multiple_choice
 from bert_tf2.ner import text_model as _ner
+from bert_tf2.squad import text_model as _squad
 
 # (task model class, builder of its raw-string model): `text_model(cls, ...)`
 # calls the builder of the first class `cls` is a subclass of (NER before
@@ -60,7 +63,18 @@ TEXT_MODEL_BUILDERS = (
     (BertTokenClassifier, _ner.build),
     (BertMultipleChoice, _multiple_choice.build),
     (SentenceEncoder, _embedding.build),
+    (SquadModel, _squad.build),
 )
+
+# The task names of a run's model.json (`bert_tf2.common.artifact`) and
+# their task model classes.
+TASKS = {
+    "classifier": BertClassifier,
+    "ner": BertTokenClassifier,
+    "multiple_choice": BertMultipleChoice,
+    "embedding": SentenceEncoder,
+    "squad": SquadModel,
+}
 
 
 def builder_of(cls):
@@ -71,13 +85,78 @@ def builder_of(cls):
   return _generic.build
 
 
-def text_model(cls, directory, max_seq_length=128, do_lower_case=None,
+def task_of(cls):
+  """The model.json task name of task model class `cls` (None: none)."""
+  for name, task in sorted(TASKS.items(), key=lambda t: t[0] != "ner"):
+    if issubclass(cls, task):
+      return name
+  return None
+
+
+def recorded_settings(directory, cls):
+  """The builder arguments a run's model.json records for `cls` ({} for a
+  pretrained directory without one).
+
+  Raises:
+    InputError: the record is of another task, or damaged.
+  """
+  if not artifact.exists(directory):
+    return {}
+  found = artifact.read(directory)
+  if found.task != task_of(cls):
+    raise InputError("%s: holds a %r model (model.json), not a %r one; "
+                     "open it with bert_tf2.models.load(%r)"
+                     % (directory, found.task, task_of(cls), directory))
+  return dict(found.preprocessor, **found.model)
+
+
+def text_model(cls, directory, max_seq_length=None, do_lower_case=None,
                **kwargs):
   """The raw-string Keras model of task model class `cls`, from a pretrained
-  directory (original or Hugging Face; see `bert_tf2.common.pretrained`).
+  directory (original or Hugging Face; see `bert_tf2.common.pretrained`)
+  or a run's output_dir (its model.json gives every setting not given
+  here: `bert_tf2.common.artifact`).
 
   E.g. `text_model(BertClassifier, "uncased_L-12_H-768_A-12", num_labels=2)`,
   `text_model(BertTokenClassifier, directory, labels=["O", "B-PER", ...])`.
+  max_seq_length None: the run's, else 128 (384 for SQuAD; the
+  directory's for a sentence encoder).
   """
-  return builder_of(cls)(cls, directory, max_seq_length=max_seq_length,
-                         do_lower_case=do_lower_case, **kwargs)
+  settings = recorded_settings(directory, cls)
+  explicit = dict(kwargs, max_seq_length=max_seq_length,
+                  do_lower_case=do_lower_case)
+  settings.update({k: v for k, v in explicit.items() if v is not None})
+  return builder_of(cls)(cls, directory, **settings)
+
+
+def load(path, task=None, **kwargs):
+  """The raw-string Keras model of `path`: a run's output_dir (its
+  model.json says the task and every setting) or a pretrained directory
+  with `task` and the head's arguments.
+
+  E.g. `load("/tmp/ner_output")`, `load("/tmp/mrpc_output")`,
+  `load("uncased_L-12_H-768_A-12", task="classifier", num_labels=2)`.
+  Arguments given override the recorded ones and are checked against the
+  weights (a head of another shape is one InputError line). Tasks:
+  classifier, ner, squad, multiple_choice, embedding.
+  """
+  return text_model(TASKS[_task(path, task)], path, **kwargs)
+
+
+def _task(path, task):
+  """The task of `path` (its model.json's), checked against `task`."""
+  recorded = artifact.read(path).task if artifact.exists(path) else None
+  task = task or recorded
+  if task is None:
+    raise InputError("%s: no model.json (not a training run's output_dir); "
+                     "give task= (one of %s) and the head's arguments"
+                     % (path, ", ".join(sorted(TASKS))))
+  if task not in TASKS:
+    raise InputError("task=%r: expected one of %s%s" % (
+        task, ", ".join(sorted(TASKS)),
+        " (a pretraining run: give task= and the head's arguments)"
+        if task == "pretraining" else ""))
+  if recorded is not None and recorded != task:
+    raise InputError("%s: holds a %r model (model.json), not a %r one"
+                     % (path, recorded, task))
+  return task

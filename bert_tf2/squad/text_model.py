@@ -145,6 +145,13 @@ class SquadTextModel(preprocessor_lib.TextModel):
     return config
 
 
+def build(cls, directory, max_seq_length=384, **kwargs):
+  """`squad_text_model` as `bert_tf2.models.text_model` calls it (cls: the
+  `SquadModel` class)."""
+  del cls  # Always SquadModel.
+  return squad_text_model(directory, max_seq_length=max_seq_length, **kwargs)
+
+
 def squad_text_model(directory, max_seq_length=384, doc_stride=128,
                      max_query_length=64, do_lower_case=None, n_best_size=20,
                      max_answer_length=30, version_2_with_negative=False,

@@ -26,7 +26,7 @@ import pytest
 import modeling
 from bert_tf2.classifier import pipeline
 from bert_tf2.classifier.options import default_options
-from bert_tf2.common import saved_model
+from bert_tf2 import models
 from bert_tf2.common.preprocessor import BertPreprocessor
 from bert_tf2.common.preprocessor import TextModel
 from bert_tf2.classifier.model import BertClassifier
@@ -126,13 +126,8 @@ def paths(trained):
     script = np.array([next(rows) if a else [np.nan, np.nan]
                        for a, _ in PAIRS])
     assert next(rows, None) is None
-  # The raw-string Keras model of the run's checkpoint and vocabulary.
-  model = saved_model.restore_model(
-      _Task(modeling.BertConfig.from_json_file(options.bert_config_file)),
-      options.output_dir)
-  keras_model = TextModel(BertPreprocessor(
-      options.vocab_file, max_seq_length=SEQ, long_text="sliding_window",
-      doc_stride=STRIDE), model)
+  # The raw-string Keras model of the run, from its output_dir alone.
+  keras_model = models.load(options.output_dir)
   keras_logits = keras_model.predict(PAIRS, batch_size=3, verbose=0)
   done = subprocess.run(
       [sys.executable, "-c", _SERVE, options.export_dir, json.dumps(PAIRS)],
