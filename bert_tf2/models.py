@@ -26,12 +26,15 @@ so `bert_tf2.common` imports no task.
 """
 
 # pylint: disable=unused-import,g-importing-member,g-bad-import-order
+import functools
+
 from modeling import BertConfig
 from modeling import BertModel
 from bert_tf2.classifier.model import BertClassifier
 from bert_tf2.common.preprocessor import BertPreprocessor
 from bert_tf2.common.preprocessor import TextModel
 from bert_tf2.common.pretrained import load_bert_model
+from bert_tf2.predict.text import TextPredictor
 from bert_tf2.embedding.encoder import SentenceEncoder
 from bert_tf2.embedding.model import BiEncoder
 from bert_tf2.embedding.text_model import SentenceTextModel
@@ -75,6 +78,23 @@ TASKS = {
     "embedding": SentenceEncoder,
     "squad": SquadModel,
 }
+
+
+def _predictor_parts():
+  """{task: (answers, export)} of `TextPredictor` (imported on use: the
+  predictors import the SavedModel writers)."""
+  # pylint: disable=g-import-not-at-top
+  from bert_tf2.classifier import predictor as classifier
+  from bert_tf2.embedding import predictor as embedding
+  from bert_tf2.multiple_choice import predictor as multiple_choice
+  from bert_tf2.ner import predictor as ner
+  from bert_tf2.squad import predictor as squad
+  return {"classifier": (classifier.text_answers, classifier.text_export),
+          "ner": (ner.text_answers, ner.text_export),
+          "multiple_choice": (multiple_choice.text_answers,
+                              multiple_choice.text_export),
+          "embedding": (embedding.text_answers, embedding.text_export),
+          "squad": (squad.text_answers, squad.text_export)}
 
 
 def builder_of(cls):
@@ -160,3 +180,26 @@ def _task(path, task):
     raise InputError("%s: holds a %r model (model.json), not a %r one"
                      % (path, recorded, task))
   return task
+
+
+def load_predictor(path, task=None, batch_size=32, labels=None, **kwargs):
+  """The Python predictor of `path` (as `load`): a `TextPredictor`, the
+  task's text model with batching, named answers (`predict(x)`: one dict
+  per example) and `export(export_dir)` (its raw-string SavedModel).
+
+  labels: a classifier's label names (default: the run's, else "0", "1",
+  ...; NER: its tags, a model argument); other arguments as `load`.
+  """
+  task = _task(path, task)
+  if task != "classifier" and labels is not None:
+    kwargs["labels"] = labels  # NER's tags: its model's argument.
+  model = load(path, task, **kwargs)
+  answers, export = _predictor_parts()[task]
+  if task == "classifier":
+    if labels is None and artifact.exists(path):
+      labels = artifact.read(path).outputs.get("labels")
+    if labels is None:
+      labels = [str(i) for i in range(model.task.num_labels)]
+    answers = functools.partial(answers, list(labels))
+    export = functools.partial(export, list(labels))
+  return TextPredictor(model, answers, export, batch_size)

@@ -137,6 +137,8 @@ def paths(trained):
   served = json.loads(done.stdout.strip().splitlines()[-1])
   predictor = ClassifierPredictor.from_output_dir(options.output_dir)
   answers = predictor.predict(PAIRS)
+  # The one call's predictor; its SavedModel served as the script's.
+  loaded = models.load_predictor(options.output_dir).predict(PAIRS)
   return {
       "script": script,
       "keras": _softmax(np.asarray(keras_logits, np.float64)),
@@ -146,6 +148,8 @@ def paths(trained):
       "modules": served["modules"],
       "predictor": np.array([a["probabilities"] for a in answers]),
       "predictor_labels": [a["label"] for a in answers],
+      "loaded": np.array([a["probabilities"] for a in loaded]),
+      "loaded_labels": [a["label"] for a in loaded],
       "keras_model": keras_model}
 
 
@@ -172,12 +176,13 @@ def test_every_path_gives_the_same_probabilities_and_labels(paths):
   assert empty.tolist() == [a == "" for a, _ in PAIRS]
   script[empty] = paths["saved"][empty]
   labels = [LABELS[i] for i in np.argmax(script, axis=-1)]
-  for name in ("keras", "saved", "predictor"):
+  for name in ("keras", "saved", "predictor", "loaded"):
     np.testing.assert_allclose(paths[name], script, atol=1e-5,
                                err_msg=name)
     assert [LABELS[i] for i in np.argmax(paths[name], -1)] == labels, name
   assert paths["saved_labels"] == labels
   assert paths["predictor_labels"] == labels
+  assert paths["loaded_labels"] == labels
   # Answers vary: both labels occur, none near a tie.
   assert set(labels) == set(LABELS), script
   assert np.min(np.abs(script[:, 1] - 0.5)) > 1e-3, script
