@@ -186,16 +186,19 @@ def _from_run(cls, model_dir, pooling_mode, normalize, max_seq_length,
   if found.task != "embedding":
     raise InputError("%s: holds a %r model, not a sentence encoder"
                      % (model_dir, found.task))
+  # What the record lacks: a pretrained directory's defaults.
   head, pre = found.model, found.preprocessor
   bert_config = modeling.BertConfig.from_json_file(found.config_file)
-  encoder = cls(bert_config, pooling_mode or head["pooling_mode"],
-                head["normalize"] if normalize is None else normalize)
+  encoder = cls(bert_config, pooling_mode or head.get("pooling_mode", "cls"),
+                head.get("normalize", False) if normalize is None
+                else normalize)
   checkpoint = found.checkpoint or model_dir
   modeling.init_from_checkpoint(encoder.bert, checkpoint, flag=model_dir)
   encoder.tokenizer = tokenization.FullTokenizer(
-      found.vocab_file, do_lower_case=pre["do_lower_case"]
+      found.vocab_file, do_lower_case=pre.get("do_lower_case", True)
       if do_lower_case is None else do_lower_case)
-  encoder.max_seq_length = int(max_seq_length or pre["max_seq_length"])
+  encoder.max_seq_length = int(max_seq_length or pre.get(
+      "max_seq_length", DEFAULT_MAX_SEQ_LENGTH))
   modeling.check_sequence_length(bert_config, encoder.max_seq_length)
   return encoder
 
