@@ -33,6 +33,8 @@ import keras
 import numpy as np
 import tensorflow as tf
 
+import modeling
+
 from bert_tf2.common import preprocessor as preprocessor_lib
 from bert_tf2.squad import evaluate as evaluate_lib
 from bert_tf2.squad import raw_answers
@@ -165,6 +167,7 @@ def squad_text_model(directory, max_seq_length=384, doc_stride=128,
   task = SquadModel.from_checkpoint(directory, do_lower_case=do_lower_case,
                                     **kwargs)
   found = task.pretrained
+  modeling.check_sequence_length(found.config, max_seq_length)
   pre = SquadPreprocessor(found.vocab_file, do_lower_case=found.do_lower_case,
                           max_seq_length=max_seq_length,
                           doc_stride=doc_stride,
