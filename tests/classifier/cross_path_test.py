@@ -5,12 +5,17 @@ steps) with --long_text=sliding_window --max_seq_length=12
 --doc_stride=3, so that a long text spans many windows. Then the same
 texts and pairs go through:
   script     run_classifier's --do_predict (test.tsv; test_results.tsv)
-  keras      the raw-string Keras model (`TextModel` of a `BertPreprocessor`
-             with long_text="sliding_window") `.predict`
+  keras      `bert_tf2.models.load(output_dir)` (a `TextModel` of a
+             `BertPreprocessor` with the run's windows, from model.json)
+             `.predict`
   saved      the exported SavedModel (serving_pair), loaded in a fresh
              process that imports only tensorflow and tensorflow_text
-  predictor  `ClassifierPredictor` (the Python predictor)
-Labels must be equal and probabilities equal to 1e-5 on every path.
+  predictor  `ClassifierPredictor.from_output_dir` (the Python predictor)
+  loaded     `bert_tf2.models.load_predictor(output_dir).predict`
+Nothing but the output_dir is handed to the Keras and Python paths.
+Labels must be equal and probabilities equal to 1e-5 on every path;
+dropping any one recorded setting from model.json changes them (or is
+refused in one line).
 """
 
 import json
@@ -23,15 +28,13 @@ import keras
 import numpy as np
 import pytest
 
-import modeling
 from bert_tf2.classifier import pipeline
 from bert_tf2.classifier.options import default_options
 from bert_tf2 import models
-from bert_tf2.common.preprocessor import BertPreprocessor
-from bert_tf2.common.preprocessor import TextModel
-from bert_tf2.classifier.model import BertClassifier
+from bert_tf2.common import InputError
 from bert_tf2.classifier.predictor import ClassifierPredictor
 from tests.classifier import tiny_task
+from tests.common import cross_path
 from tests.reliability import fixtures
 
 EXTRA = ["cafe", "muller", "sao", "paulo", "江", "泽", "民", "北", "京", ".",
@@ -153,16 +156,6 @@ def paths(trained):
       "keras_model": keras_model}
 
 
-class _Task(object):
-  """build_model() of the run's classifier (for `restore_model`)."""
-
-  def __init__(self, config):
-    self.config = config
-
-  def build_model(self):
-    return BertClassifier(self.config, len(LABELS))
-
-
 def test_the_long_text_spans_many_windows(paths):
   assert paths["num_windows"][0] >= 5
   assert paths["num_windows"][5] >= 5
@@ -190,3 +183,23 @@ def test_every_path_gives_the_same_probabilities_and_labels(paths):
 
 def test_the_saved_model_runs_without_the_project(paths):
   assert paths["modules"] == [], paths["modules"]
+
+
+@pytest.mark.parametrize("section,key", [
+    ("preprocessor", "long_text"), ("preprocessor", "doc_stride"),
+    ("preprocessor", "max_seq_length"), ("model", "num_labels"),
+    ("outputs", "labels")])
+def test_dropping_a_recorded_setting_changes_the_answers(trained, paths,
+                                                         tmp_path, section,
+                                                         key):
+  directory = cross_path.without_setting(trained.output_dir, section, key,
+                                         str(tmp_path / "run"))
+  try:
+    answers = models.load_predictor(directory).predict(PAIRS)
+  except (InputError, TypeError) as e:  # Refused: not the run's answers.
+    assert "\n" not in str(e), str(e)
+    return
+  probabilities = np.array([a["probabilities"] for a in answers])
+  labels = [a["label"] for a in answers]
+  assert labels != paths["loaded_labels"] or np.abs(
+      probabilities - paths["loaded"]).max() > 1e-3, key

@@ -189,3 +189,10 @@ def test_end_to_end_eval_and_predict(tmp_path):
   recorded = ClassifierPredictor.from_output_dir(out).predict(texts)
   np.testing.assert_allclose([p["probabilities"] for p in recorded], rows,
                              atol=1e-5)
+  # Dropping the recorded multi-label head: softmax probabilities, wrong.
+  from tests.common import cross_path  # pylint: disable=g-import-not-at-top
+  single = cross_path.without_setting(out, "model", "multi_label",
+                                      str(tmp_path / "single"))
+  dropped = models.load_predictor(single).predict(texts)
+  assert np.abs(np.array([p["probabilities"] for p in dropped]) -
+                np.array(rows)).max() > 0.05
