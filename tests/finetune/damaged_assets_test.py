@@ -12,6 +12,7 @@ directory, or a FIFO, is refused in one line before any file is opened
 
 import json
 import os
+import threading
 
 import pytest
 
@@ -111,17 +112,28 @@ def test_a_name_outside_the_directory_is_refused_before_opening(
   assert repr(name) in message, message
 
 
-def test_a_fifo_is_refused_without_opening_it(tmp_path):
+def _unblock(fifo):
+  """Opens `fifo` for writing and closes it: a reader blocked in open()
+  then reads end-of-file, so a regression fails instead of hanging."""
+  try:
+    os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+  except OSError:  # No reader waiting: nothing blocked.
+    pass
+
+
+@pytest.mark.parametrize("name", ["vocab.txt", artifact.FILE])
+def test_a_fifo_is_refused_without_opening_it(tmp_path, name):
   out = _record(tmp_path)
-  vocab = os.path.join(out, "vocab.txt")
-  os.remove(vocab)
-  os.mkfifo(vocab)  # Opening it for reading would block: the test hangs.
-  with pytest.raises(InputError, match="not a regular file"):
-    artifact.read(out)
-  os.remove(os.path.join(out, artifact.FILE))
-  os.mkfifo(os.path.join(out, artifact.FILE))
-  with pytest.raises(InputError, match="not a regular file"):
-    artifact.read(out)
+  fifo = os.path.join(out, name)
+  os.remove(fifo)
+  os.mkfifo(fifo)  # Opening it for reading would block until a writer.
+  guard = threading.Timer(10.0, _unblock, [fifo])
+  guard.start()
+  try:
+    with pytest.raises(InputError, match="not a regular file"):
+      artifact.read(out)
+  finally:
+    guard.cancel()
 
 
 def test_the_best_checkpoint_is_named_under_best(tmp_path):
