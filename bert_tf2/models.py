@@ -115,7 +115,8 @@ def task_of(cls):
 
 def recorded_settings(directory, cls):
   """The builder arguments a run's model.json records for `cls` ({} for a
-  pretrained directory without one).
+  pretrained directory without one, or a run_pretraining.py output_dir:
+  an encoder whose head's arguments are given).
 
   Raises:
     InputError: the record is of another task, or damaged.
@@ -123,6 +124,8 @@ def recorded_settings(directory, cls):
   if not artifact.exists(directory):
     return {}
   found = artifact.read(directory)
+  if found.task == "pretraining":  # An encoder: the head's are given.
+    return {}
   if found.task != task_of(cls):
     raise InputError("%s: holds a %r model (model.json), not a %r one; "
                      "open it with bert_tf2.models.load(%r)"
@@ -155,7 +158,8 @@ def load(path, task=None, **kwargs):
   with `task` and the head's arguments.
 
   E.g. `load("/tmp/ner_output")`, `load("/tmp/mrpc_output")`,
-  `load("uncased_L-12_H-768_A-12", task="classifier", num_labels=2)`.
+  `load("uncased_L-12_H-768_A-12", task="classifier", num_labels=2)`
+  (a run_pretraining.py output_dir, its --vocab_file recorded, the same).
   Arguments given override the recorded ones and are checked against the
   weights (a head of another shape is one InputError line). Tasks:
   classifier, ner, squad, multiple_choice, embedding.
@@ -176,7 +180,7 @@ def _task(path, task):
         task, ", ".join(sorted(TASKS)),
         " (a pretraining run: give task= and the head's arguments)"
         if task == "pretraining" else ""))
-  if recorded is not None and recorded != task:
+  if recorded not in (None, "pretraining", task):
     raise InputError("%s: holds a %r model (model.json), not a %r one"
                      % (path, recorded, task))
   return task

@@ -31,7 +31,9 @@ SQuAD's n-best settings). `bert_tf2.models.load(dir)` passes the three to
 the task's text-model builder (`bert_tf2.models.text_model`), so recorded
 and explicit arguments are the same words. A pretrained directory
 (bert_config.json + vocab.txt + bert_model.ckpt, or Hugging Face's) is the
-same thing without model.json: no head, the head's arguments given.
+same thing without model.json: no head, the head's arguments given; so
+is a run_pretraining.py output_dir (task "pretraining": config, the
+vocabulary when given, the checkpoint).
 
 Names in model.json are plain file names inside the directory (the
 checkpoint alone may sit in best/); anything else ("../x", an absolute

@@ -10,7 +10,8 @@ its encoder (and any head the checkpoint has) from either
   `vocab.txt` (converted in memory by `modeling.hf_import`); or
 * a training run's output_dir: its `model.json` names config, vocabulary,
   casing and the checkpoint (`bert_tf2.common.artifact`); every variable
-  of the model, head included, must then come from that checkpoint.
+  of the model, head included, must then come from that checkpoint (a
+  run_pretraining.py output_dir: the encoder's, as a pretrained one).
 
 The casing is detected from the vocabulary (a cased one has capitalised
 word pieces) unless given. Every encoder variable must come from the
@@ -180,7 +181,8 @@ def load(cls, directory, do_lower_case=None, **kwargs):
     names = modeling.original_variable_names(model, include_unmapped=False)
     loaded = report.loaded
   # A run's own checkpoint holds the head too: every variable must load.
-  whole = artifact.exists(directory)
+  whole = (artifact.exists(directory) and
+           artifact.read(directory).task != "pretraining")
   missing = sorted(set(n for n in names if whole or n.startswith("bert/")) -
                    set(loaded))
   if missing:
