@@ -168,10 +168,6 @@ def run_pretraining(f):
   runner.start_strategy(f)  # Before any other TensorFlow op (multi-worker).
   config, input_files = check_flags(f)
   tf.io.gfile.makedirs(f.output_dir)
-  if f.do_train:  # The output_dir is an encoder without a head.
-    artifact.write(f.output_dir, "pretraining", f.bert_config_file,
-                   f.vocab_file or None,
-                   preprocessor=dict(max_seq_length=f.max_seq_length))
   logging.info("*** Input Files (%d) ***", len(input_files))
   for path in input_files[:20]:
     logging.info("  %s", path)
@@ -203,10 +199,14 @@ def run_pretraining(f):
             early_stopping=stopping, keep_best=keep_best)
       else:
         estimator.train(train_input_fn, max_steps=f.num_train_steps)
-    answer = ((keep_best and runner.best_checkpoint(f.output_dir)) or
-              estimator.latest_checkpoint())
-    if answer:
-      artifact.set_checkpoint(f.output_dir, answer)
+    # Once trained (an output_dir of another model was refused before):
+    # the output_dir is an encoder without a head.
+    artifact.write(f.output_dir, "pretraining", f.bert_config_file,
+                   f.vocab_file or None,
+                   preprocessor=dict(max_seq_length=f.max_seq_length),
+                   checkpoint=((keep_best and
+                                runner.best_checkpoint(f.output_dir)) or
+                               estimator.latest_checkpoint()))
   if f.do_eval:
     logging.info("***** Running evaluation *****")
     logging.info("  Batch size = %d", f.eval_batch_size)
