@@ -26,12 +26,15 @@ so `bert_tf2.common` imports no task.
 """
 
 # pylint: disable=unused-import,g-importing-member,g-bad-import-order
+import functools
+
 from modeling import BertConfig
 from modeling import BertModel
 from bert_tf2.classifier.model import BertClassifier
 from bert_tf2.common.preprocessor import BertPreprocessor
 from bert_tf2.common.preprocessor import TextModel
 from bert_tf2.common.pretrained import load_bert_model
+from bert_tf2.predict.text import TextPredictor
 from bert_tf2.embedding.encoder import SentenceEncoder
 from bert_tf2.embedding.model import BiEncoder
 from bert_tf2.embedding.text_model import SentenceTextModel
@@ -46,10 +49,13 @@ from bert_tf2.squad.model import SquadModel
 from bert_tf2.squad.preprocessor import SquadPreprocessor
 from bert_tf2.squad.text_model import SquadTextModel
 from bert_tf2.squad.text_model import squad_text_model
+from bert_tf2.common import artifact
 from bert_tf2.common import preprocessor as _generic
+from bert_tf2.common import InputError
 from bert_tf2.embedding import text_model as _embedding
 from bert_tf2.multiple_choice import preprocessor as _multiple_choice
 from bert_tf2.ner import text_model as _ner
+from bert_tf2.squad import text_model as _squad
 
 # (task model class, builder of its raw-string model): `text_model(cls, ...)`
 # calls the builder of the first class `cls` is a subclass of (NER before
@@ -60,7 +66,35 @@ TEXT_MODEL_BUILDERS = (
     (BertTokenClassifier, _ner.build),
     (BertMultipleChoice, _multiple_choice.build),
     (SentenceEncoder, _embedding.build),
+    (SquadModel, _squad.build),
 )
+
+# The task names of a run's model.json (`bert_tf2.common.artifact`) and
+# their task model classes.
+TASKS = {
+    "classifier": BertClassifier,
+    "ner": BertTokenClassifier,
+    "multiple_choice": BertMultipleChoice,
+    "embedding": SentenceEncoder,
+    "squad": SquadModel,
+}
+
+
+def _predictor_parts():
+  """{task: (answers, export)} of `TextPredictor` (imported on use: the
+  predictors import the SavedModel writers)."""
+  # pylint: disable=g-import-not-at-top
+  from bert_tf2.classifier import predictor as classifier
+  from bert_tf2.embedding import predictor as embedding
+  from bert_tf2.multiple_choice import predictor as multiple_choice
+  from bert_tf2.ner import predictor as ner
+  from bert_tf2.squad import predictor as squad
+  return {"classifier": (classifier.text_answers, classifier.text_export),
+          "ner": (ner.text_answers, ner.text_export),
+          "multiple_choice": (multiple_choice.text_answers,
+                              multiple_choice.text_export),
+          "embedding": (embedding.text_answers, embedding.text_export),
+          "squad": (squad.text_answers, squad.text_export)}
 
 
 def builder_of(cls):
@@ -71,13 +105,105 @@ def builder_of(cls):
   return _generic.build
 
 
-def text_model(cls, directory, max_seq_length=128, do_lower_case=None,
+def task_of(cls):
+  """The model.json task name of task model class `cls` (None: none)."""
+  for name, task in sorted(TASKS.items(), key=lambda t: t[0] != "ner"):
+    if issubclass(cls, task):
+      return name
+  return None
+
+
+def recorded_settings(directory, cls):
+  """The builder arguments a run's model.json records for `cls` ({} for a
+  pretrained directory without one, or a run_pretraining.py output_dir:
+  an encoder whose head's arguments are given).
+
+  Raises:
+    InputError: the record is of another task, or damaged.
+  """
+  if not artifact.exists(directory):
+    return {}
+  found = artifact.read(directory)
+  if found.task == "pretraining":  # An encoder: the head's are given.
+    return {}
+  if found.task != task_of(cls):
+    raise InputError("%s: holds a %r model (model.json), not a %r one; "
+                     "open it with bert_tf2.models.load(%r)"
+                     % (directory, found.task, task_of(cls), directory))
+  return dict(found.preprocessor, **found.model)
+
+
+def text_model(cls, directory, max_seq_length=None, do_lower_case=None,
                **kwargs):
   """The raw-string Keras model of task model class `cls`, from a pretrained
-  directory (original or Hugging Face; see `bert_tf2.common.pretrained`).
+  directory (original or Hugging Face; see `bert_tf2.common.pretrained`)
+  or a run's output_dir (its model.json gives every setting not given
+  here: `bert_tf2.common.artifact`).
 
   E.g. `text_model(BertClassifier, "uncased_L-12_H-768_A-12", num_labels=2)`,
   `text_model(BertTokenClassifier, directory, labels=["O", "B-PER", ...])`.
+  max_seq_length None: the run's, else 128 (384 for SQuAD; the
+  directory's for a sentence encoder).
   """
-  return builder_of(cls)(cls, directory, max_seq_length=max_seq_length,
-                         do_lower_case=do_lower_case, **kwargs)
+  settings = recorded_settings(directory, cls)
+  explicit = dict(kwargs, max_seq_length=max_seq_length,
+                  do_lower_case=do_lower_case)
+  settings.update({k: v for k, v in explicit.items() if v is not None})
+  return builder_of(cls)(cls, directory, **settings)
+
+
+def load(path, task=None, **kwargs):
+  """The raw-string Keras model of `path`: a run's output_dir (its
+  model.json says the task and every setting) or a pretrained directory
+  with `task` and the head's arguments.
+
+  E.g. `load("/tmp/ner_output")`, `load("/tmp/mrpc_output")`,
+  `load("uncased_L-12_H-768_A-12", task="classifier", num_labels=2)`
+  (a run_pretraining.py output_dir, its --vocab_file recorded, the same).
+  Arguments given override the recorded ones and are checked against the
+  weights (a head of another shape is one InputError line). Tasks:
+  classifier, ner, squad, multiple_choice, embedding.
+  """
+  return text_model(TASKS[_task(path, task)], path, **kwargs)
+
+
+def _task(path, task):
+  """The task of `path` (its model.json's), checked against `task`."""
+  recorded = artifact.read(path).task if artifact.exists(path) else None
+  task = task or recorded
+  if task is None:
+    raise InputError("%s: no model.json (not a training run's output_dir); "
+                     "give task= (one of %s) and the head's arguments"
+                     % (path, ", ".join(sorted(TASKS))))
+  if task not in TASKS:
+    raise InputError("task=%r: expected one of %s%s" % (
+        task, ", ".join(sorted(TASKS)),
+        " (a pretraining run: give task= and the head's arguments)"
+        if task == "pretraining" else ""))
+  if recorded not in (None, "pretraining", task):
+    raise InputError("%s: holds a %r model (model.json), not a %r one"
+                     % (path, recorded, task))
+  return task
+
+
+def load_predictor(path, task=None, batch_size=32, labels=None, **kwargs):
+  """The Python predictor of `path` (as `load`): a `TextPredictor`, the
+  task's text model with batching, named answers (`predict(x)`: one dict
+  per example) and `export(export_dir)` (its raw-string SavedModel).
+
+  labels: a classifier's label names (default: the run's, else "0", "1",
+  ...; NER: its tags, a model argument); other arguments as `load`.
+  """
+  task = _task(path, task)
+  if task != "classifier" and labels is not None:
+    kwargs["labels"] = labels  # NER's tags: its model's argument.
+  model = load(path, task, **kwargs)
+  answers, export = _predictor_parts()[task]
+  if task == "classifier":
+    if labels is None and artifact.exists(path):
+      labels = artifact.read(path).outputs.get("labels")
+    if labels is None:
+      labels = [str(i) for i in range(model.task.num_labels)]
+    answers = functools.partial(answers, list(labels))
+    export = functools.partial(export, list(labels))
+  return TextPredictor(model, answers, export, batch_size)

@@ -22,7 +22,6 @@ from bert_tf2.classifier.features import PaddingInputExample
 from bert_tf2.classifier.options import generic_options
 from bert_tf2.classifier.model import BertClassifier
 from bert_tf2.classifier.options import validate
-from bert_tf2.finetune import assets
 from bert_tf2.finetune import checks
 from bert_tf2.finetune.job import Job
 from bert_tf2.runner.checkpoints import checkpoint_step
@@ -131,19 +130,18 @@ class ClassifierJob(Job):
                        "--long_text=sliding_window (document-level "
                        "evaluation)")
 
-  def serving_options(self):
-    """predictor.json's and the SavedModel's settings beyond the labels."""
+  def model_record(self):
     s = self.settings
-    return dict(long_text=s.long_text, doc_stride=s.doc_stride)
-
-  def save_assets(self):
-    s = self.settings
-    if not s.do_train:
-      return
-    assets.save_assets(
-        s.output_dir, "classifier", s.bert_config_file, s.vocab_file,
-        do_lower_case=s.do_lower_case, max_seq_length=s.max_seq_length,
-        label_list=list(self.label_list), **self.serving_options())
+    return {"task": "classifier",
+            "preprocessor": dict(do_lower_case=bool(s.do_lower_case),
+                                 max_seq_length=s.max_seq_length,
+                                 long_text=s.long_text,
+                                 doc_stride=s.doc_stride),
+            "model": dict(num_labels=1 if self.regression
+                          else len(self.label_list),
+                          multi_label=self.multi_label),
+            "outputs": dict(labels=list(self.label_list),
+                            regression=bool(self.regression))}
 
   def record_spec(self):
     return features_lib.record_spec(self.settings.max_seq_length,

@@ -206,9 +206,6 @@ class MultiLabelJob(ClassifierJob):
     return registry.get_processor(s.task_name, s.data_dir, options,
                                   MultiLabelProcessor)
 
-  def serving_options(self):
-    return {"multi_label": True}
-
   def check_labels(self, examples):
     del examples  # MultiLabelProcessor refuses unknown labels as it reads.
 

@@ -159,3 +159,34 @@ class ClassifierPredictor(base.Predictor):
         self.max_seq_length, self.label_list, regression=self.regression,
         long_text=self.long_text, doc_stride=self.doc_stride,
         multi_label=self.multi_label)
+
+
+def text_answers(labels, model, x, batch_size):
+  """A classifier text model's answers to texts or (text_a, text_b) pairs:
+  the SavedModel's outputs (`serving.classifier_outputs`: probabilities,
+  label or predicted labels, prediction for regression) per example, the
+  predicted labels named (multi-label: "labels")."""
+  task = model.task
+  logits = model.predict(x, batch_size=batch_size, verbose=0)
+  out = classifier_serving.classifier_outputs(
+      labels, task.regression, task.multi_label)({}, tf.constant(logits),
+                                                 None)
+  rows = []
+  for i in range(len(logits)):
+    row = {k: v[i].numpy() for k, v in out.items()}
+    if "label" in row:
+      row["label"] = row["label"].decode("utf-8")
+    if "predicted" in row:
+      row["labels"] = [n for n, p in zip(labels, row.pop("predicted")) if p]
+    rows.append(row)
+  return rows
+
+
+def text_export(labels, model, export_dir):
+  """The classifier SavedModel of a text model (`serving`)."""
+  pre = model.preprocessor
+  return classifier_serving.write_saved_model(
+      model.task, export_dir, pre.vocabulary, pre.do_lower_case,
+      pre.max_seq_length, labels, regression=model.task.regression,
+      multi_label=model.task.multi_label, long_text=pre.long_text,
+      doc_stride=pre.doc_stride)

@@ -7,7 +7,11 @@ its encoder (and any head the checkpoint has) from either
   one checkpoint (`bert_model.ckpt.index` / `.data-*`, or any single
   checkpoint prefix there), as Google released them; or
 * a Hugging Face BERT directory: `config.json`, `model.safetensors`,
-  `vocab.txt` (converted in memory by `modeling.hf_import`).
+  `vocab.txt` (converted in memory by `modeling.hf_import`); or
+* a training run's output_dir: its `model.json` names config, vocabulary,
+  casing and the checkpoint (`bert_tf2.common.artifact`); every variable
+  of the model, head included, must then come from that checkpoint (a
+  run_pretraining.py output_dir: the encoder's, as a pretrained one).
 
 The casing is detected from the vocabulary (a cased one has capitalised
 word pieces) unless given. Every encoder variable must come from the
@@ -35,6 +39,7 @@ import numpy as np
 import tensorflow as tf
 
 import modeling
+from bert_tf2.common import artifact
 from tokenization.errors import InputError
 
 
@@ -75,9 +80,12 @@ def _one_checkpoint(directory):
 
 
 def read_dir(directory, do_lower_case=None):
-  """Returns the `PretrainedDir` of an original or Hugging Face directory."""
+  """Returns the `PretrainedDir` of an original or Hugging Face directory,
+  or of a run's output_dir (its model.json: `bert_tf2.common.artifact`)."""
   if not tf.io.gfile.isdir(directory):
     raise InputError("%s: not a directory" % directory)
+  if artifact.exists(directory):
+    return _read_artifact(directory, do_lower_case)
   vocab_file = os.path.join(directory, "vocab.txt")
   if not tf.io.gfile.exists(vocab_file):
     raise InputError("%s: no vocab.txt" % directory)
@@ -112,6 +120,25 @@ def read_dir(directory, do_lower_case=None):
                      % (vocab_file, vocab_size, config.vocab_size))
   return PretrainedDir(directory, config, vocab_file, bool(do_lower_case),
                        prefix, hf)
+
+
+def _read_artifact(directory, do_lower_case=None):
+  """The `PretrainedDir` of a run's output_dir: its recorded config,
+  vocabulary, casing and checkpoint (the answer, else the latest)."""
+  found = artifact.read(directory)
+  if found.vocab_file is None:
+    raise InputError("%s: %s records no vocabulary (a %s run); give the "
+                     "pretrained directory's vocab.txt" % (
+                         directory, artifact.FILE, found.task))
+  config = modeling.BertConfig.from_json_file(found.config_file)
+  if do_lower_case is None:
+    do_lower_case = found.preprocessor.get("do_lower_case")
+  if do_lower_case is None:
+    do_lower_case = detect_lower_case(found.vocab_file)
+  checkpoint = found.checkpoint or modeling.resolve_checkpoint(
+      directory, flag="checkpoint")
+  return PretrainedDir(directory, config, found.vocab_file,
+                       bool(do_lower_case), checkpoint, False)
 
 
 def _hf_lower_case(directory):
@@ -156,11 +183,17 @@ def load(cls, directory, do_lower_case=None, **kwargs):
                                            flag="checkpoint")
     names = modeling.original_variable_names(model, include_unmapped=False)
     loaded = report.loaded
-  missing = sorted(set(n for n in names if n.startswith("bert/")) -
+  # A run's own checkpoint holds the head too: every variable must load.
+  whole = (artifact.exists(directory) and
+           artifact.read(directory).task != "pretraining")
+  missing = sorted(set(n for n in names if whole or n.startswith("bert/")) -
                    set(loaded))
   if missing:
-    raise InputError("%s: the checkpoint lacks %d encoder variables (e.g. %s)"
-                     % (directory, len(missing), missing[0]))
+    raise InputError("%s: the checkpoint lacks %d %s variables (e.g. %s)%s"
+                     % (directory, len(missing),
+                        "model" if whole else "encoder", missing[0],
+                        "; an argument given to load does not match the "
+                        "run's model" if whole else ""))
   model.pretrained = found
   return model
 

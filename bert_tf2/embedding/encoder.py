@@ -8,7 +8,9 @@ as Hugging Face computes it) or an original-format one (bert_config.json +
 bert_model.ckpt* + vocab.txt). Texts are tokenized as the original
 (`FullTokenizer`), as one segment: [CLS] text [SEP], cut to
 max_seq_length - 2 word pieces (max_seq_length from
-sentence_bert_config.json when present: 256 for all-MiniLM-L6-v2).
+sentence_bert_config.json when present: 256 for all-MiniLM-L6-v2). A
+run_embedding.py output_dir gives the run's own pooling, normalisation,
+max_seq_length and casing (its model.json, `bert_tf2.common.artifact`).
 
 Example (all-MiniLM-L6-v2 gives sentence-transformers' vectors):
   >>> enc = SentenceEncoder.from_dir(minilm_dir())          # doctest: +SKIP
@@ -26,6 +28,7 @@ import tensorflow as tf
 
 import modeling
 from bert_tf2.common import InputError
+from bert_tf2.common import artifact
 from bert_tf2.common import raw_text_serving
 from bert_tf2.embedding import pooling
 from modeling import inputs as model_inputs
@@ -136,6 +139,9 @@ class SentenceEncoder(lora.Adaptable, keras.Model):
     from modeling import hf_import  # pylint: disable=g-import-not-at-top
     if not os.path.isdir(model_dir):
       raise InputError("%s: not a directory" % model_dir)
+    if artifact.exists(model_dir):
+      return _from_run(cls, model_dir, pooling_mode, normalize,
+                           max_seq_length, do_lower_case)
     vocab = os.path.join(model_dir, "vocab.txt")
     if not os.path.exists(vocab):
       raise InputError("%s: no vocab.txt" % model_dir)
@@ -170,6 +176,33 @@ class SentenceEncoder(lora.Adaptable, keras.Model):
         "max_seq_length", DEFAULT_MAX_SEQ_LENGTH))
     modeling.check_sequence_length(bert_config, encoder.max_seq_length)
     return encoder
+
+
+def _from_run(cls, model_dir, pooling_mode, normalize, max_seq_length,
+              do_lower_case):
+  """SentenceEncoder.from_dir of a run_embedding.py output_dir: its
+  model.json's pooling, normalisation, length and casing (each overridden
+  by an argument given), the recorded checkpoint's weights."""
+  import tokenization  # pylint: disable=g-import-not-at-top
+  found = artifact.read(model_dir)
+  if found.task != "embedding":
+    raise InputError("%s: holds a %r model, not a sentence encoder"
+                     % (model_dir, found.task))
+  # What the record lacks: a pretrained directory's defaults.
+  head, pre = found.model, found.preprocessor
+  bert_config = modeling.BertConfig.from_json_file(found.config_file)
+  encoder = cls(bert_config, pooling_mode or head.get("pooling_mode", "cls"),
+                head.get("normalize", False) if normalize is None
+                else normalize)
+  checkpoint = found.checkpoint or model_dir
+  modeling.init_from_checkpoint(encoder.bert, checkpoint, flag=model_dir)
+  encoder.tokenizer = tokenization.FullTokenizer(
+      found.vocab_file, do_lower_case=pre.get("do_lower_case", True)
+      if do_lower_case is None else do_lower_case)
+  encoder.max_seq_length = int(max_seq_length or pre.get(
+      "max_seq_length", DEFAULT_MAX_SEQ_LENGTH))
+  modeling.check_sequence_length(bert_config, encoder.max_seq_length)
+  return encoder
 
 
 def _optional_json(path):

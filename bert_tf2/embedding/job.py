@@ -79,6 +79,14 @@ class EmbeddingJob(Job):
     return ModelTask(functools.partial(BiEncoder, self.bert_config,
                                        s.pooling, s.normalize, s.scale))
 
+  def model_record(self):
+    s = self.settings
+    return {"task": "embedding",
+            "preprocessor": dict(do_lower_case=bool(s.do_lower_case),
+                                 max_seq_length=s.max_seq_length),
+            "model": dict(pooling_mode=s.pooling, normalize=bool(s.normalize),
+                          scale=float(s.scale))}
+
   def metric_names(self, task):
     return sorted(set(task.create_metrics()) | {"loss"} |
                   set(RETRIEVAL_METRICS))

@@ -76,13 +76,15 @@ class SentenceTextModel(TextModel):
     return config
 
 
-def build(cls, directory, max_seq_length=128, do_lower_case=None, **kwargs):
+def build(cls, directory, max_seq_length=None, do_lower_case=None,
+          scale=20.0, **kwargs):
   """`SentenceTextModel` of `cls.from_dir(directory, ...)` (kwargs:
-  pooling_mode, normalize)."""
+  pooling_mode, normalize; max_seq_length None: the directory's); scale:
+  the ranking loss's (run_embedding.py's --scale)."""
   encoder = cls.from_dir(directory, max_seq_length=max_seq_length,
                          do_lower_case=do_lower_case, **kwargs)
   preprocessor = BertPreprocessor(
-      os.path.join(directory, "vocab.txt"),
+      encoder.tokenizer.vocab_file,
       do_lower_case=encoder.tokenizer.basic_tokenizer.do_lower_case,
       max_seq_length=encoder.max_seq_length)
-  return SentenceTextModel(preprocessor, encoder)
+  return SentenceTextModel(preprocessor, encoder, scale=scale)

@@ -1,19 +1,18 @@
-"""What a predictor needs besides weights, kept in a training output_dir.
+"""A predictor's settings from a training output_dir.
 
-`save_assets(output_dir, kind, bert_config_file, vocab_file, ...)` copies
-bert_config.json and the vocabulary into `output_dir/predictor/` and writes
-`output_dir/predictor/predictor.json` (atomically) with the task settings
-(labels, max_seq_length, do_lower_case, ...). The fine-tuning jobs call it
-(`Job.save_assets`), so `ClassifierPredictor.from_output_dir(output_dir)`
-(`bert_tf2.predict`, which reads it with `load_assets` and `checkpoint_of`)
-needs nothing else. It lives here, below `bert_tf2.predict`, so that the
-jobs write it without importing the predictors.
+The training scripts record what rebuilds their model in
+`output_dir/model.json` (`bert_tf2.common.artifact`, written by the
+fine-tuning driver from `Job.model_record`). `load_assets(output_dir,
+kind)` turns that record into a predictor's constructor arguments
+(bert_config_file, vocab_file, checkpoint, do_lower_case, max_seq_length
+and the task's own), so `ClassifierPredictor.from_output_dir(output_dir)`
+needs nothing else; output_dirs of earlier versions, which kept
+`output_dir/predictor/predictor.json` with copies of config and vocabulary
+(classifier and SQuAD runs), still load. It lives here, below
+`bert_tf2.predict`, beside the jobs that write the record.
 
 Example:
-  >>> save_assets(out, "classifier", "bert_config.json", "vocab.txt",
-  ...             do_lower_case=True, max_seq_length=128,
-  ...             label_list=["0", "1"])                # doctest: +SKIP
-  >>> load_assets(out)["label_list"]                     # doctest: +SKIP
+  >>> load_assets("/tmp/mrpc_output", "classifier")["label_list"]  # doctest: +SKIP
   ['0', '1']
 """
 
@@ -24,52 +23,51 @@ import os
 import tensorflow as tf
 
 from bert_tf2.common import InputError
-from bert_tf2.common import atomic_write_text
+from bert_tf2.common import artifact
 from bert_tf2.runner import checkpoints
 
+# An earlier version's layout (read, no longer written).
 ASSETS_DIR = "predictor"
 ASSETS_FILE = "predictor.json"
-
-
-def save_assets(output_dir, kind, bert_config_file, vocab_file, **settings):
-  """Writes output_dir/predictor/{predictor.json,bert_config.json,vocab.txt}.
-
-  Args:
-    output_dir: the training output_dir.
-    kind: "classifier", "squad" or "features".
-    bert_config_file, vocab_file: copied next to predictor.json.
-    **settings: JSON-serialisable task settings (do_lower_case, ...).
-  """
-  directory = os.path.join(output_dir, ASSETS_DIR)
-  tf.io.gfile.makedirs(directory)
-  digests = {}
-  for source, name in ((bert_config_file, "bert_config.json"),
-                       (vocab_file, "vocab.txt")):
-    with tf.io.gfile.GFile(source, "rb") as f:
-      data = f.read()
-    atomic_write_text(os.path.join(directory, name), data.decode("utf-8"))
-    digests[name] = _digest(data.decode("utf-8").encode("utf-8"))
-  info = dict(settings, kind=kind, sha256=digests)
-  atomic_write_text(os.path.join(directory, ASSETS_FILE),
-                    json.dumps(info, indent=2, sort_keys=True) + "\n")
+# model.json's names that a predictor's constructor spells otherwise.
+_PREDICTOR_NAMES = {"labels": "label_list"}
 
 
 def load_assets(output_dir, kind=None):
-  """Reads predictor.json; adds "bert_config_file" and "vocab_file" paths.
+  """A predictor's constructor arguments from output_dir/model.json (or an
+  earlier version's predictor/predictor.json); "checkpoint" is the
+  recorded answer when model.json names one.
 
   Raises:
-    InputError: no predictor.json, a damaged one (empty, cut short,
-      garbage), or one of another kind of task.
+    InputError: neither file, a damaged one (empty, cut short, garbage,
+      copies not the ones training wrote), or one of another kind of task.
   """
+  if artifact.exists(output_dir):
+    found = artifact.read(output_dir)
+    if kind is not None and found.task != kind:
+      raise InputError("%s: holds a %r model, not a %r one"
+                       % (output_dir, found.task, kind))
+    info = {_PREDICTOR_NAMES.get(k, k): v
+            for k, v in found.settings().items()}
+    info.update(kind=found.task, bert_config_file=found.config_file,
+                vocab_file=found.vocab_file)
+    if found.checkpoint:
+      info["checkpoint"] = found.checkpoint
+    return info
+  return _load_legacy(output_dir, kind)
+
+
+def _load_legacy(output_dir, kind):
+  """predictor/predictor.json of an earlier version (see module)."""
   directory = os.path.join(output_dir, ASSETS_DIR)
   path = os.path.join(directory, ASSETS_FILE)
   if not tf.io.gfile.exists(path):
-    raise InputError("%s: no %s/%s (written by the training scripts); pass "
+    raise InputError("%s: no %s (written by the training scripts); pass "
                      "bert_config_file, vocab_file, ... explicitly instead"
-                     % (output_dir, ASSETS_DIR, ASSETS_FILE))
+                     % (output_dir, artifact.FILE))
   try:
-    with tf.io.gfile.GFile(path, "rb") as f:
-      info = json.loads(f.read().decode("utf-8"))
+    info = json.loads(artifact.read_bytes(path, "predictor settings")
+                      .decode("utf-8"))
   except (ValueError, UnicodeDecodeError) as e:  # Empty, cut short, garbage.
     info = "not valid JSON (%s)" % (str(e).splitlines() or ["empty"])[0]
   if not isinstance(info, dict):
@@ -82,7 +80,7 @@ def load_assets(output_dir, kind=None):
     raise InputError("%s: holds a %r model, not a %r one"
                      % (output_dir, info.get("kind"), kind))
   for name, digest in sorted((info.pop("sha256", None) or {}).items()):
-    _check_copy(os.path.join(directory, name), digest)
+    _check_copy(artifact.check_name(directory, name, "sha256"), digest)
   info["bert_config_file"] = os.path.join(directory, "bert_config.json")
   info["vocab_file"] = os.path.join(directory, "vocab.txt")
   return info
@@ -93,15 +91,13 @@ def _digest(data):
 
 
 def _check_copy(path, digest):
-  """Raises InputError unless the file at `path` is the copy save_assets
+  """Raises InputError unless the file at `path` is the copy training
   wrote (an emptied, cut short or overwritten vocab would tokenize wrongly
   without a word)."""
-  try:
-    with tf.io.gfile.GFile(path, "rb") as f:
-      same = _digest(f.read()) == digest
-  except tf.errors.NotFoundError:
+  if not tf.io.gfile.exists(path):
     raise InputError("%s is missing; rerun the training script on this "
-                     "--output_dir to rewrite it" % path) from None
+                     "--output_dir to rewrite it" % path)
+  same = _digest(artifact.read_bytes(path, "a copy training wrote")) == digest
   if not same:
     raise InputError("%s is damaged (not the copy training wrote: emptied, "
                      "cut short or overwritten); rerun the training script "

@@ -2,12 +2,14 @@
 
   start the strategy -> job.prepare (checks, no output) -> export and
   periodic-evaluation checks -> run config and batch-size checks ->
-  output_dir, job.save_assets -> train.tf_record -> Estimator ->
+  output_dir, job.save_assets, model.json (job.model_record) ->
+  train.tf_record -> Estimator ->
   eval.tf_record -> train (or train with evaluation every
   --eval_every_n_steps: early stopping, best checkpoint) -> evaluate
   (eval_results.txt, the latest checkpoint) -> predict and export, both
   from the best checkpoint with --keep_best_checkpoint (else the latest),
-  so test outputs are the exported model's
+  so test outputs are the exported model's; model.json names that
+  checkpoint (`bert_tf2.common.artifact`: the output_dir is the model)
 
 Every check comes before the first write; a record file this run wrote
 that is damaged or removed while it is read is named with its first bad
@@ -24,6 +26,7 @@ from absl import logging
 import tensorflow as tf
 
 from bert_tf2.common import InputError
+from bert_tf2.common import artifact
 from bert_tf2 import runner
 from bert_tf2.finetune import checks
 from bert_tf2.finetune import records
@@ -111,6 +114,20 @@ def periodic_eval_options(job, task, do_eval):
   return every, stopping, keep_best
 
 
+def write_model_record(job):
+  """output_dir/model.json and its copies of config and vocabulary
+  (`bert_tf2.common.artifact`), when training: the record of what
+  rebuilds the model, the checkpoint named once training is done."""
+  s = job.settings
+  record = job.model_record()
+  if not s.do_train or record is None:
+    return
+  artifact.write(s.output_dir, record["task"], s.bert_config_file,
+                 getattr(s, "vocab_file", None),
+                 preprocessor=record.get("preprocessor"),
+                 model=record.get("model"), outputs=record.get("outputs"))
+
+
 def print_results(result):
   print("".join("%s = %s\n" % (k, result[k]) for k in sorted(result)),
         end="")
@@ -184,6 +201,7 @@ def run(job):
                                               s.max_seq_length),
         s.allow_new_batch_shape)
   job.save_assets()
+  write_model_record(job)
   splits = _Records(job)
   num_train_steps = num_warmup_steps = None
   if s.do_train:
@@ -223,6 +241,10 @@ def run(job):
         logging.info("  %s = %s", key, result[key])
       print_results(result)
     best = keep_best and runner.best_checkpoint(s.output_dir)
+    if s.do_train:  # The answer: what --do_predict and --export_dir use.
+      answer = best or estimator.latest_checkpoint()
+      if answer:
+        artifact.set_checkpoint(s.output_dir, answer)
     if s.do_predict:
       predict_input_fn, _, _ = splits.write("predict", s.predict_batch_size)
       # From the checkpoint --export_dir exports (checkpoint_to_export).

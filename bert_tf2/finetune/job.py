@@ -99,7 +99,16 @@ class Job(object):
     training (called only with --eval_every_n_steps)."""
 
   def save_assets(self):
-    """Writes what serving/prediction needs into --output_dir (training)."""
+    """Writes task files of its own into --output_dir (e.g. NER's
+    label_list.txt); the model record is `model_record`'s."""
+
+  def model_record(self):
+    """What rebuilds this run's model besides config, vocabulary and
+    weights: {"task": name, "preprocessor": {...}, "model": {...},
+    "outputs": {...}} as `bert_tf2.common.artifact` documents (the
+    arguments of the task's text-model builder), or None (no record).
+    The driver writes it into --output_dir as model.json when training."""
+    return None
 
   def record_spec(self):
     """{name: tf.io.FixedLenFeature} of the records."""

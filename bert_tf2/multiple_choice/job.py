@@ -69,6 +69,13 @@ class MultipleChoiceJob(Job):
         use_one_hot_embeddings=bool(s.use_tpu),
         classifier_dropout_prob=s.classifier_dropout_prob))
 
+  def model_record(self):
+    s = self.settings
+    return {"task": "multiple_choice",
+            "preprocessor": dict(do_lower_case=bool(s.do_lower_case),
+                                 max_seq_length=s.max_seq_length),
+            "outputs": dict(num_choices=self.num_choices)}
+
   def record_spec(self):
     shape = [self.num_choices, self.settings.max_seq_length]
     spec = {name: tf.io.FixedLenFeature(shape, tf.int64)

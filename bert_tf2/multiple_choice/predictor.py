@@ -56,3 +56,24 @@ def _example(context, choices, question):
              for i, c in enumerate(choices)]
   return MultipleChoiceExample("0", context, question, choices, None,
                                "predict")
+
+
+def text_answers(model, x, batch_size):
+  """[{"probabilities", "label"}] of x = (contexts, choices) or
+  (contexts, questions, choices) for a multiple-choice text model: the
+  model's `predict_outputs` (as the SavedModel), label the index of the
+  most probable choice."""
+  logits = model.predict(x, batch_size=batch_size, verbose=0)
+  out = model.task.predict_outputs(None, tf.constant(logits))
+  probabilities = out["probabilities"].numpy()
+  return [{"probabilities": p, "label": int(np.argmax(p))}
+          for p in probabilities]
+
+
+def text_export(model, export_dir):
+  """The multiple-choice raw-string SavedModel of a text model."""
+  from bert_tf2.multiple_choice import serving  # pylint: disable=g-import-not-at-top
+  pre = model.preprocessor
+  return serving.write_saved_model(model.task, export_dir, pre.vocabulary,
+                                   do_lower_case=pre.do_lower_case,
+                                   max_seq_length=pre.max_seq_length)

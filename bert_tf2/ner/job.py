@@ -190,6 +190,15 @@ class NerJob(Job):
     atomic_write_text(os.path.join(self.settings.output_dir, LABELS_FILE),
                       "\n".join(self.label_list) + "\n")
 
+  def model_record(self):
+    s = self.settings
+    return {"task": "ner",
+            "preprocessor": dict(do_lower_case=bool(s.do_lower_case),
+                                 max_seq_length=s.max_seq_length,
+                                 doc_stride=s.doc_stride),
+            "model": dict(labels=list(self.label_list), crf=bool(s.crf),
+                          allowed=self.allowed)}
+
   def record_spec(self):
     return features_lib.record_spec(self.settings.max_seq_length)
 

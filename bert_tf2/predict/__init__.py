@@ -1,12 +1,15 @@
 """Python prediction's generic parts: texts in, answers out, for any task.
 
+  text        `TextPredictor`: a task's raw-string Keras model, batched,
+              with named answers and export (`bert_tf2.models.load_predictor`)
   base        `Predictor`: config, vocabulary, checkpoint, `from_output_dir`
-              (predictor.json and the latest or best checkpoint)
+              (model.json and its recorded, or the best, checkpoint)
   serving     SavedModel checks and batching (`run_batches`)
   int8        the int8 ONNX Runtime path (optional extra `int8`)
   onnx_graph  the ONNX graph of the encoder
 
-None of them imports a task. Each task's predictor lives in its package,
+None of them imports a task. Each task's answers and export for
+`TextPredictor` live in its `predictor` module; the earlier predictors,
 most on `base.Predictor`:
 
   bert_tf2.classifier.predictor.ClassifierPredictor      texts or pairs ->

@@ -1,5 +1,7 @@
 """What every predictor shares: config, tokenizer, weights from a checkpoint."""
 
+import inspect
+
 import tensorflow as tf
 
 import modeling
@@ -95,18 +97,23 @@ class Predictor(object):
 
   @classmethod
   def from_output_dir(cls, output_dir, best=False, **overrides):
-    """A predictor from a training output_dir (its predictor.json).
+    """A predictor from a training output_dir (its model.json, or an
+    earlier version's predictor/predictor.json).
 
     Args:
       output_dir: the training run's output_dir.
       best: load output_dir/best/ (the kept best checkpoint) instead of the
-        latest checkpoint.
+        recorded one (the checkpoint the run predicted with and exported;
+        the latest when none is recorded).
       **overrides: constructor arguments replacing the saved ones (e.g.
         batch_size, or checkpoint).
     """
     info = assets_lib.load_assets(output_dir, cls.kind)
     info.pop("kind")
-    if "checkpoint" not in overrides:
+    if best or "checkpoint" not in info:
       info["checkpoint"] = assets_lib.checkpoint_of(output_dir, best=best)
     info.update(overrides)
-    return cls(**info)
+    # Settings the constructor does not take are implied by those it does
+    # (a classifier's num_labels and regression by its label_list).
+    accepted = inspect.signature(cls.__init__).parameters
+    return cls(**{k: v for k, v in info.items() if k in accepted})

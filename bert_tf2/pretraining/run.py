@@ -13,6 +13,7 @@ import os
 from absl import logging
 import tensorflow as tf
 
+from bert_tf2.common import artifact
 from bert_tf2.common import cli
 from bert_tf2.common import InputError
 import modeling
@@ -82,6 +83,8 @@ def check_flags(flags_values):
     raise InputError("--max_predictions_per_seq=%d is larger than "
                      "--max_seq_length=%d" % (f.max_predictions_per_seq,
                                               f.max_seq_length))
+  if f.vocab_file and f.do_train:  # Recorded in output_dir/model.json.
+    cli.require_file("vocab_file", f.vocab_file)
   if f.dynamic_masking:
     if not 0.0 < f.masked_lm_prob <= 1.0:
       raise InputError("--masked_lm_prob=%s: must be in (0, 1]"
@@ -201,6 +204,14 @@ def run_pretraining(f):
             early_stopping=stopping, keep_best=keep_best)
       else:
         estimator.train(train_input_fn, max_steps=f.num_train_steps)
+    # Once trained (an output_dir of another model was refused before):
+    # the output_dir is an encoder without a head.
+    artifact.write(f.output_dir, "pretraining", f.bert_config_file,
+                   f.vocab_file or None,
+                   preprocessor=dict(max_seq_length=f.max_seq_length),
+                   checkpoint=((keep_best and
+                                runner.best_checkpoint(f.output_dir)) or
+                               estimator.latest_checkpoint()))
   if f.do_eval:
     logging.info("***** Running evaluation *****")
     logging.info("  Batch size = %d", f.eval_batch_size)

@@ -26,7 +26,6 @@ from bert_tf2.common import padding
 from bert_tf2.common import saved_model
 from bert_tf2.common import setup_checks
 from bert_tf2.common.cli import require_file
-from bert_tf2.finetune import assets
 from bert_tf2.finetune import checks
 from bert_tf2.finetune.job import Job
 from bert_tf2.runner.checkpoints import checkpoint_step
@@ -203,17 +202,19 @@ class SquadJob(Job):
   def _na_probs(self, null_odds):
     return null_odds if self.settings.version_2_with_negative else None
 
-  def save_assets(self):
+  def model_record(self):
     s = self.settings
-    if not s.do_train:
-      return
-    assets.save_assets(  # What bert_tf2.squad.predictor.SquadPredictor needs.
-        s.output_dir, "squad", s.bert_config_file, s.vocab_file,
-        do_lower_case=s.do_lower_case, max_seq_length=s.max_seq_length,
-        doc_stride=s.doc_stride, max_query_length=s.max_query_length,
-        n_best_size=s.n_best_size, max_answer_length=s.max_answer_length,
-        version_2_with_negative=s.version_2_with_negative,
-        null_score_diff_threshold=s.null_score_diff_threshold)
+    return {"task": "squad",
+            "preprocessor": dict(do_lower_case=bool(s.do_lower_case),
+                                 max_seq_length=s.max_seq_length,
+                                 doc_stride=s.doc_stride,
+                                 max_query_length=s.max_query_length),
+            "model": dict(n_best_size=s.n_best_size,
+                          max_answer_length=s.max_answer_length,
+                          version_2_with_negative=bool(
+                              s.version_2_with_negative),
+                          null_score_diff_threshold=float(
+                              s.null_score_diff_threshold))}
 
   def record_spec_of(self, split):
     return records.name_to_features(self.settings.max_seq_length,

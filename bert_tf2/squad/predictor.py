@@ -129,3 +129,19 @@ class SquadPredictor(base.Predictor):
         doc_stride=self.doc_stride)
     return saved_model.write_saved_model(
         server, export_dir, {"serving_default": server.serve})
+
+
+def text_answers(model, x, batch_size):
+  """[{"answer", "score", ...}] per question of x = (questions, contexts)
+  or [(question, context), ...] for a `SquadTextModel` (its `predict`: the
+  SavedModel's graph)."""
+  out = model.predict(x, batch_size=batch_size, verbose=0)
+  return [{k: v[i] for k, v in out.items()}
+          for i in range(len(out["answer"]))]
+
+
+def text_export(model, export_dir):
+  """SQuAD's raw-string SavedModel of a `SquadTextModel`."""
+  server = model._server()  # pylint: disable=protected-access
+  return saved_model.write_saved_model(server, export_dir,
+                                       {"serving_default": server.serve})

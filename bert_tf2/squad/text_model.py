@@ -33,6 +33,8 @@ import keras
 import numpy as np
 import tensorflow as tf
 
+import modeling
+
 from bert_tf2.common import preprocessor as preprocessor_lib
 from bert_tf2.squad import evaluate as evaluate_lib
 from bert_tf2.squad import raw_answers
@@ -145,6 +147,13 @@ class SquadTextModel(preprocessor_lib.TextModel):
     return config
 
 
+def build(cls, directory, max_seq_length=384, **kwargs):
+  """`squad_text_model` as `bert_tf2.models.text_model` calls it (cls: the
+  `SquadModel` class)."""
+  del cls  # Always SquadModel.
+  return squad_text_model(directory, max_seq_length=max_seq_length, **kwargs)
+
+
 def squad_text_model(directory, max_seq_length=384, doc_stride=128,
                      max_query_length=64, do_lower_case=None, n_best_size=20,
                      max_answer_length=30, version_2_with_negative=False,
@@ -158,6 +167,7 @@ def squad_text_model(directory, max_seq_length=384, doc_stride=128,
   task = SquadModel.from_checkpoint(directory, do_lower_case=do_lower_case,
                                     **kwargs)
   found = task.pretrained
+  modeling.check_sequence_length(found.config, max_seq_length)
   pre = SquadPreprocessor(found.vocab_file, do_lower_case=found.do_lower_case,
                           max_seq_length=max_seq_length,
                           doc_stride=doc_stride,

@@ -5,12 +5,17 @@ steps) with --long_text=sliding_window --max_seq_length=12
 --doc_stride=3, so that a long text spans many windows. Then the same
 texts and pairs go through:
   script     run_classifier's --do_predict (test.tsv; test_results.tsv)
-  keras      the raw-string Keras model (`TextModel` of a `BertPreprocessor`
-             with long_text="sliding_window") `.predict`
+  keras      `bert_tf2.models.load(output_dir)` (a `TextModel` of a
+             `BertPreprocessor` with the run's windows, from model.json)
+             `.predict`
   saved      the exported SavedModel (serving_pair), loaded in a fresh
              process that imports only tensorflow and tensorflow_text
-  predictor  `ClassifierPredictor` (the Python predictor)
-Labels must be equal and probabilities equal to 1e-5 on every path.
+  predictor  `ClassifierPredictor.from_output_dir` (the Python predictor)
+  loaded     `bert_tf2.models.load_predictor(output_dir).predict`
+Nothing but the output_dir is handed to the Keras and Python paths.
+Labels must be equal and probabilities equal to 1e-5 on every path;
+dropping any one recorded setting from model.json changes them (or is
+refused in one line).
 """
 
 import json
@@ -23,15 +28,13 @@ import keras
 import numpy as np
 import pytest
 
-import modeling
 from bert_tf2.classifier import pipeline
 from bert_tf2.classifier.options import default_options
-from bert_tf2.common import saved_model
-from bert_tf2.common.preprocessor import BertPreprocessor
-from bert_tf2.common.preprocessor import TextModel
-from bert_tf2.classifier.model import BertClassifier
+from bert_tf2 import models
+from bert_tf2.common import InputError
 from bert_tf2.classifier.predictor import ClassifierPredictor
 from tests.classifier import tiny_task
+from tests.common import cross_path
 from tests.reliability import fixtures
 
 EXTRA = ["cafe", "muller", "sao", "paulo", "江", "泽", "民", "北", "京", ".",
@@ -126,13 +129,8 @@ def paths(trained):
     script = np.array([next(rows) if a else [np.nan, np.nan]
                        for a, _ in PAIRS])
     assert next(rows, None) is None
-  # The raw-string Keras model of the run's checkpoint and vocabulary.
-  model = saved_model.restore_model(
-      _Task(modeling.BertConfig.from_json_file(options.bert_config_file)),
-      options.output_dir)
-  keras_model = TextModel(BertPreprocessor(
-      options.vocab_file, max_seq_length=SEQ, long_text="sliding_window",
-      doc_stride=STRIDE), model)
+  # The raw-string Keras model of the run, from its output_dir alone.
+  keras_model = models.load(options.output_dir)
   keras_logits = keras_model.predict(PAIRS, batch_size=3, verbose=0)
   done = subprocess.run(
       [sys.executable, "-c", _SERVE, options.export_dir, json.dumps(PAIRS)],
@@ -142,6 +140,8 @@ def paths(trained):
   served = json.loads(done.stdout.strip().splitlines()[-1])
   predictor = ClassifierPredictor.from_output_dir(options.output_dir)
   answers = predictor.predict(PAIRS)
+  # The one call's predictor; its SavedModel served as the script's.
+  loaded = models.load_predictor(options.output_dir).predict(PAIRS)
   return {
       "script": script,
       "keras": _softmax(np.asarray(keras_logits, np.float64)),
@@ -151,17 +151,9 @@ def paths(trained):
       "modules": served["modules"],
       "predictor": np.array([a["probabilities"] for a in answers]),
       "predictor_labels": [a["label"] for a in answers],
+      "loaded": np.array([a["probabilities"] for a in loaded]),
+      "loaded_labels": [a["label"] for a in loaded],
       "keras_model": keras_model}
-
-
-class _Task(object):
-  """build_model() of the run's classifier (for `restore_model`)."""
-
-  def __init__(self, config):
-    self.config = config
-
-  def build_model(self):
-    return BertClassifier(self.config, len(LABELS))
 
 
 def test_the_long_text_spans_many_windows(paths):
@@ -177,12 +169,13 @@ def test_every_path_gives_the_same_probabilities_and_labels(paths):
   assert empty.tolist() == [a == "" for a, _ in PAIRS]
   script[empty] = paths["saved"][empty]
   labels = [LABELS[i] for i in np.argmax(script, axis=-1)]
-  for name in ("keras", "saved", "predictor"):
+  for name in ("keras", "saved", "predictor", "loaded"):
     np.testing.assert_allclose(paths[name], script, atol=1e-5,
                                err_msg=name)
     assert [LABELS[i] for i in np.argmax(paths[name], -1)] == labels, name
   assert paths["saved_labels"] == labels
   assert paths["predictor_labels"] == labels
+  assert paths["loaded_labels"] == labels
   # Answers vary: both labels occur, none near a tie.
   assert set(labels) == set(LABELS), script
   assert np.min(np.abs(script[:, 1] - 0.5)) > 1e-3, script
@@ -190,3 +183,23 @@ def test_every_path_gives_the_same_probabilities_and_labels(paths):
 
 def test_the_saved_model_runs_without_the_project(paths):
   assert paths["modules"] == [], paths["modules"]
+
+
+@pytest.mark.parametrize("section,key", [
+    ("preprocessor", "long_text"), ("preprocessor", "doc_stride"),
+    ("preprocessor", "max_seq_length"), ("model", "num_labels"),
+    ("outputs", "labels")])
+def test_dropping_a_recorded_setting_changes_the_answers(trained, paths,
+                                                         tmp_path, section,
+                                                         key):
+  directory = cross_path.without_setting(trained.output_dir, section, key,
+                                         str(tmp_path / "run"))
+  try:
+    answers = models.load_predictor(directory).predict(PAIRS)
+  except (InputError, TypeError) as e:  # Refused: not the run's answers.
+    assert "\n" not in str(e), str(e)
+    return
+  probabilities = np.array([a["probabilities"] for a in answers])
+  labels = [a["label"] for a in answers]
+  assert labels != paths["loaded_labels"] or np.abs(
+      probabilities - paths["loaded"]).max() > 1e-3, key

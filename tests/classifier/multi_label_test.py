@@ -175,3 +175,24 @@ def test_end_to_end_eval_and_predict(tmp_path):
                              [p["probabilities"] for p in ours], atol=1e-5)
   assert served["predicted"].numpy().tolist() == [
       [n in p["labels"] for n in "AB"] for p in ours]
+  # The output_dir alone: its model.json names the best checkpoint (the
+  # one test_results.tsv and the export used) and the multi-label head.
+  from bert_tf2 import models  # pylint: disable=g-import-not-at-top
+  from bert_tf2.common import artifact  # pylint: disable=g-import-not-at-top
+  assert artifact.read(out).checkpoint == runner.best_checkpoint(out)
+  logits = models.load(out).predict(texts, verbose=0)
+  np.testing.assert_allclose(1 / (1 + np.exp(-logits)), rows, atol=1e-5)
+  loaded = models.load_predictor(out).predict(texts)
+  np.testing.assert_allclose([p["probabilities"] for p in loaded], rows,
+                             atol=1e-5)
+  assert [p["labels"] for p in loaded] == [p["labels"] for p in ours]
+  recorded = ClassifierPredictor.from_output_dir(out).predict(texts)
+  np.testing.assert_allclose([p["probabilities"] for p in recorded], rows,
+                             atol=1e-5)
+  # Dropping the recorded multi-label head: softmax probabilities, wrong.
+  from tests.common import cross_path  # pylint: disable=g-import-not-at-top
+  single = cross_path.without_setting(out, "model", "multi_label",
+                                      str(tmp_path / "single"))
+  dropped = models.load_predictor(single).predict(texts)
+  assert np.abs(np.array([p["probabilities"] for p in dropped]) -
+                np.array(rows)).max() > 0.05

@@ -50,3 +50,20 @@ def serve_in_fresh_process(export_dir, call, args):
       cwd=os.path.dirname(export_dir), timeout=300)
   assert proc.returncode == 0, proc.stderr[-3000:]
   return json.loads(proc.stdout.split("RESULT", 1)[1])
+
+
+def without_setting(output_dir, section, key, destination):
+  """A copy of a run's output_dir whose model.json lacks `key` of
+  `section` ("preprocessor", "model", "outputs"; section None: a top-level
+  field such as "checkpoint"); returns its path. The records and event
+  files are not copied."""
+  import shutil  # pylint: disable=g-import-not-at-top
+  shutil.copytree(output_dir, destination, ignore=shutil.ignore_patterns(
+      "*.tf_record", "events.out.*", "test_*"))
+  path = os.path.join(destination, "model.json")
+  with open(path) as f:
+    record = json.load(f)
+  del (record if section is None else record[section])[key]
+  with open(path, "w") as f:
+    json.dump(record, f)
+  return destination

@@ -1,9 +1,15 @@
 """One answer on every path of sentence embeddings: the same raw texts
 through run_embedding's --do_predict (test_results.tsv: each test anchor's
-top positives, "index:cosine"), the raw-string Keras model's `predict`,
+top positives, "index:cosine"), the raw-string Keras model's `predict`
+(`bert_tf2.models.load(output_dir)`), `models.load_predictor(output_dir)`,
 the SavedModel loaded in a fresh process that imports only tensorflow and
-tensorflow_text, and the Python encoder (`SentenceEncoder.encode`): the
-same vectors to 1e-5, hence the same ranking and cosines.
+tensorflow_text, and the Python encoder (`SentenceEncoder.from_dir(
+output_dir).encode`): the same vectors to 1e-5, hence the same ranking
+and cosines. The run (a few steps at a tiny rate) uses mean pooling,
+normalisation and max_seq_length 64, none of them a pretrained
+directory's defaults (CLS, none, 128): nothing is re-supplied, the
+output_dir's model.json gives them, and dropping any one of them from it
+changes the vectors.
 
 Inputs: a text far longer than max_seq_length (cut, embeddings do not
 window), CJK, accents, (anchor, positive) pairs, and an empty text (the
@@ -27,8 +33,9 @@ from bert_tf2.finetune import driver
 from tests.common import cross_path
 
 pytestmark = pytest.mark.slow
-MAX_SEQ_LENGTH = 12
-LONG = " ".join(["the cat sat on the mat , bob met ann in paris ."] * 6)
+MAX_SEQ_LENGTH = 64
+# Longer than 64 word pieces and than 128: the length decides its vector.
+LONG = " ".join(["the cat sat on the mat , bob met ann in paris ."] * 12)
 PAIRS = [(LONG, "the cat sat on the mat"), ("江泽民在北京。", "北京"),
          ("Angéla Mërkel visitéd Pâris", "ÀNN met BÖB"),
          ("a dog ran", "the dog sat"), ("bob met ann", LONG[:40])]
@@ -51,16 +58,18 @@ def run(tmp_path_factory):
                                      modeling.BertModel)
   data_dir = os.path.join(root, "data")
   os.makedirs(data_dir)
-  with open(os.path.join(data_dir, "test.jsonl"), "w",
-            encoding="utf-8") as f:
-    for anchor, positive in PAIRS:
-      f.write(json.dumps({"anchor": anchor, "positive": positive},
-                         ensure_ascii=False) + "\n")
+  for name in ("train.jsonl", "test.jsonl"):
+    with open(os.path.join(data_dir, name), "w", encoding="utf-8") as f:
+      for anchor, positive in PAIRS:
+        f.write(json.dumps({"anchor": anchor, "positive": positive},
+                           ensure_ascii=False) + "\n")
   s = embedding_flags.default_settings(
       data_dir=data_dir, vocab_file=os.path.join(ckpt, "vocab.txt"),
       bert_config_file=os.path.join(ckpt, "bert_config.json"),
       init_checkpoint=os.path.join(ckpt, "bert_model.ckpt"),
-      output_dir=os.path.join(root, "out"), do_predict=True,
+      output_dir=os.path.join(root, "out"), do_train=True, do_predict=True,
+      pooling="mean", normalize=True, train_batch_size=5,
+      learning_rate=1e-6, num_train_epochs=2.0,
       max_seq_length=MAX_SEQ_LENGTH, predict_batch_size=4,
       export_dir=os.path.join(root, "export"))
   driver.run(EmbeddingJob(s))
@@ -78,18 +87,17 @@ def _script(s):
   return np.array(ids), np.array(scores)
 
 
-def _python(s, ckpt):
-  encoder = SentenceEncoder.from_dir(ckpt, pooling_mode=s.pooling,
-                                     normalize=s.normalize,
-                                     max_seq_length=MAX_SEQ_LENGTH)
-  return encoder.encode(TEXTS)
+def _python(directory):
+  return SentenceEncoder.from_dir(directory).encode(TEXTS)
 
 
-def _keras(s, ckpt):
-  model = models.text_model(SentenceEncoder, ckpt,
-                            max_seq_length=MAX_SEQ_LENGTH,
-                            pooling_mode=s.pooling, normalize=s.normalize)
-  return model.predict(TEXTS, verbose=0)
+def _keras(directory):
+  return models.load(directory).predict(TEXTS, verbose=0)
+
+
+def _loaded(directory):
+  return np.array([a["embedding"] for a in
+                   models.load_predictor(directory).predict(TEXTS)])
 
 
 def _saved_model(s):
@@ -98,9 +106,10 @@ def _saved_model(s):
 
 
 def test_every_path_gives_the_same_vectors_and_ranking(run):
-  s, ckpt = run
-  python = _python(s, ckpt)
-  np.testing.assert_allclose(_keras(s, ckpt), python, atol=1e-5)
+  s, _ = run
+  python = _python(s.output_dir)
+  np.testing.assert_allclose(_keras(s.output_dir), python, atol=1e-5)
+  np.testing.assert_allclose(_loaded(s.output_dir), python, atol=1e-5)
   np.testing.assert_allclose(_saved_model(s), python, atol=1e-5)
   # The script's ranking of the positives for each anchor: the same ids,
   # the same cosines, from the Python vectors.
@@ -111,3 +120,21 @@ def test_every_path_gives_the_same_vectors_and_ranking(run):
   np.testing.assert_allclose(script_scores, scores, atol=1e-5)
   # The cosines are not all alike (a wrong vector would change them).
   assert np.ptp(scores[:, 0]) > 0.01
+  # Unit vectors (normalisation), mean pooling, the run's length.
+  np.testing.assert_allclose(np.linalg.norm(python[:-1], axis=1), 1.0,
+                             atol=1e-5)
+  encoder = SentenceEncoder.from_dir(s.output_dir)
+  assert (encoder.pooling_mode, encoder.max_seq_length) == ("mean", 64)
+
+
+@pytest.mark.parametrize("section,key", [
+    ("model", "pooling_mode"), ("model", "normalize"),
+    ("preprocessor", "max_seq_length")])
+def test_dropping_a_recorded_setting_changes_the_vectors(run, tmp_path,
+                                                         section, key):
+  s, _ = run
+  directory = cross_path.without_setting(s.output_dir, section, key,
+                                         str(tmp_path / "run"))
+  for path in (_python, _keras, _loaded):
+    assert np.abs(path(directory) - _python(s.output_dir)).max() > 1e-3, (
+        key, path.__name__)

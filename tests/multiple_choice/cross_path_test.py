@@ -1,8 +1,11 @@
 """One answer on every path of multiple choice: the same raw (context,
 choices) through run_multiple_choice's --do_predict (test_results.tsv),
-the raw-string Keras model's `predict`, the SavedModel loaded in a fresh
-process that imports only tensorflow and tensorflow_text, and the Python
-predictor: the same choice, probabilities to 1e-5.
+the raw-string Keras model's `predict` (`bert_tf2.models.load(
+output_dir)`: nothing re-supplied), `models.load_predictor(output_dir)`,
+the SavedModel loaded in a fresh process that imports only tensorflow and
+tensorflow_text, and the Python predictor: the same choice, probabilities
+to 1e-5. Dropping the recorded max_seq_length (16; the default is 128)
+from the output_dir's model.json changes the answers.
 
 Inputs: a context far longer than max_seq_length (longest-first pair
 truncation; multiple choice does not window), CJK, accents, an empty
@@ -18,13 +21,12 @@ import pytest
 
 import modeling
 import tokenization
-from bert_tf2.common.preprocessor import TextModel
+from bert_tf2 import models
 from bert_tf2.finetune import driver
 from bert_tf2.multiple_choice import flags as mc_flags
 from bert_tf2.multiple_choice.job import MultipleChoiceJob
 from bert_tf2.multiple_choice.model import BertMultipleChoice
 from bert_tf2.multiple_choice.predictor import MultipleChoicePredictor
-from bert_tf2.multiple_choice.preprocessor import MultipleChoicePreprocessor
 from bert_tf2.runner import checkpoints
 from tests.common import cross_path
 from tests.common import tiny_dir
@@ -89,13 +91,17 @@ def _script(s):
   return np.loadtxt(os.path.join(s.output_dir, "test_results.tsv"))
 
 
-def _keras(s, model):
-  text_model = TextModel(MultipleChoicePreprocessor(
-      s.vocab_file, do_lower_case=True, max_seq_length=MAX_SEQ_LENGTH),
-                         model)
-  logits = text_model.predict(([c for c, _ in EXAMPLES],
-                               [ch for _, ch in EXAMPLES]), verbose=0)
+def _keras(directory):
+  logits = models.load(directory).predict(
+      ([c for c, _ in EXAMPLES], [ch for _, ch in EXAMPLES]), verbose=0)
   return _softmax(np.asarray(logits, np.float64))
+
+
+def _loaded(directory):
+  answers = models.load_predictor(directory).predict(
+      ([c for c, _ in EXAMPLES], [ch for _, ch in EXAMPLES]))
+  return (np.array([a["probabilities"] for a in answers]),
+          [a["label"] for a in answers])
 
 
 def _python(s, model):
@@ -119,8 +125,20 @@ def test_every_path_gives_the_same_choice_and_probabilities(run):
   assert np.ptp(python[:, 0]) > 0.05
   script = _script(s)
   np.testing.assert_allclose(script, python[:len(FILE_EXAMPLES)], atol=1e-5)
-  np.testing.assert_allclose(_keras(s, model), python, atol=1e-5)
+  np.testing.assert_allclose(_keras(s.output_dir), python, atol=1e-5)
+  loaded, loaded_labels = _loaded(s.output_dir)
+  np.testing.assert_allclose(loaded, python, atol=1e-5)
   served, labels = _saved_model(s)
+  assert loaded_labels == labels
   np.testing.assert_allclose(served, python, atol=1e-5)
   assert labels == np.argmax(python, -1).tolist()
   assert np.argmax(script, -1).tolist() == labels[:len(FILE_EXAMPLES)]
+
+
+def test_dropping_the_recorded_length_changes_the_answers(run, tmp_path):
+  s, model = run
+  directory = cross_path.without_setting(
+      s.output_dir, "preprocessor", "max_seq_length", str(tmp_path / "run"))
+  python = _python(s, model)
+  # load_predictor answers from the same models.load.
+  assert np.abs(_keras(directory) - python).max() > 1e-3

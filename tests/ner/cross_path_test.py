@@ -1,19 +1,23 @@
 """NER: the same raw texts give the same tags on every path.
 
 One tiny model is trained by run_ner's pipeline (module fixture, a few
-steps) with --max_seq_length=16 --doc_stride=5, so that a long text spans
-many windows and an entity crosses window edges. Then the same texts go
-through:
+steps) with --crf (--crf_constraints=auto: BIO) --max_seq_length=16
+--doc_stride=5, so that a long text spans many windows and an entity
+crosses window edges. Then the same texts go through, nothing re-supplied
+but the run's output_dir:
   script     run_ner's --do_predict (the CoNLL test file holds each text's
              BasicTokenizer words); test_predictions.txt
-  keras      the raw-string Keras model (`TokenTextModel` of a
-             `NerPreprocessor` with the script's windows) `.predict`
+  keras      `bert_tf2.models.load(output_dir)` (a `TokenTextModel`: the
+             run's windows, CRF and constraints, from model.json)
+             `.predict`
+  loaded     `bert_tf2.models.load_predictor(output_dir).predict`
   saved      the exported SavedModel, loaded in a fresh process that
              imports only tensorflow and tensorflow_text
   tagger     `EntityTagger` (the Python predictor) on the SavedModel
 Tags per word must be equal on every path (and every word tagged: no
 window dropped), entities equal, and the Keras model's per-window
-probabilities equal the serving_ids signature's to 1e-5.
+probabilities equal the serving_ids signature's to 1e-5. Dropping any
+one recorded setting from model.json changes the Keras model's tags.
 """
 
 import json
@@ -27,15 +31,12 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-import modeling
 import tokenization
-from bert_tf2.common import saved_model
+from bert_tf2 import models
+from bert_tf2.common import InputError
 from bert_tf2.ner import serving
 from bert_tf2.ner import pipeline
-from bert_tf2.ner.model import BertTokenClassifier
-from bert_tf2.ner.preprocessor import NerPreprocessor
-from bert_tf2.ner.text_model import TokenTextModel
-from bert_tf2.runner.task import ModelTask
+from tests.common import cross_path
 from tests.reliability import fixtures
 
 NAMES = ["anna", "bob", "cafe", "muller"]
@@ -109,6 +110,7 @@ def trained(tmp_path_factory):
       output_dir=os.path.join(root, "out"), do_train=True, do_predict=True,
       max_seq_length=SEQ, doc_stride=STRIDE, train_batch_size=16,
       predict_batch_size=4, learning_rate=3e-3, num_train_epochs=3.0,
+      crf=True,
       save_checkpoints_steps=10000, iterations_per_loop=50,
       export_dir=os.path.join(root, "export"))
   pipeline.run(options)
@@ -129,17 +131,6 @@ def _script_tags(options, words):
     assert [r[0] for r in row] == w
     out.append([r[2] for r in row])
   return out
-
-
-def _keras_model(options):
-  with open(os.path.join(options.output_dir, "label_list.txt")) as f:
-    labels = f.read().split()
-  config = modeling.BertConfig.from_json_file(options.bert_config_file)
-  task = ModelTask(lambda: BertTokenClassifier(config, len(labels)))
-  model = saved_model.restore_model(task, options.output_dir)
-  preprocessor = NerPreprocessor(options.vocab_file, labels=labels,
-                                 max_seq_length=SEQ, doc_stride=STRIDE)
-  return TokenTextModel(preprocessor, model)
 
 
 _SERVE = r"""
@@ -171,11 +162,16 @@ def _saved_model_tags(export_dir, texts):
 @pytest.fixture(scope="module")
 def paths(trained):
   options, words = trained
-  keras_model = _keras_model(options)
+  keras_model = models.load(options.output_dir)
   served = _saved_model_tags(options.export_dir, TEXTS)
+  loaded = models.load_predictor(options.output_dir).predict(TEXTS)
   return {"words": words,
           "script": _script_tags(options, words),
           "keras": keras_model.predict(TEXTS, batch_size=4, verbose=0),
+          "window_logits": keras_model(tf.constant(TEXTS)).numpy(),
+          "loaded": [a["tags"] for a in loaded],
+          "loaded_words": [a["words"] for a in loaded],
+          "loaded_entities": [a["entities"] for a in loaded],
           "saved": [r["tags"] for r in served["rows"]],
           "saved_words": [r["words"] for r in served["rows"]],
           "modules": served["modules"],
@@ -193,11 +189,38 @@ def test_the_long_text_spans_many_windows(trained, paths):
 
 def test_every_path_tags_every_word_the_same(paths):
   assert paths["saved_words"] == paths["words"]
-  for name in ("keras", "saved"):
+  assert paths["loaded_words"] == paths["words"]
+  for name in ("keras", "saved", "loaded"):
     assert [len(t) for t in paths[name]] == [len(w) for w in paths["words"]]
     assert paths[name] == paths["script"], name
   # A trained model: the long text's entities are found.
   assert set(paths["script"][0]) > {"O"}
+  # The run's CRF and its BIO constraints came from model.json.
+  crf = paths["keras_model"].task.crf
+  assert crf is not None and crf.allowed is not None
+
+
+@pytest.mark.parametrize("section,key", [
+    ("model", "crf"), ("model", "allowed"), ("model", "labels"),
+    ("preprocessor", "max_seq_length"), ("preprocessor", "doc_stride")])
+def test_dropping_a_recorded_setting_changes_the_tags(trained, paths,
+                                                      tmp_path, section,
+                                                      key):
+  options, _ = trained
+  directory = cross_path.without_setting(options.output_dir, section, key,
+                                         str(tmp_path / "run"))
+  try:
+    model = models.load(directory)
+    tags = model.predict(TEXTS, batch_size=4, verbose=0)
+  except (InputError, TypeError, ValueError) as e:  # Refused: not the run's.
+    assert "\n" not in str(e), str(e)
+    return
+  # The tags, or the window logits they come from (the windows' count and
+  # content), differ from the run's.
+  logits = model(tf.constant(TEXTS)).numpy()
+  run_logits = paths["window_logits"]
+  assert tags != paths["script"] or logits.shape != run_logits.shape or (
+      np.abs(logits - run_logits).max() > 1e-3), key
 
 
 def test_entities_are_the_same_on_every_path(paths):
@@ -208,6 +231,7 @@ def test_entities_are_the_same_on_every_path(paths):
     for entity in spans:
       assert text[entity["start"]:entity["end"]] == entity["text"]
   assert found[1] == []
+  assert paths["loaded_entities"] == found
 
 
 def test_the_saved_model_runs_without_the_project(paths):

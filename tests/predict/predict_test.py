@@ -22,7 +22,7 @@ from bert_tf2.common import InputError
 from bert_tf2.classifier.predictor import ClassifierPredictor
 from bert_tf2.feature_extraction.predictor import FeatureEncoder
 from bert_tf2.squad.predictor import SquadPredictor
-from bert_tf2.finetune.assets import save_assets
+from bert_tf2.common import artifact
 from bert_tf2.squad.model import SquadModel
 
 WORDS = ["w%d" % i for i in range(30)] + ["alpha", "beta", "##s", "##ed"]
@@ -68,9 +68,10 @@ def files(tmp_path_factory):
   config.write_text(CONFIG.to_json_string())
   classifier_dir = root / "classifier_out"
   _checkpoint(BertClassifier(CONFIG, 3), classifier_dir)
-  save_assets(str(classifier_dir), "classifier", str(config), str(vocab),
-              do_lower_case=True, max_seq_length=16,
-              label_list=["a", "b", "c"])
+  artifact.write(str(classifier_dir), "classifier", str(config), str(vocab),
+                 preprocessor=dict(do_lower_case=True, max_seq_length=16),
+                 model=dict(num_labels=3),
+                 outputs=dict(labels=["a", "b", "c"]))
   squad_ckpt = _checkpoint(SquadModel(CONFIG), root / "squad")
   bert_ckpt = _checkpoint(modeling.BertModel(CONFIG), root / "bert")
   return {"root": root, "vocab": str(vocab), "config": str(config),
@@ -148,11 +149,11 @@ def test_export_without_checkpoint_is_one_error_nothing_written(files,
 
 
 def test_output_dir_without_checkpoint_or_assets_is_refused(files, tmp_path):
-  with pytest.raises(InputError, match="predictor.json"):
+  with pytest.raises(InputError, match="model.json"):
     ClassifierPredictor.from_output_dir(str(tmp_path))
   empty = tmp_path / "no_ckpt"
-  save_assets(str(empty), "classifier", files["config"], files["vocab"],
-              label_list=["a", "b"])
+  artifact.write(str(empty), "classifier", files["config"], files["vocab"],
+                 outputs=dict(labels=["a", "b"]))
   with pytest.raises(InputError, match="no checkpoint"):
     ClassifierPredictor.from_output_dir(str(empty))
   with pytest.raises(InputError, match="not a 'squad'"):

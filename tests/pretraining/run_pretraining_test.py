@@ -19,6 +19,8 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
+from bert_tf2 import models
+from bert_tf2.common import artifact
 from tests.golden import REPO_ROOT
 from tests.golden import run_golden
 from tests.pretraining import corpus
@@ -129,7 +131,8 @@ def test_train_eval_resume_and_loss_goes_down(data, tmp_path):
   train = ["--do_train=True", "--do_eval=True", "--train_batch_size=16",
            "--eval_batch_size=8", "--learning_rate=2e-3",
            "--num_warmup_steps=5", "--save_checkpoints_steps=10",
-           "--iterations_per_loop=5", "--max_eval_steps=10"]
+           "--iterations_per_loop=5", "--max_eval_steps=10",
+           "--vocab_file=%s" % data[2]]
   _script("run_pretraining.py", *_common(data, out, "--num_train_steps=10",
                                          *train))
   first = read_eval_results(out)
@@ -137,9 +140,20 @@ def test_train_eval_resume_and_loss_goes_down(data, tmp_path):
   assert first["global_step"] == 10
   assert _steps(out) == [10]
   assert tf.train.latest_checkpoint(out).endswith("model.ckpt-10")
+  # The output_dir records its encoder: config, vocabulary, checkpoint.
+  found = artifact.read(out)
+  assert (found.task, found.checkpoint) == (
+      "pretraining", os.path.join(out, "model.ckpt-10"))
+  assert found.vocab_file == os.path.join(out, "vocab.txt")
 
   proc = _script("run_pretraining.py",
                  *_common(data, out, "--num_train_steps=60", *train))
+  assert artifact.read(out).checkpoint == os.path.join(out, "model.ckpt-60")
+  # A pretrained directory without a head: one call with the head's.
+  clf = models.load(out, task="classifier", num_labels=2,
+                    max_seq_length=SEQ)
+  assert clf.task.num_labels == 2 and clf.preprocessor.max_seq_length == SEQ
+  assert clf.predict(["a film"], verbose=0).shape == (1, 2)
   assert "Resuming from %s" % os.path.join(out, "model.ckpt-10") in proc.stderr
   second = read_eval_results(out)
   assert second["global_step"] == 60

@@ -1,0 +1,25 @@
+"""Sentence embeddings' answers for `bert_tf2.predict.text.TextPredictor`.
+
+`bert_tf2.models.load_predictor(output_dir)` of a run_embedding.py
+output_dir: `predict(texts)` gives per text {"embedding": float32
+[hidden_size]} with the run's pooling, normalisation and max_seq_length;
+`export(dir)` writes the SavedModel of `serving`.
+"""
+
+from bert_tf2.embedding import serving
+
+
+def text_answers(model, x, batch_size):
+  """[{"embedding"}] of raw texts x (a `SentenceTextModel`)."""
+  x = list(x)
+  if not x:
+    return []
+  vectors = model.predict(x, batch_size=batch_size, verbose=0)
+  return [{"embedding": v} for v in vectors]
+
+
+def text_export(model, export_dir):
+  """The sentence encoder's raw-string SavedModel of a text model."""
+  pre = model.preprocessor
+  return serving.write_saved_model(model.task, export_dir, pre.vocabulary,
+                                   do_lower_case=pre.do_lower_case)
