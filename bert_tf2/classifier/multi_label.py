@@ -46,6 +46,7 @@ from bert_tf2.classifier.options import generic_options
 from bert_tf2.finetune import records
 from bert_tf2.runner.checkpoints import checkpoint_step
 from bert_tf2.classifier.generic import GenericProcessor
+from bert_tf2.classifier.generic import check_text_a
 from bert_tf2.classifier.processors import InputExample
 
 
@@ -98,8 +99,7 @@ class MultiLabelProcessor(GenericProcessor):
     examples = []
     for i, row in enumerate(rows):
       text_a = row.get(a, "text_a")
-      if not text_a.strip():
-        raise InputError("%s: text_a (column %d) is empty" % (row.where(), a))
+      check_text_a(text_a, set_type, row.where(), a)
       text_b = row.get(b, "text_b") if b is not None else None
       unlabelled = label_indexes is None or (
           set_type == "test" and len(row.fields) <= max(label_indexes))
