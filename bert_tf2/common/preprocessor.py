@@ -160,6 +160,24 @@ class TextModel(lora.Adaptable, keras.Model):
     """The task model's (see `modeling.lora.Adaptable`)."""
     return self.task.lora_parts()
 
+  def save(self, filepath, overwrite=True, zipped=None,
+           include_optimizer=True, **kwargs):
+    """`keras.Model.save`; include_optimizer=False leaves out the compiled
+    optimizer and its state (Adam: two slots per weight), which Keras 3
+    ignores for `.keras` files: the file holds the model alone and reloads
+    uncompiled (`compile` again before `fit`)."""
+    model = self if include_optimizer else self.without_optimizer()
+    return keras.Model.save(model, filepath, overwrite=overwrite,
+                            zipped=zipped, **kwargs)
+
+  def without_optimizer(self):
+    """This model, uncompiled: a new wrapper of the same preprocessor and
+    task layers (no weight is copied), with no optimizer, loss or metrics
+    of `compile`."""
+    config = {k: v for k, v in self.get_config().items()
+              if k not in ("preprocessor", "task")}
+    return type(self)(self.preprocessor, self.task, **config)
+
   # Keras' array adapters take no strings: lists/arrays of text become a
   # batched tf.data.Dataset first (as keras-hub's Task does).
   def fit(self, x=None, y=None, batch_size=None, **kwargs):
