@@ -20,6 +20,7 @@ import numpy as np
 import tensorflow as tf
 
 from bert_tf2.classifier import serving as classifier_serving
+from tokenization import windows
 from bert_tf2.classifier import features as features_lib
 from bert_tf2.classifier import long_text
 from bert_tf2.classifier import model as model_lib
@@ -120,7 +121,7 @@ class ClassifierPredictor(base.Predictor):
     if self.int8:
       logits = logits[0]
     if self.long_text == "sliding_window":
-      return long_text.average_window_logits(
+      return windows.mean_of_windows(
           [f.example_index for f in features], logits, len(pairs))
     return logits
 
