@@ -223,6 +223,6 @@ class ClassifierJob(Job):
     model = saved_model.restore_model(task, checkpoint)
     serving.write_saved_model(
         model, s.export_dir, s.vocab_file, s.do_lower_case, s.max_seq_length,
-        self.label_list, what="--export_dir", regression=model.regression,
-        multi_label=model.multi_label, trim_padding=trim_padding_enabled(s),
-        long_text=s.long_text, doc_stride=s.doc_stride)
+        self.label_list, what="--export_dir",
+        trim_padding=trim_padding_enabled(s), long_text=s.long_text,
+        doc_stride=s.doc_stride)
