@@ -33,7 +33,7 @@ import keras
 import numpy as np
 import tensorflow as tf
 
-from bert_tf2.common import preprocessor as preprocessor_lib
+from bert_tf2.common.text_model import TextModel
 from bert_tf2.squad import evaluate as evaluate_lib
 from bert_tf2.squad import raw_answers
 from bert_tf2.squad import serving
@@ -47,7 +47,7 @@ _EXAMPLES_PER_MAP = 64
 
 
 @layers.serializable
-class SquadTextModel(preprocessor_lib.TextModel):
+class SquadTextModel(TextModel):
   """`SquadModel` on raw (question, context) pairs (see module)."""
 
   def __init__(self, preprocessor, task, n_best_size=20,

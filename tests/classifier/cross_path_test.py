@@ -28,7 +28,7 @@ from bert_tf2.classifier import pipeline
 from bert_tf2.classifier.options import default_options
 from bert_tf2.common import saved_model
 from bert_tf2.common.preprocessor import BertPreprocessor
-from bert_tf2.common.preprocessor import TextModel
+from bert_tf2.common.text_model import TextModel
 from bert_tf2.classifier.model import BertClassifier
 from bert_tf2.classifier.predictor import ClassifierPredictor
 from tests.classifier import tiny_task

@@ -18,7 +18,7 @@ import pytest
 
 import modeling
 import tokenization
-from bert_tf2.common.preprocessor import TextModel
+from bert_tf2.common.text_model import TextModel
 from bert_tf2.finetune import driver
 from bert_tf2.multiple_choice import flags as mc_flags
 from bert_tf2.multiple_choice.job import MultipleChoiceJob
