@@ -22,7 +22,7 @@ so `bert_tf2.common` imports no task.
   >>> models.builder_of(models.BertTokenClassifier).__module__
   'bert_tf2.ner.text_model'
   >>> models.builder_of(models.BertClassifier).__module__
-  'bert_tf2.common.preprocessor'
+  'bert_tf2.common.text_model'
 """
 
 # pylint: disable=unused-import,g-importing-member,g-bad-import-order
@@ -32,7 +32,7 @@ from modeling import BertConfig
 from modeling import BertModel
 from bert_tf2.classifier.model import BertClassifier
 from bert_tf2.common.preprocessor import BertPreprocessor
-from bert_tf2.common.preprocessor import TextModel
+from bert_tf2.common.text_model import TextModel
 from bert_tf2.common.pretrained import load_bert_model
 from bert_tf2.predict.text import TextPredictor
 from bert_tf2.embedding.encoder import SentenceEncoder
@@ -50,7 +50,7 @@ from bert_tf2.squad.preprocessor import SquadPreprocessor
 from bert_tf2.squad.text_model import SquadTextModel
 from bert_tf2.squad.text_model import squad_text_model
 from bert_tf2.common import artifact
-from bert_tf2.common import preprocessor as _generic
+from bert_tf2.common import text_model as _generic
 from bert_tf2.common import InputError
 from bert_tf2.embedding import text_model as _embedding
 from bert_tf2.multiple_choice import preprocessor as _multiple_choice

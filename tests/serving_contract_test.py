@@ -71,9 +71,7 @@ def _exports(d):
     def write(out):
       model = restored(model_fn)
       return classifier_serving.write_saved_model(
-          model, out, vocab, True, SEQ, label_list,
-          regression=model.regression, multi_label=model.multi_label,
-          **kwargs)
+          model, out, vocab, True, SEQ, label_list, **kwargs)
     return write
 
   def predictor(**kwargs):

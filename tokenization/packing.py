@@ -23,8 +23,10 @@ A row whose second sequence is empty is packed as a single sequence, as
 `convert_single_example` does for an example whose text_b has no tokens.
 
 Long sequences can be cut into overlapping windows first, the rule of
-run_ner.py's sentence windows and run_classifier.py's
-`--long_text=sliding_window`: `window_spans(lengths, window, stride)` gives
+run_ner.py's sentence windows, run_classifier.py's
+`--long_text=sliding_window` and run_squad.py's doc_stride windows (the
+in-graph home of the window arithmetic; `tokenization.windows` is its
+Python twin for the records): `window_spans(lengths, window, stride)` gives
 each window's row, start and size (windows start every `stride` tokens
 until one reaches the row's end; an empty row has one empty window), and
 `take_windows` cuts the ids:
@@ -35,6 +37,14 @@ until one reaches the row's end; an empty row has one empty window), and
   >>> ids = tf.ragged.constant([[1, 2, 3, 4, 5], []], dtype=tf.int64)
   >>> take_windows(ids, row, start, size).to_list()
   [[1, 2, 3], [3, 4, 5], []]
+
+A token inside several windows counts in one, its max-context window
+(`max_context_windows`, run_squad.py's `_check_is_max_context`); the
+windows' outputs become one per row by their mean (`merge_windows`) or by
+taking each token's value from its max-context window.
+
+  >>> max_context_windows(row, start, size, [5, 0]).numpy().tolist()
+  [0, 0, 0, 1, 1]
 """
 
 import tensorflow as tf
@@ -101,15 +111,15 @@ def pack_inputs(ids_a, ids_b=None, max_seq_length=128, cls_id=101,
 def window_spans(lengths, window, stride):
   """Overlapping windows over rows of `lengths` tokens.
 
-  Windows start at 0, stride, 2 * stride, ... until one reaches the row's
-  end (start + window >= length): run_ner.py's `features.window_starts` and
-  `long_text.window_starts` (with stride <= window).
+  Windows start at 0, s, 2 * s, ... with s = min(stride, window) until one
+  reaches the row's end (start + window >= length):
+  `tokenization.windows.window_starts`.
 
   Args:
     lengths: int Tensor [batch], tokens per row.
     window: int, or int Tensor [batch]: the most tokens of a window (>= 1).
-    stride: int, or int Tensor [batch]: tokens between window starts
-      (1 <= stride <= window).
+    stride: int, or int Tensor [batch]: tokens between window starts (>= 1;
+      cut to the window).
 
   Returns:
     (row, start, size): int64 Tensors [num_windows], the row of each
@@ -118,7 +128,8 @@ def window_spans(lengths, window, stride):
   """
   lengths = tf.cast(lengths, tf.int64)
   window = tf.broadcast_to(tf.cast(window, tf.int64), tf.shape(lengths))
-  stride = tf.broadcast_to(tf.cast(stride, tf.int64), tf.shape(lengths))
+  stride = tf.minimum(
+      tf.broadcast_to(tf.cast(stride, tf.int64), tf.shape(lengths)), window)
   count = 1 + (tf.maximum(lengths - window, 0) + stride - 1) // stride
   row = tf.repeat(tf.range(tf.size(lengths, out_type=tf.int64)), count)
   start = tf.ragged.range(count).flat_values * tf.gather(stride, row)
@@ -172,18 +183,50 @@ def pair_windows(ids_a, ids_b, max_seq_length, doc_stride):
   window = tf.where(len_b > 0, max_seq_length - 3 - keep_b,
                     tf.fill(tf.shape(len_b), tf.cast(max_seq_length - 2,
                                                      tf.int64)))
-  stride = tf.minimum(tf.cast(doc_stride, tf.int64), window)
-  example, start, size = window_spans(ids_a.row_lengths(), window, stride)
+  example, start, size = window_spans(ids_a.row_lengths(), window,
+                                      doc_stride)
   return (take_windows(ids_a, example, start, size),
           tf.gather(ids_b, example), example)
+
+
+def max_context_windows(row, start, size, lengths):
+  """Each token's max-context window: among the windows holding it, the
+  one with the highest min(tokens left, tokens right) + 0.01 * window size
+  (float64, as Python), the first on ties (`tokenization.windows.
+  max_context_windows`; run_squad.py's `_check_is_max_context`).
+
+  Args:
+    row, start, size: int Tensors [num_windows] (`window_spans`).
+    lengths: int Tensor [batch], tokens per row.
+
+  Returns:
+    int64 Tensor [sum(lengths)]: for every token, rows in order, the index
+    of its window among all `num_windows` (-1 for a token in no window).
+  """
+  row, start, size = (tf.cast(x, tf.int64) for x in (row, start, size))
+  lengths = tf.cast(lengths, tf.int64)
+  total = tf.reduce_sum(lengths)
+  offset = tf.ragged.range(size)                 # [num_windows, (size)]
+  window = offset.value_rowids()
+  offset, size = offset.flat_values, tf.gather(size, window)
+  score = (tf.cast(tf.minimum(offset, size - 1 - offset), tf.float64) +
+           0.01 * tf.cast(size, tf.float64))
+  token = (tf.gather(tf.math.cumsum(lengths, exclusive=True),
+                     tf.gather(row, window)) +
+           tf.gather(start, window) + offset)
+  best = tf.math.unsorted_segment_max(score, token, total)
+  first = tf.math.unsorted_segment_min(
+      tf.where(tf.equal(score, tf.gather(best, token)), window,
+               tf.int64.max), token, total)
+  return tf.where(first == tf.int64.max, tf.constant(-1, tf.int64), first)
 
 
 def merge_windows(outputs, example, num_rows):
   """The mean of each row's window outputs: how the windows of
   `pair_windows` become one answer per text (run_classifier.py's
   `--long_text=sliding_window` averages the window logits before the
-  softmax; `bert_tf2.classifier.long_text.average_window_logits` is the
-  same rule for the records path, in Python).
+  softmax; `tokenization.windows.mean_of_windows` is the same rule for the
+  records path, in Python).
 
   Args:
     outputs: float Tensor of shape [num_windows, ...], one row per window.

@@ -13,8 +13,9 @@ file has a header line (`--has_header`, default true), by name:
   --quotechar='"'         csv default; tsv reads no quoting (like GLUE)
 
 The test file may omit the label column (its examples get the first label).
-A row with too few columns, an empty text or an unknown label is an
-InputError naming the file and line.
+A row with too few columns, an unknown label or (in the train and dev
+files) an empty text is an InputError naming the file and line; an empty
+test text is answered, packed as `[CLS] [SEP]` as the original does.
 
 Example:
   >>> import os, tempfile
@@ -46,6 +47,15 @@ def parse_delimiter(value, flag="delimiter"):
     raise InputError("--%s=%r: must be one character (or tab, comma, "
                      "semicolon, pipe)" % (flag, value))
   return value
+
+
+def check_text_a(text_a, set_type, where, column):
+  """Refuses an empty text_a in a labelled split (train, dev): there it is a
+  broken row (a shifted column, a stray quote) that would train or score a
+  label on nothing. A test row with an empty text_a is answered, as the
+  original and the raw-string paths answer it: packed as `[CLS] [SEP]`."""
+  if set_type != "test" and not text_a.strip():
+    raise InputError("%s: text_a (column %d) is empty" % (where, column))
 
 
 class GenericProcessor(DataProcessor):
@@ -137,8 +147,7 @@ class GenericProcessor(DataProcessor):
     for i, row in enumerate(rows):
       text_a = row.get(a, "text_a")
       text_b = row.get(b, "text_b") if b is not None else None
-      if not text_a.strip():
-        raise InputError("%s: text_a (column %d) is empty" % (row.where(), a))
+      check_text_a(text_a, set_type, row.where(), a)
       label = None
       if label_index is not None and (set_type != "test" or
                                       len(row.fields) > label_index):

@@ -15,6 +15,7 @@ import numpy as np
 from bert_tf2.common import InputError
 from bert_tf2.common import atomic_open
 from bert_tf2.common import padding
+from tokenization import windows
 from bert_tf2.classifier import features as features_lib
 from bert_tf2.classifier import long_text
 from bert_tf2.classifier import registry
@@ -62,8 +63,7 @@ def document_predictions(estimator, input_fn, num_examples):
     logits.append(np.asarray(p["logits"], dtype=np.float64))
   if not logits:
     return np.zeros([0, 0])
-  return long_text.average_window_logits(indexes, np.stack(logits),
-                                         num_examples)
+  return windows.mean_of_windows(indexes, np.stack(logits), num_examples)
 
 
 class ClassifierJob(Job):
@@ -234,6 +234,6 @@ class ClassifierJob(Job):
     model = saved_model.restore_model(task, checkpoint)
     serving.write_saved_model(
         model, s.export_dir, s.vocab_file, s.do_lower_case, s.max_seq_length,
-        self.label_list, what="--export_dir", regression=model.regression,
-        multi_label=model.multi_label, trim_padding=trim_padding_enabled(s),
-        long_text=s.long_text, doc_stride=s.doc_stride)
+        self.label_list, what="--export_dir",
+        trim_padding=trim_padding_enabled(s), long_text=s.long_text,
+        doc_stride=s.doc_stride)

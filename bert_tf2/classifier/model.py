@@ -9,7 +9,8 @@ For regression (STS-B) num_labels is 1 and the logit is the prediction.
 The one home of the task's maths: run_classifier.py trains, evaluates and
 predicts through this model's `loss_and_outputs`, `eval_metrics` and
 `predict_outputs` (`runner.ModelTask`), and the raw-string SavedModel and
-predictor turn its logits into answers with `head_outputs`.
+predictor turn its logits into answers with `BertClassifier.head_outputs`
+(the multi-label decisions with its `threshold`).
 
 An ordinary Keras model (`bert_tf2.common.task_model.TaskModel`): compiled
 without a loss it trains on the original loss from "label_ids" in the
@@ -37,31 +38,6 @@ import modeling
 from bert_tf2.classifier import metrics as metrics_lib
 from bert_tf2.common import task_model
 from modeling import inputs as model_inputs
-
-
-def head_outputs(logits, regression=False, multi_label=False):
-  """The classifier head's answers from its logits; every path's one home.
-
-  Args:
-    logits: float Tensor [batch, num_labels].
-    regression: one output, the predicted value (STS-B).
-    multi_label: per-label sigmoid probabilities (`--label_column=a,b,c`).
-
-  Returns:
-    dict: "logits", and "predictions" float [batch] (regression) or
-    "probabilities" float [batch, num_labels] (the softmax, or per-label
-    sigmoids).
-
-  Example:
-    >>> out = head_outputs(tf.constant([[0.0, 0.0]]))
-    >>> out["probabilities"].numpy().tolist()
-    [[0.5, 0.5]]
-  """
-  if regression:
-    return {"logits": logits, "predictions": logits[:, 0]}
-  if multi_label:
-    return {"logits": logits, "probabilities": tf.sigmoid(logits)}
-  return {"logits": logits, "probabilities": tf.nn.softmax(logits, axis=-1)}
 
 
 def classifier_loss(logits, label_ids, regression=False):
@@ -110,16 +86,16 @@ def multi_label_loss(logits, label_ids):
   return tf.reduce_mean(per_example_loss), per_example_loss
 
 
-def exact_match(label_ids, probabilities):
-  """float32 [batch_size]: 1.0 where every label is right at threshold 0.5.
+def exact_match(label_ids, predicted):
+  """float32 [batch_size]: 1.0 where every label is right.
 
   Args:
     label_ids: 0/1 Tensor of shape [batch_size, num_labels].
-    probabilities: float Tensor of shape [batch_size, num_labels].
+    predicted: bool Tensor of shape [batch_size, num_labels], the labels
+      predicted (`BertClassifier.predicted`).
   """
-  labels = tf.cast(label_ids, tf.float32)
-  return tf.cast(tf.reduce_all(tf.equal(labels > 0.5, probabilities > 0.5),
-                               axis=-1), tf.float32)
+  return tf.cast(tf.reduce_all(tf.equal(tf.cast(label_ids, tf.bool),
+                                        predicted), axis=-1), tf.float32)
 
 
 @modeling.layers.serializable
@@ -168,6 +144,50 @@ class BertClassifier(task_model.TaskModel):
 
   serving_output_names = ("logits",)
 
+  # A multi-label model predicts a label at probability >= threshold: in
+  # eval_results.txt, the SavedModel's "predicted" and the predictor's
+  # labels (all read it from here).
+  threshold = 0.5
+
+  @classmethod
+  def predicted(cls, probabilities):
+    """The labels a multi-label model predicts: bool, the shape of
+    `probabilities` (Tensor or NumPy array)."""
+    return probabilities >= cls.threshold
+
+  def head_outputs(self, logits):
+    """The head's answers from its logits, every path's one home.
+
+    Args:
+      logits: float Tensor [batch, num_labels].
+
+    Returns:
+      dict: "logits", and "predictions" float [batch] (regression),
+      "probabilities" float [batch, num_labels] (the softmax) or, for a
+      multi-label model, "probabilities" (per-label sigmoids) and
+      "predicted" bool [batch, num_labels] (`predicted`).
+
+    Example:
+      >>> import modeling
+      >>> cfg = modeling.BertConfig(vocab_size=30, hidden_size=8,
+      ...     num_hidden_layers=1, num_attention_heads=2, intermediate_size=16)
+      >>> m = BertClassifier(cfg, num_labels=2)
+      >>> m.head_outputs(tf.constant([[0.0, 0.0]]))["probabilities"].numpy()
+      array([[0.5, 0.5]], dtype=float32)
+      >>> out = BertClassifier(cfg, 2, multi_label=True).head_outputs(
+      ...     tf.constant([[0.0, -1.0]]))
+      >>> out["predicted"].numpy().tolist()
+      [[True, False]]
+    """
+    if self.regression:
+      return {"logits": logits, "predictions": logits[:, 0]}
+    if self.multi_label:
+      probabilities = tf.sigmoid(logits)
+      return {"logits": logits, "probabilities": probabilities,
+              "predicted": self.predicted(probabilities)}
+    return {"logits": logits,
+            "probabilities": tf.nn.softmax(logits, axis=-1)}
+
   @staticmethod
   def metrics_for(num_labels):
     """Names of the metrics the model reports when compiled without a loss."""
@@ -180,8 +200,8 @@ class BertClassifier(task_model.TaskModel):
     weights = task_model.example_weights(features)
     loss, _ = self.head_loss(y_pred, label_ids)
     if self.multi_label:
-      return loss, {"exact_match": (
-          exact_match(label_ids, tf.sigmoid(y_pred)), weights)}
+      return loss, {"exact_match": (exact_match(
+          label_ids, self.head_outputs(y_pred)["predicted"]), weights)}
     if self.regression:
       return loss, {}
     return loss, {"accuracy": (task_model.correct(y_pred, label_ids),
@@ -215,26 +235,29 @@ class BertClassifier(task_model.TaskModel):
     """`head_outputs` of the logits of `features` (or of `logits`)."""
     if logits is None:
       logits = self(features, training=False)
-    return head_outputs(logits, self.regression, self.multi_label)
+    return self.head_outputs(logits)
 
   def eval_metrics(self):
     """eval_results.txt's metrics, as the original's metric_fn: eval_loss
     (mean per-example loss) and eval_accuracy, or eval_pearson for
     regression, each weighted by is_real_example (padding counts for
-    nothing). Multi-label, at threshold 0.5: eval_exact_match and the
-    micro-averaged precision, recall and F1 of every example-label
-    decision (the final eval_results.txt adds per-label ones,
-    `multi_label.multi_label_metrics`)."""
+    nothing). Multi-label, on the decisions of `predicted`:
+    eval_exact_match and the micro-averaged precision, recall and F1 of
+    every example-label decision (the final eval_results.txt adds
+    per-label ones, `multi_label.multi_label_metrics`)."""
     metrics = {"eval_loss": keras.metrics.Mean(name="eval_loss")}
     if self.multi_label:
+      # They are given the 0/1 decisions, which any threshold in (0, 1)
+      # keeps as they are (Keras' own rule is "> threshold").
       metrics.update(
           eval_exact_match=keras.metrics.Mean(name="eval_exact_match"),
           eval_micro_precision=keras.metrics.Precision(
-              thresholds=0.5, name="eval_micro_precision"),
+              thresholds=self.threshold, name="eval_micro_precision"),
           eval_micro_recall=keras.metrics.Recall(
-              thresholds=0.5, name="eval_micro_recall"),
+              thresholds=self.threshold, name="eval_micro_recall"),
           eval_micro_f1=keras.metrics.F1Score(
-              average="micro", threshold=0.5, name="eval_micro_f1"))
+              average="micro", threshold=self.threshold,
+              name="eval_micro_f1"))
     elif self.regression:
       metrics["eval_pearson"] = metrics_lib.PearsonCorrelation(
           name="eval_pearson")
@@ -250,12 +273,12 @@ class BertClassifier(task_model.TaskModel):
     labels = features["label_ids"]
     if self.multi_label:
       labels = tf.cast(labels, tf.float32)
-      probabilities = outputs["probabilities"]
       metrics["eval_exact_match"].update_state(
-          exact_match(labels, probabilities), sample_weight=weights)
+          exact_match(labels, outputs["predicted"]), sample_weight=weights)
+      decisions = tf.cast(outputs["predicted"], tf.float32)
       for name in ("eval_micro_precision", "eval_micro_recall",
                    "eval_micro_f1"):
-        metrics[name].update_state(labels, probabilities)
+        metrics[name].update_state(labels, decisions)
     elif self.regression:
       metrics["eval_pearson"].update_state(labels, outputs["predictions"],
                                            sample_weight=weights)

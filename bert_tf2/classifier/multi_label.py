@@ -11,8 +11,8 @@ An example may have any number of labels (none included). Two layouts:
 
 The model is run_classifier's (pooled output -> output_weights/output_bias,
 one logit per label) with sigmoid outputs and binary cross-entropy (mean
-over labels and examples). eval_results.txt holds, at threshold 0.5,
-per-label precision/recall/F1 (eval_<label>_precision ...), micro-averaged
+over labels and examples). eval_results.txt holds, for the labels the
+model predicts (`BertClassifier.predicted`), per-label precision/recall/F1 (eval_<label>_precision ...), micro-averaged
 (over all example-label decisions) and macro-averaged (mean of the per-label
 F1) F1, exact-match accuracy and eval_loss; test_results.tsv one line of
 per-label probabilities per example.
@@ -27,7 +27,7 @@ predictor.json of `bert_tf2.classifier.predictor.ClassifierPredictor` (multi_lab
 Example:
   >>> import numpy as np
   >>> m = multi_label_metrics(np.array([[1, 0], [1, 1]]),
-  ...                         np.array([[.9, .8], [.2, .7]]), ["a", "b"])
+  ...                         np.array([[1, 1], [0, 1]], bool), ["a", "b"])
   >>> m["eval_a_recall"], m["eval_b_precision"], m["eval_micro_f1"]
   (0.5, 0.5, 0.6666666666666666)
 """
@@ -46,6 +46,7 @@ from bert_tf2.classifier.options import generic_options
 from bert_tf2.finetune import records
 from bert_tf2.runner.checkpoints import checkpoint_step
 from bert_tf2.classifier.generic import GenericProcessor
+from bert_tf2.classifier.generic import check_text_a
 from bert_tf2.classifier.processors import InputExample
 
 
@@ -98,8 +99,7 @@ class MultiLabelProcessor(GenericProcessor):
     examples = []
     for i, row in enumerate(rows):
       text_a = row.get(a, "text_a")
-      if not text_a.strip():
-        raise InputError("%s: text_a (column %d) is empty" % (row.where(), a))
+      check_text_a(text_a, set_type, row.where(), a)
       text_b = row.get(b, "text_b") if b is not None else None
       unlabelled = label_indexes is None or (
           set_type == "test" and len(row.fields) <= max(label_indexes))
@@ -149,18 +149,17 @@ def _prf(tp, fp, fn):
   return p, r, (2 * p * r / (p + r) if p + r else 0.0)
 
 
-def multi_label_metrics(labels, probabilities, label_names, threshold=0.5,
-                        prefix="eval_"):
+def multi_label_metrics(labels, predicted, label_names, prefix="eval_"):
   """Per-label P/R/F1, micro and macro F1, exact match (dict of floats).
 
   Args:
     labels: 0/1 array [num_examples, num_labels].
-    probabilities: float array [num_examples, num_labels].
+    predicted: bool array [num_examples, num_labels], the labels the model
+      predicts (`BertClassifier.predicted`).
     label_names: list of str.
-    threshold: a label is predicted when its probability >= threshold.
   """
-  y = np.asarray(labels) > 0.5
-  pred = np.asarray(probabilities) >= threshold
+  y = np.asarray(labels).astype(bool)
+  pred = np.asarray(predicted, dtype=bool)
   out = {}
   f1s = []
   for j, name in enumerate(label_names):
@@ -231,18 +230,23 @@ class MultiLabelJob(ClassifierJob):
     return records.write_records(path, multi_hot_rows(
         examples, self.label_list, s.max_seq_length, self.tokenizer))
 
-  def _probabilities(self, estimator, input_fn):
-    return np.array([p["probabilities"] for p in estimator.predict(input_fn)],
-                    dtype=np.float64).reshape([-1, len(self.label_list)])
+  def _predictions(self, estimator, input_fn):
+    """(probabilities float64, predicted bool), each [examples, labels]:
+    the model's outputs (`BertClassifier.head_outputs`)."""
+    outputs = list(estimator.predict(input_fn))
+    shape = [-1, len(self.label_list)]
+    return (np.array([p["probabilities"] for p in outputs],
+                     np.float64).reshape(shape),
+            np.array([p["predicted"] for p in outputs], bool).reshape(shape))
 
   def evaluate(self, estimator, input_fn, steps):
     del steps
     examples = self.examples["eval"]
-    probs = self._probabilities(estimator, input_fn)
+    probs, predicted = self._predictions(estimator, input_fn)
     hot = np.array([[name in ex.label for name in self.label_list]
                     for ex in examples], dtype=np.float64).reshape(
                         [-1, len(self.label_list)])
-    result = multi_label_metrics(hot, probs, self.label_list)
+    result = multi_label_metrics(hot, predicted, self.label_list)
     p = np.clip(probs, 1e-7, 1 - 1e-7)
     result["eval_loss"] = float(-np.mean(hot * np.log(p) +
                                          (1 - hot) * np.log(1 - p)))
@@ -250,7 +254,7 @@ class MultiLabelJob(ClassifierJob):
     return result
 
   def predict(self, estimator, input_fn):
-    probs = self._probabilities(estimator, input_fn)
+    probs, _ = self._predictions(estimator, input_fn)
     write_test_results(os.path.join(self.settings.output_dir,
                                     "test_results.tsv"),
                        [np.asarray(r, dtype=np.float32) for r in probs])

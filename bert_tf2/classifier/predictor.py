@@ -2,8 +2,8 @@
 
 Same inputs as run_classifier.py builds them (`convert_single_example`, or
 `--long_text=sliding_window` windows whose logits are averaged per text);
-a multi-label model (`--label_column=a,b,c`) answers the labels whose
-sigmoid probability is >= 0.5, as its eval_results.txt;
+a multi-label model (`--label_column=a,b,c`) answers the labels its
+model predicts (`BertClassifier.predicted`), as its eval_results.txt;
 `export(dir)` writes the SavedModel of `bert_tf2.classifier.serving`
 (signatures serving_default(text_a), serving_pair(text_a, text_b),
 serving_ids(...)); it gives the same outputs as `predict`, long texts
@@ -20,9 +20,9 @@ import numpy as np
 import tensorflow as tf
 
 from bert_tf2.classifier import serving as classifier_serving
+from tokenization import windows
 from bert_tf2.classifier import features as features_lib
 from bert_tf2.classifier import long_text
-from bert_tf2.classifier import model as model_lib
 from bert_tf2.classifier.model import BertClassifier
 from bert_tf2.classifier.processors import InputExample
 from bert_tf2.common import InputError
@@ -39,7 +39,8 @@ class ClassifierPredictor(base.Predictor):
     long_text: "truncate" (the original) or "sliding_window".
     doc_stride: window stride for "sliding_window".
     multi_label: a multi-label model (`--label_column=a,b,c`): per-label
-      sigmoid probabilities; a label is predicted at probability >= 0.5.
+      sigmoid probabilities; a label is predicted as the model decides
+      (`BertClassifier.predicted`).
     trim_padding: run each batch at its longest text (rounded up to a
       multiple of 8) instead of max_seq_length: same outputs to float32
       round-off, faster on short texts.
@@ -79,7 +80,8 @@ class ClassifierPredictor(base.Predictor):
   def build_model(self, attention_layout="einsum"):
     return BertClassifier(self.bert_config, 1 if self.regression
                           else len(self.label_list),
-                          attention_layout=attention_layout)
+                          attention_layout=attention_layout,
+                          multi_label=self.multi_label)
 
   def _forward(self, input_ids, input_mask, segment_ids, model=None):
     return (self.model if model is None else model)(
@@ -120,7 +122,7 @@ class ClassifierPredictor(base.Predictor):
     if self.int8:
       logits = logits[0]
     if self.long_text == "sliding_window":
-      return long_text.average_window_logits(
+      return windows.mean_of_windows(
           [f.example_index for f in features], logits, len(pairs))
     return logits
 
@@ -139,16 +141,16 @@ class ClassifierPredictor(base.Predictor):
       InputError: `texts` is not such a list.
     """
     logits = self.predict_logits(texts)
-    # The head's answers (`classifier.model.head_outputs`), in float64 for
+    # The head's answers (`BertClassifier.head_outputs`), in float64 for
     # the window means.
-    out = model_lib.head_outputs(tf.constant(logits), self.regression,
-                                 self.multi_label)
+    out = self.model.head_outputs(tf.constant(logits))
     if self.regression:
       return [{"prediction": float(v)} for v in out["predictions"].numpy()]
     probs = out["probabilities"].numpy().astype(np.float32)
     if self.multi_label:
-      return [{"labels": [n for n, q in zip(self.label_list, p) if q >= 0.5],
-               "probabilities": p} for p in probs]
+      return [{"labels": [n for n, q in zip(self.label_list, hit) if q],
+               "probabilities": p}
+              for p, hit in zip(probs, out["predicted"].numpy())]
     return [{"label": self.label_list[int(np.argmax(p))], "probabilities": p}
             for p in probs]
 
@@ -156,21 +158,18 @@ class ClassifierPredictor(base.Predictor):
     """Writes the serving SavedModel (raw-string signatures); returns it."""
     return classifier_serving.write_saved_model(
         self.model, export_dir, self.vocab_file, self.do_lower_case,
-        self.max_seq_length, self.label_list, regression=self.regression,
-        long_text=self.long_text, doc_stride=self.doc_stride,
-        multi_label=self.multi_label)
+        self.max_seq_length, self.label_list, long_text=self.long_text,
+        doc_stride=self.doc_stride)
 
 
 def text_answers(labels, model, x, batch_size):
   """A classifier text model's answers to texts or (text_a, text_b) pairs:
-  the SavedModel's outputs (`serving.classifier_outputs`: probabilities,
-  label or predicted labels, prediction for regression) per example, the
-  predicted labels named (multi-label: "labels")."""
-  task = model.task
+  the SavedModel's outputs (`serving.classifier_outputs`: the model's
+  `head_outputs` and the label) per example, the predicted labels named
+  (multi-label: "labels")."""
   logits = model.predict(x, batch_size=batch_size, verbose=0)
-  out = classifier_serving.classifier_outputs(
-      labels, task.regression, task.multi_label)({}, tf.constant(logits),
-                                                 None)
+  out = classifier_serving.classifier_outputs(model.task, labels)(
+      {}, tf.constant(logits), None)
   rows = []
   for i in range(len(logits)):
     row = {k: v[i].numpy() for k, v in out.items()}
@@ -187,6 +186,5 @@ def text_export(labels, model, export_dir):
   pre = model.preprocessor
   return classifier_serving.write_saved_model(
       model.task, export_dir, pre.vocabulary, pre.do_lower_case,
-      pre.max_seq_length, labels, regression=model.task.regression,
-      multi_label=model.task.multi_label, long_text=pre.long_text,
+      pre.max_seq_length, labels, long_text=pre.long_text,
       doc_stride=pre.doc_stride)

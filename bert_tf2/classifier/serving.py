@@ -3,7 +3,7 @@
 A `common.serving.TextServer` of the task's two homes: its preprocessor
 (`common.preprocessor.BertPreprocessor`: in-graph tokenizer, the one
 packer `tokenization.packing`, run_classifier.py's sliding windows and
-their mean) and its model's head (`classifier.model.head_outputs`), plus
+their mean) and its model's head (`BertClassifier.head_outputs`), plus
 the label names. `write_saved_model` is the one writer of the scripts'
 --export_dir and `ClassifierPredictor.export`.
 
@@ -14,8 +14,8 @@ Signatures (batch dimension free):
                    -> (same)
 For a regression task (STS-B) the outputs are predictions and logits; for
 a multi-label task (`--label_column=a,b,c`) probabilities are per-label
-sigmoids, with logits and predicted (bool [batch, num_labels]: probability
->= 0.5, as eval_results.txt's threshold).
+sigmoids, with logits and predicted (bool [batch, num_labels]: the
+model's `BertClassifier.predicted`, as eval_results.txt's).
 
 With long_text="sliding_window" (`--long_text=sliding_window`) the raw-string
 signatures cut text_a into the overlapping windows of
@@ -39,24 +39,21 @@ Example:
 
 import tensorflow as tf
 
-from bert_tf2.classifier import model as model_lib
 from bert_tf2.common import raw_text_serving
 from bert_tf2.common import serving
 from bert_tf2.common.preprocessor import BertPreprocessor
 
 
-def classifier_outputs(label_list, regression=False, multi_label=False):
+def classifier_outputs(model, label_list):
   """fn(features, logits, texts) -> the signatures' outputs: the head's
-  answers (`model.head_outputs`), the label names, and num_windows where
-  the texts were windowed."""
+  answers (`BertClassifier.head_outputs` of `model`), the label names, and
+  num_windows where the texts were windowed."""
   labels = tf.constant([str(x) for x in label_list])
 
   def outputs(features, logits, texts):
     del texts
-    out = model_lib.head_outputs(logits, regression, multi_label)
-    if multi_label:
-      out["predicted"] = out["probabilities"] >= 0.5
-    elif not regression:
+    out = model.head_outputs(logits)
+    if "probabilities" in out and "predicted" not in out:  # Single-label.
       out["label"] = tf.gather(labels, tf.argmax(logits, axis=-1))
     if "window_example" in features:
       texts = tf.shape(logits)[0]
@@ -68,17 +65,17 @@ def classifier_outputs(label_list, regression=False, multi_label=False):
 
 
 def classifier_server(model, vocab_file, do_lower_case, max_seq_length,
-                      label_list, regression=False, trim_padding=True,
+                      label_list, trim_padding=True,
                       long_text="truncate", doc_stride=128,
-                      multi_label=False,
                       chunk_size=raw_text_serving.DEFAULT_CHUNK_SIZE):
-  """The `TextServer` of a classifier model (its logits [batch, labels])."""
+  """The `TextServer` of a classifier model (its logits [batch, labels];
+  its `head_outputs`: regression and multi-label are the model's)."""
   preprocessor = BertPreprocessor(vocab_file, do_lower_case=do_lower_case,
                                   max_seq_length=max_seq_length,
                                   long_text=long_text, doc_stride=doc_stride)
   return serving.TextServer(
       preprocessor, model,
-      classifier_outputs(label_list, regression, multi_label),
+      classifier_outputs(model, label_list),
       chunk_size=chunk_size, trim_padding=trim_padding,
       name="classifier_server")
 

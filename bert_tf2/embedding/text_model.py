@@ -24,7 +24,7 @@ import keras
 import tensorflow as tf
 
 from bert_tf2.common.preprocessor import BertPreprocessor
-from bert_tf2.common.preprocessor import TextModel
+from bert_tf2.common.text_model import TextModel
 from bert_tf2.embedding import losses
 from modeling import layers
 

@@ -35,12 +35,11 @@ def explain_read_errors(paths):
   records this run wrote in --output_dir). A DataLossError or NotFoundError
   ("Graph execution error") becomes an InputError naming the file, and for
   a damaged file the first truncated or corrupt record (the scan of
-  `record_check.count_readable_records`, as run_pretraining reports its
-  --input_file); other errors, or a failure the scan cannot explain,
-  propagate unchanged.
+  `common.record_files`, as run_pretraining reports its --input_file);
+  other errors, or a failure the scan cannot explain, propagate unchanged.
   """
   import tensorflow as tf  # pylint: disable=g-import-not-at-top
-  from bert_tf2.pretraining import record_check  # pylint: disable=g-import-not-at-top
+  from bert_tf2.common import record_files  # pylint: disable=g-import-not-at-top
   try:
     yield
   except (tf.errors.DataLossError, tf.errors.NotFoundError) as e:
@@ -49,7 +48,7 @@ def explain_read_errors(paths):
         raise InputError(
             "%s: removed while the run was reading it (%s); the run writes "
             "it at its start: rerun" % (path, type(e).__name__)) from None
-      record_check.count_readable_records(path, what="")
+      record_files.count_readable_records(path)
     raise
 
 

@@ -32,7 +32,7 @@ import tensorflow as tf
 
 import modeling
 from bert_tf2.common.preprocessor import BertPreprocessor
-from bert_tf2.common.preprocessor import TextModel
+from bert_tf2.common.text_model import TextModel
 from modeling import layers
 
 FEATURES = ("input_ids", "input_mask", "segment_ids")

@@ -9,7 +9,8 @@ A sentence of more than max_seq_length - 2 pieces is cut into overlapping
 windows: windows start every `doc_stride` pieces until one reaches the end.
 Each word belongs to ONE window, its "home": among the windows holding its
 first piece, the one where that piece has the most context on its shorter
-side (SQuAD's max-context rule). label_mask is 1 only on first pieces in
+side (SQuAD's max-context rule; both rules are `tokenization.windows`'s,
+in the graph `tokenization.packing`'s). label_mask is 1 only on first pieces in
 their home window, so the loss sees every word once, and merging
 predictions back takes each word's tag from its home window.
 
@@ -31,6 +32,7 @@ Example:
 
 import collections
 
+from tokenization import windows as windows_lib
 from bert_tf2.finetune import records
 
 Window = collections.namedtuple(
@@ -48,30 +50,6 @@ def word_pieces(words, tokenizer):
   return pieces, firsts
 
 
-def window_starts(num_pieces, max_pieces, doc_stride):
-  """Start offsets of the windows covering num_pieces pieces."""
-  starts = [0]
-  while starts[-1] + max_pieces < num_pieces:
-    starts.append(starts[-1] + doc_stride)
-  return starts
-
-
-def home_windows(firsts, starts, max_pieces, num_pieces):
-  """For each first-piece position, the index of its home window."""
-  homes = []
-  for p in firsts:
-    best, best_score = None, None
-    for w, start in enumerate(starts):
-      length = min(max_pieces, num_pieces - start)
-      if not start <= p < start + length:
-        continue
-      score = min(p - start, start + length - 1 - p) + 0.01 * length
-      if best_score is None or score > best_score:
-        best, best_score = w, score
-    homes.append(best)
-  return homes
-
-
 def sentence_windows(words, label_ids, max_seq_length, doc_stride, tokenizer,
                      example_index=0):
   """Windows (list of Window) of one sentence.
@@ -86,12 +64,13 @@ def sentence_windows(words, label_ids, max_seq_length, doc_stride, tokenizer,
   """
   max_pieces = max_seq_length - 2
   pieces, firsts = word_pieces(words, tokenizer)
-  starts = window_starts(len(pieces), max_pieces, doc_stride)
-  homes = home_windows(firsts, starts, max_pieces, len(pieces))
+  spans = windows_lib.window_spans(len(pieces), max_pieces, doc_stride)
+  best = windows_lib.max_context_windows(spans, len(pieces))
+  homes = [best[p] for p in firsts]
   ids = tokenizer.convert_tokens_to_ids(pieces)
   cls_id, sep_id = tokenizer.convert_tokens_to_ids(["[CLS]", "[SEP]"])
   windows = []
-  for w, start in enumerate(starts):
+  for w, (start, _) in enumerate(spans):
     chunk = ids[start:start + max_pieces]
     n = len(chunk) + 2
     pad = max_seq_length - n
@@ -112,9 +91,10 @@ def sentence_windows(words, label_ids, max_seq_length, doc_stride, tokenizer,
 
 def window_count(sentences, max_seq_length, doc_stride, tokenizer):
   """How many windows (records) `write_windows` makes of `sentences`."""
-  return sum(len(window_starts(len(word_pieces(s.tokens, tokenizer)[0]),
-                               max_seq_length - 2, doc_stride))
-             for s in sentences)
+  return sum(len(windows_lib.window_spans(
+      len(word_pieces(s.tokens, tokenizer)[0]), max_seq_length - 2,
+      doc_stride))
+      for s in sentences)
 
 
 SEQUENCE_FEATURES = ("input_ids", "input_mask", "segment_ids", "label_ids",

@@ -135,17 +135,14 @@ class NerPreprocessor(BertPreprocessor):
         packing.take_windows(text_pieces, row, start, size), None,
         self.max_seq_length, cls_id=self.tokenizer.cls_id,
         sep_id=self.tokenizer.sep_id)
-    word_pieces = pieces.values                          # [words, (pieces)]
-    text = pieces.value_rowids()                         # [words]
-    # Each word's first piece, counted from its sentence's first piece.
-    first = (word_pieces.row_starts() -
-             tf.gather(text_pieces.row_starts(), text))
-    home, position = home_windows(first, tf.gather(text_pieces.row_lengths(),
-                                                   text),
-                                  self.max_pieces, self.doc_stride)
-    windows = tf.RaggedTensor.from_value_rowids(
-        start, row, nrows=text_pieces.nrows())
-    home += tf.gather(windows.row_starts(), text)
+    # Each word's home: the max-context window of its first piece (its
+    # index in the batch's pieces), and that piece's position there.
+    first = pieces.values.row_starts()                   # [words]
+    home = tf.gather(packing.max_context_windows(
+        row, start, size, text_pieces.row_lengths()), first)
+    position = (first - tf.gather(text_pieces.row_starts(),
+                                  tf.gather(row, home)) -
+                tf.gather(start, home) + 1)              # [CLS] comes first.
     shape = tf.shape(feats["input_ids"], out_type=tf.int64)
     feats["label_mask"] = tf.scatter_nd(
         tf.stack([home, position], 1), tf.ones_like(home, tf.int32), shape)
@@ -207,44 +204,3 @@ class NerPreprocessor(BertPreprocessor):
     config.update(labels=self.labels, doc_stride=self.doc_stride)
     return config
 
-
-def home_windows(first, num_pieces, max_pieces, doc_stride):
-  """Each word's home window and its first piece's position there.
-
-  run_ner.py's `features.home_windows` in the graph: among the windows of
-  `packing.window_spans(num_pieces, max_pieces, doc_stride)` that hold the
-  first piece, the one with the highest min(left, right context) + 0.01 *
-  window length (the first such window on ties; same float64 score).
-
-  Args:
-    first: int64 Tensor [words], each word's first piece in its sentence.
-    num_pieces: int64 Tensor [words], the pieces of the word's sentence.
-    max_pieces, doc_stride: ints, as `window_spans`.
-
-  Returns:
-    (window, position): int64 Tensors [words], the home window's index
-    among its sentence's windows and the position of the word's first
-    piece in it (1 + offset in the window: [CLS] comes first).
-  """
-  # Windows holding piece p: indices in (p - max_pieces) / stride ..
-  # p / stride, at most ceil(max_pieces / stride) of them.
-  candidates = -(-max_pieces // doc_stride)
-  max_pieces = tf.constant(max_pieces, tf.int64)
-  doc_stride = tf.constant(doc_stride, tf.int64)
-  count = 1 + (tf.maximum(num_pieces - max_pieces, 0) + doc_stride - 1
-               ) // doc_stride
-  index = (first // doc_stride)[:, None] - tf.range(candidates,
-                                                     dtype=tf.int64)
-  start = index * doc_stride
-  length = tf.minimum(max_pieces, num_pieces[:, None] - start)
-  p = first[:, None]
-  holds = ((index >= 0) & (index < count[:, None]) & (start <= p) &
-           (p < start + length))
-  score = (tf.cast(tf.minimum(p - start, start + length - 1 - p),
-                   tf.float64) + 0.01 * tf.cast(length, tf.float64))
-  score = tf.where(holds, score, -1.0)
-  best = tf.reduce_max(score, axis=1, keepdims=True)
-  big = tf.int64.max
-  window = tf.reduce_min(tf.where(holds & (score == best), index, big),
-                         axis=1)
-  return window, first - window * doc_stride + 1

@@ -31,7 +31,7 @@ import tensorflow as tf
 import modeling
 from tokenization.errors import InputError
 from bert_tf2.common import raw_text_serving
-from bert_tf2.common.preprocessor import TextModel
+from bert_tf2.common.text_model import TextModel
 from bert_tf2.ner.model import BertTokenClassifier
 from bert_tf2.ner.preprocessor import NerPreprocessor
 from modeling import layers

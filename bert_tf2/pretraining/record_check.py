@@ -31,6 +31,7 @@ from absl import logging
 import tensorflow as tf
 
 from bert_tf2.common import InputError
+from bert_tf2.common import record_files
 from bert_tf2.pretraining import features as features_lib
 
 
@@ -80,58 +81,6 @@ def _example_problem(serialized, expected, limits=None):
   return None
 
 
-def _truncated(path, index, detail, what):
-  return InputError(
-      "%s%s: record %d is truncated or corrupt (%s); the file "
-      "is damaged or was not completely written" % (
-          what + ": " if what else "", path, index, detail))
-
-
-def count_readable_records(path, what="--input_file"):
-  """Reads every record of a TFRecord file; returns how many there are.
-
-  Any TFRecord file (fine-tuning's train.tf_record too): `what` names it
-  in the message (a flag, or "" for a file the run wrote itself).
-
-  Raises:
-    InputError: naming `path` and the first truncated or corrupt record.
-  """
-  return sum(1 for _ in _records(path, what=what))
-
-
-def _records(path, limit=None, what="--input_file"):
-  """Yields (index, serialized) of a TFRecord file; raises InputError on
-  a truncated/corrupt record, naming the file and the record index."""
-  dataset = tf.data.TFRecordDataset(path)
-  if limit is not None:
-    dataset = dataset.take(limit)
-  index = 0
-  consumed = 0  # Bytes of the complete records read so far.
-  iterator = iter(dataset)
-  while True:
-    try:
-      record = next(iterator)
-    except StopIteration:
-      break
-    except (tf.errors.DataLossError, tf.errors.OutOfRangeError) as e:
-      detail = str(e.message if hasattr(e, "message") else e)
-      detail = detail.split("}}")[-1].split("[Op:")[0].strip()
-      # Keep "truncated record at N", drop TF's "' failed with ..." tail.
-      detail = detail.split("' failed with")[0].strip()
-      raise _truncated(path, index, detail, what) from None
-    data = record.numpy()
-    consumed += 8 + 4 + len(data) + 4  # length, its crc, data, data crc
-    yield index, data
-    index += 1
-  if limit is None or index < limit:
-    # tf.data ends a file quietly when it stops inside a record's 12-byte
-    # header (e.g. a writer killed mid-record): compare with the file size.
-    size = tf.io.gfile.stat(path).length
-    if size != consumed:
-      raise _truncated(path, index, "the file ends %d bytes into it"
-                       % (size - consumed), what)
-
-
 def check_record_file(path, max_seq_length, max_predictions_per_seq,
                       limit=None, limits=None):
   """Checks up to `limit` records (all if None) of one TFRecord file.
@@ -148,7 +97,8 @@ def check_record_file(path, max_seq_length, max_predictions_per_seq,
   expected = features_lib.expected_lengths(max_seq_length,
                                            max_predictions_per_seq)
   count = 0
-  for index, serialized in _records(path, limit):
+  for index, serialized in record_files.read_records(path, limit,
+                                                      "--input_file"):
     problem = _example_problem(serialized, expected, limits)
     if problem:
       raise InputError("--input_file: %s: record %d: %s" % (

@@ -9,7 +9,8 @@ The question is cut to `max_query_length` tokens; the window holds at most
 `max_seq_length - len(question) - 3` context tokens and successive windows
 start `min(window length, doc_stride)` tokens apart. A context token that
 appears in several windows is scored only in the window where it has the most
-context (see `squad.windows`). In training, answer positions point into the
+context (`tokenization.windows`: starts and max context, the rules of
+run_squad.py; in the graph `tokenization.packing`). In training, answer positions point into the
 window, or to [CLS] (position 0) when the answer is not inside the window or
 the question is unanswerable.
 
@@ -23,12 +24,26 @@ Example:
 
 from absl import logging
 
-from bert_tf2.squad.windows import make_doc_spans
-from bert_tf2.squad.windows import max_context_span_indexes
+from tokenization import windows
 
 # The original numbers features from this value upwards.
 FIRST_UNIQUE_ID = 1000000000
 
+
+def doc_windows(num_tokens, max_tokens_for_doc, doc_stride):
+  """run_squad.py's doc spans: [(start, length)] of the windows over a
+  context of `num_tokens` pieces (`tokenization.windows.window_spans`);
+  none for an empty context, as the original.
+
+  Raises:
+    ValueError: no room for context tokens (max_tokens_for_doc < 1).
+  """
+  if max_tokens_for_doc < 1:
+    raise ValueError("no room for context tokens in the sequence "
+                     "(max_tokens_for_doc=%d)" % max_tokens_for_doc)
+  if not num_tokens:
+    return []
+  return windows.window_spans(num_tokens, max_tokens_for_doc, doc_stride)
 
 
 class InputFeatures(object):
@@ -149,19 +164,19 @@ def convert_examples_to_features(examples, tokenizer, max_seq_length,
       tok_start_position, tok_end_position = _answer_token_span(
           example, all_doc_tokens, orig_to_tok_index, tokenizer)
 
-    max_tokens_for_doc = max_seq_length - len(query_tokens) - 3
-    doc_spans = make_doc_spans(len(all_doc_tokens), max_tokens_for_doc,
-                               doc_stride)
-    max_context_span = max_context_span_indexes(doc_spans,
-                                                len(all_doc_tokens))
+    doc_spans = doc_windows(len(all_doc_tokens),
+                            max_seq_length - len(query_tokens) - 3,
+                            doc_stride)
+    max_context_span = windows.max_context_windows(doc_spans,
+                                                   len(all_doc_tokens))
 
-    for doc_span_index, doc_span in enumerate(doc_spans):
+    for doc_span_index, (doc_start, doc_length) in enumerate(doc_spans):
       tokens = ["[CLS]"] + query_tokens + ["[SEP]"]
       segment_ids = [0] * len(tokens)
       token_to_orig_map = {}
       token_is_max_context = {}
-      for i in range(doc_span.length):
-        split_token_index = doc_span.start + i
+      for i in range(doc_length):
+        split_token_index = doc_start + i
         token_to_orig_map[len(tokens)] = tok_to_orig_index[split_token_index]
         token_is_max_context[len(tokens)] = (
             max_context_span[split_token_index] == doc_span_index)
@@ -179,8 +194,7 @@ def convert_examples_to_features(examples, tokenizer, max_seq_length,
 
       start_position = end_position = None
       if is_training:
-        doc_start = doc_span.start
-        doc_end = doc_span.start + doc_span.length - 1
+        doc_end = doc_start + doc_length - 1
         if (example.is_impossible or tok_start_position < doc_start or
             tok_end_position > doc_end):
           start_position = end_position = 0

@@ -9,13 +9,13 @@ the Python path. Steps (all batched, [batch] = number of questions):
 2. run_squad.py's windows: [CLS] question[:max_query_length] [SEP] context
    pieces [SEP], the context pieces of window k starting at
    k * min(doc_stride, room) until one window reaches the context's end
-   (`squad.windows.make_doc_spans`); all windows of the batch go through
+   (`squad.features.doc_windows`); all windows of the batch go through
    the model in one call;
 3. the model's start/end logits; candidate spans of each window as the
    original's n-best: a start among the window's top n_best_size start
    logits, an end among its top n_best_size end logits, both in the
    context, the start in its max-context window
-   (`squad.windows.check_is_max_context`), start <= end, at most
+   (`tokenization.packing.max_context_windows`), start <= end, at most
    max_answer_length pieces; the best of all windows by start + end logit;
    for SQuAD 2.0 the null score is the lowest [CLS] score over the windows
    and null_score_diff = null score - best span score;

@@ -1,10 +1,10 @@
 """SQuAD's sliding windows and max-context rule, in graph (`SquadServer`).
 
-The Python path's `squad.windows` and `squad.features` steps on ragged
-batches: the context's word pieces with their words and characters
-(`context_pieces`), run_squad.py's doc_stride windows and model inputs
-(`doc_stride_windows`), and which window scores each piece
-(`max_context`).
+The Python path's `squad.features` steps on ragged batches: the context's
+word pieces with their words and characters (`context_pieces`),
+run_squad.py's doc_stride windows and model inputs (`doc_stride_windows`,
+on `tokenization.packing.window_spans`), and which window scores each
+piece (`max_context`, on `packing.max_context_windows`).
 
 Example:
   >>> q = tf.ragged.constant([[5]], dtype=tf.int64)
@@ -18,6 +18,8 @@ Example:
 """
 
 import tensorflow as tf
+
+from tokenization import packing
 
 
 def context_pieces(words, tok):
@@ -61,7 +63,7 @@ def context_pieces(words, tok):
 
 def doc_stride_windows(query, doc, max_seq_length, doc_stride, cls_id,
                        sep_id):
-  """run_squad's doc_stride windows (`squad.windows.make_doc_spans`).
+  """run_squad's doc_stride windows (`squad.features.doc_windows`).
 
   Args:
     query: int64 RaggedTensor [batch, (pieces)], the cut questions.
@@ -76,17 +78,10 @@ def doc_stride_windows(query, doc, max_seq_length, doc_stride, cls_id,
       position of that first piece in the sequence. An empty context
       gets one window with no context piece.
   """
-  num_doc = doc.row_lengths()
-  window = max_seq_length - 3 - query.row_lengths()
-  step = tf.minimum(tf.cast(doc_stride, tf.int64), window)
-  count = 1 + (tf.maximum(num_doc - window, 0) + step - 1) // step
-  example = tf.repeat(tf.range(doc.nrows()), count)
-  start = tf.ragged.range(count).flat_values * tf.gather(step, example)
-  length = tf.minimum(tf.gather(window, example),
-                      tf.gather(num_doc, example) - start)
-  begin = tf.gather(doc.row_starts(), example) + start
-  pieces = tf.gather(doc.flat_values, tf.ragged.range(begin,
-                                                      begin + length))
+  example, start, length = packing.window_spans(
+      doc.row_lengths(), max_seq_length - 3 - query.row_lengths(),
+      doc_stride)
+  pieces = packing.take_windows(doc, example, start, length)
   query = tf.gather(query, example)
   column = lambda i: tf.RaggedTensor.from_tensor(tf.fill(
       [tf.shape(example, out_type=tf.int64)[0], 1], tf.cast(i, tf.int64)))
@@ -103,10 +98,9 @@ def doc_stride_windows(query, doc, max_seq_length, doc_stride, cls_id,
   return inputs, example, start, length, first.row_lengths()
 
 def max_context(doc, example, start, length, in_doc, relative):
-  """bool [num_windows, seq]: the window is the token's max-context one.
-
-  As `squad.windows.check_is_max_context`: score min(left, right) + 0.01 *
-  window length (float64, as Python), the first window with the highest.
+  """bool [num_windows, seq]: the window is the token's max-context one
+  (`tokenization.packing.max_context_windows`, run_squad.py's
+  `token_is_max_context`).
 
   Args:
     doc: the contexts' word pieces (`context_pieces`).
@@ -114,19 +108,13 @@ def max_context(doc, example, start, length, in_doc, relative):
     in_doc: bool [num_windows, seq], the position holds a context piece.
     relative: int64 [num_windows, seq], position - the window's offset.
   """
-  length = length[:, tf.newaxis]
-  clipped = tf.clip_by_value(relative, 0, tf.maximum(length - 1, 0))
-  score = (tf.cast(tf.minimum(clipped, length - 1 - clipped), tf.float64) +
-           0.01 * tf.cast(length, tf.float64))
-  total = tf.shape(doc.flat_values, out_type=tf.int64)[0]
+  # One spare entry (-1) for the positions outside the context.
+  best = tf.concat([packing.max_context_windows(
+      example, start, length, doc.row_lengths()), [-1]], 0)
+  clipped = tf.clip_by_value(relative, 0,
+                             tf.maximum(length[:, tf.newaxis] - 1, 0))
   piece = start[:, tf.newaxis] + clipped + tf.gather(
       doc.row_starts(), example)[:, tf.newaxis]
-  piece = tf.where(in_doc, piece, total)     # Outside: a spare segment.
-  best = tf.math.unsorted_segment_max(score, piece, total + 1)
-  window = tf.broadcast_to(
-      tf.range(tf.shape(start, out_type=tf.int64)[0])[:, tf.newaxis],
-      tf.shape(piece))
-  first = tf.math.unsorted_segment_min(
-      tf.where(tf.equal(score, tf.gather(best, piece)), window,
-               tf.int64.max), piece, total + 1)
-  return in_doc & tf.equal(tf.gather(first, piece), window)
+  window = tf.range(tf.shape(start, out_type=tf.int64)[0])[:, tf.newaxis]
+  piece = tf.where(in_doc, piece, tf.shape(best, out_type=tf.int64)[0] - 1)
+  return in_doc & tf.equal(tf.gather(best, piece), window)

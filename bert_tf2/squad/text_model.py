@@ -35,7 +35,7 @@ import tensorflow as tf
 
 import modeling
 
-from bert_tf2.common import preprocessor as preprocessor_lib
+from bert_tf2.common.text_model import TextModel
 from bert_tf2.squad import evaluate as evaluate_lib
 from bert_tf2.squad import raw_answers
 from bert_tf2.squad import serving
@@ -49,7 +49,7 @@ _EXAMPLES_PER_MAP = 64
 
 
 @layers.serializable
-class SquadTextModel(preprocessor_lib.TextModel):
+class SquadTextModel(TextModel):
   """`SquadModel` on raw (question, context) pairs (see module)."""
 
   def __init__(self, preprocessor, task, n_best_size=20,

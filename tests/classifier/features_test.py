@@ -9,6 +9,7 @@ import tensorflow as tf
 from bert_tf2.classifier import features as F
 from bert_tf2.classifier import long_text
 from bert_tf2.classifier.processors import InputExample
+from tokenization import windows
 
 
 class WordTok(object):
@@ -76,7 +77,7 @@ def test_sliding_windows_cover_long_text(tmp_path):
   ex = InputExample("d", " ".join(words), None, "1")
   feats = long_text.convert_example_to_windows(7, ex, ["0", "1"], 8, 3, tok)
   # Windows of 6 word pieces starting at 0, 3, ..., 12 (12 + 6 reaches 18).
-  starts = long_text.window_starts(20, 6, 3)
+  starts = windows.window_starts(20, 6, 3)
   assert starts == [0, 3, 6, 9, 12, 15]
   assert len(feats) == len(starts)
   assert all(f.example_index == 7 and f.label_id == 1 for f in feats)
@@ -102,8 +103,8 @@ def test_windows_tf_record_and_average(tmp_path):
   idx = batches[0]["example_index"].tolist()
   assert len(idx) == n and idx[-1] == 1 and idx.count(0) == n - 1
   logits = np.arange(2 * n, dtype=np.float64).reshape(n, 2)
-  avg = long_text.average_window_logits(idx, logits, 2)
+  avg = windows.mean_of_windows(idx, logits, 2)
   np.testing.assert_allclose(avg[0], logits[:-1].mean(axis=0))
   np.testing.assert_allclose(avg[1], logits[-1])
   with pytest.raises(ValueError, match="without windows"):
-    long_text.average_window_logits([0], logits[:1], 2)
+    windows.mean_of_windows([0], logits[:1], 2)

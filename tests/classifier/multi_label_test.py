@@ -12,6 +12,7 @@ import pytest
 from bert_tf2.common import InputError
 from bert_tf2.classifier import multi_label
 from bert_tf2.classifier import pipeline
+from bert_tf2.classifier.model import BertClassifier
 from bert_tf2.classifier.options import default_options
 
 
@@ -19,7 +20,8 @@ def test_metrics_hand_computed():
   labels = np.array([[1, 0, 1], [0, 1, 1], [1, 1, 0], [0, 0, 0]])
   probs = np.array([[.9, .6, .4], [.1, .7, .8], [.2, .5, .1], [.3, .2, .6]])
   # Predicted at 0.5: [1,1,0], [0,1,1], [0,1,0], [0,0,1].
-  m = multi_label.multi_label_metrics(labels, probs, ["a", "b", "c"])
+  m = multi_label.multi_label_metrics(labels, BertClassifier.predicted(probs),
+                                      ["a", "b", "c"])
   # a: tp 1, fp 0, fn 1 -> P 1, R 1/2, F1 2/3.
   assert (m["eval_a_precision"], m["eval_a_recall"]) == (1.0, 0.5)
   assert m["eval_a_f1"] == pytest.approx(2 / 3)

@@ -22,6 +22,7 @@ from bert_tf2.classifier import long_text
 from bert_tf2.classifier import pipeline
 from bert_tf2.classifier.options import default_options
 from tests.classifier import tiny_task
+from tokenization import windows as windows_lib
 
 WORDS = tiny_task.WORDS
 SPECIALS = tiny_task.SPECIALS
@@ -170,7 +171,7 @@ def test_sliding_window_averages_window_logits(trained, tmp_path):
   logits = loaded.signatures["serving_ids"](
       input_ids=windows["input_ids"], input_mask=windows["input_mask"],
       segment_ids=windows["segment_ids"])["logits"].numpy()
-  want = long_text.softmax(long_text.average_window_logits(
+  want = long_text.softmax(windows_lib.mean_of_windows(
       windows["example_index"], logits, 3))
   np.testing.assert_allclose(rows, want, atol=1e-5)
 

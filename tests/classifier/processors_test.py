@@ -154,3 +154,21 @@ def test_empty_train_file_is_named_as_empty_not_headerless(tmp_path):
       proc.get_train_examples(d)
     assert str(e.value) == ("%s: the file is empty (expected a header line "
                             "and examples)" % os.path.join(d, "train.tsv"))
+
+
+@pytest.mark.parametrize("multi", [False, True])
+def test_empty_text_a_is_a_test_text_but_a_broken_train_row(tmp_path, multi):
+  # Issue 45: --do_predict refused an empty test text the raw-string paths
+  # answer; the original packs it as [CLS] [SEP]. Train/dev still refuse it.
+  from bert_tf2.classifier.multi_label import MultiLabelProcessor
+  d = str(tmp_path)
+  _write(os.path.join(d, "train.tsv"), "label\ttext\npos\tFine .\n")
+  _write(os.path.join(d, "test.tsv"), "label\ttext\npos\t\npos\tFine .\n")
+  _write(os.path.join(d, "dev.tsv"), "label\ttext\npos\t \n")
+  cls = MultiLabelProcessor if multi else GenericProcessor
+  kwargs = {"multi_label_delimiter": "|"} if multi else {}
+  proc = cls(d, text_a_column="text", label_column="label",
+             label_list=["neg", "pos"], **kwargs)
+  assert [e.text_a for e in proc.get_test_examples(d)] == ["", "Fine ."]
+  with pytest.raises(InputError, match=r"dev\.tsv line 2: text_a .* empty"):
+    proc.get_dev_examples(d)

@@ -150,10 +150,18 @@ def test_server_runs_the_model_at_the_longest_sequence(tmp_path):
   vocab.write_text("[PAD]\n[UNK]\n[CLS]\n[SEP]\na\n")
   seen = []
 
-  def model(features, training):
-    del training
-    seen.append(features["input_ids"].shape.as_list())
-    return tf.zeros([tf.shape(features["input_ids"])[0], 2])
+  class Model(object):
+    """Logits of zeros, recording the shape of each call's inputs."""
+
+    def __call__(self, features, training):
+      del training
+      seen.append(features["input_ids"].shape.as_list())
+      return tf.zeros([tf.shape(features["input_ids"])[0], 2])
+
+    def head_outputs(self, logits):
+      return {"logits": logits}
+
+  model = Model()
 
   mask = tf.constant([[1] * 5 + [0] * 11, [1] * 9 + [0] * 7])
   for trim in (True, False):

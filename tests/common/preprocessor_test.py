@@ -17,6 +17,7 @@ from bert_tf2.classifier import features as features_lib
 from bert_tf2.classifier.model import BertClassifier
 from bert_tf2.classifier.processors import InputExample
 from bert_tf2.common import preprocessor as pre_lib
+from bert_tf2.common.text_model import TextModel
 from tests.tokenization.conftest import minilm_vocab_path
 from tests.tokenization.corpus import build_corpus
 from tokenization import tf_text
@@ -58,7 +59,7 @@ def test_ids_equal_the_original_on_the_multilingual_corpus(lower):
 
 def _model(num_labels=2):
   keras.utils.set_random_seed(0)
-  return pre_lib.TextModel(
+  return TextModel(
       pre_lib.BertPreprocessor(VOCAB, max_seq_length=10),
       BertClassifier(CONFIG, num_labels))
 

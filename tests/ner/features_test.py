@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 import pytest
 
 from bert_tf2.ner import features
+from tokenization import windows
 
 
 class PieceTokenizer(object):
@@ -59,8 +60,8 @@ def test_long_sentence_windows_by_hand():
         assert homes[i] is None
         homes[i] = k
   assert homes == [0, 0, 0, 1, 1, 2, 2, 3, 3, 3]
-  assert features.window_starts(10, 4, 2) == [0, 2, 4, 6]
-  assert features.window_starts(4, 4, 2) == [0]
+  assert windows.window_starts(10, 4, 2) == [0, 2, 4, 6]
+  assert windows.window_starts(4, 4, 2) == [0]
 
 
 @settings(max_examples=60, deadline=None)

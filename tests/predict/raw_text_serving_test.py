@@ -58,6 +58,10 @@ class _AtMostRows(tf.Module):
     """The NER model's tag decoding (argmax, or the CRF's Viterbi path)."""
     return self.model.decode(features, logits)
 
+  def head_outputs(self, logits):
+    """The classifier's answers from its logits."""
+    return self.model.head_outputs(logits)
+
 
 def _export_all(root):
   keras.utils.set_random_seed(0)

@@ -6,7 +6,7 @@ import pytest
 
 from bert_tf2.common import InputError
 from bert_tf2.squad import examples as squad_examples
-from bert_tf2.squad import windows
+from bert_tf2.squad import features as squad_features
 
 
 def _write(tmp_path, obj, name="data.json"):
@@ -93,22 +93,10 @@ def test_v2_requires_is_impossible_in_training(tmp_path):
                                        version_2_with_negative=True)
 
 
-def test_max_context_and_doc_spans():
-  spans = windows.make_doc_spans(10, 4, 2)
-  assert spans == [(0, 4), (2, 4), (4, 4), (6, 4)]
-  # Token 3 is in spans 0 (left 3, right 0) and 1 (left 1, right 1).
-  assert not windows.check_is_max_context(spans, 0, 3)
-  assert windows.check_is_max_context(spans, 1, 3)
-  with pytest.raises(ValueError):
-    windows.make_doc_spans(10, 0, 2)
-
-
-def test_max_context_in_one_pass_equals_the_per_token_rule():
-  for num_tokens, window, stride in [(10, 4, 2), (37, 9, 3), (50, 7, 7),
-                                     (23, 30, 5), (40, 6, 1), (31, 8, 5)]:
-    spans = windows.make_doc_spans(num_tokens, window, stride)
-    best = windows.max_context_span_indexes(spans, num_tokens)
-    for position in range(num_tokens):
-      for index in range(len(spans)):
-        assert (best[position] == index) == \
-            windows.check_is_max_context(spans, index, position)
+def test_doc_windows_are_the_originals_doc_spans():
+  # The max-context rule: tests/tokenization/windows_test.py.
+  assert squad_features.doc_windows(10, 4, 2) == [(0, 4), (2, 4), (4, 4),
+                                                  (6, 4)]
+  assert squad_features.doc_windows(0, 4, 2) == []  # No feature (run_squad).
+  with pytest.raises(ValueError, match="no room for context tokens"):
+    squad_features.doc_windows(10, 0, 2)
