@@ -3,7 +3,10 @@
   python tools/flag_snapshot.py > tests/scripts_flags_snapshot.json
 
 Each script is imported in its own process (scripts define their flags on
-the global FLAGS at import time). tests/flag_snapshot_test.py compares the
+the global FLAGS at import time): one dumping process imports TensorFlow
+once, then forks a child per script that imports the script and prints its
+flags, so every script still starts from the same fresh FLAGS without
+paying TensorFlow's import (several seconds of CPU) once per script. tests/flag_snapshot_test.py compares the
 committed snapshot with the current code, so a refactor cannot rename a
 flag or move a default unnoticed.
 """
@@ -19,30 +22,56 @@ SCRIPTS = ("analyze_position_embeddings", "convert_hf_checkpoint",
            "run_squad", "visualize_attention")
 
 _DUMP = r"""
-import importlib, json, sys
+import importlib, json, os, sys
 from absl import flags
-importlib.import_module("bert_tf2.scripts." + sys.argv[1])
-out = {}
-for module, defined in flags.FLAGS.flags_by_module_dict().items():
-  if module.startswith(("absl.", "tensorflow", "keras")):
-    continue
-  for flag in defined:
-    default = flag.default
-    out[flag.name] = default if isinstance(
-        default, (str, int, float, bool, type(None))) else repr(default)
-print(json.dumps(out, sort_keys=True))
+import tensorflow  # Imported once, before the forks: the costly part.
+
+def dump(script):
+  importlib.import_module("bert_tf2.scripts." + script)
+  out = {}
+  for module, defined in flags.FLAGS.flags_by_module_dict().items():
+    if module.startswith(("absl.", "tensorflow", "keras")):
+      continue
+    for flag in defined:
+      default = flag.default
+      out[flag.name] = default if isinstance(
+          default, (str, int, float, bool, type(None))) else repr(default)
+  return out
+
+for script in sys.argv[1:]:
+  sys.stdout.flush()
+  pid = os.fork()
+  if pid == 0:  # The child: a fresh FLAGS, the script's import, its flags.
+    status = 1
+    try:
+      print(json.dumps([script, dump(script)], sort_keys=True), flush=True)
+      status = 0
+    finally:
+      os._exit(status)
+  _, status = os.waitpid(pid, 0)
+  if status:
+    sys.exit("importing %s failed (status %d)" % (script, status))
 """
+
+
+def scripts_flags(scripts=SCRIPTS):
+  """{script: {flag name: default}} of bert_tf2/scripts/<script>.py for
+  each of `scripts`, each imported in a process of its own."""
+  text = subprocess.run([sys.executable, "-c", _DUMP] + list(scripts),
+                        check=True, capture_output=True, text=True).stdout
+  found = dict(json.loads(line) for line in text.splitlines()
+               if line.startswith("["))
+  assert sorted(found) == sorted(scripts), (sorted(found), scripts)
+  return found
 
 
 def script_flags(script):
   """{flag name: default} of bert_tf2/scripts/<script>.py."""
-  text = subprocess.run([sys.executable, "-c", _DUMP, script], check=True,
-                        capture_output=True, text=True).stdout
-  return json.loads(text.strip().splitlines()[-1])
+  return scripts_flags([script])[script]
 
 
 def snapshot():
-  return {script: script_flags(script) for script in SCRIPTS}
+  return scripts_flags(SCRIPTS)
 
 
 if __name__ == "__main__":
