@@ -33,7 +33,7 @@ def test_negatives_in_some_splits_only_are_refused(tmp_path):
   data = tmp_path / "data"
   data.mkdir()
   _write(data / "train.jsonl", [{"anchor": "w1", "positive": "w2",
-                                 "negative": "w3"}])
+                                 "negative": "w3"}] * 2)
   _write(data / "dev.jsonl", [{"anchor": "w1", "positive": "w2"}])
   vocab = tmp_path / "vocab.txt"
   vocab.write_text("\n".join(tiny_task.VOCAB) + "\n")
@@ -42,7 +42,7 @@ def test_negatives_in_some_splits_only_are_refused(tmp_path):
   settings = embedding_flags.default_settings(
       data_dir=str(data), vocab_file=str(vocab), bert_config_file=str(config),
       output_dir=str(tmp_path / "out"), do_train=True, do_eval=True,
-      max_seq_length=16)
+      max_seq_length=16, train_batch_size=2)
   with pytest.raises(InputError, match="hard negatives in some files and "
                      "not in others .*eval: no, train: yes"):
     EmbeddingJob(settings).prepare()

@@ -34,7 +34,7 @@ def test_unknown_dev_and_test_tags_are_refused_before_any_file(tmp_path):
     proc = fixtures.run_in_process("run_ner.py", fixtures.flag_args(
         data_dir=data, vocab_file=vocab, bert_config_file=config,
         output_dir=out, do_train="true", max_seq_length=16, doc_stride=8,
-        **{"do_" + split: "true"}))
+        train_batch_size=1, **{"do_" + split: "true"}))
     name = "dev.txt" if split == "eval" else "test.txt"
     assert fixtures.error_line(proc).startswith(
         "error: %s:%d: tag %r is not in the label list"
