@@ -8,7 +8,7 @@ create_initializer, layer_norm, dropout, ...), plus:
   losses:      masked_lm_loss, next_sentence_loss, classification_loss,
                squad_loss
   checkpoints: init_from_checkpoint, original_variable_names,
-               save_checkpoint, write_checkpoint
+               save_checkpoint, write_checkpoint, relist_checkpoints
   HF import:   modeling.hf_import.convert_hf_checkpoint
 
 See docs/modeling.md.
@@ -28,6 +28,7 @@ from modeling.checkpoint import is_finite_array
 from modeling.checkpoint import non_finite_phrase
 from modeling.checkpoint import original_variable_names
 from modeling.checkpoint import resolve_checkpoint
+from modeling.checkpoint_writer import relist_checkpoints
 from modeling.checkpoint_writer import save_checkpoint
 from modeling.checkpoint_writer import write_checkpoint
 from modeling.config import BertConfig

@@ -197,6 +197,30 @@ def _clean_stale_files(directory, basename):
         _remove(path)
 
 
+def relist_checkpoints(directory, basename="model.ckpt"):
+  """Rewrites `directory`'s `checkpoint` state file to the checkpoints on
+  disk ("<basename>-N" with an index; the newest is the latest), or
+  removes it when none is left: after checkpoints were renamed away (set
+  aside), `tf.train.latest_checkpoint` and Google's code never get a path
+  that no longer exists.
+
+  >>> import tempfile, numpy as np
+  >>> out = tempfile.mkdtemp()
+  >>> for step in (1, 2):
+  ...   _ = save_checkpoint({"a": np.ones([1], np.float32)}, out, step)
+  >>> _remove_checkpoint(os.path.join(out, "model.ckpt-2"))
+  >>> relist_checkpoints(out)
+  >>> os.path.basename(tf.train.latest_checkpoint(out))
+  'model.ckpt-1'
+  """
+  state = os.path.join(directory, "checkpoint")
+  paths = _steps_in(directory, basename)
+  if paths:
+    atomic_write_text(state, _state_text(paths[-1], paths))
+  elif tf.io.gfile.exists(state):
+    _remove(state)
+
+
 def save_checkpoint(variables, output_dir_or_prefix, step, max_to_keep=5,
                     basename="model.ckpt"):
   """Writes `<dir>/model.ckpt-STEP` atomically and updates `checkpoint`.

@@ -176,6 +176,12 @@ def set_aside(prefix, tag):
   return new
 
 
+def relist(output_dir):
+  """Rewrites output_dir's `checkpoint` state file to the checkpoints left
+  on disk (after `set_aside`): see `modeling.checkpoint_writer`."""
+  modeling.relist_checkpoints(output_dir)
+
+
 def restore_exact(variables, prefix, optional=()):
   """Restores every entry of `variables` from `prefix` (training resume).
 

@@ -416,6 +416,7 @@ class Estimator(object):
     if present and self._strategy.extended.should_checkpoint:
       for prefix in present:
         checkpoints.set_aside(prefix, NON_FINITE_TAG)
+      checkpoints.relist(self._config.output_dir)
     said = ""
     if present:
       said = ("Training continued from %s: set aside as %s (never resumed "

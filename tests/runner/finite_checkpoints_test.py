@@ -14,6 +14,7 @@ import shutil
 
 import numpy as np
 import pytest
+import tensorflow as tf
 
 from bert_tf2 import runner
 from bert_tf2.common import InputError
@@ -96,6 +97,8 @@ def test_a_resumed_checkpoint_that_led_to_nan_is_set_aside(ten, tmp_path):
       "model.ckpt-10.nonfinite-loss.data-00000-of-00001",
       "model.ckpt-10.nonfinite-loss.index",
       "model.ckpt-5.data-00000-of-00001", "model.ckpt-5.index"]
+  # The state file lists what is left: no path that no longer exists.
+  assert tf.train.latest_checkpoint(str(out)) == str(out / "model.ckpt-5")
   rerun = make_estimator(out)
   rerun.train(toy.make_input_fn(), 20)
   assert rerun.global_step == 20
