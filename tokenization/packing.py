@@ -20,7 +20,14 @@ Example:
   ([[101, 5, 6, 102, 9, 10, 102]], [[0, 0, 0, 0, 1, 1, 1]])
 
 A row whose second sequence is empty is packed as a single sequence, as
-`convert_single_example` does for an example whose text_b has no tokens.
+`convert_single_example` does for an example whose text_b has no tokens;
+with `empty_b="pair"` it stays a pair, `[CLS] a [SEP] [SEP]`, as
+run_squad.py packs a window without context:
+
+  >>> out = pack_inputs(a, tf.ragged.constant([[]], dtype=tf.int64), 7, 101,
+  ...                   102, empty_b="pair")
+  >>> out["input_ids"].numpy().tolist(), out["segment_ids"].numpy().tolist()
+  ([[101, 5, 6, 7, 8, 102, 102]], [[0, 0, 0, 0, 0, 0, 1]])
 
 Long sequences can be cut into overlapping windows first, the rule of
 run_ner.py's sentence windows, run_classifier.py's
@@ -60,20 +67,25 @@ def truncated_lengths(len_a, len_b, budget):
 
 
 def pack_inputs(ids_a, ids_b=None, max_seq_length=128, cls_id=101,
-                sep_id=102):
+                sep_id=102, empty_b="single"):
   """Packs ragged ids into dense BERT features.
 
   Args:
     ids_a: int RaggedTensor [batch, (tokens)], e.g. InGraphTokenizer output.
     ids_b: optional int RaggedTensor [batch, (tokens)], the second segment;
-      a row without ids is packed as a single sequence.
+      a row without ids is packed as `empty_b` says.
     max_seq_length: int, the padded length.
     cls_id, sep_id: ids of [CLS] and [SEP].
+    empty_b: "single" (run_classifier.py: a row of ids_b without ids packs
+      `[CLS] a [SEP]`, a cut to max_seq_length - 2) or "pair" (run_squad.py:
+      `[CLS] a [SEP] [SEP]`, the pair's cut).
 
   Returns:
     dict of int32 Tensors of shape [batch, max_seq_length]: "input_ids",
     "input_mask", "segment_ids".
   """
+  if empty_b not in ("single", "pair"):
+    raise ValueError("empty_b=%r: expected single or pair" % (empty_b,))
   ids_a = tf.cast(ids_a, tf.int64)
   len_a = ids_a.row_lengths()
   cls, sep = _column(ids_a, cls_id), _column(ids_a, sep_id)
@@ -84,7 +96,8 @@ def pack_inputs(ids_a, ids_b=None, max_seq_length=128, cls_id=101,
   else:
     ids_b = tf.cast(ids_b, tf.int64)
     len_b = ids_b.row_lengths()
-    has_b = len_b > 0
+    has_b = len_b > 0 if empty_b == "single" else tf.ones_like(len_b,
+                                                                 tf.bool)
     keep_a, keep_b = truncated_lengths(
         len_a, len_b, tf.constant(max_seq_length - 3, tf.int64))
     sep_b = tf.RaggedTensor.from_row_lengths(

@@ -179,6 +179,12 @@ class InGraphTokenizer(tf.Module):
         token_out_type=tf.int64, unknown_token=unk_token,
         no_pretokenization=True)
 
+  def vocabulary(self):
+    """The tokens by id as this tokenizer uses them (list of str; an entry
+    no text can produce, such as one with whitespace, is a placeholder):
+    a tokenizer built on it tokenizes as this one."""
+    return [t.decode("utf-8") for t in self._vocab_tokens.numpy()]
+
   def split_words(self, text):
     """Basic tokens: tf.string Tensor [batch] -> RaggedTensor [batch, (words)]."""
     text = tf.convert_to_tensor(text, dtype=tf.string)

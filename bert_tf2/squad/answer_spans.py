@@ -1,10 +1,12 @@
-"""Training answers -> word-piece spans, in graph (run_squad.py's rules).
+"""SQuAD contexts and training answers -> words and word pieces, in graph
+(run_squad.py's rules).
 
 The graph form of what `squad.examples` and `squad.features` do with a
-training answer, batched over examples:
+context and a training answer, batched over examples:
 
 1. `context_words`: the context split on the reader's whitespace (" ",
    \\t, \\r, \\n, U+202F), with each word's first byte;
+   `context_pieces`: its word pieces, each with its word and characters;
 2. `answer_words`: the answer's first and last character (answer_start,
    answer_start + len(text) - 1, in characters) -> the words holding them
    (the original's char_to_word_offset), and whether the annotated text is
@@ -51,6 +53,51 @@ def context_words(contexts):
   words, begins, _ = tf_text.regex_split_with_offsets(contexts,
                                                       _READER_SPACE)
   return words, begins
+
+
+def context_pieces(words, tok):
+  """Word pieces of every context, each with its word and characters
+  (run_squad.py's tok_to_orig_index, in graph).
+
+  Args:
+    words: tf.string RaggedTensor [batch, (words)] (`context_words`).
+    tok: the `tokenization.tf_text.InGraphTokenizer`.
+
+  Returns:
+    doc: int64 RaggedTensor [batch, (pieces)], the context's word pieces;
+    per_piece: (local word index, first character, end character), each
+      int64 RaggedTensor [batch, (pieces)];
+    aligned: bool RaggedTensor [batch, (words)], whether a word's pieces
+      spell it character for character (no [UNK], no stripped accents).
+  """
+  word_pieces = tok.tokenize(words.flat_values)   # [all words, (pieces)]
+  pieces_per_example = tf.math.unsorted_segment_sum(
+      word_pieces.row_lengths(), words.value_rowids(), words.nrows())
+  word_of_piece = word_pieces.value_rowids()
+  local_word = word_of_piece - tf.gather(words.row_starts(),
+                                         tf.gather(words.value_rowids(),
+                                                   word_of_piece))
+  strings = tf.gather(tok._vocab_tokens, word_pieces.flat_values)  # pylint: disable=protected-access
+  suffix = tf.strings.regex_full_match(strings, "##.+")
+  length = tf.strings.length(strings, unit="UTF8_CHAR") - tf.where(
+      suffix, 2, 0)
+  unk = tf.equal(strings, tok.unk_token)
+  piece_len = tf.RaggedTensor.from_row_lengths(length,
+                                               word_pieces.row_lengths())
+  start = tf.math.cumsum(piece_len, axis=1, exclusive=True).flat_values
+  aligned = tf.logical_and(
+      tf.equal(tf.reduce_sum(piece_len, axis=1),
+               tf.strings.length(words.flat_values, unit="UTF8_CHAR")),
+      tf.logical_not(tf.reduce_any(tf.RaggedTensor.from_row_lengths(
+          unk, word_pieces.row_lengths()), axis=1)))
+  by_example = lambda x: tf.RaggedTensor.from_row_lengths(
+      x, pieces_per_example)
+  per_piece = tuple(by_example(x) for x in (
+      local_word, tf.cast(start, tf.int64),
+      tf.cast(start + length, tf.int64)))
+  aligned = tf.RaggedTensor.from_row_lengths(
+      aligned, tf.cast(words.row_lengths(), tf.int64))
+  return by_example(word_pieces.flat_values), per_piece, aligned
 
 
 def _pick(ragged, index):
@@ -115,7 +162,7 @@ def answer_pieces(local_word, doc, answer_ids, start_word, end_word):
 
   Args:
     local_word: int64 RaggedTensor [batch, (pieces)], each context piece's
-      word (`serving_windows.context_pieces`).
+      word (`context_pieces`).
     doc: int64 RaggedTensor [batch, (pieces)], the context's piece ids.
     answer_ids: int64 RaggedTensor [batch, (pieces)], the answer text's.
     start_word, end_word: int64 [batch] (`answer_words`).

@@ -4,10 +4,12 @@ A Keras layer (a `BertPreprocessor`, so its config carries the
 vocabulary) that builds run_squad.py's features in graph, batched:
 
   call((questions, contexts))
-      every doc_stride window of every context (`serving_windows`), as the
+      every doc_stride window of every context (`windows`), as the
       serving signature computes them: "input_ids", "input_mask",
-      "segment_ids" [windows, max_seq_length] and "example_index"
-      [windows] (an empty context gets one window without context).
+      "segment_ids" [windows, max_seq_length], "example_index" [windows]
+      and where each window's context pieces are ("window_start",
+      "window_length", "window_offset" [windows]); an empty context gets
+      one window without context.
   call((questions, contexts, answer_starts, answer_texts))
       the training features of `squad.features.convert_examples_to_features`
       (is_training=True): the same windows plus "start_positions" and
@@ -38,8 +40,8 @@ import tensorflow as tf
 from bert_tf2.common import InputError
 from bert_tf2.common import preprocessor
 from bert_tf2.squad import answer_spans
-from bert_tf2.squad import serving_windows
 from modeling import layers
+from tokenization import packing
 
 FEATURES = ("input_ids", "input_mask", "segment_ids")
 
@@ -63,24 +65,52 @@ class SquadPreprocessor(preprocessor.BertPreprocessor):
           "and doc_stride >= 1)" % (self.max_seq_length,
                                     self.max_query_length, self.doc_stride))
 
-  def windows(self, questions, contexts):
-    """Every window; returns (features, example, start, length, offset)."""
+  def context(self, contexts):
+    """Contexts tf.string [batch] -> (words, begins, doc, per_piece,
+    aligned): `answer_spans.context_words` and `context_pieces`."""
+    words, begins = answer_spans.context_words(contexts)
+    doc, per_piece, aligned = answer_spans.context_pieces(words,
+                                                          self.tokenizer)
+    return words, begins, doc, per_piece, aligned
+
+  def windows(self, questions, doc):
+    """run_squad.py's doc_stride windows (`squad.features.doc_windows`):
+    `[CLS] question[:max_query_length] [SEP] context pieces [SEP]`, the
+    pieces of window k starting at k * min(doc_stride, room)
+    (`tokenization.packing.window_spans`) until one reaches the context's
+    end; an empty context gets one window `[CLS] question [SEP] [SEP]`.
+
+    Args:
+      questions: tf.string [batch].
+      doc: int64 RaggedTensor [batch, (pieces)], the contexts' pieces.
+
+    Returns:
+      dict: "input_ids", "input_mask", "segment_ids" int32 [windows,
+      max_seq_length]; "example_index" (the question), "window_start" (its
+      first context piece), "window_length" (its context pieces) and
+      "window_offset" (the position of its first context piece), int64
+      [windows].
+    """
     tok = self.tokenizer
-    words, _ = answer_spans.context_words(contexts)
-    doc, per_piece, _ = serving_windows.context_pieces(words, tok)
     query = tok.tokenize(questions)[:, :self.max_query_length]
-    inputs, example, start, length, offset = (
-        serving_windows.doc_stride_windows(query, doc, self.max_seq_length,
-                                           self.doc_stride, tok.cls_id,
-                                           tok.sep_id))
-    return inputs, example, start, length, offset, (words, doc, per_piece)
+    example, start, length = packing.window_spans(
+        doc.row_lengths(), self.max_seq_length - 3 - query.row_lengths(),
+        self.doc_stride)
+    features = packing.pack_inputs(
+        tf.gather(query, example), packing.take_windows(doc, example, start,
+                                                        length),
+        self.max_seq_length, tok.cls_id, tok.sep_id, empty_b="pair")
+    return dict(features, example_index=example, window_start=start,
+                window_length=length,
+                window_offset=tf.gather(query.row_lengths(), example) + 2)
 
   def training_windows(self, questions, contexts, answer_starts,
                        answer_texts):
     """Windows with "start_positions"/"end_positions" (module docstring)."""
-    inputs, example, start, length, offset, (words, doc, per_piece) = (
-        self.windows(questions, contexts))
-    _, begins = answer_spans.context_words(contexts)
+    words, begins, doc, per_piece, _ = self.context(contexts)
+    windows = self.windows(questions, doc)
+    example, start, length, offset = (windows.pop(k) for k in (
+        "example_index", "window_start", "window_length", "window_offset"))
     impossible = tf.cast(answer_starts, tf.int64) < 0
     start_word, end_word, found = answer_spans.answer_words(
         contexts, words, begins, tf.maximum(answer_starts, 0), answer_texts)
@@ -93,7 +123,7 @@ class SquadPreprocessor(preprocessor.BertPreprocessor):
     to_window = lambda p: tf.cast(
         tf.where(inside, p - start + offset, 0), tf.int32)
     keep = (tf.gather(found | impossible, example)) & (length > 0)
-    out = dict(inputs, start_positions=to_window(first),
+    out = dict(windows, start_positions=to_window(first),
                end_positions=to_window(last), example_index=example)
     return {k: tf.boolean_mask(v, keep) for k, v in out.items()}
 
@@ -104,13 +134,16 @@ class SquadPreprocessor(preprocessor.BertPreprocessor):
     if len(inputs) != 2:
       raise ValueError("SquadPreprocessor takes (questions, contexts) or "
                        "(questions, contexts, answer_starts, answer_texts)")
-    features, example = self.windows(*inputs)[:2]
-    return dict(features, example_index=example)
+    questions, contexts = inputs
+    return self.windows(questions, self.context(contexts)[2])
 
   def compute_output_spec(self, inputs):
     spec = {k: keras.KerasTensor((None, self.max_seq_length), "int32")
             for k in FEATURES}
     spec["example_index"] = keras.KerasTensor((None,), "int64")
+    if len(inputs) == 2:
+      for k in ("window_start", "window_length", "window_offset"):
+        spec[k] = keras.KerasTensor((None,), "int64")
     if len(inputs) == 4:
       for k in ("start_positions", "end_positions"):
         spec[k] = keras.KerasTensor((None,), "int32")

@@ -1,19 +1,22 @@
-"""SQuAD serving: `SquadServer`, answers from raw strings in one TF graph.
+"""SQuAD serving: answers from raw strings in one TF graph, a `TextServer`.
 
-See `bert_tf2.squad.predictor` for what it computes and how it differs from
-the Python path. Steps (all batched, [batch] = number of questions):
+The SavedModel is the task's `common.serving.TextServer` (its preprocessor,
+its model, its outputs), as every task's; see `bert_tf2.squad.predictor`
+for what it computes and how it differs from the Python path. Steps (all
+batched, [batch] = number of questions):
 
-1. context -> words: split on the original's whitespace (" ", \\t, \\r, \\n,
-   U+202F); each word -> word pieces (`InGraphTokenizer`), so every piece
-   knows its word, as run_squad.py's tok_to_orig_index;
-2. run_squad.py's windows: [CLS] question[:max_query_length] [SEP] context
-   pieces [SEP], the context pieces of window k starting at
+1. `SquadPreprocessor`: the context split on the original's whitespace
+   (" ", \\t, \\r, \\n, U+202F) into words, each word into word pieces, so
+   every piece knows its word (run_squad.py's tok_to_orig_index); then
+   run_squad.py's windows, [CLS] question[:max_query_length] [SEP]
+   context pieces [SEP], the context pieces of window k starting at
    k * min(doc_stride, room) until one window reaches the context's end
-   (`squad.features.doc_windows`); all windows of the batch go through
-   the model in one call;
-3. the model's start/end logits; candidate spans of each window as the
-   original's n-best: a start among the window's top n_best_size start
-   logits, an end among its top n_best_size end logits, both in the
+   (`tokenization.packing`: `window_spans`, `pack_inputs`);
+2. the model's start/end logits, every window of the batch, chunk_size
+   windows per call;
+3. SQuAD's own outputs (`squad_outputs`): candidate spans of each window
+   as the original's n-best: a start among the window's top n_best_size
+   start logits, an end among its top n_best_size end logits, both in the
    context, the start in its max-context window
    (`tokenization.packing.max_context_windows`), start <= end, at most
    max_answer_length pieces; the best of all windows by start + end logit;
@@ -22,16 +25,21 @@ the Python path. Steps (all batched, [batch] = number of questions):
 4. the text: the context words of the span, the first and last trimmed to
    the pieces' character offsets when every word of the span has as many
    characters as its pieces (else whole words).
+
+Signature: serving_default(question, context: tf.string [batch]) ->
+answer, score, start_logit, end_logit, null_score_diff, no_answer,
+num_windows [batch] (`write_saved_model`).
 """
 
 import tensorflow as tf
 
-from bert_tf2.common import InputError
 from bert_tf2.common import raw_text_serving
-from bert_tf2.squad import serving_windows as windows_lib
+from bert_tf2.common import serving
 from bert_tf2.squad.postprocess import NO_CANDIDATE_SCORE_DIFF
+from bert_tf2.squad.preprocessor import SquadPreprocessor
+from tokenization import packing
 
-_WHITESPACE = "[ \t\r\n\u202f]"
+TEXT_INPUTS = ("question", "context")
 
 
 def _pick(ragged, index):
@@ -43,139 +51,144 @@ def _pick(ragged, index):
   return tf.gather(flat, position)
 
 
-class SquadServer(tf.Module):
-  """Holds the model and tokenizer; `serve(question, context)` is the signature."""
+def _max_context(doc, example, start, length, in_doc, relative):
+  """bool [num_windows, seq]: the window is the token's max-context one
+  (`tokenization.packing.max_context_windows`, run_squad.py's
+  `token_is_max_context`).
 
-  def __init__(self, model, tokenizer, max_seq_length, max_query_length,
-               n_best_size, max_answer_length, version_2_with_negative,
-               null_score_diff_threshold, doc_stride=128,
-               chunk_size=raw_text_serving.DEFAULT_CHUNK_SIZE):
-    super().__init__(name="squad_server")
-    self.chunk_size = int(chunk_size)
-    if max_seq_length - 3 - max_query_length < 1 or doc_stride < 1:
-      raise InputError(
-          "max_seq_length=%d, max_query_length=%d, doc_stride=%d: no room "
-          "for context windows (need max_seq_length > max_query_length + 3 "
-          "and doc_stride >= 1)" % (max_seq_length, max_query_length,
-                                    doc_stride))
-    self.model = model
-    self.tokenizer = tokenizer
-    self.max_seq_length = int(max_seq_length)
-    self.max_query_length = int(max_query_length)
-    self.doc_stride = int(doc_stride)
-    self.n_best_size = int(n_best_size)
-    self.max_answer_length = int(max_answer_length)
-    self.version_2 = bool(version_2_with_negative)
-    self.threshold = float(null_score_diff_threshold)
-    text = raw_text_serving.TEXT_SPEC
-    self.serve = tf.function(self._serve, input_signature=[text, text])
+  Args:
+    doc: int64 RaggedTensor [batch, (pieces)], the contexts' pieces.
+    example, start, length: int64 [num_windows], each window's question,
+      first context piece and number of context pieces.
+    in_doc: bool [num_windows, seq], the position holds a context piece.
+    relative: int64 [num_windows, seq], position - the window's offset.
+  """
+  # One spare entry (-1) for the positions outside the context.
+  best = tf.concat([packing.max_context_windows(
+      example, start, length, doc.row_lengths()), [-1]], 0)
+  clipped = tf.clip_by_value(relative, 0,
+                             tf.maximum(length[:, tf.newaxis] - 1, 0))
+  piece = start[:, tf.newaxis] + clipped + tf.gather(
+      doc.row_starts(), example)[:, tf.newaxis]
+  window = tf.range(tf.shape(start, out_type=tf.int64)[0])[:, tf.newaxis]
+  piece = tf.where(in_doc, piece, tf.shape(best, out_type=tf.int64)[0] - 1)
+  return in_doc & tf.equal(tf.gather(best, piece), window)
 
-  def _words(self, context):
-    """Context -> ragged words [batch, (words)]."""
-    words = tf.strings.split(tf.strings.regex_replace(context, _WHITESPACE,
-                                                      " "), sep=" ")
-    return tf.ragged.boolean_mask(words, tf.strings.length(words) > 0)
 
-  def _best_spans(self, start_logits, end_logits, in_doc, max_context):
-    """(start, end, score, found) of the best valid span of each window."""
-    seq = self.max_seq_length
-    k = min(self.n_best_size, seq)
-    def top(logits):
-      index = tf.math.top_k(logits, k=k).indices
-      return tf.reduce_max(tf.one_hot(index, seq, dtype=tf.int32), 1) > 0
-    ok_start = top(start_logits) & in_doc & max_context
-    ok_end = top(end_logits) & in_doc
-    i = tf.range(seq)[:, tf.newaxis]
-    j = tf.range(seq)[tf.newaxis]
-    ok_len = (j >= i) & (j - i + 1 <= self.max_answer_length)
-    valid = (ok_start[:, :, tf.newaxis] & ok_end[:, tf.newaxis, :] &
-             ok_len[tf.newaxis])
-    scores = start_logits[:, :, tf.newaxis] + end_logits[:, tf.newaxis, :]
-    scores = tf.where(valid, scores, tf.fill(tf.shape(scores), -1e30))
-    flat = tf.reshape(scores, [-1, seq * seq])
-    best = tf.argmax(flat, axis=1, output_type=tf.int32)
-    found = tf.reduce_any(tf.reshape(valid, [-1, seq * seq]), axis=1)
-    return best // seq, best % seq, tf.reduce_max(flat, axis=1), found
+def _best_spans(start_logits, end_logits, in_doc, max_context, seq,
+                n_best_size, max_answer_length):
+  """(start, end, score, found) of the best valid span of each window
+  (float32 logits, bool masks [num_windows, seq]; int32, int32, float32,
+  bool [num_windows])."""
+  k = min(n_best_size, seq)
 
-  def _text(self, words, per_piece, aligned, start, end):
-    """Answer strings of piece spans [start, end] (doc-relative, int64)."""
-    local_word, char_start, char_end = per_piece
-    w0, w1 = _pick(local_word, start), _pick(local_word, end)
-    c0 = tf.cast(_pick(char_start, start), tf.int32)
-    c1 = tf.cast(_pick(char_end, end), tf.int32)
-    base = words.row_starts()
-    span = tf.ragged.range(base + w0, base + w1 + 1)   # global word indexes
-    flat_words = tf.concat([words.flat_values, [""]], 0)
-    flat_aligned = tf.concat([aligned.flat_values, [False]], 0)
-    span_words = tf.gather(flat_words, span)
-    trim = tf.reduce_all(tf.gather(flat_aligned, span), axis=1)
-    first = tf.gather(flat_words, base + w0)
-    last = tf.gather(flat_words, base + w1)
-    single = tf.equal(w0, w1)
-    first_cut = tf.strings.substr(
-        first, c0, tf.where(single, c1 - c0,
-                            tf.strings.length(first, unit="UTF8_CHAR")),
-        unit="UTF8_CHAR")
-    last_cut = tf.strings.substr(last, tf.zeros_like(c1), c1,
-                                 unit="UTF8_CHAR")
-    parts = tf.concat([first_cut[:, tf.newaxis], span_words[:, 1:-1],
-                       last_cut[:, tf.newaxis]], axis=1)
-    trimmed = tf.where(single, first_cut,
-                       tf.strings.reduce_join(parts, axis=1, separator=" "))
-    whole = tf.strings.reduce_join(span_words, axis=1, separator=" ")
-    return tf.where(trim, trimmed, whole)
+  def top(logits):
+    index = tf.math.top_k(logits, k=k).indices
+    return tf.reduce_max(tf.one_hot(index, seq, dtype=tf.int32), 1) > 0
+  ok_start = top(start_logits) & in_doc & max_context
+  ok_end = top(end_logits) & in_doc
+  i = tf.range(seq)[:, tf.newaxis]
+  j = tf.range(seq)[tf.newaxis]
+  ok_len = (j >= i) & (j - i + 1 <= max_answer_length)
+  valid = (ok_start[:, :, tf.newaxis] & ok_end[:, tf.newaxis, :] &
+           ok_len[tf.newaxis])
+  scores = start_logits[:, :, tf.newaxis] + end_logits[:, tf.newaxis, :]
+  scores = tf.where(valid, scores, tf.fill(tf.shape(scores), -1e30))
+  flat = tf.reshape(scores, [-1, seq * seq])
+  best = tf.argmax(flat, axis=1, output_type=tf.int32)
+  found = tf.reduce_any(tf.reshape(valid, [-1, seq * seq]), axis=1)
+  return best // seq, best % seq, tf.reduce_max(flat, axis=1), found
 
-  def _serve(self, question, context):
-    question, context = raw_text_serving.check_text_inputs(
-        question, context, names=["question", "context"])
-    words = self._words(context)
-    doc, per_piece, aligned = windows_lib.context_pieces(words,
-                                                         self.tokenizer)
-    query = self.tokenizer.tokenize(question)[:, :self.max_query_length]
-    inputs, example, start, length, offset = windows_lib.doc_stride_windows(
-        query, doc, self.max_seq_length, self.doc_stride,
-        self.tokenizer.cls_id, self.tokenizer.sep_id)
-    # Every window of the batch, chunk_size windows per model call.
-    start_logits, end_logits = raw_text_serving.call_in_chunks(
-        lambda x: tuple(self.model(x, training=False)), inputs,
-        self.chunk_size)
-    relative = (tf.range(self.max_seq_length, dtype=tf.int64)[tf.newaxis] -
+
+def _first_best(values, example, batch, reduce):
+  """(reduce of each question's window values, the first window reaching
+  it): float [num_windows] -> float [batch], int64 [batch]."""
+  best = reduce(values, example, batch)
+  windows = tf.range(tf.shape(example, out_type=tf.int64)[0])
+  first = tf.math.unsorted_segment_min(
+      tf.where(tf.equal(values, tf.gather(best, example)), windows,
+               tf.int64.max), example, batch)
+  return best, first
+
+
+def _text(words, per_piece, aligned, start, end):
+  """Answer strings of piece spans [start, end] (doc-relative, int64)."""
+  local_word, char_start, char_end = per_piece
+  w0, w1 = _pick(local_word, start), _pick(local_word, end)
+  c0 = tf.cast(_pick(char_start, start), tf.int32)
+  c1 = tf.cast(_pick(char_end, end), tf.int32)
+  base = words.row_starts()
+  span = tf.ragged.range(base + w0, base + w1 + 1)   # global word indexes
+  flat_words = tf.concat([words.flat_values, [""]], 0)
+  flat_aligned = tf.concat([aligned.flat_values, [False]], 0)
+  span_words = tf.gather(flat_words, span)
+  trim = tf.reduce_all(tf.gather(flat_aligned, span), axis=1)
+  first = tf.gather(flat_words, base + w0)
+  last = tf.gather(flat_words, base + w1)
+  single = tf.equal(w0, w1)
+  first_cut = tf.strings.substr(
+      first, c0, tf.where(single, c1 - c0,
+                          tf.strings.length(first, unit="UTF8_CHAR")),
+      unit="UTF8_CHAR")
+  last_cut = tf.strings.substr(last, tf.zeros_like(c1), c1,
+                               unit="UTF8_CHAR")
+  parts = tf.concat([first_cut[:, tf.newaxis], span_words[:, 1:-1],
+                     last_cut[:, tf.newaxis]], axis=1)
+  trimmed = tf.where(single, first_cut,
+                     tf.strings.reduce_join(parts, axis=1, separator=" "))
+  whole = tf.strings.reduce_join(span_words, axis=1, separator=" ")
+  return tf.where(trim, trimmed, whole)
+
+
+def squad_outputs(preprocessor, n_best_size=20, max_answer_length=30,
+                  version_2_with_negative=False,
+                  null_score_diff_threshold=0.0):
+  """SQuAD's outputs(features, logits, texts) for `TextServer` (steps 3
+  and 4 of the module docstring): the `SquadPreprocessor`'s windows and
+  their (start_logits, end_logits) [num_windows, seq] -> the signature's
+  dict [batch]."""
+  n_best_size, max_answer_length = int(n_best_size), int(max_answer_length)
+  version_2 = bool(version_2_with_negative)
+  threshold = float(null_score_diff_threshold)
+
+  def outputs(features, logits, texts):
+    question, context = texts
+    words, _, doc, per_piece, aligned = preprocessor.context(context)
+    example, start, length, offset = (features[k] for k in (
+        "example_index", "window_start", "window_length", "window_offset"))
+    start_logits, end_logits = logits
+    seq = preprocessor.max_seq_length
+    relative = (tf.range(seq, dtype=tf.int64)[tf.newaxis] -
                 offset[:, tf.newaxis])
     in_doc = (relative >= 0) & (relative < length[:, tf.newaxis])
-    max_context = windows_lib.max_context(doc, example, start, length,
-                                          in_doc, relative)
-    w_start, w_end, w_score, w_found = self._best_spans(
-        start_logits, end_logits, in_doc, max_context)
+    w_start, w_end, w_score, w_found = _best_spans(
+        start_logits, end_logits, in_doc,
+        _max_context(doc, example, start, length, in_doc, relative), seq,
+        n_best_size, max_answer_length)
     # The best window of each question (the first on ties, as the stable
     # sort of the original's candidates).
     batch = tf.shape(question, out_type=tf.int64)[0]
-    score = tf.math.unsorted_segment_max(w_score, example, batch)
-    windows = tf.range(tf.shape(example, out_type=tf.int64)[0])
-    best = tf.math.unsorted_segment_min(
-        tf.where(tf.equal(w_score, tf.gather(score, example)), windows,
-                 tf.int64.max), example, batch)
+    score, best = _first_best(w_score, example, batch,
+                              tf.math.unsorted_segment_max)
     found = tf.gather(w_found, best)
     start_pos = tf.cast(tf.gather(w_start, best), tf.int64)
     end_pos = tf.cast(tf.gather(w_end, best), tf.int64)
     shift = tf.gather(start, best) - tf.gather(offset, best)
     safe = lambda p: tf.where(found, p + shift, tf.zeros_like(p))
-    text = self._text(words, per_piece, aligned, safe(start_pos),
-                      safe(end_pos))
+    text = _text(words, per_piece, aligned, safe(start_pos), safe(end_pos))
     # No valid span: "" (SQuAD 2.0) or "empty", the original's placeholder.
-    text = tf.where(found, text, "" if self.version_2 else "empty")
+    text = tf.where(found, text, "" if version_2 else "empty")
     pick = lambda t, w, idx: tf.gather_nd(t, tf.stack([w, idx], 1))
     start_logit = pick(start_logits, best, start_pos)
     end_logit = pick(end_logits, best, end_pos)
     # The null score: the lowest [CLS] score over the question's windows
     # (the first such window's logits).
-    null_w = start_logits[:, 0] + end_logits[:, 0]
-    null = tf.math.unsorted_segment_min(null_w, example, batch)
-    null_window = tf.math.unsorted_segment_min(
-        tf.where(tf.equal(null_w, tf.gather(null, example)), windows,
-                 tf.int64.max), example, batch)
+    null, null_window = _first_best(start_logits[:, 0] + end_logits[:, 0],
+                                    example, batch,
+                                    tf.math.unsorted_segment_min)
     zero = tf.zeros_like(start_pos)
-    if self.version_2:
-      no_answer = tf.logical_or(null - score > self.threshold,
+    if version_2:
+      no_answer = tf.logical_or(null - score > threshold,
                                 tf.logical_not(found))
       # No candidate span: the n-best holds only the null answer.
       diff = tf.where(found, null - score,
@@ -199,3 +212,38 @@ class SquadServer(tf.Module):
             "num_windows": tf.math.bincount(
                 tf.cast(example, tf.int32), minlength=tf.cast(batch, tf.int32),
                 maxlength=tf.cast(batch, tf.int32))}
+  return outputs
+
+
+def squad_server(model, preprocessor, n_best_size=20, max_answer_length=30,
+                 version_2_with_negative=False, null_score_diff_threshold=0.0,
+                 chunk_size=raw_text_serving.DEFAULT_CHUNK_SIZE):
+  """The `common.serving.TextServer` of a `SquadModel` and its
+  `SquadPreprocessor`, with `squad_outputs` (the other arguments as
+  run_squad.py's flags); the model sees full windows."""
+  return serving.TextServer(
+      preprocessor, model,
+      squad_outputs(preprocessor, n_best_size, max_answer_length,
+                    version_2_with_negative, null_score_diff_threshold),
+      chunk_size=chunk_size, trim_padding=False, name="squad_server")
+
+
+class SquadServer(serving.TextServer):
+  """`squad_server` from an in-graph tokenizer and run_squad.py's settings;
+  `serve(question, context)` is its serving_default signature."""
+
+  def __init__(self, model, tokenizer, max_seq_length, max_query_length,
+               n_best_size, max_answer_length, version_2_with_negative,
+               null_score_diff_threshold, doc_stride=128,
+               chunk_size=raw_text_serving.DEFAULT_CHUNK_SIZE):
+    pre = SquadPreprocessor(tokenizer.vocabulary(),
+                            do_lower_case=tokenizer.do_lower_case,
+                            max_seq_length=max_seq_length,
+                            doc_stride=doc_stride,
+                            max_query_length=max_query_length)
+    super().__init__(
+        pre, model,
+        squad_outputs(pre, n_best_size, max_answer_length,
+                      version_2_with_negative, null_score_diff_threshold),
+        chunk_size=chunk_size, trim_padding=False, name="squad_server")
+    self.serve = self.text_signature(TEXT_INPUTS)

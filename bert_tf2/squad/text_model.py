@@ -18,7 +18,7 @@ run_squad.py's windows with their start/end positions (in graph, inside a
 windows are made once and cached in memory (3 x max_seq_length int32 per
 window: about 400 MB for SQuAD 1.1's 88k windows at 384); the shuffle
 buffer holds 10,000 windows (the original's record reader: 100).
-Prediction: the serving signature's graph (`squad.serving.SquadServer`: the
+Prediction: the serving signature's graph (`squad.serving.squad_server`: the
 same windows, the n-best rule of `squad.postprocess` over all windows of a
 question), so `predict` returns per question "answer" (str), "score",
 "start_logit", "end_logit", "null_score_diff", "no_answer" and
@@ -35,6 +35,7 @@ import tensorflow as tf
 
 import modeling
 
+from bert_tf2.common import raw_text_serving
 from bert_tf2.common.text_model import TextModel
 from bert_tf2.squad import evaluate as evaluate_lib
 from bert_tf2.squad import raw_answers
@@ -63,18 +64,18 @@ class SquadTextModel(TextModel):
 
   def _server(self):
     # Made per trace, not kept: an attribute would be tracked by Keras.
-    pre = self.preprocessor
-    return serving.SquadServer(
-        self.task, pre.tokenizer, pre.max_seq_length, pre.max_query_length,
-        self.n_best_size, self.max_answer_length,
-        self.version_2_with_negative, self.null_score_diff_threshold,
-        doc_stride=pre.doc_stride)
+    server = serving.squad_server(
+        self.task, self.preprocessor, self.n_best_size,
+        self.max_answer_length, self.version_2_with_negative,
+        self.null_score_diff_threshold)
+    server.serve = server.text_signature(serving.TEXT_INPUTS)
+    return server
 
   def call(self, inputs, training=False):
     if isinstance(inputs, dict):    # Windows (fit, evaluate).
       return self.task(inputs, training=training)
-    questions, contexts = inputs
-    return self._server()._serve(questions, contexts)  # pylint: disable=protected-access
+    return self._server().answer(raw_text_serving.check_text_inputs(
+        *inputs, names=list(serving.TEXT_INPUTS)))
 
   def _windows(self, x, y, batch_size, shuffle=False):
     """(questions, contexts), answers -> a Dataset of window batches."""

@@ -6,7 +6,6 @@ import tokenization
 from bert_tf2.squad import answer_spans
 from bert_tf2.squad import examples as examples_lib
 from bert_tf2.squad import features as features_lib
-from bert_tf2.squad import serving_windows
 from tests.squad import fixture_data
 from tokenization import tf_text
 
@@ -47,7 +46,7 @@ def test_spans_equal_the_originals():
   words, begins = answer_spans.context_words(contexts)
   start_word, end_word, found = answer_spans.answer_words(
       contexts, words, begins, tf.constant([s for _, s, _ in CASES]), texts)
-  doc, per_piece, _ = serving_windows.context_pieces(words, tok)
+  doc, per_piece, _ = answer_spans.context_pieces(words, tok)
   first, last = answer_spans.answer_pieces(per_piece[0], doc,
                                            tok.tokenize(texts), start_word,
                                            end_word)

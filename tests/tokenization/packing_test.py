@@ -9,10 +9,13 @@ from tokenization import packing
 from tokenization import tf_text
 
 
-def _original_pack(a, b, max_seq_length, cls_id=1, sep_id=2):
+def _original_pack(a, b, max_seq_length, cls_id=1, sep_id=2,
+                   empty_pair=False):
   """run_classifier.py's truncation and layout, written out plainly (a
-  second sequence without tokens is a single one: `if tokens_b:`)."""
-  a, b = list(a), (list(b) if b else None)
+  second sequence without tokens is a single one: `if tokens_b:`; with
+  empty_pair it stays a pair, as run_squad.py's window without context)."""
+  a = list(a)
+  b = list(b) if b or (empty_pair and b is not None) else None
   if b is None:
     a = a[:max_seq_length - 2]
     ids, seg = [cls_id] + a + [sep_id], [0] * (len(a) + 2)
@@ -46,6 +49,34 @@ def test_pack_inputs_matches_original(batch, max_seq_length, pair):
     assert out["input_ids"][i].numpy().tolist() == ids
     assert out["input_mask"][i].numpy().tolist() == mask
     assert out["segment_ids"][i].numpy().tolist() == seg
+
+
+@settings(max_examples=25, deadline=None)
+@given(batch=st.lists(st.tuples(_IDS, _IDS | st.just([])), min_size=1,
+                      max_size=4),
+       max_seq_length=st.integers(3, 24))
+def test_empty_b_pair_packs_an_empty_second_segment(batch, max_seq_length):
+  a = tf.ragged.constant([x for x, _ in batch], dtype=tf.int64,
+                         row_splits_dtype=tf.int64)
+  b = tf.ragged.constant([y for _, y in batch], dtype=tf.int64,
+                         row_splits_dtype=tf.int64)
+  out = packing.pack_inputs(a, b, max_seq_length, cls_id=1, sep_id=2,
+                            empty_b="pair")
+  for i, (x, y) in enumerate(batch):
+    ids, mask, seg = _original_pack(x, y, max_seq_length, empty_pair=True)
+    assert out["input_ids"][i].numpy().tolist() == ids
+    assert out["input_mask"][i].numpy().tolist() == mask
+    assert out["segment_ids"][i].numpy().tolist() == seg
+
+
+def test_empty_b_other_than_single_or_pair_is_refused():
+  a = tf.ragged.constant([[5]], dtype=tf.int64)
+  try:
+    packing.pack_inputs(a, a, 8, empty_b="none")
+  except ValueError as e:
+    assert "empty_b='none'" in str(e)
+  else:
+    raise AssertionError("empty_b='none' was accepted")
 
 
 def test_bert_inputs_from_raw_text_match_python_features():
