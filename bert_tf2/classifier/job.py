@@ -11,6 +11,7 @@ import functools
 import os
 
 import numpy as np
+import tensorflow as tf
 
 from bert_tf2.common import InputError
 from bert_tf2.common import atomic_open
@@ -32,15 +33,6 @@ from bert_tf2.runner.task import ModelTask
 def trim_padding_enabled(s):
   """--trim_padding (default true); never with --use_tpu (static shapes)."""
   return bool(s.trim_padding) and not s.use_tpu
-
-
-def pearson(x, y):
-  """Pearson correlation of two 1-D arrays (0.0 if either is constant, as
-  the streaming eval_pearson metric)."""
-  x = np.asarray(x, np.float64) - np.mean(x)
-  y = np.asarray(y, np.float64) - np.mean(y)
-  denominator = np.sqrt(np.sum(x * x) * np.sum(y * y))
-  return float(np.sum(x * y) / denominator) if denominator else 0.0
 
 
 def write_test_results(path, rows):
@@ -189,33 +181,27 @@ class ClassifierJob(Job):
   def evaluate(self, estimator, input_fn, steps):
     if not self.windows:
       return estimator.evaluate(input_fn, steps=steps)
-    # Over documents (averaged window logits).
+    # Over documents: the model's metrics of the averaged window logits.
     examples = self.examples["eval"]
     logits = document_predictions(estimator, input_fn, len(examples))
-    labels = [features_lib.label_id_for(ex, self.label_list)
-              for ex in examples]
-    if self.regression:
-      predictions, labels = logits[:, 0], np.asarray(labels, np.float64)
-      loss = float(np.mean((predictions - labels) ** 2))
-      result = {"eval_loss": loss, "eval_pearson": pearson(predictions,
-                                                           labels),
-                "loss": loss}
-    else:
-      log_probs = np.log(long_text.softmax(logits))
-      per_example = -log_probs[np.arange(len(labels)), labels]
-      loss = float(per_example.mean())
-      result = {"eval_accuracy": float(np.mean(
-          np.argmax(logits, axis=-1) == labels)), "eval_loss": loss,
-                "loss": loss}
+    labels = np.array([features_lib.label_id_for(ex, self.label_list)
+                       for ex in examples],
+                      np.float32 if self.regression else np.int32)
+    result = estimator.model.logits_eval_results(logits, labels)
+    result["loss"] = result["eval_loss"]
     result["global_step"] = checkpoint_step(estimator.latest_checkpoint())
     return result
 
   def predict(self, estimator, input_fn):
     examples = self.examples["predict"]
-    if self.windows:
+    if self.windows:  # The model's outputs of the averaged window logits.
       logits = document_predictions(estimator, input_fn, len(examples))
-      rows = (logits[:, :1] if self.regression
-              else long_text.softmax(logits))
+      rows = []
+      if len(logits):
+        outputs = estimator.model.head_outputs(tf.constant(logits,
+                                                           tf.float32))
+        rows = (outputs["predictions"][:, None] if self.regression
+                else outputs["probabilities"]).numpy()
     else:  # The model's own float32 outputs, as the original wrote them.
       key = "predictions" if self.regression else "probabilities"
       rows = [np.reshape(p[key], [-1]) for p in estimator.predict(input_fn)

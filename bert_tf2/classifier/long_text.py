@@ -7,7 +7,8 @@ overlapping windows of the longest length that fits, each starting
 reaches the end of the text. text_b (if any) is repeated in every window,
 trimmed to at most half of the sequence. Every window is a training example
 with the document's label; at eval/predict time the logits of a document's
-windows are averaged and the softmax of that mean is its prediction.
+windows are averaged and the model's outputs and metrics of that mean are
+the document's (`BertClassifier.head_outputs`, `logits_eval_results`).
 
 The windows are `tokenization.windows.window_starts` (in the graph:
 `tokenization.packing.pair_windows`) and their mean is
@@ -15,7 +16,6 @@ The windows are `tokenization.windows.window_starts` (in the graph:
 """
 
 from absl import logging
-import numpy as np
 
 from tokenization import windows
 from bert_tf2.classifier.features import InputFeatures
@@ -58,9 +58,3 @@ def write_windows(examples, label_list, max_seq_length, doc_stride, tokenizer,
   logging.info("%d examples -> %d windows", len(examples), n)
   return n
 
-
-def softmax(logits):
-  """Row-wise softmax of a numpy array."""
-  z = logits - np.max(logits, axis=-1, keepdims=True)
-  e = np.exp(z)
-  return e / np.sum(e, axis=-1, keepdims=True)

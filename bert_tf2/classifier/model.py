@@ -225,11 +225,44 @@ class BertClassifier(task_model.TaskModel):
     """(loss, outputs) on "label_ids" of `features`: the loss of
     `classifier_loss` (or `multi_label_loss`); outputs `head_outputs` and
     float32 [batch_size] "per_example_loss"."""
-    logits = self(features, training=training)
-    loss, per_example = self.head_loss(logits, features["label_ids"])
-    outputs = self.predict_outputs(features, logits)
+    return self.logits_loss_and_outputs(self(features, training=training),
+                                        features["label_ids"])
+
+  def logits_loss_and_outputs(self, logits, label_ids):
+    """`loss_and_outputs` of logits float32 [batch, num_labels] against
+    label_ids [batch] (multi-label: [batch, num_labels])."""
+    loss, per_example = self.head_loss(logits, label_ids)
+    outputs = self.head_outputs(logits)
     outputs["per_example_loss"] = per_example
     return loss, outputs
+
+  def logits_eval_results(self, logits, label_ids):
+    """eval_results.txt's metrics (`eval_metrics`) of logits computed
+    outside the model: run_classifier.py's `--long_text=sliding_window`
+    evaluates each document on the mean of its windows' logits.
+
+    Args:
+      logits: float [examples, num_labels] (NumPy or Tensor).
+      label_ids: [examples]: class ids, or the targets for regression.
+
+    Returns:
+      {name: float}, the `eval_metrics` names.
+
+    Example:
+      >>> import modeling
+      >>> cfg = modeling.BertConfig(vocab_size=30, hidden_size=8,
+      ...     num_hidden_layers=1, num_attention_heads=2, intermediate_size=16)
+      >>> out = BertClassifier(cfg, 2).logits_eval_results(
+      ...     [[0.0, 1.0], [2.0, 0.0], [0.0, 3.0]], [1, 0, 0])
+      >>> round(out["eval_accuracy"], 4), round(out["eval_loss"], 4)
+      (0.6667, 1.1629)
+    """
+    features = {"label_ids": tf.convert_to_tensor(label_ids)}
+    _, outputs = self.logits_loss_and_outputs(
+        tf.cast(logits, tf.float32), features["label_ids"])
+    metrics = self.eval_metrics()
+    self.update_eval_metrics(metrics, features, outputs)
+    return {name: float(metric.result()) for name, metric in metrics.items()}
 
   def predict_outputs(self, features, logits=None):
     """`head_outputs` of the logits of `features` (or of `logits`)."""

@@ -18,7 +18,6 @@ import pytest
 from scipy import stats
 import tensorflow as tf
 
-from bert_tf2.classifier import job as classifier_job
 from bert_tf2.classifier import pipeline
 from bert_tf2.classifier.options import default_options
 from bert_tf2.classifier.metrics import PearsonCorrelation
@@ -187,9 +186,3 @@ def test_streaming_pearson_equals_numpy(seed):
   metric.update_state(labels, np.full(50, 2.0))
   assert float(metric.result()) == 0.0  # Constant predictions: no NaN.
 
-
-def test_pipeline_pearson_helper():
-  x = np.array([1.0, 2.0, 4.0, 8.0])
-  y = np.array([2.0, 1.0, 5.0, 7.0])
-  assert classifier_job.pearson(x, y) == pytest.approx(stats.pearsonr(x, y)[0])
-  assert classifier_job.pearson(x, np.ones(4)) == 0.0
