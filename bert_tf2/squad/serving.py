@@ -28,7 +28,8 @@ batched, [batch] = number of questions):
 
 Signature: serving_default(question, context: tf.string [batch]) ->
 answer, score, start_logit, end_logit, null_score_diff, no_answer,
-num_windows [batch] (`write_saved_model`).
+num_windows [batch] (`SquadServer.serve`; written by `squad.job` and the
+predictor's `export` with `common.saved_model.write_saved_model`).
 """
 
 import tensorflow as tf
