@@ -3,7 +3,8 @@
 reader (CoNLL files), schemes (BIO / IOB1 / BIOES tags and conlleval's
 chunks), metrics (conlleval precision/recall/F1), features (first-piece
 labelling, overlapping windows), task and model (token classifier), merge
-(windows back to words), pipeline (the script's run), export (SavedModel
+(windows back to words), job (the script's run: `job.run(settings)`,
+`flags.default_options`), export (SavedModel
 and raw text -> entity spans). The People's Daily builder of docs/ner.md
 is a demo (bert_tf2.demos); its CRF baseline is in bench/baselines/.
 """

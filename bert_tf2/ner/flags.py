@@ -57,3 +57,15 @@ def define_flags(flag_values=flags.FLAGS):
       "With --crf: forbidden transitions (O -> I-X, start -> I-X; BIOES "
       "also B-X -> O, ...), never decoded and excluded from the loss. auto: "
       "the scheme of the training file (IOB1: none).", **fv)
+
+
+def default_options(**overrides):
+  """run_ner.py's settings with the defaults `define_flags` declares (for
+  library use and tests).
+
+  Example:
+    >>> default_options(doc_stride=32).doc_stride
+    32
+  """
+  from bert_tf2.finetune.settings import settings_with_defaults  # pylint: disable=g-import-not-at-top
+  return settings_with_defaults(define_flags, **overrides)

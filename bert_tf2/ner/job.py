@@ -21,6 +21,7 @@ from bert_tf2.common import atomic_open
 from bert_tf2.common import atomic_write_text
 from bert_tf2.common import cli
 from bert_tf2.finetune import checks
+from bert_tf2.finetune import driver
 from bert_tf2.finetune.driver import print_results
 from bert_tf2.finetune.job import Job
 from bert_tf2.ner import features as features_lib
@@ -263,3 +264,10 @@ class NerJob(Job):
         max_seq_length=s.max_seq_length, doc_stride=s.doc_stride)
     serving.write_saved_model(saved_model.restore_model(task, checkpoint),
                               preprocessor, s.export_dir, what="--export_dir")
+
+
+def run(settings):
+  """run_ner.py's work for its settings (`finetune.Settings.from_flags` in
+  the script, `ner.flags.default_options(...)` in Python):
+  `NerJob` on the fine-tuning driver."""
+  return driver.run(NerJob(settings))

@@ -23,7 +23,7 @@ from bert_tf2.common import cli
 from bert_tf2 import finetune
 import tokenization  # pylint: disable=unused-import  (--preserve_unused_tokens)
 from bert_tf2.ner import flags as ner_flags
-from bert_tf2.ner import pipeline
+from bert_tf2.ner import job as ner_job
 
 FLAGS = flags.FLAGS
 
@@ -31,7 +31,7 @@ ner_flags.define_flags()
 
 
 def main(_):
-  pipeline.run(finetune.Settings.from_flags(FLAGS))
+  ner_job.run(finetune.Settings.from_flags(FLAGS))
 
 
 def run():

@@ -16,7 +16,7 @@ from absl import flags
 from bert_tf2.common import cli
 from bert_tf2 import finetune
 from bert_tf2.squad import flags as squad_flags
-from bert_tf2.squad import pipeline
+from bert_tf2.squad import job as squad_job
 import tokenization  # pylint: disable=unused-import  (--preserve_unused_tokens)
 
 FLAGS = flags.FLAGS
@@ -25,7 +25,7 @@ squad_flags.define_flags()
 
 
 def main(_):
-  pipeline.run(finetune.Settings.from_flags(FLAGS))
+  squad_job.run(finetune.Settings.from_flags(FLAGS))
 
 
 def run():

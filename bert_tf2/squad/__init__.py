@@ -9,8 +9,9 @@
   postprocess: write_predictions, get_final_text, RawResult (n-best decoding)
   evaluate:    exact match / F1 (v1.1 and v2.0 definitions)
   job:         SquadJob (run_squad.py on the fine-tuning driver: records,
-               EM/F1 during training, prediction files, export)
-  pipeline:    run (the whole of run_squad.py)
+               EM/F1 during training, prediction files, export); run
+               (the whole of run_squad.py; settings:
+               flags.default_options)
 
 See docs/squad.md.
 """

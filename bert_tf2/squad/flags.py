@@ -77,3 +77,15 @@ def define_evaluate_flags(flag_values=flags.FLAGS):
                     "Metric definitions; auto: 2.0 if any question has "
                     "is_impossible.", **fv)
   flags.DEFINE_string("out_file", None, "Also write the JSON here.", **fv)
+
+
+def default_options(**overrides):
+  """run_squad.py's settings with the defaults `define_flags` declares (for
+  library use and tests).
+
+  Example:
+    >>> default_options(doc_stride=64).doc_stride
+    64
+  """
+  from bert_tf2.finetune.settings import settings_with_defaults  # pylint: disable=g-import-not-at-top
+  return settings_with_defaults(define_flags, **overrides)

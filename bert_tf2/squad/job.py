@@ -27,6 +27,7 @@ from bert_tf2.common import saved_model
 from bert_tf2.common import setup_checks
 from bert_tf2.common.cli import require_file
 from bert_tf2.finetune import checks
+from bert_tf2.finetune import driver
 from bert_tf2.finetune.job import Job
 from bert_tf2.runner.checkpoints import checkpoint_step
 from bert_tf2.runner.task import ModelTask
@@ -305,3 +306,18 @@ class SquadJob(Job):
     saved_model.write_saved_model(server, s.export_dir,
                                   {"serving_default": server.serve},
                                   what="--export_dir")
+
+
+def run(settings):
+  """The whole of run_squad.py for its settings (`finetune.Settings.
+  from_flags` in the script, `squad.flags.default_options(...)` in Python):
+  `SquadJob` on the fine-tuning driver.
+
+  Returns:
+    dict with "num_train_steps" and "predictions" ({qas_id: text}; None
+    when not run).
+  """
+  job = SquadJob(settings)
+  driver.run(job)
+  return {"num_train_steps": job.num_train_steps,
+          "predictions": job.predictions}

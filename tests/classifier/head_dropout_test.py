@@ -10,7 +10,7 @@ from bert_tf2.classifier import options as classifier_options
 from bert_tf2.classifier.model import BertClassifier
 from bert_tf2.common import InputError
 from bert_tf2.ner import job as ner_job
-from bert_tf2.ner import pipeline as ner_pipeline
+from bert_tf2.ner import flags as ner_flags
 from bert_tf2.ner.model import BertTokenClassifier
 
 # Dropout off in the encoder: only the head's can change a training call.
@@ -54,7 +54,7 @@ def test_models_take_the_rate():
 
 def test_flag_defaults_to_the_original_rate():
   assert classifier_options.default_options().classifier_dropout_prob == 0.1
-  assert ner_pipeline.default_options().classifier_dropout_prob == 0.1
+  assert ner_flags.default_options().classifier_dropout_prob == 0.1
 
 
 @pytest.mark.parametrize("value", [-0.1, 1.0])
@@ -65,6 +65,6 @@ def test_rate_outside_0_1_is_a_named_error(tmp_path, value):
         task_name="cola", data_dir=str(tmp_path), output_dir=str(tmp_path),
         do_train=True, classifier_dropout_prob=value))
   with pytest.raises(InputError, match=match):
-    ner_job.validate(ner_pipeline.default_options(
+    ner_job.validate(ner_flags.default_options(
         data_dir=str(tmp_path), output_dir=str(tmp_path), do_train=True,
         classifier_dropout_prob=value))

@@ -4,14 +4,14 @@ import pytest
 
 from bert_tf2.common import InputError
 from bert_tf2.finetune import checks
-from bert_tf2.ner import pipeline as ner_pipeline
+from bert_tf2.ner import flags as ner_flags
 
 
 def _settings(tmp_path, **overrides):
   values = dict(data_dir=str(tmp_path), output_dir=str(tmp_path / "out"),
                 do_train=True)
   values.update(overrides)
-  return ner_pipeline.default_options(**values)
+  return ner_flags.default_options(**values)
 
 
 @pytest.mark.parametrize("overrides, message", [

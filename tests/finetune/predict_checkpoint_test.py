@@ -8,7 +8,9 @@ import os
 import numpy as np
 import tensorflow as tf
 
-from bert_tf2.ner import pipeline
+from bert_tf2.ner import flags as ner_flags
+
+from bert_tf2.ner import job as ner_job
 from tests.reliability import fixtures
 
 SENTENCES = ["paris B-LOC\nis O\nnice O", "bob B-PER\nis O\nnice O",
@@ -26,7 +28,7 @@ def _options(tmp_path):
   # eval_sentences is the same at every evaluation, so the first one (step
   # 2) stays the best while training goes on to step 8 (patience 0): best
   # and latest differ, whatever the weights learn.
-  return pipeline.default_options(
+  return ner_flags.default_options(
       data_dir=str(data), vocab_file=vocab, bert_config_file=config,
       output_dir=str(tmp_path / "out"), do_train=True, do_eval=True,
       do_predict=True, max_seq_length=8, doc_stride=2, train_batch_size=2,
@@ -46,7 +48,7 @@ def _read_predictions(path):
 
 
 def test_ner_test_outputs_come_from_the_exported_best_checkpoint(tmp_path):
-  pipeline.run(_options(tmp_path))
+  ner_job.run(_options(tmp_path))
   out = tmp_path / "out"
   assert os.path.exists(out / "model.ckpt-8.index")
   with open(out / "best" / "best_metrics.json") as f:

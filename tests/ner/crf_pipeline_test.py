@@ -10,7 +10,8 @@ import tensorflow as tf
 
 from bert_tf2.common import InputError
 from bert_tf2.ner import model as model_lib
-from bert_tf2.ner import pipeline
+from bert_tf2.ner import flags as ner_flags
+from bert_tf2.ner import job as ner_job
 from bert_tf2.ner import schemes
 from bert_tf2.ner import serving
 from tests.ner import pipeline_test as base
@@ -98,13 +99,13 @@ def test_crf_model_fits_and_round_trips_keras_file(tmp_path):
 
 
 def test_crf_flags_refused_without_crf(trained_crf, tmp_path):
-  bad = pipeline.default_options(**dict(vars(trained_crf), crf=False,
+  bad = ner_flags.default_options(**dict(vars(trained_crf), crf=False,
                                         crf_learning_rate_multiplier=10.0,
                                         output_dir=str(tmp_path)))
   with pytest.raises(InputError, match="--crf_learning_rate_multiplier=10.0: needs --crf"):
-    pipeline.run(bad)
-  bad = pipeline.default_options(**dict(vars(trained_crf),
+    ner_job.run(bad)
+  bad = ner_flags.default_options(**dict(vars(trained_crf),
                                         crf_learning_rate_multiplier=0.0,
                                         output_dir=str(tmp_path)))
   with pytest.raises(InputError, match="must be > 0"):
-    pipeline.run(bad)
+    ner_job.run(bad)

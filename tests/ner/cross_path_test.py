@@ -35,7 +35,8 @@ import tokenization
 from bert_tf2 import models
 from bert_tf2.common import InputError
 from bert_tf2.ner import serving
-from bert_tf2.ner import pipeline
+from bert_tf2.ner import flags as ner_flags
+from bert_tf2.ner import job as ner_job
 from tests.common import cross_path
 from tests.reliability import fixtures
 
@@ -105,7 +106,7 @@ def trained(tmp_path_factory):
                [(w,) for w in words if w])
   config_file = fixtures.write_json(os.path.join(root, "bert_config.json"),
                                     CONFIG)
-  options = pipeline.default_options(
+  options = ner_flags.default_options(
       data_dir=data_dir, vocab_file=vocab_file, bert_config_file=config_file,
       output_dir=os.path.join(root, "out"), do_train=True, do_predict=True,
       max_seq_length=SEQ, doc_stride=STRIDE, train_batch_size=16,
@@ -113,7 +114,7 @@ def trained(tmp_path_factory):
       crf=True,
       save_checkpoints_steps=10000, iterations_per_loop=50,
       export_dir=os.path.join(root, "export"))
-  pipeline.run(options)
+  ner_job.run(options)
   return options, words
 
 

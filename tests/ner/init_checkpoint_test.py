@@ -19,7 +19,8 @@ import pytest
 import tensorflow as tf
 
 import modeling
-from bert_tf2.ner import pipeline
+from bert_tf2.ner import flags as ner_flags
+from bert_tf2.ner import job as ner_job
 from bert_tf2.runner import checkpoints
 from bert_tf2.pretraining.model import PretrainingModel
 from bert_tf2.runner.task import ModelTask
@@ -60,7 +61,7 @@ def test_ner_starts_from_every_pretrained_encoder_variable(tmp_path):
   (tmp_path / "bert_config.json").write_text(json.dumps(CONFIG))
   pretrained = _pretraining_checkpoint(str(tmp_path / "pretrain"))
 
-  options = pipeline.default_options(
+  options = ner_flags.default_options(
       data_dir=str(data_dir), vocab_file=str(tmp_path / "vocab.txt"),
       bert_config_file=str(tmp_path / "bert_config.json"),
       init_checkpoint=str(tmp_path / "pretrain"),  # a directory, as in docs
@@ -68,7 +69,7 @@ def test_ner_starts_from_every_pretrained_encoder_variable(tmp_path):
       doc_stride=4, train_batch_size=4, learning_rate=0.0,
       num_train_epochs=1.0, save_checkpoints_steps=100,
       iterations_per_loop=1)
-  pipeline.run(options)
+  ner_job.run(options)
 
   reader = tf.train.load_checkpoint(
       tf.train.latest_checkpoint(options.output_dir))

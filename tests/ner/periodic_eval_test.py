@@ -8,7 +8,8 @@ import pytest
 
 from bert_tf2.common import InputError
 from bert_tf2.ner import job
-from bert_tf2.ner import pipeline
+from bert_tf2.ner import flags as ner_flags
+from bert_tf2.ner import job as ner_job
 from tests.reliability import fixtures
 
 SENTENCES = ["paris B-LOC\nis O\nnice O", "bob B-PER\nis O\nnice O",
@@ -23,7 +24,7 @@ def options(tmp_path, **extra):
   (data / "test.txt").write_text("\n\n".join(SENTENCES[4:]) + "\n")
   vocab, config = fixtures.tiny_model_files(tmp_path,
                                             ["paris", "bob", "is", "nice"])
-  return pipeline.default_options(**dict(dict(
+  return ner_flags.default_options(**dict(dict(
       data_dir=str(data), vocab_file=vocab, bert_config_file=config,
       output_dir=str(tmp_path / "out"), do_train=True, do_eval=True,
       max_seq_length=8, doc_stride=2, train_batch_size=2, eval_batch_size=2,
@@ -34,7 +35,7 @@ def options(tmp_path, **extra):
 def test_unknown_metric_refused_before_any_output(tmp_path):
   with pytest.raises(InputError, match="--early_stopping_metric=accuracy: "
                      "evaluation does not produce it; it produces .*eval_f1"):
-    pipeline.run(options(tmp_path, early_stopping_metric="accuracy"))
+    ner_job.run(options(tmp_path, early_stopping_metric="accuracy"))
   assert not os.path.exists(tmp_path / "out")
 
 
@@ -48,7 +49,7 @@ def test_stops_early_keeps_and_exports_best(tmp_path, monkeypatch):
   o = options(tmp_path, learning_rate=0.0, early_stopping_metric="eval_f1",
               early_stopping_patience=1, keep_best_checkpoint=True,
               do_predict=True, export_dir=str(tmp_path / "export"))
-  pipeline.run(o)
+  ner_job.run(o)
   # Flags never lie: a run with every feature reads every run_ner.py flag.
   assert sorted(o.unread()) == []
   out = tmp_path / "out"

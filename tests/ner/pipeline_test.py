@@ -15,7 +15,8 @@ import pytest
 
 from bert_tf2.common import InputError
 from bert_tf2.ner import metrics
-from bert_tf2.ner import pipeline
+from bert_tf2.ner import flags as ner_flags
+from bert_tf2.ner import job as ner_job
 from bert_tf2.ner import reader
 from bert_tf2.ner import serving
 from tests.reliability import fixtures
@@ -74,7 +75,7 @@ def _train(tmp_path_factory, **overrides):
   config_file = os.path.join(root, "bert_config.json")
   with open(config_file, "w") as f:
     json.dump(CONFIG, f)
-  options = pipeline.default_options(
+  options = ner_flags.default_options(
       data_dir=data_dir, vocab_file=vocab_file, bert_config_file=config_file,
       output_dir=os.path.join(root, "out"), do_train=True, do_eval=True,
       do_predict=True, max_seq_length=12, doc_stride=5, train_batch_size=16,
@@ -82,7 +83,7 @@ def _train(tmp_path_factory, **overrides):
       num_train_epochs=6.0, save_checkpoints_steps=10000,
       iterations_per_loop=50, export_dir=os.path.join(root, "export"),
       **overrides)
-  pipeline.run(options)
+  ner_job.run(options)
   return options
 
 
@@ -149,12 +150,12 @@ def test_saved_model_spans_agree_with_pipeline(trained):
 
 
 def test_bad_flags(trained, tmp_path):
-  bad = pipeline.default_options(**dict(vars(trained), doc_stride=11,
+  bad = ner_flags.default_options(**dict(vars(trained), doc_stride=11,
                                         output_dir=str(tmp_path)))
   with pytest.raises(InputError, match="--doc_stride=11"):
-    pipeline.run(bad)
-  none = pipeline.default_options(**dict(vars(trained), do_train=False,
+    ner_job.run(bad)
+  none = ner_flags.default_options(**dict(vars(trained), do_train=False,
                                          do_eval=False, do_predict=False,
                                          export_dir=None))
   with pytest.raises(InputError, match="At least one of"):
-    pipeline.run(none)
+    ner_job.run(none)

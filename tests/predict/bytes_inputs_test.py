@@ -12,7 +12,8 @@ from bert_tf2.classifier.model import BertClassifier
 from bert_tf2.common import InputError
 from bert_tf2.common import raw_text_serving
 from bert_tf2.multiple_choice.predictor import MultipleChoicePredictor
-from bert_tf2.ner import pipeline as ner_pipeline
+from bert_tf2.ner import flags as ner_flags
+from bert_tf2.ner import job as ner_job
 from bert_tf2.ner.serving import EntityTagger
 from bert_tf2.classifier.predictor import ClassifierPredictor
 from bert_tf2.feature_extraction.predictor import FeatureEncoder
@@ -146,7 +147,7 @@ def test_entity_tagger_takes_bytes(tmp_path):
     (data / name).write_text("paris B-LOC\nis O\n\nbob B-PER\nran O\n")
   vocab, config = fixtures.tiny_model_files(tmp_path,
                                             ["paris", "bob", "is", "ran"])
-  ner_pipeline.run(ner_pipeline.default_options(
+  ner_job.run(ner_flags.default_options(
       data_dir=str(data), vocab_file=vocab, bert_config_file=config,
       output_dir=str(tmp_path / "out"), do_train=True, max_seq_length=16,
       doc_stride=4,

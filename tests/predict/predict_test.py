@@ -191,7 +191,7 @@ def test_long_texts_predictor_equals_run_classifier_windows(files,
 
 def test_squad_predictor_equals_run_squad_on_long_contexts(files,
                                                           tmp_path):
-  from bert_tf2.squad import pipeline  # pylint: disable=g-import-not-at-top
+  from bert_tf2.squad import job as squad_job  # pylint: disable=g-import-not-at-top
   from tests.squad.train_test import _options  # pylint: disable=g-import-not-at-top
   data = {"version": "v2.0", "data": [{"title": "t", "paragraphs": [
       {"context": c, "qas": [{"id": "q%d" % i, "question": q, "answers": [],
@@ -199,7 +199,7 @@ def test_squad_predictor_equals_run_squad_on_long_contexts(files,
       for i, (q, c) in enumerate(SQUAD_QUESTIONS)]}]}
   (tmp_path / "dev.json").write_text(json.dumps(data))
   out = tmp_path / "out"
-  pipeline.run(_options(dict(
+  squad_job.run(_options(dict(
       config=files["config"], vocab=files["vocab"], out=str(out),
       train=None, dev=str(tmp_path / "dev.json")), do_train=False,
       init_checkpoint=files["squad"], n_best_size=20, **SQUAD_SETTINGS))

@@ -247,9 +247,9 @@ def error_line(result):
 IN_PROCESS = {
     "run_classifier.py": ("bert_tf2.classifier.flags",
                           "bert_tf2.classifier.pipeline", "run"),
-    "run_squad.py": ("bert_tf2.squad.flags", "bert_tf2.squad.pipeline",
+    "run_squad.py": ("bert_tf2.squad.flags", "bert_tf2.squad.job",
                      "run"),
-    "run_ner.py": ("bert_tf2.ner.flags", "bert_tf2.ner.pipeline", "run"),
+    "run_ner.py": ("bert_tf2.ner.flags", "bert_tf2.ner.job", "run"),
     "run_pretraining.py": ("bert_tf2.pretraining.flags",
                            "bert_tf2.pretraining.run", "run_pretraining"),
     "extract_features.py": ("bert_tf2.feature_extraction.flags",

@@ -23,7 +23,8 @@ import pytest
 from bert_tf2 import models
 from bert_tf2.common import InputError
 from bert_tf2.squad.predictor import SquadPredictor
-from bert_tf2.squad import pipeline
+from bert_tf2.squad import flags as squad_flags
+from bert_tf2.squad import job as squad_job
 from bert_tf2.squad.model import SquadModel
 from tests.common import cross_path
 
@@ -67,7 +68,7 @@ def run(tmp_path_factory):
     json.dump({"version": "1.1", "data": [{"title": "t",
                                            "paragraphs": paragraphs}]}, f,
               ensure_ascii=False)
-  o = pipeline.default_options(
+  o = squad_flags.default_options(
       bert_config_file=os.path.join(ckpt, "bert_config.json"),
       vocab_file=os.path.join(ckpt, "vocab.txt"),
       init_checkpoint=os.path.join(ckpt, "bert_model.ckpt"),
@@ -76,7 +77,7 @@ def run(tmp_path_factory):
       learning_rate=1e-6, num_train_epochs=1.0,
       do_predict=True, predict_batch_size=4,
       export_dir=os.path.join(root, "export"), **SETTINGS)
-  pipeline.run(o)
+  squad_job.run(o)
   return o
 
 

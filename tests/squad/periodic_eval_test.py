@@ -12,7 +12,8 @@ import tensorflow as tf
 from bert_tf2.common import InputError
 from bert_tf2.squad.predictor import SquadPredictor
 from bert_tf2.squad import evaluate as squad_eval
-from bert_tf2.squad import pipeline
+from bert_tf2.squad import flags as squad_flags
+from bert_tf2.squad import job as squad_job
 from tests.squad import synthetic
 
 QUESTION = ("what is the key ?", "alpha bravo key green charlie delta")
@@ -29,7 +30,7 @@ def options(tmp_path, version_2=True, **extra):
       num_train_epochs=2.0, eval_every_n_steps=2, iterations_per_loop=2,
       version_2_with_negative=version_2)
   values.update(extra)
-  return pipeline.default_options(**values)
+  return squad_flags.default_options(**values)
 
 
 def _history(out):
@@ -50,7 +51,7 @@ def test_stops_early_keeps_and_exports_best(tmp_path):
               early_stopping_mode="max", early_stopping_patience=1,
               keep_best_checkpoint=True, do_predict=True,
               export_dir=str(tmp_path / "export"))
-  pipeline.run(o)
+  squad_job.run(o)
   # Flags never lie: a run with every feature reads every run_squad.py flag.
   assert sorted(o.unread()) == []
   out = tmp_path / "out"
@@ -99,7 +100,7 @@ def test_squad_1_1_metric_names(tmp_path):
   with pytest.raises(InputError, match=r"--early_stopping_metric=eval_exact:"
                      r" evaluation does not produce it; it produces "
                      r"eval_exact_match, eval_f1$"):
-    pipeline.run(options(tmp_path, version_2=False,
+    squad_job.run(options(tmp_path, version_2=False,
                          early_stopping_metric="eval_exact"))
   assert not os.path.exists(tmp_path / "out")
 
@@ -130,5 +131,5 @@ def test_refused_before_any_output(tmp_path, change, message):
   else:
     o = o.replace(**change)
   with pytest.raises(InputError, match=message):
-    pipeline.run(o)
+    squad_job.run(o)
   assert not os.path.exists(tmp_path / "out")

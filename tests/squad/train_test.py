@@ -16,7 +16,7 @@ from bert_tf2.common import InputError
 from bert_tf2.common import padding
 from bert_tf2.squad import evaluate as squad_eval
 from bert_tf2.squad import job as squad_job
-from bert_tf2.squad import pipeline
+from bert_tf2.squad import flags as squad_flags
 from bert_tf2.squad import postprocess
 from bert_tf2.squad import records
 from tests.golden import REPO_ROOT
@@ -39,7 +39,7 @@ def _options(d, **overrides):
       keep_checkpoint_max=5, gradient_accumulation_steps=1,
       skip_consumed_batches=False, optimizer="adamw")
   o.update(overrides)
-  return pipeline.default_options(**o)
+  return squad_flags.default_options(**o)
 
 
 @pytest.fixture(scope="module")
@@ -53,7 +53,7 @@ def trained(tmp_path_factory):
   d = dict(vocab=vocab, config=config, train=train, dev=dev,
            out=os.path.join(tmp, "out"), tmp=tmp)
   d["options"] = _options(d)
-  d["result"] = pipeline.run(d["options"])
+  d["result"] = squad_job.run(d["options"])
   return d
 
 
@@ -138,12 +138,12 @@ def test_output_dir_with_another_models_checkpoint_is_rejected(trained,
   path.write_text(json.dumps(config))
   o = _options(trained, bert_config_file=str(path), do_train=False)
   with pytest.raises(InputError, match=r"\[.*32\].*\[.*48\]|\[.*48\].*\[.*32\]"):
-    pipeline.run(o)
+    squad_job.run(o)
 
 
 def _predict_files(trained, name, trim_padding):
   out = os.path.join(trained["tmp"], name)
-  pipeline.run(_options(
+  squad_job.run(_options(
       trained, output_dir=out, do_train=False, max_seq_length=32,
       init_checkpoint=os.path.join(trained["out"], "model.ckpt-150"),
       trim_padding=trim_padding))
