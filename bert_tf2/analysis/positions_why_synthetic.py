@@ -19,8 +19,10 @@ Every `every` steps the position table goes through
 relative_position.relative_position_verdict on the arm's own positions
 (those that ever hold text: all for random and packed, 0..text_length-1
 for fixed and absolute) and on the positions all arms share
-(0..text_length-1): verdict and the graded mean_map_skill. Each (arm,
-seed) starts from the same weights as the other arms of that seed.
+(0..text_length-1): verdict and the graded mean_map_skill; and the same
+on what training added to the table (table - initial table, the arm's own
+positions), which the random initial rows otherwise hide. Each (arm, seed)
+starts from the same weights as the other arms of that seed.
 
   python -m bert_tf2.analysis.positions_why_synthetic --output_dir=D \\
       [--steps=1500 --every=100 --seeds=3 --arms=random,fixed,packed,absolute]
@@ -140,16 +142,23 @@ def regions(arm, sizes):
   return {"own": slice(0, own), "common": slice(0, sizes.text_length)}
 
 
-def measure(table, arm, sizes):
-  """The verdict and graded skill of a position table on both regions.
+def measure(table, init, arm, sizes):
+  """The verdict and graded skill of a position table on both regions, and
+  of what training added to it (table - init) on the arm's own positions.
+
+  Args:
+    table, init: float [S, H], the table now and at step 0.
 
   Returns:
-    dict region -> {verdict, up_to_offset, passing, mean_map_skill,
-    max_offset, positions}.
+    dict region ("own", "common", "moved") -> {verdict, up_to_offset,
+    passing, mean_map_skill, max_offset, positions}.
   """
   out = {}
-  for name, where in regions(arm, sizes).items():
-    rel = relative_position.relative_position_verdict(table[where])
+  where = regions(arm, sizes)
+  where["moved"] = where["own"]
+  for name, where in where.items():
+    rows = table - init if name == "moved" else table
+    rel = relative_position.relative_position_verdict(rows[where])
     out[name] = {key: rel[key] for key in ("verdict", "up_to_offset",
                                           "passing", "mean_map_skill",
                                           "max_offset")}
@@ -173,15 +182,17 @@ def run_arm(arm, seed, sizes, steps, every, learning_rate=1e-3):
   sources = (distinct_offset_sources(sizes.text_length, len(sizes.offsets),
                                      np.random.RandomState([seed, 2]))
              if arm == "absolute" else None)
+  init = net.position_table()
   points = [dict(step=0, loss=None, accuracy=None,
-                 **measure(net.position_table(), arm, sizes))]
+                 **measure(init, init, arm, sizes))]
   for step in range(1, steps + 1):
     loss, accuracy = net.train_step(arm_batch(arm, sizes,
                                               *batch_rngs(seed, step),
                                               sources=sources))
     if step % every == 0 or step == steps:
       points.append(dict(step=step, loss=loss, accuracy=accuracy,
-                         **measure(net.position_table(), arm, sizes)))
+                         **measure(net.position_table(), init, arm,
+                                   sizes)))
   return {"arm": arm, "seed": seed, "checkpoints": points,
           "table": net.position_table()}
 
@@ -190,9 +201,9 @@ def summary(runs):
   """Per arm and checkpoint step: the mean and spread over seeds.
 
   Returns:
-    dict arm -> list of {step, accuracy, own_skill, own_skill_std,
-    common_skill, common_skill_std, own_verdicts, common_verdicts} (the
-    verdicts: one per seed).
+    dict arm -> list of {step, accuracy, REGION_skill, REGION_skill_std,
+    REGION_verdicts} for REGION own, common, moved (the verdicts: one per
+    seed).
   """
   out = collections.OrderedDict()
   for arm in dict.fromkeys(r["arm"] for r in runs):
@@ -203,7 +214,7 @@ def summary(runs):
       row = {"step": point["step"]}
       if point["accuracy"] is not None:
         row["accuracy"] = float(np.mean([p["accuracy"] for p in at]))
-      for region in ("own", "common"):
+      for region in ("own", "common", "moved"):
         skill = [p[region]["mean_map_skill"] for p in at]
         row[region + "_skill"] = float(np.mean(skill))
         row[region + "_skill_std"] = float(np.std(skill))
@@ -217,17 +228,19 @@ def plot_curves(result, path):
   """Accuracy and mean map skill (own and shared positions) over training,
   one line per arm (mean over seeds, the band: min..max)."""
   from bert_tf2.analysis import plots  # pylint: disable=g-import-not-at-top
-  fig, axes = plots.new_figure(1, 3, figsize=(15, 4.2))
+  fig, axes = plots.new_figure(1, 4, figsize=(19, 4.2))
   titles = ("copy accuracy", "mean map skill, the arm's own positions",
             "mean map skill, positions 0..%d (all arms)"
-            % (result["sizes"]["text_length"] - 1))
+            % (result["sizes"]["text_length"] - 1),
+            "mean map skill of table - init, own positions")
   for arm in result["summary"]:
     mine = [r["checkpoints"] for r in result["runs"] if r["arm"] == arm]
     steps = [p["step"] for p in mine[0]]
     series = (
         [[p["accuracy"] or 0.0 for p in m] for m in mine],
         [[p["own"]["mean_map_skill"] for p in m] for m in mine],
-        [[p["common"]["mean_map_skill"] for p in m] for m in mine])
+        [[p["common"]["mean_map_skill"] for p in m] for m in mine],
+        [[p["moved"]["mean_map_skill"] for p in m] for m in mine])
     for ax, values in zip(axes, series):
       values = np.array(values)
       line, = ax.plot(steps, values.mean(axis=0), label=arm)
@@ -237,8 +250,8 @@ def plot_curves(result, path):
     ax.set_title(title, fontsize=10)
     ax.set_xlabel("step")
     ax.set_ylim(-0.02, 1.02)
-  axes[1].axhline(relative_position.MAP_SKILL_MIN, color="grey", ls=":")
-  axes[2].axhline(relative_position.MAP_SKILL_MIN, color="grey", ls=":")
+  for ax in axes[1:]:
+    ax.axhline(relative_position.MAP_SKILL_MIN, color="grey", ls=":")
   axes[0].legend()
   plots.save_figure(fig, path)
 
@@ -259,9 +272,11 @@ def experiment(arms, seeds, sizes, steps, every, learning_rate=1e-3,
       runs.append(run)
       last = run["checkpoints"][-1]
       log("%-8s seed %d step %5d  accuracy %.3f  own %s %.2f  common %s %.2f"
+          "  moved %s %.2f"
           % (arm, seed, last["step"], last["accuracy"] or 0.0,
              last["own"]["verdict"], last["own"]["mean_map_skill"],
-             last["common"]["verdict"], last["common"]["mean_map_skill"]))
+             last["common"]["verdict"], last["common"]["mean_map_skill"],
+             last["moved"]["verdict"], last["moved"]["mean_map_skill"]))
   result = {"sizes": sizes._asdict(), "steps": steps, "every": every,
             "learning_rate": learning_rate, "arms": list(arms),
             "seeds": seeds, "runs": runs, "summary": summary(runs)}
@@ -335,16 +350,17 @@ def main(argv=None):
 def print_table(result):
   """The Markdown table of the summary: every arm at every checkpoint."""
   print("| arm | step | copy accuracy | mean map skill, own (sd) | verdicts, "
-        "own | mean map skill, 0..%d (sd) | verdicts, 0..%d |"
+        "own | mean map skill, 0..%d (sd) | verdicts, 0..%d | mean map "
+        "skill, table - init (sd) | verdicts, table - init |"
         % ((result["sizes"]["text_length"] - 1,) * 2))
-  print("|---|---|---|---|---|---|---|")
+  print("|---|---|---|---|---|---|---|---|---|")
   for arm, rows in result["summary"].items():
     for row in rows:
-      print("| %s | %d | %s | %.2f (%.2f) | %s | %.2f (%.2f) | %s |" % (
-          arm, row["step"], "%.3f" % row["accuracy"] if "accuracy" in row
-          else "-", row["own_skill"], row["own_skill_std"],
-          " ".join(row["own_verdicts"]), row["common_skill"],
-          row["common_skill_std"], " ".join(row["common_verdicts"])))
+      print("| %s | %d | %s |" % (arm, row["step"], "%.3f" % row["accuracy"]
+                                  if "accuracy" in row else "-") + "".join(
+          " %.2f (%.2f) | %s |" % (row[r + "_skill"], row[r + "_skill_std"],
+                                   " ".join(row[r + "_verdicts"]))
+          for r in ("own", "common", "moved")))
 
 
 if __name__ == "__main__":

@@ -92,6 +92,11 @@ def test_measures_are_read_off_each_arms_own_table(toy_run):
   first = [r["checkpoints"][0] for r in result["runs"]]
   assert first[0]["common"] == first[1]["common"]
   assert not np.allclose(tables[("random", 0)], tables[("fixed", 0)])
+  # The step-0 table of every arm of seed 0: a fresh model of that seed.
+  from bert_tf2.analysis import toy_training  # pylint: disable=g-import-not-at-top
+  init = toy_training.ToyNet(toy_training.tiny_config(
+      8, 16, 1, 2, 48), 2, 0).position_table()
+  inits = {"random": init, "fixed": init}
   for run in result["runs"]:
     assert [p["step"] for p in run["checkpoints"]] == [0, 1, 2]
     table = tables[(run["arm"], 0)]
@@ -104,6 +109,11 @@ def test_measures_are_read_off_each_arms_own_table(toy_run):
     common = relative_position.relative_position_verdict(table[:24])
     assert run["checkpoints"][-1]["common"]["mean_map_skill"] == (
         common["mean_map_skill"])
+    moved = relative_position.relative_position_verdict(
+        table[:own["positions"]] - inits[run["arm"]][:own["positions"]])
+    assert run["checkpoints"][-1]["moved"]["mean_map_skill"] == (
+        moved["mean_map_skill"])
+    assert run["checkpoints"][0]["moved"]["mean_map_skill"] == 0.0
   assert list(result["summary"]) == ["random", "fixed"]
   json.dumps(result)
 
