@@ -437,15 +437,32 @@ def test_masking_runs_share_init_and_data_across_rates(monkeypatch):
   # before training it is the same for every rate (same seed: same init,
   # same sequences); after, the rates' models differ.
   def fingerprint(net, data):
-    ids, _ = data
-    return float(np.sum(net.sequence_output(ids, np.ones_like(ids)) ** 2))
+    # A fixed random projection of the outputs (their squared norm would
+    # not do: LayerNorm at init makes it the same for every model).
+    out = net.sequence_output(data[0], np.ones_like(data[0])).ravel()
+    return float(out @ np.random.RandomState(0).normal(size=out.size))
+
+  from bert_tf2.analysis import toy_training  # pylint: disable=g-import-not-at-top
+  seen = []
+  step = toy_training.ToyNet.train_step
+
+  def recording_step(net, batch):
+    seen.append(batch)
+    return step(net, batch)
 
   monkeypatch.setattr(questions, "masking_probe", fingerprint)
+  monkeypatch.setattr(toy_training.ToyNet, "train_step", recording_step)
   args = questions.build_parser().parse_args(["masking"] + MASKING_TOY)
   low = questions.masking_run(0.15, 0, args)
   high = questions.masking_run(0.4, 0, args)
   assert low[0] == high[0]
   assert low[1] != high[1] and low[1] != low[0]
+  # The same sequences at every step for both rates; only the masks differ
+  # (round(0.15 x 8) = 1 and round(0.4 x 8) = 3 predictions a sequence).
+  assert len(seen) == 4
+  for a, b in zip(seen[:2], seen[2:]):
+    np.testing.assert_array_equal(a["targets"], b["targets"])
+    assert a["weights"].sum() == 4 and b["weights"].sum() == 12
 
 
 @pytest.mark.parametrize("flag", ["--rates=0.2,1.5", "--seeds=0", "--steps=-1",
