@@ -336,9 +336,12 @@ def main(argv=None):
     sizes = parse_sizes(args)
     if os.path.isfile(args.output_dir):
       raise InputError("--output_dir=%s: is a file" % args.output_dir)
+    try:  # Before the runs: a folder that cannot be made fails in seconds.
+      os.makedirs(args.output_dir, exist_ok=True)
+    except OSError as e:
+      raise InputError("--output_dir=%s: %s" % (args.output_dir, e.strerror))
     result, _ = experiment(args.arms, args.seeds, sizes, args.steps,
                            args.every, args.learning_rate)
-    os.makedirs(args.output_dir, exist_ok=True)
     atomic.atomic_write_text(os.path.join(args.output_dir, JSON_NAME),
                              json.dumps(result, indent=1))
     plot_curves(result, os.path.join(args.output_dir, PLOT_NAME))

@@ -78,6 +78,13 @@ def test_flags_refused_in_one_line():
       why.main(["--output_dir=/nonexistent/x"] + argv)
 
 
+def test_an_output_dir_that_cannot_be_made_fails_before_training(tmp_path):
+  blocker = tmp_path / "file"
+  blocker.write_text("x")
+  with pytest.raises(SystemExit, match="--output_dir=.*file/out"):
+    why.main(["--output_dir=" + str(blocker / "out"), "--steps=100000"])
+
+
 @pytest.fixture(scope="module")
 def toy_run():
   return why.experiment(("random", "fixed"), 1, SIZES, steps=2, every=1,
