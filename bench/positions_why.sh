@@ -4,7 +4,9 @@
 # News text for the same steps, one on create_pretraining_data.py's packed
 # records and one on fixed-start records (bert_tf2/analysis/positions_why.py),
 # then tracks the relative-position verdict and the [PAD] numbers per
-# checkpoint. Results: docs/results/positions_why.md.
+# checkpoint. Results: docs/results/positions_why.md. The controlled version,
+# small enough to learn its task on 2 CPU cores (issue 47):
+#   python -m bert_tf2.analysis.positions_why_synthetic --output_dir=DIR
 #
 #   bash bench/positions_why.sh [OUT_DIR]      (default /tmp/positions_why)
 #

@@ -17,6 +17,11 @@ Modules (one concept each):
   html_pages        self-contained interactive HTML pages of both tools
   positions_why     packed vs fixed-start pretraining data and the tracking
                     of the position table over checkpoints
+  positions_why_synthetic  the controlled "why relative" experiment: a
+                    tiny model copying at an offset, arms that differ in
+                    where the text sits (or in the task), measures tracked
+  toy_training      the tiny BertModel with token heads both synthetic
+                    experiments train
   questions         the classic questions measured (docs/questions.md)
 
 Needs the "analysis" extra (matplotlib, scikit-learn). The command lines are

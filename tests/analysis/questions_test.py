@@ -347,7 +347,8 @@ def test_window_buckets_and_article_vectors_refuse_a_missing_article():
 
 
 @pytest.mark.parametrize("command", sorted(questions.COMMANDS))
-def test_every_command_runs_on_a_tiny_checkpoint(tiny, command, capsys):
+def test_every_command_runs_on_a_tiny_checkpoint(tiny, command, capsys,
+                                                 tmp_path):
   config_file, prefix, _ = tiny
   vocab = corpus.minilm_vocab()
   args = {
@@ -375,8 +376,97 @@ def test_every_command_runs_on_a_tiny_checkpoint(tiny, command, capsys):
                        "--max_articles=30", "--max_seq_length=24"],
       "layers": ["--bert_config_file=" + config_file,
                  "--init_checkpoint=" + prefix, "--vocab_file=" + vocab,
-                 "--sentences=8", "--max_seq_length=24", "--max_pairs=5"],
+                 "--sentences=8", "--max_seq_length=24", "--max_pairs=5",
+                 "--output_plot=" + str(tmp_path / "layers.png")],
+      "masking": MASKING_TOY[1:] + ["--rates=0.15", "--seeds=1"],
   }[command]
   questions.main([command] + args)
   out = capsys.readouterr().out
   assert out.count("\n|") >= 2, out
+  if command == "layers":
+    from bert_tf2.analysis import plots  # pylint: disable=g-import-not-at-top
+    assert plots.is_png(str(tmp_path / "layers.png"))
+
+
+def test_layers_plot_refuses_a_missing_folder_before_running(tiny):
+  config_file, prefix, _ = tiny
+  with pytest.raises(SystemExit, match="--output_plot=/nonexistent/l.png"):
+    questions.main(["layers", "--bert_config_file=" + config_file,
+                    "--init_checkpoint=" + prefix, "--vocab_file=unused",
+                    "--output_plot=/nonexistent/l.png"])
+
+
+MASKING_TOY = ["--rates=0.15,0.4", "--seeds=1", "--steps=2", "--batch=4",
+               "--seq_length=8", "--hidden_size=16", "--layers=1",
+               "--heads=2", "--probe_examples=40"]
+
+
+def test_topic_sequences_differ_in_bigrams_only():
+  ids, topic = questions.topic_sequences(questions.MASKING_SHIFTS, 4000, 32,
+                                         33, 0.5, np.random.RandomState(0))
+  assert ids.min() >= 1 and ids.max() <= 32
+  step = np.diff(ids - 1, axis=1) % 32
+  for t, shift in enumerate(questions.MASKING_SHIFTS):
+    mine = topic == t
+    # Half the steps follow the topic's shift (plus the 1 in 32 uniform
+    # draws that land on it) ...
+    share = np.mean(step[mine] == shift)
+    assert abs(share - (0.5 + 0.5 / 32)) < 0.01, (t, share)
+    # ... while each topic's tokens are uniform: no token is more than
+    # 20% above or below 1/32 of a topic's tokens.
+    freq = np.bincount(ids[mine].ravel(), minlength=33)[1:] / ids[mine].size
+    assert np.abs(freq * 32 - 1).max() < 0.2, (t, freq)
+
+
+def test_mask_tokens_masks_as_bert_at_the_rate():
+  ids = np.random.RandomState(1).randint(1, 33, size=(2000, 20))
+  inputs, weights = questions.mask_tokens(ids, 0.25, 33, 33,
+                                          np.random.RandomState(2))
+  assert (weights.sum(axis=1) == 5).all()
+  assert (inputs[weights == 0] == ids[weights == 0]).all()
+  picked_in, picked = inputs[weights == 1], ids[weights == 1]
+  masked = np.mean(picked_in == 33)
+  kept = np.mean(picked_in == picked)
+  assert abs(masked - 0.8) < 0.02 and abs(kept - (0.1 + 0.1 / 32)) < 0.015
+  assert questions.mask_tokens(ids[:1, :4], 0.01, 33, 33,
+                               np.random.RandomState(0))[1].sum() == 1
+
+
+def test_masking_runs_share_init_and_data_across_rates(monkeypatch):
+  # The probe replaced by a fingerprint of the model on the probe data:
+  # before training it is the same for every rate (same seed: same init,
+  # same sequences); after, the rates' models differ.
+  def fingerprint(net, data):
+    # A fixed random projection of the outputs (their squared norm would
+    # not do: LayerNorm at init makes it the same for every model).
+    out = net.sequence_output(data[0], np.ones_like(data[0])).ravel()
+    return float(out @ np.random.RandomState(0).normal(size=out.size))
+
+  from bert_tf2.analysis import toy_training  # pylint: disable=g-import-not-at-top
+  seen = []
+  step = toy_training.ToyNet.train_step
+
+  def recording_step(net, batch):
+    seen.append(batch)
+    return step(net, batch)
+
+  monkeypatch.setattr(questions, "masking_probe", fingerprint)
+  monkeypatch.setattr(toy_training.ToyNet, "train_step", recording_step)
+  args = questions.build_parser().parse_args(["masking"] + MASKING_TOY)
+  low = questions.masking_run(0.15, 0, args)
+  high = questions.masking_run(0.4, 0, args)
+  assert low[0] == high[0]
+  assert low[1] != high[1] and low[1] != low[0]
+  # The same sequences at every step for both rates; only the masks differ
+  # (round(0.15 x 8) = 1 and round(0.4 x 8) = 3 predictions a sequence).
+  assert len(seen) == 4
+  for a, b in zip(seen[:2], seen[2:]):
+    np.testing.assert_array_equal(a["targets"], b["targets"])
+    assert a["weights"].sum() == 4 and b["weights"].sum() == 12
+
+
+@pytest.mark.parametrize("flag", ["--rates=0.2,1.5", "--seeds=0", "--steps=-1",
+                                  "--stay=1.5"])
+def test_masking_refuses_bad_flags_in_one_line(flag):
+  with pytest.raises(SystemExit, match=flag.split(",")[0].split("=")[0]):
+    questions.main(["masking", flag])
