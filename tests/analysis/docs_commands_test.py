@@ -9,6 +9,13 @@ then exist. Two lines are cut down: `questions long_text` runs on 40 of the
 2,225 articles (its full run takes about 10 CPU-minutes), `questions layers`
 on 40 of its 400 sentences, `questions nonlinearity` on 40 of its 300
 articles.
+
+The lines run with tests/warm_python.py's `python` first on PATH: each
+`python ...` of the pages (and of the scripts they call) is a fresh program
+with its argv, directory, environment, output and exit status, forked from
+one process that imported TensorFlow once (about 25 processes each paid
+that import). test_the_documented_python_entry_points_run_in_a_real_process
+runs the same kinds of line with the real interpreter.
 """
 
 import ast
@@ -19,6 +26,8 @@ import subprocess
 import sys
 
 import pytest
+
+from tests import warm_python
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
@@ -96,12 +105,20 @@ def test_the_analysis_extra_installs_what_the_documented_commands_read():
           == set(INSTALLS['pip install -e ".[analysis]"']))
 
 
-def run_commands(commands, tmp, timeout=900):
-  """Runs the lines in one bash -e session, /tmp/ moved to `tmp`."""
+@pytest.fixture(scope="module")
+def python_dir():
+  """The directory of the warm `python` (tests/warm_python.py)."""
+  return os.path.dirname(warm_python.command())
+
+
+def run_commands(commands, tmp, python_dir=None, timeout=900):
+  """Runs the lines in one bash -e session, /tmp/ moved to `tmp`; `python`
+  is the one in `python_dir`, else this test's interpreter."""
   script = "set -euo pipefail\n" + "\n".join(
       c.replace("/tmp/", tmp) for c in commands) + "\n"
   env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2", CUDA_VISIBLE_DEVICES="",
-             PATH=os.path.dirname(sys.executable) + os.pathsep
+             PATH=(python_dir or os.path.dirname(sys.executable))
+             + os.pathsep + os.path.dirname(sys.executable) + os.pathsep
              + os.environ.get("PATH", ""))
   proc = subprocess.run(["bash", "-c", script], cwd=REPO, env=env,
                         capture_output=True, text=True, timeout=timeout)
@@ -110,12 +127,12 @@ def run_commands(commands, tmp, timeout=900):
 
 
 @pytest.mark.slow
-def test_every_command_runs_as_written(tmp_path):
+def test_every_command_runs_as_written(tmp_path, python_dir):
   _, commands = doc_commands()
   assert any("visualize_attention.py" in c for c in commands)
   assert any("analyze_position_embeddings.py" in c for c in commands)
   tmp = str(tmp_path) + "/"
-  proc = run_commands(commands, tmp)
+  proc = run_commands(commands, tmp, python_dir)
   for path in ("minilm/bert_model.ckpt.index",
                "minilm_positions/position_report.json",
                "minilm_positions/report.md",
@@ -127,7 +144,7 @@ def test_every_command_runs_as_written(tmp_path):
 
 
 @pytest.mark.slow
-def test_every_questions_command_runs_as_written(tmp_path):
+def test_every_questions_command_runs_as_written(tmp_path, python_dir):
   from bert_tf2.analysis import questions  # pylint: disable=g-import-not-at-top
   _, commands = doc_commands(QUESTIONS_DOC)
   # Every sub-command is documented, so every one runs here.
@@ -145,7 +162,7 @@ def test_every_questions_command_runs_as_written(tmp_path):
            "questions layers": " --sentences=40"}
   commands = [c + "".join(t for k, t in trims.items() if k in c)
               for c in commands]
-  proc = run_commands(commands, str(tmp_path) + "/")
+  proc = run_commands(commands, str(tmp_path) + "/", python_dir)
   assert "tied to the word table: True" in proc.stdout
   # MiniLM was saved without its MLM head: no True / False to give.
   assert "tied to the word table: no MLM head saved" in proc.stdout
@@ -156,3 +173,24 @@ def test_every_questions_command_runs_as_written(tmp_path):
   assert "40 BBC articles (" in proc.stdout
   assert "40 BBC sentences (10 held out)" in proc.stdout
   assert "| LayerNorm -> fixed scale |" in proc.stdout
+
+
+def test_the_documented_python_entry_points_run_in_a_real_process(
+    tmp_path, python_dir):
+  """The warm `python` the tests above run is the real interpreter's twin:
+  the flops lines of docs/questions.md (`python -m ...`, no TensorFlow)
+  print the same and exit 0 in a real process, and a wrong sub-command
+  gives the same status 2 and message."""
+  _, commands = doc_commands(QUESTIONS_DOC)
+  flops = [c for c in commands if "questions flops" in c]
+  assert len(flops) == 2
+  wrong = ["python -m bert_tf2.analysis.questions no_such_command || "
+           "echo status $?"]
+  tmp = str(tmp_path) + "/"
+  real = run_commands(flops + wrong, tmp)
+  warm = run_commands(flops + wrong, tmp, python_dir)
+  assert real.stdout == warm.stdout
+  assert "at n = 2 d + d_ff = 4608" in real.stdout
+  assert real.stdout.endswith("status 2\n")
+  assert "invalid choice: 'no_such_command'" in real.stderr
+  assert real.stderr.splitlines()[-1] == warm.stderr.splitlines()[-1]

@@ -2,13 +2,13 @@
 
 import os
 import subprocess
-import sys
 
 import numpy as np
 import pytest
 
 from bert_tf2.analysis import plots
 from bert_tf2.analysis import position_report
+from tests import warm_python
 from tests.analysis import synthetic
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(
@@ -18,7 +18,7 @@ VAR = "bert/embeddings/position_embeddings"
 
 def run_script(script, *flags):
   env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2", CUDA_VISIBLE_DEVICES="")
-  return subprocess.run([sys.executable, os.path.join(REPO, script)]
+  return subprocess.run([warm_python.command(), os.path.join(REPO, script)]
                         + list(flags), cwd=REPO, env=env,
                         capture_output=True, text=True, timeout=300)
 

@@ -5,13 +5,13 @@ custom_objects, and predicts as before saving (one subprocess)."""
 import json
 import os
 import subprocess
-import sys
 
 import keras
 import numpy as np
 import pytest
 
 from bert_tf2 import models
+from tests import warm_python
 from tests.common import tiny_dir
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(
@@ -89,7 +89,10 @@ for name, want in data["want"].items():
   print("loaded", name, type(model).__name__)
 """
   env = dict(os.environ, PYTHONPATH=REPO)
-  out = subprocess.run([sys.executable, "-c", script], cwd=str(tmp_path),
+  # A fresh program (tests/warm_python.py: forked from a process that
+  # imported TensorFlow and Keras only, none of the project).
+  out = subprocess.run([warm_python.command(), "-c", script],
+                       cwd=str(tmp_path),
                        env=env, capture_output=True, text=True, timeout=600)
   assert out.returncode == 0, out.stderr[-3000:]
   for name in want:

@@ -4,7 +4,6 @@ its .keras file carries the vocabulary and loads in a fresh process."""
 
 import os
 import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -18,6 +17,7 @@ from bert_tf2.classifier.model import BertClassifier
 from bert_tf2.classifier.processors import InputExample
 from bert_tf2.common import preprocessor as pre_lib
 from bert_tf2.common.text_model import TextModel
+from tests import warm_python
 from tests.tokenization.conftest import minilm_vocab_path
 from tests.tokenization.corpus import build_corpus
 from tokenization import tf_text
@@ -104,7 +104,9 @@ def test_keras_file_loads_in_a_fresh_process(tmp_path):
       "np.testing.assert_allclose(got, np.load(sys.argv[2]), atol=1e-6)\n"
       "print(type(m).__name__, len(m.preprocessor.vocabulary))\n" % TEXTS)
   env = dict(os.environ, PYTHONPATH=REPO)
-  out = subprocess.run([sys.executable, "-c", script, path,
+  # A fresh program (tests/warm_python.py: forked from a process that
+  # imported TensorFlow and Keras only, none of the project).
+  out = subprocess.run([warm_python.command(), "-c", script, path,
                         str(tmp_path / "want.npy")], cwd=str(tmp_path),
                        env=env, capture_output=True, text=True, timeout=300)
   assert out.returncode == 0, out.stderr[-2000:]

@@ -3,7 +3,6 @@
 import json
 import os
 import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -12,6 +11,7 @@ import tensorflow as tf
 
 import modeling
 from modeling import hf_import
+from tests import warm_python
 from tests.modeling import helpers
 from tokenization.errors import InputError
 
@@ -118,7 +118,7 @@ def test_exact_gelu_option(tmp_path, source):
 
 def test_script_reports_bad_input_in_one_line(tmp_path):
   proc = subprocess.run(
-      [sys.executable, os.path.join(REPO_ROOT, "convert_hf_checkpoint.py"),
+      [warm_python.command(), os.path.join(REPO_ROOT, "convert_hf_checkpoint.py"),
        "--hf_dir=" + str(tmp_path / "nothing"),
        "--output_dir=" + str(tmp_path / "out")],
       cwd=REPO_ROOT, capture_output=True, text=True, timeout=300, check=False)

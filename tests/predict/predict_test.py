@@ -10,7 +10,6 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 
 import keras
 import numpy as np
@@ -24,6 +23,7 @@ from bert_tf2.feature_extraction.predictor import FeatureEncoder
 from bert_tf2.squad.predictor import SquadPredictor
 from bert_tf2.common import artifact
 from bert_tf2.squad.model import SquadModel
+from tests import warm_python
 
 WORDS = ["w%d" % i for i in range(30)] + ["alpha", "beta", "##s", "##ed"]
 VOCAB = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "(", ")", ".", ",",
@@ -287,7 +287,10 @@ def test_saved_models_in_a_fresh_process_equal_the_python_api(files):
           "q": [q for q, _ in SQUAD_QUESTIONS],
           "ctx": [c for _, c in SQUAD_QUESTIONS]}
   env = dict(os.environ, PYTHONPATH="")
-  proc = subprocess.run([sys.executable, "-c", _SERVE, json.dumps(args)],
+  # A fresh program (tests/warm_python.py: forked from a process that
+  # imported TensorFlow and Keras only; _SERVE checks no project module).
+  proc = subprocess.run([warm_python.command(), "-c", _SERVE,
+                         json.dumps(args)],
                         capture_output=True, text=True, env=env,
                         cwd=str(root), timeout=300)
   assert proc.returncode == 0, proc.stderr[-3000:]

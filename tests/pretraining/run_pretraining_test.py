@@ -13,7 +13,6 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -21,6 +20,7 @@ import tensorflow as tf
 
 from bert_tf2 import models
 from bert_tf2.common import artifact
+from tests import warm_python
 from tests.golden import REPO_ROOT
 from tests.golden import run_golden
 from tests.pretraining import corpus
@@ -73,7 +73,7 @@ def _in_process_error(*args):
 
 def _script(name, *args, expect_ok=True):
   proc = subprocess.run(
-      [sys.executable, os.path.join(REPO_ROOT, name)] + list(args),
+      [warm_python.command(), os.path.join(REPO_ROOT, name)] + list(args),
       cwd=REPO_ROOT, env=_env(), capture_output=True, text=True,
       timeout=600, check=False)
   if expect_ok and proc.returncode != 0:

@@ -17,9 +17,9 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import traceback
 
+from tests import warm_python
 from tests.golden import REPO_ROOT
 
 WORDS = ("the a of and to in is was it he she they we you that this on for "
@@ -203,9 +203,11 @@ def script_env():
 
 
 def run_script(script, args, timeout=300):
-  """Runs `python <script> args` from the repo root; a CompletedProcess."""
+  """Runs `python <script> args` from the repo root; a CompletedProcess.
+  The process is tests/warm_python.py's (TensorFlow imported before the
+  fork; tests/reliability/one_line_test.py starts the real interpreter)."""
   return subprocess.run(
-      [sys.executable, os.path.join(REPO_ROOT, script)] + list(args),
+      [warm_python.command(), os.path.join(REPO_ROOT, script)] + list(args),
       cwd=REPO_ROOT, env=script_env(), capture_output=True, text=True,
       timeout=timeout, check=False)
 

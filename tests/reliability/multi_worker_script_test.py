@@ -16,7 +16,6 @@ import os
 import shutil
 import signal
 import subprocess
-import sys
 import time
 
 import numpy as np
@@ -29,9 +28,18 @@ from bert_tf2.common import launch_local
 from bert_tf2.ner.model import BertTokenClassifier
 from bert_tf2.squad.model import SquadModel
 from tests.golden import REPO_ROOT
+from tests import warm_python
 from tests.reliability import fixtures
 
 TIMEOUT = 240  # Per wait on a worker; processes are killed after it.
+
+
+@pytest.fixture(scope="module")
+def python():
+  """The `python` every script process here is started with: each is a
+  fresh program forked from one process that imported TensorFlow once
+  (tests/warm_python.py; the 17 processes of this file each paid it)."""
+  return warm_python.command()
 
 
 @pytest.fixture(scope="module")
@@ -96,8 +104,8 @@ runpy.run_path(sys.argv[0], run_name="__main__")
 """
 
 
-def _start(script, args, tf_config=None, slow_saves=0):
-  command = [sys.executable, os.path.join(REPO_ROOT, script)]
+def _start(python, script, args, tf_config=None, slow_saves=0):
+  command = [python, os.path.join(REPO_ROOT, script)]
   if slow_saves:
     command[1:1] = ["-c", _SLOW_SAVES, str(slow_saves)]
   return subprocess.Popen(
@@ -105,21 +113,21 @@ def _start(script, args, tf_config=None, slow_saves=0):
       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
-def _start_workers(script, args, num_workers=2, slow_saves=0):
+def _start_workers(python, script, args, num_workers=2, slow_saves=0):
   configs = launch_local.tf_configs(num_workers)
-  return [_start(script, args + ["--strategy=multi_worker",
+  return [_start(python, script, args + ["--strategy=multi_worker",
                                  "--worker_timeout_secs=120"], json.dumps(c),
                  slow_saves)
           for c in configs]
 
 
-def _start_one_process(script, args):
+def _start_one_process(python, script, args):
   """The reference: one process, one replica. It runs under a one-worker
   TF_CONFIG so that it reads the training data in the order every worker
   of a multi-worker job reads (their shuffles are seeded:
   runner.data_seed); the batch it computes is the whole global batch."""
   config = launch_local.tf_configs(1)[0]
-  return _start(script, args + ["--strategy=multi_worker",
+  return _start(python, script, args + ["--strategy=multi_worker",
                                 "--worker_timeout_secs=120"],
                 json.dumps(config))
 
@@ -134,14 +142,14 @@ def _task_checkpoint(model, prefix):
                                    str(prefix))
 
 
-def _train_both(script, args, step, slow_saves=0):
+def _train_both(python, script, args, step, slow_saves=0):
   """Two workers and the one-process reference, each with `args` and its
   own output dir; asserts both end at `step` with the same weights, Adam
   slots and global_step. Returns (two-worker dir, reference dir).
   slow_saves: the workers' checkpoint saves take this many seconds more."""
   shared, single = args("shared"), args("single")
-  procs = _start_workers(script, shared, slow_saves=slow_saves) + [
-      _start_one_process(script, single)]
+  procs = _start_workers(python, script, shared, slow_saves=slow_saves) + [
+      _start_one_process(python, script, single)]
   codes, errors = _finish(procs)  # All three at once: less wall time.
   assert codes == [0, 0, 0], "\n".join(e[-3000:] for e in errors)
   out = [a[len("--output_dir="):] for a in shared + single
@@ -203,14 +211,14 @@ def _checkpoint_steps(out):
 
 @pytest.mark.slow
 def test_pretraining_sigterm_to_one_worker_then_restart_equals_one_process(
-    full_records, no_dropout, tmp_path):
+    full_records, no_dropout, tmp_path, python):
   """SIGTERM to worker 1 stops both workers at the same step (status 143,
   the chief saves it); restarting both resumes there, and they end with the
   weights, Adam slots, global_step and eval results of one process resuming
   from the same checkpoint with the same global batch."""
   inputs = full_records
   shared = str(tmp_path / "shared")
-  procs = _start_workers("run_pretraining.py", _pretraining_args(
+  procs = _start_workers(python, "run_pretraining.py", _pretraining_args(
       inputs, no_dropout, shared, 100000))
   try:
     deadline = time.time() + TIMEOUT
@@ -240,7 +248,7 @@ def test_pretraining_sigterm_to_one_worker_then_restart_equals_one_process(
   evaluation = dict(do_eval="true", max_eval_steps=2)
   # The same command lines, two more steps: both workers resume at
   # `stopped` and end where one process resuming there ends.
-  codes, errors = _finish(_start_workers("run_pretraining.py",
+  codes, errors = _finish(_start_workers(python, "run_pretraining.py",
                                          _pretraining_args(
                                              inputs, no_dropout, shared,
                                              stopped + 2, **evaluation)))
@@ -248,8 +256,10 @@ def test_pretraining_sigterm_to_one_worker_then_restart_equals_one_process(
   for err in errors:
     assert "Resuming from %s" % os.path.join(
         shared, "model.ckpt-%d" % stopped) in err
-  codes, errors = _finish([_start("run_pretraining.py", _pretraining_args(
-      inputs, no_dropout, single, stopped + 2, **evaluation))])
+  codes, errors = _finish([_start(python, "run_pretraining.py",
+                                  _pretraining_args(inputs, no_dropout,
+                                                    single, stopped + 2,
+                                                    **evaluation))])
   assert codes == [0], errors[0][-3000:]
   ours = _checkpoint(shared, stopped + 2)
   assert int(ours["global_step"]) == stopped + 2
@@ -285,7 +295,7 @@ def tagging_data(tmp_path_factory):
 
 @pytest.mark.slow
 def test_classifier_two_workers_like_one_process(inputs, no_dropout,
-                                                 tmp_path):
+                                                 tmp_path, python):
   """run_classifier.py --classifier_dropout_prob=0 on 2 workers (global
   batch 4: 2 per worker) ends on the weights, Adam slots and global_step of
   one process with batch 4; its eval_results.txt and test_results.tsv
@@ -306,7 +316,7 @@ def test_classifier_two_workers_like_one_process(inputs, no_dropout,
             "--learning_rate=1e-3", "--save_checkpoints_steps=100",
             "--classifier_dropout_prob=0"]
   # 8 examples / batch 4 x 2 epochs = 4 steps.
-  shared, single = _train_both("run_classifier.py", args, 4)
+  shared, single = _train_both(python, "run_classifier.py", args, 4)
   got = _eval_results(os.path.join(shared, "eval_results.txt"))
   want = _eval_results(os.path.join(single, "eval_results.txt"))
   assert got["global_step"] == want["global_step"] == "4"
@@ -319,7 +329,8 @@ def test_classifier_two_workers_like_one_process(inputs, no_dropout,
 
 
 @pytest.mark.slow
-def test_squad_two_workers_like_one_process(inputs, no_dropout, tmp_path):
+def test_squad_two_workers_like_one_process(inputs, no_dropout, tmp_path,
+                                           python):
   """run_squad.py on 2 workers: the checkpoint of one process with the
   same global batch, and the same predictions.json / nbest (every
   question, predicted on the chief from all workers' gathered logits)."""
@@ -338,7 +349,7 @@ def test_squad_two_workers_like_one_process(inputs, no_dropout, tmp_path):
             "--learning_rate=1e-3", "--save_checkpoints_steps=100",
             "--n_best_size=3"]
   # 4 questions / batch 4 x 3 epochs = 3 steps.
-  shared, single = _train_both("run_squad.py", args, 3)
+  shared, single = _train_both(python, "run_squad.py", args, 3)
   with open(os.path.join(shared, "predictions.json")) as f:
     got = json.load(f)
   with open(os.path.join(single, "predictions.json")) as f:
@@ -360,7 +371,7 @@ def test_squad_two_workers_like_one_process(inputs, no_dropout, tmp_path):
 @pytest.mark.slow
 @pytest.mark.parametrize("crf", [False, True], ids=["softmax", "crf"])
 def test_ner_two_workers_like_one_process(inputs, no_dropout, tagging_data,
-                                          tmp_path, crf):
+                                          tmp_path, crf, python):
   """run_ner.py --classifier_dropout_prob=0 on 2 workers: the checkpoint
   of one process with the same global batch, and the same dev/test
   results and tagged files (every sentence, gathered on the chief); with
@@ -383,7 +394,7 @@ def test_ner_two_workers_like_one_process(inputs, no_dropout, tagging_data,
             "--learning_rate=1e-2", "--save_checkpoints_steps=100",
             "--classifier_dropout_prob=0"]
   # 8 sentences (one window each) / batch 4 x 2 epochs = 4 steps.
-  shared, single = _train_both("run_ner.py", args, 4, slow_saves=4)
+  shared, single = _train_both(python, "run_ner.py", args, 4, slow_saves=4)
   for name in ("eval_results.txt", "test_results.txt"):
     got = _eval_results(os.path.join(shared, name))
     want = _eval_results(os.path.join(single, name))

@@ -10,12 +10,12 @@ command line continues from that step instead of starting over.
 import os
 import signal
 import subprocess
-import sys
 import time
 
 import numpy as np
 import tensorflow as tf
 
+from tests import warm_python
 from tests.golden import REPO_ROOT
 from tests.reliability import fixtures
 
@@ -27,7 +27,8 @@ def _command(p, out, steps):
                num_train_steps=steps, num_warmup_steps=2,
                save_checkpoints_steps=3, iterations_per_loop=1000,
                learning_rate=1e-3, keep_checkpoint_max=2)
-  return [sys.executable, os.path.join(REPO_ROOT, "run_pretraining.py")
+  return [warm_python.command(),
+          os.path.join(REPO_ROOT, "run_pretraining.py")
          ] + fixtures.flag_args(**flags)
 
 

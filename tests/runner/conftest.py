@@ -2,9 +2,10 @@
 
 import os
 import subprocess
-import sys
 
 import pytest
+
+from tests import warm_python
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
@@ -20,7 +21,9 @@ def subprocess_env(extra=None):
 
 
 def train_command(**flags):
-  cmd = [sys.executable, "-m", "tests.runner.train_main"]
+  """`python -m tests.runner.train_main --flags`, with tests/warm_python.py's
+  `python` (TensorFlow imported before the fork; signals forwarded)."""
+  cmd = [warm_python.command(), "-m", "tests.runner.train_main"]
   for key, value in flags.items():
     if value is True:
       cmd.append("--" + key)

@@ -7,7 +7,6 @@ checkpoint, and bad flags give clear errors.
 import json
 import os
 import subprocess
-import sys
 
 import pytest
 import tensorflow as tf
@@ -19,6 +18,7 @@ from bert_tf2.squad import job as squad_job
 from bert_tf2.squad import flags as squad_flags
 from bert_tf2.squad import postprocess
 from bert_tf2.squad import records
+from tests import warm_python
 from tests.golden import REPO_ROOT
 from tests.squad import synthetic
 
@@ -88,7 +88,7 @@ def test_original_command_line_predicts(trained):
   env = dict(os.environ, CUDA_VISIBLE_DEVICES="", TF_CPP_MIN_LOG_LEVEL="2",
              PYTHONPATH=REPO_ROOT)
   proc = subprocess.run(
-      [sys.executable, os.path.join(REPO_ROOT, "run_squad.py"),
+      [warm_python.command(), os.path.join(REPO_ROOT, "run_squad.py"),
        "--vocab_file=" + trained["vocab"],
        "--bert_config_file=" + trained["config"],
        "--init_checkpoint=" + os.path.join(trained["out"], "model.ckpt-150"),

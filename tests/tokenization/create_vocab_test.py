@@ -2,12 +2,12 @@
 
 import os
 import subprocess
-import sys
 
 import pytest
 
 import tokenization
 from bert_tf2.common import InputError
+from tests import warm_python
 from tests.golden import REPO_ROOT
 from tests.tokenization import corpus
 from tokenization import vocab_learner
@@ -15,7 +15,7 @@ from tokenization import vocab_learner
 
 def _run(*flags):
   return subprocess.run(
-      [sys.executable, os.path.join(REPO_ROOT, "create_vocab.py")] +
+      [warm_python.command(), os.path.join(REPO_ROOT, "create_vocab.py")] +
       list(flags), cwd=REPO_ROOT, capture_output=True, text=True,
       timeout=600, check=False)
 
