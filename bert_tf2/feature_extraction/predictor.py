@@ -53,22 +53,27 @@ class FeatureEncoder(base.Predictor):
     int8: run an int8 ONNX Runtime export (`bert_tf2.predict.int8`; needs
       the `int8` extra); a path (str) loads an earlier `export_onnx(path)`.
     int8_dir: where the int8 .onnx file is written (default: temporary).
+    precision: see `base.Predictor`; "int8" is `int8=True`.
   """
 
+  precisions = base.Predictor.precisions + ("int8",)
   kind = "features"
 
   def __init__(self, bert_config_file, checkpoint, vocab_file,
                do_lower_case=True, max_seq_length=128, layers=(-1,),
-               batch_size=32, trim_padding=True, int8=False, int8_dir=None):
+               batch_size=32, trim_padding=True, int8=False, int8_dir=None,
+               precision="auto"):
     self._layer_spec = ",".join(str(i) for i in layers)
     super().__init__(bert_config_file, checkpoint, vocab_file, do_lower_case,
-                     max_seq_length, batch_size)
+                     max_seq_length, batch_size,
+                     base.int8_precision(precision, int8))
     self.layers = parse_layers(self._layer_spec,
                                self.bert_config.num_hidden_layers, "layers")
     self.trim_padding = bool(trim_padding)
-    self.int8 = bool(int8)
+    self.int8 = self.precision == "int8"
     self._vectors = self._model_function(
-        self._onnx_forward if self.int8 else self._outputs, int8, int8_dir)
+        self._onnx_forward if self.int8 else self._outputs,
+        int8 or self.int8, int8_dir)
 
   def build_model(self, attention_layout="einsum"):
     return modeling.BertModel(self.bert_config,
@@ -78,8 +83,10 @@ class FeatureEncoder(base.Predictor):
     out = (self.model if model is None else model)(
         {"input_ids": input_ids, "input_mask": input_mask,
          "token_type_ids": segment_ids}, training=False)
+    # float32 vectors (and pooling) whatever the model's precision.
     return pool({"token_vectors": tf.stack(
-        [out["encoder_outputs"][i] for i in self.layers], axis=2),
+        [tf.cast(out["encoder_outputs"][i], tf.float32)
+         for i in self.layers], axis=2),
                  "input_mask": input_mask})
 
   def _outputs(self, input_ids, input_mask, segment_ids, model=None):

@@ -8,6 +8,26 @@ import modeling
 import tokenization
 from bert_tf2.common import InputError
 from bert_tf2.finetune import assets as assets_lib
+from bert_tf2.runner import precision as precision_lib
+from bert_tf2.runner import speed_defaults
+
+
+def int8_precision(precision, int8):
+  """The precision of a predictor given the older `int8=` argument too:
+  int8 True or an .onnx path means "int8".
+
+  Raises:
+    InputError: int8 given with another precision.
+
+    >>> int8_precision("auto", True), int8_precision("bfloat16", False)
+    ('int8', 'bfloat16')
+  """
+  if not int8:
+    return precision
+  if precision not in (None, "auto", "int8"):
+    raise InputError("int8=%r with precision=%r: give one of them"
+                     % (int8, precision))
+  return "int8"
 
 
 class Predictor(object):
@@ -20,12 +40,21 @@ class Predictor(object):
     do_lower_case: bool, as in training.
     max_seq_length: int, the model's sequence length.
     batch_size: int, examples per model call.
+    precision: "auto" (the default: bfloat16 on a CPU that multiplies it
+      fast, else float32; `runner.speed_defaults.resolve_inference_precision`,
+      logged in one line), "float32", "bfloat16" (Keras mixed_bfloat16:
+      outputs float32, within bfloat16 round-off of float32's) or, where the
+      subclass offers it (`precisions`), "int8" (ONNX Runtime).
   """
 
   kind = None
+  precisions = ("auto", "float32", "bfloat16")
 
   def __init__(self, bert_config_file, checkpoint, vocab_file,
-               do_lower_case=True, max_seq_length=128, batch_size=32):
+               do_lower_case=True, max_seq_length=128, batch_size=32,
+               precision="auto"):
+    self.precision = speed_defaults.resolve_inference_precision(
+        precision, type(self).__name__, offered=self.precisions)
     self.bert_config = modeling.BertConfig.from_json_file(bert_config_file)
     modeling.check_sequence_length(self.bert_config, max_seq_length)
     self.vocab_file = vocab_file
@@ -35,7 +64,10 @@ class Predictor(object):
     self.tokenizer = tokenization.FullTokenizer(vocab_file, do_lower_case)
     modeling.check_vocab_size(self.bert_config, len(self.tokenizer.vocab))
     self.checkpoint = checkpoint
-    self.model = self.build_model()
+    # int8 runs an ONNX export of the float32 model.
+    with precision_lib.policy_scope(
+        "bfloat16" if self.precision == "bfloat16" else "float32"):
+      self.model = self.build_model()
     modeling.init_from_checkpoint(self.model, checkpoint,
                                   flag="predictor checkpoint")
     self._onnx_twin = None
@@ -52,7 +84,8 @@ class Predictor(object):
     round-off. Built on first use, then kept.
     """
     if self._onnx_twin is None:
-      twin = self.build_model(attention_layout="matmul")
+      with precision_lib.policy_scope("float32"):
+        twin = self.build_model(attention_layout="matmul")
       twin.set_weights(self.model.get_weights())
       self._onnx_twin = twin
     return self._onnx_twin

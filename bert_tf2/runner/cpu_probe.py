@@ -27,10 +27,10 @@ PROBE_SHAPE = (512, 768, 3072)
 _warned = []
 
 
-def machine_key(cpuinfo="/proc/cpuinfo"):
-  """A string naming this CPU (model and flags) and the TensorFlow version."""
-  import tensorflow as tf  # pylint: disable=g-import-not-at-top
-  model, flags = "unknown", ""
+def cpu_model_and_flags(cpuinfo="/proc/cpuinfo"):
+  """(model name, sorted tuple of flags) of the first CPU in `cpuinfo`
+  (("unknown", ()) where it cannot be read, e.g. not Linux)."""
+  model, flags = "unknown", ()
   try:
     with open(cpuinfo) as f:
       for line in f:
@@ -38,10 +38,17 @@ def machine_key(cpuinfo="/proc/cpuinfo"):
         if key.strip() == "model name" and model == "unknown":
           model = value.strip()
         elif key.strip() == "flags" and not flags:
-          flags = " ".join(sorted(value.split()))
+          flags = tuple(sorted(value.split()))
   except OSError:
     pass
-  return "%s|%s|tf %s" % (model, flags, tf.__version__)
+  return model, flags
+
+
+def machine_key(cpuinfo="/proc/cpuinfo"):
+  """A string naming this CPU (model and flags) and the TensorFlow version."""
+  import tensorflow as tf  # pylint: disable=g-import-not-at-top
+  model, flags = cpu_model_and_flags(cpuinfo)
+  return "%s|%s|tf %s" % (model, " ".join(flags), tf.__version__)
 
 
 def cache_path():

