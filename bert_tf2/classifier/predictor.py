@@ -28,7 +28,7 @@ from bert_tf2.classifier.processors import InputExample
 from bert_tf2.common import InputError
 from bert_tf2.common import raw_text_serving
 from bert_tf2.predict import base
-from bert_tf2.predict import serving
+from bert_tf2.predict import batching
 
 
 class ClassifierPredictor(base.Predictor):
@@ -117,8 +117,8 @@ class ClassifierPredictor(base.Predictor):
     features = self._features(pairs)
     arrays = [[getattr(f, name) for f in features]
               for name in ("input_ids", "input_mask", "segment_ids")]
-    logits = serving.run_batches(self._logits, arrays, self.batch_size,
-                                 trim_padding=self.trim_padding)
+    logits = batching.run_batches(self._logits, arrays, self.batch_size,
+                                  trim_padding=self.trim_padding)
     if self.int8:
       logits = logits[0]
     if self.long_text == "sliding_window":

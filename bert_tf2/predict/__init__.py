@@ -4,7 +4,7 @@
               with named answers and export (`bert_tf2.models.load_predictor`)
   base        `Predictor`: config, vocabulary, checkpoint, `from_output_dir`
               (model.json and its recorded, or the best, checkpoint)
-  serving     SavedModel checks and batching (`run_batches`)
+  batching    `run_batches`: token-id batches of similar lengths
   int8        the int8 ONNX Runtime path (optional extra `int8`)
   onnx_graph  the ONNX graph of the encoder
 
