@@ -80,21 +80,28 @@ TASKS = {
 }
 
 
-def _predictor_parts():
-  """{task: (answers, export)} of `TextPredictor` (imported on use: the
-  predictors import the SavedModel writers)."""
+def _predictor_of(task, model, batch_size, labels):
+  """The Python predictor of text model `model` of `task` (the predictor
+  modules are imported on use: they import the SavedModel writers)."""
   # pylint: disable=g-import-not-at-top
-  from bert_tf2.classifier import predictor as classifier
-  from bert_tf2.embedding import predictor as embedding
-  from bert_tf2.multiple_choice import predictor as multiple_choice
-  from bert_tf2.ner import predictor as ner
-  from bert_tf2.squad import predictor as squad
-  return {"classifier": (classifier.text_answers, classifier.text_export),
-          "ner": (ner.text_answers, ner.text_export),
-          "multiple_choice": (multiple_choice.text_answers,
-                              multiple_choice.text_export),
-          "embedding": (embedding.text_answers, embedding.text_export),
-          "squad": (squad.text_answers, squad.text_export)}
+  if task == "ner":
+    from bert_tf2.ner.serving import EntityTagger
+    return EntityTagger(model, batch_size)
+  if task == "multiple_choice":
+    from bert_tf2.multiple_choice.predictor import MultipleChoicePredictor
+    return MultipleChoicePredictor(model, batch_size=batch_size)
+  if task == "classifier":
+    from bert_tf2.classifier import predictor as classifier
+    return TextPredictor(model,
+                         functools.partial(classifier.text_answers, labels),
+                         functools.partial(classifier.text_export, labels),
+                         batch_size)
+  if task == "embedding":
+    from bert_tf2.embedding import predictor as parts
+  else:
+    from bert_tf2.squad import predictor as parts
+  return TextPredictor(model, parts.text_answers, parts.text_export,
+                       batch_size)
 
 
 def builder_of(cls):
@@ -189,7 +196,9 @@ def _task(path, task):
 def load_predictor(path, task=None, batch_size=32, labels=None, **kwargs):
   """The Python predictor of `path` (as `load`): a `TextPredictor`, the
   task's text model with batching, named answers (`predict(x)`: one dict
-  per example) and `export(export_dir)` (its raw-string SavedModel).
+  per example) and `export(export_dir)` (its raw-string SavedModel); for
+  NER an `EntityTagger`, for multiple choice a `MultipleChoicePredictor`
+  (both `TextPredictor`s).
 
   labels: a classifier's label names (default: the run's, else "0", "1",
   ...; NER: its tags, a model argument); other arguments as `load`.
@@ -198,12 +207,10 @@ def load_predictor(path, task=None, batch_size=32, labels=None, **kwargs):
   if task != "classifier" and labels is not None:
     kwargs["labels"] = labels  # NER's tags: its model's argument.
   model = load(path, task, **kwargs)
-  answers, export = _predictor_parts()[task]
   if task == "classifier":
     if labels is None and artifact.exists(path):
       labels = artifact.read(path).outputs.get("labels")
     if labels is None:
       labels = [str(i) for i in range(model.task.num_labels)]
-    answers = functools.partial(answers, list(labels))
-    export = functools.partial(export, list(labels))
-  return TextPredictor(model, answers, export, batch_size)
+    labels = list(labels)
+  return _predictor_of(task, model, batch_size, labels)

@@ -9,14 +9,16 @@
   onnx_graph  the ONNX graph of the encoder
 
 None of them imports a task. Each task's answers and export for
-`TextPredictor` live in its `predictor` module; the earlier predictors,
-most on `base.Predictor`:
+`TextPredictor` live in its `predictor` module; NER's predictor
+(`bert_tf2.ner.serving.EntityTagger`) and multiple choice's
+(`bert_tf2.multiple_choice.predictor.MultipleChoicePredictor`) are
+`TextPredictor`s, and `SentenceEncoder.encode` runs its text model. The
+earlier predictors on `base.Predictor` (token ids built in Python):
 
   bert_tf2.classifier.predictor.ClassifierPredictor      texts or pairs ->
       label, probabilities (long texts through sliding windows)
   bert_tf2.squad.predictor.SquadPredictor                (question, context)
       -> answer text, score, no-answer
-  bert_tf2.multiple_choice.predictor.MultipleChoicePredictor
   bert_tf2.feature_extraction.predictor.FeatureEncoder   texts -> vectors
 
 Each `export(dir)` writes a SavedModel with raw-string signatures that
