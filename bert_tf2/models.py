@@ -27,6 +27,9 @@ so `bert_tf2.common` imports no task.
 
 # pylint: disable=unused-import,g-importing-member,g-bad-import-order
 import functools
+import inspect
+
+import keras
 
 from modeling import BertConfig
 from modeling import BertModel
@@ -68,6 +71,10 @@ TEXT_MODEL_BUILDERS = (
     (SentenceEncoder, _embedding.build),
     (SquadModel, _squad.build),
 )
+
+# The learning rate of the Adam optimizer `text_model` (and `load`)
+# compile with: in the range the BERT paper fine-tunes with (2e-5 to 5e-5).
+DEFAULT_LEARNING_RATE = 2e-5
 
 # The task names of a run's model.json (`bert_tf2.common.artifact`) and
 # their task model classes.
@@ -150,13 +157,73 @@ def text_model(cls, directory, max_seq_length=None, do_lower_case=None,
   E.g. `text_model(BertClassifier, "uncased_L-12_H-768_A-12", num_labels=2)`,
   `text_model(BertTokenClassifier, directory, labels=["O", "B-PER", ...])`.
   max_seq_length None: the run's, else 128 (384 for SQuAD; the
-  directory's for a sentence encoder).
+  directory's for a sentence encoder). Returned compiled, ready for
+  `fit` and `evaluate`: Adam at DEFAULT_LEARNING_RATE, no loss (the task's
+  own loss and metrics, docs/keras.md); `compile` again to change them.
   """
   settings = recorded_settings(directory, cls)
   explicit = dict(kwargs, max_seq_length=max_seq_length,
                   do_lower_case=do_lower_case)
   settings.update({k: v for k, v in explicit.items() if v is not None})
-  return builder_of(cls)(cls, directory, **settings)
+  build = builder_of(cls)
+  check_arguments(cls, build, directory, settings)
+  model = build(cls, directory, **settings)
+  model.compile(optimizer=keras.optimizers.Adam(DEFAULT_LEARNING_RATE))
+  return model
+
+
+# Keras' own constructor arguments a task model passes on.
+_KERAS_ARGUMENTS = ("name", "dtype", "trainable")
+
+
+def _named_parameters(fn, skip=("self", "cls", "directory", "bert_config")):
+  """{name: inspect.Parameter} of fn's named parameters (no *args,
+  **kwargs, none of `skip`)."""
+  variadic = (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
+  return {name: p for name, p in inspect.signature(fn).parameters.items()
+          if p.kind not in variadic and name not in skip}
+
+
+def accepted_arguments(cls, build):
+  """(accepted, required): the argument names `build(cls, directory,
+  **settings)` takes (its own, the task model class's constructors along
+  the class hierarchy, a builder's helper), and those the task model
+  needs that the builder does not supply itself."""
+  own = _named_parameters(build)
+  model = {}
+  for klass in reversed(cls.__mro__):
+    if "__init__" in vars(klass) and issubclass(klass, (BertClassifier,
+                                                        BertMultipleChoice,
+                                                        SquadModel,
+                                                        SentenceEncoder)):
+      model.update(_named_parameters(klass.__init__))
+  helpers = {_squad.build: [squad_text_model],
+             _embedding.build: [SentenceEncoder.from_dir]}.get(build, [])
+  accepted = set(own) | set(model) | set(_KERAS_ARGUMENTS)
+  for helper in helpers:
+    accepted |= set(_named_parameters(helper))
+  required = set()
+  if build in (_generic.build, _multiple_choice.build):
+    required = {name for name, p in model.items()
+                if p.default is inspect.Parameter.empty}
+  return accepted, required
+
+
+def check_arguments(cls, build, directory, settings):
+  """One InputError line unless `settings` (recorded in model.json and
+  given) are arguments `cls`'s text model takes, with every one it needs.
+  """
+  accepted, required = accepted_arguments(cls, build)
+  unknown = sorted(set(settings) - accepted)
+  if unknown:
+    raise InputError("%s: %s takes no argument %s (recorded in model.json "
+                     "or given); it takes %s" % (
+                         directory, cls.__name__, ", ".join(unknown),
+                         ", ".join(sorted(accepted))))
+  missing = sorted(required - set(settings))
+  if missing:
+    raise InputError("%s: %s needs %s (neither recorded in model.json nor "
+                     "given)" % (directory, cls.__name__, ", ".join(missing)))
 
 
 def load(path, task=None, **kwargs):
