@@ -1,11 +1,14 @@
 """`bert_tf2.models.load` gives a model ready to use: compiled (the task's
 loss and metrics), so `fit` and `evaluate` run straight away; an argument
 its task model cannot take, or a contradiction between them, is one
-InputError line before anything is built."""
+InputError line before anything is built; a multi-label model's decision
+threshold goes from model.json through the Keras model, its predictor and
+its `.keras` file."""
 
 import keras
 import numpy as np
 import pytest
+import tensorflow as tf
 
 from bert_tf2 import models
 from bert_tf2.classifier.model import BertClassifier
@@ -68,3 +71,27 @@ def test_arguments_a_model_cannot_take_are_one_input_error_line(tmp_path):
            r"shapes \[\(3, 3\), \(3,\), \(3,\)\] for 3 labels",
            path=pretrained, task="ner", labels=TAGS[:3], crf=True,
            allowed=allowed)
+  _refused(r"^threshold=0\.7: only a multi-label model", path=pretrained,
+           task="classifier", num_labels=2, threshold=0.7)
+  _refused(r"^threshold=1\.5: expected a probability strictly between 0 "
+           r"and 1", path=pretrained, task="classifier", num_labels=2,
+           multi_label=True, threshold=1.5)
+
+
+def test_a_recorded_threshold_decides_on_every_path(tmp_path):
+  run = _classifier_run(str(tmp_path / "run"), multi_label=True,
+                        threshold=0.8)
+  model = models.load(run)
+  assert model.task.threshold == 0.8
+  # Probabilities 0.73 and 0.88: one label at 0.8 (two at the default).
+  logits = tf.constant([[1.0, 2.0]])
+  assert model.task.head_outputs(logits)["predicted"].numpy().tolist() == [
+      [False, True]]
+  answers = models.load_predictor(run).predict(TEXTS)
+  for answer in answers:
+    assert answer["labels"] == [
+        n for n, p in zip(["no", "yes"], answer["probabilities"]) if p >= 0.8]
+  path = str(tmp_path / "model.keras")
+  model.save(path)
+  assert keras.saving.load_model(path).task.threshold == 0.8
+  assert models.load(run, threshold=0.5).task.threshold == 0.5
