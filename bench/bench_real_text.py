@@ -209,7 +209,7 @@ def predict(args, model_dir, output_dir, tmp, rows):
   import tensorflow as tf  # pylint: disable=g-import-not-at-top
   from bert_tf2.classifier.predictor import ClassifierPredictor  # pylint: disable=g-import-not-at-top
   from bert_tf2.predict import int8 as int8_lib  # pylint: disable=g-import-not-at-top
-  from bert_tf2.predict import serving  # pylint: disable=g-import-not-at-top
+  from bert_tf2.predict import batching  # pylint: disable=g-import-not-at-top
 
   with open(os.path.join(args.data_dir, "dev.tsv"), encoding="utf-8") as f:
     dev = list(csv.DictReader(f, delimiter="\t", quoting=csv.QUOTE_NONE))
@@ -249,8 +249,8 @@ def predict(args, model_dir, output_dir, tmp, rows):
   def variant(name, fn, trim, first=False, sort=False):
     def run(warmup):
       use = [a[:2 * bs] for a in arrays] if warmup else arrays
-      out = serving.run_batches(fn, use, bs, trim_padding=trim,
-                                sort_by_length=sort)
+      out = batching.run_batches(fn, use, bs, trim_padding=trim,
+                                 sort_by_length=sort)
       if not warmup:
         results[name] = out[0] if first else out
     return name, (run, len(sentences))

@@ -27,6 +27,9 @@ so `bert_tf2.common` imports no task.
 
 # pylint: disable=unused-import,g-importing-member,g-bad-import-order
 import functools
+import inspect
+
+import keras
 
 from modeling import BertConfig
 from modeling import BertModel
@@ -75,6 +78,10 @@ TEXT_MODEL_BUILDERS = (
 # path; Keras' quantize("int8") ran 5x slower than float32).
 TEXT_MODEL_PRECISIONS = ("auto", "float32", "bfloat16")
 
+# The learning rate of the Adam optimizer `text_model` (and `load`)
+# compile with: in the range the BERT paper fine-tunes with (2e-5 to 5e-5).
+DEFAULT_LEARNING_RATE = 2e-5
+
 # The task names of a run's model.json (`bert_tf2.common.artifact`) and
 # their task model classes.
 TASKS = {
@@ -86,21 +93,28 @@ TASKS = {
 }
 
 
-def _predictor_parts():
-  """{task: (answers, export)} of `TextPredictor` (imported on use: the
-  predictors import the SavedModel writers)."""
+def _predictor_of(task, model, batch_size, labels):
+  """The Python predictor of text model `model` of `task` (the predictor
+  modules are imported on use: they import the SavedModel writers)."""
   # pylint: disable=g-import-not-at-top
-  from bert_tf2.classifier import predictor as classifier
-  from bert_tf2.embedding import predictor as embedding
-  from bert_tf2.multiple_choice import predictor as multiple_choice
-  from bert_tf2.ner import predictor as ner
-  from bert_tf2.squad import predictor as squad
-  return {"classifier": (classifier.text_answers, classifier.text_export),
-          "ner": (ner.text_answers, ner.text_export),
-          "multiple_choice": (multiple_choice.text_answers,
-                              multiple_choice.text_export),
-          "embedding": (embedding.text_answers, embedding.text_export),
-          "squad": (squad.text_answers, squad.text_export)}
+  if task == "ner":
+    from bert_tf2.ner.serving import EntityTagger
+    return EntityTagger(model, batch_size)
+  if task == "multiple_choice":
+    from bert_tf2.multiple_choice.predictor import MultipleChoicePredictor
+    return MultipleChoicePredictor(model, batch_size=batch_size)
+  if task == "classifier":
+    from bert_tf2.classifier import predictor as classifier
+    return TextPredictor(model,
+                         functools.partial(classifier.text_answers, labels),
+                         functools.partial(classifier.text_export, labels),
+                         batch_size)
+  if task == "embedding":
+    from bert_tf2.embedding import predictor as parts
+  else:
+    from bert_tf2.squad import predictor as parts
+  return TextPredictor(model, parts.text_answers, parts.text_export,
+                       batch_size)
 
 
 def builder_of(cls):
@@ -154,16 +168,77 @@ def text_model(cls, directory, max_seq_length=None, do_lower_case=None,
   "float32" or "bfloat16" (Keras mixed_bfloat16): see
   `bert_tf2.runner.speed_defaults.resolve_inference_precision`. (int8:
   `ClassifierPredictor` / `FeatureEncoder`; Keras' own int8 is slower.)
+  Returned compiled, ready for `fit` and `evaluate`: Adam at
+  DEFAULT_LEARNING_RATE, no loss (the task's own loss and metrics,
+  docs/keras.md); `compile` again to change them.
   """
   settings = recorded_settings(directory, cls)
   explicit = dict(kwargs, max_seq_length=max_seq_length,
                   do_lower_case=do_lower_case)
   settings.update({k: v for k, v in explicit.items() if v is not None})
+  build = builder_of(cls)
+  check_arguments(cls, build, directory, settings)
   chosen = speed_defaults.resolve_inference_precision(
       precision, "%s text model" % cls.__name__,
       offered=TEXT_MODEL_PRECISIONS)
   with precision_lib.policy_scope(chosen):
-    return builder_of(cls)(cls, directory, **settings)
+    model = build(cls, directory, **settings)
+  model.compile(optimizer=keras.optimizers.Adam(DEFAULT_LEARNING_RATE))
+  return model
+
+
+# Keras' own constructor arguments a task model passes on.
+_KERAS_ARGUMENTS = ("name", "dtype", "trainable")
+
+
+def _named_parameters(fn, skip=("self", "cls", "directory", "bert_config")):
+  """{name: inspect.Parameter} of fn's named parameters (no *args,
+  **kwargs, none of `skip`)."""
+  variadic = (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
+  return {name: p for name, p in inspect.signature(fn).parameters.items()
+          if p.kind not in variadic and name not in skip}
+
+
+def accepted_arguments(cls, build):
+  """(accepted, required): the argument names `build(cls, directory,
+  **settings)` takes (its own, the task model class's constructors along
+  the class hierarchy, a builder's helper), and those the task model
+  needs that the builder does not supply itself."""
+  own = _named_parameters(build)
+  model = {}
+  for klass in reversed(cls.__mro__):
+    if "__init__" in vars(klass) and issubclass(klass, (BertClassifier,
+                                                        BertMultipleChoice,
+                                                        SquadModel,
+                                                        SentenceEncoder)):
+      model.update(_named_parameters(klass.__init__))
+  helpers = {_squad.build: [squad_text_model],
+             _embedding.build: [SentenceEncoder.from_dir]}.get(build, [])
+  accepted = set(own) | set(model) | set(_KERAS_ARGUMENTS)
+  for helper in helpers:
+    accepted |= set(_named_parameters(helper))
+  required = set()
+  if build in (_generic.build, _multiple_choice.build):
+    required = {name for name, p in model.items()
+                if p.default is inspect.Parameter.empty}
+  return accepted, required
+
+
+def check_arguments(cls, build, directory, settings):
+  """One InputError line unless `settings` (recorded in model.json and
+  given) are arguments `cls`'s text model takes, with every one it needs.
+  """
+  accepted, required = accepted_arguments(cls, build)
+  unknown = sorted(set(settings) - accepted)
+  if unknown:
+    raise InputError("%s: %s takes no argument %s (recorded in model.json "
+                     "or given); it takes %s" % (
+                         directory, cls.__name__, ", ".join(unknown),
+                         ", ".join(sorted(accepted))))
+  missing = sorted(required - set(settings))
+  if missing:
+    raise InputError("%s: %s needs %s (neither recorded in model.json nor "
+                     "given)" % (directory, cls.__name__, ", ".join(missing)))
 
 
 def load(path, task=None, **kwargs):
@@ -203,7 +278,9 @@ def _task(path, task):
 def load_predictor(path, task=None, batch_size=32, labels=None, **kwargs):
   """The Python predictor of `path` (as `load`): a `TextPredictor`, the
   task's text model with batching, named answers (`predict(x)`: one dict
-  per example) and `export(export_dir)` (its raw-string SavedModel).
+  per example) and `export(export_dir)` (its raw-string SavedModel); for
+  NER an `EntityTagger`, for multiple choice a `MultipleChoicePredictor`
+  (both `TextPredictor`s).
 
   labels: a classifier's label names (default: the run's, else "0", "1",
   ...; NER: its tags, a model argument); other arguments as `load`.
@@ -212,12 +289,10 @@ def load_predictor(path, task=None, batch_size=32, labels=None, **kwargs):
   if task != "classifier" and labels is not None:
     kwargs["labels"] = labels  # NER's tags: its model's argument.
   model = load(path, task, **kwargs)
-  answers, export = _predictor_parts()[task]
   if task == "classifier":
     if labels is None and artifact.exists(path):
       labels = artifact.read(path).outputs.get("labels")
     if labels is None:
       labels = [str(i) for i in range(model.task.num_labels)]
-    answers = functools.partial(answers, list(labels))
-    export = functools.partial(export, list(labels))
-  return TextPredictor(model, answers, export, batch_size)
+    labels = list(labels)
+  return _predictor_of(task, model, batch_size, labels)

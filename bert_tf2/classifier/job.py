@@ -114,7 +114,14 @@ class ClassifierJob(Job):
         1 if self.regression else len(self.label_list),
         use_one_hot_embeddings=bool(s.use_tpu),
         classifier_dropout_prob=s.classifier_dropout_prob,
-        multi_label=self.multi_label))
+        **self.head_settings()))
+
+  def head_settings(self):
+    """The head's arguments the model is built with and model.json records
+    (a multi-label model's threshold: `BertClassifier.threshold`)."""
+    if not self.multi_label:
+      return dict(multi_label=False)
+    return dict(multi_label=True, threshold=BertClassifier.threshold)
 
   def check_periodic_eval(self):
     if self.windows:
@@ -131,7 +138,7 @@ class ClassifierJob(Job):
                                  doc_stride=s.doc_stride),
             "model": dict(num_labels=1 if self.regression
                           else len(self.label_list),
-                          multi_label=self.multi_label),
+                          **self.head_settings()),
             "outputs": dict(labels=list(self.label_list),
                             regression=bool(self.regression))}
 

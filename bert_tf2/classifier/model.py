@@ -31,11 +31,14 @@ Example:
   ['output_bias', 'output_weights']
 """
 
+import functools
+
 import keras
 import tensorflow as tf
 
 import modeling
 from bert_tf2.classifier import metrics as metrics_lib
+from bert_tf2.common import InputError
 from bert_tf2.common import task_model
 from modeling import inputs as model_inputs
 
@@ -98,6 +101,37 @@ def exact_match(label_ids, predicted):
                                         predicted), axis=-1), tf.float32)
 
 
+class class_or_instance_method(object):  # pylint: disable=invalid-name
+  """A method bound to the instance it is read from, else to the class."""
+
+  def __init__(self, fn):
+    self.fn = fn
+    self.__doc__ = fn.__doc__
+
+  def __get__(self, instance, owner):
+    return functools.partial(self.fn, owner if instance is None else instance)
+
+
+def check_threshold(threshold, multi_label):
+  """`threshold` as a float, checked: a multi-label model's, in (0, 1);
+  else one InputError line.
+
+    >>> check_threshold(0.3, True)
+    0.3
+  """
+  if not multi_label:
+    raise InputError("threshold=%r: only a multi-label model "
+                     "(multi_label=True) decides by a threshold" % (threshold,))
+  try:
+    value = float(threshold)
+  except (TypeError, ValueError):
+    value = float("nan")
+  if not 0.0 < value < 1.0:
+    raise InputError("threshold=%r: expected a probability strictly between "
+                     "0 and 1" % (threshold,))
+  return value
+
+
 @modeling.layers.serializable
 class BertClassifier(task_model.TaskModel):
   """BertModel + ClassificationHead; call(features) -> float32 logits."""
@@ -106,9 +140,11 @@ class BertClassifier(task_model.TaskModel):
 
   def __init__(self, bert_config, num_labels, use_one_hot_embeddings=False,
                classifier_dropout_prob=0.1, attention_layout="einsum",
-               multi_label=False, **kwargs):
+               multi_label=False, threshold=None, **kwargs):
     kwargs.setdefault("name", self.default_name)
     self.multi_label = bool(multi_label)
+    if threshold is not None:  # Else the class's (below).
+      self.threshold = check_threshold(threshold, self.multi_label)
     self.metric_names = (("exact_match",) if self.multi_label else
                          self.metrics_for(int(num_labels)))
     super().__init__(**kwargs)
@@ -146,14 +182,17 @@ class BertClassifier(task_model.TaskModel):
 
   # A multi-label model predicts a label at probability >= threshold: in
   # eval_results.txt, the SavedModel's "predicted" and the predictor's
-  # labels (all read it from here).
+  # labels (all read it from here). The default; a model's own is its
+  # constructor argument `threshold` (in its config, so a `.keras` file
+  # keeps it, and in a run's model.json).
   threshold = 0.5
 
-  @classmethod
-  def predicted(cls, probabilities):
+  @class_or_instance_method
+  def predicted(self, probabilities):
     """The labels a multi-label model predicts: bool, the shape of
-    `probabilities` (Tensor or NumPy array)."""
-    return probabilities >= cls.threshold
+    `probabilities` (Tensor or NumPy array); called on the class, at the
+    class's threshold, on a model at its own."""
+    return probabilities >= self.threshold
 
   def head_outputs(self, logits):
     """The head's answers from its logits, every path's one home.
@@ -329,4 +368,5 @@ class BertClassifier(task_model.TaskModel):
                   attention_layout=self.attention_layout)
     if self.multi_label:  # Absent otherwise: older .keras configs load.
       config["multi_label"] = True
+      config["threshold"] = float(self.threshold)
     return config

@@ -28,7 +28,7 @@ from bert_tf2.classifier.processors import InputExample
 from bert_tf2.common import InputError
 from bert_tf2.common import raw_text_serving
 from bert_tf2.predict import base
-from bert_tf2.predict import serving
+from bert_tf2.predict import batching
 
 
 class ClassifierPredictor(base.Predictor):
@@ -41,6 +41,8 @@ class ClassifierPredictor(base.Predictor):
     multi_label: a multi-label model (`--label_column=a,b,c`): per-label
       sigmoid probabilities; a label is predicted as the model decides
       (`BertClassifier.predicted`).
+    threshold: a multi-label model's (None: `BertClassifier.threshold`;
+      `from_output_dir` passes the run's).
     trim_padding: run each batch at its longest text (rounded up to a
       multiple of 8) instead of max_seq_length: same outputs to float32
       round-off, faster on short texts.
@@ -61,10 +63,11 @@ class ClassifierPredictor(base.Predictor):
                do_lower_case=True, max_seq_length=128, long_text="truncate",
                doc_stride=128, batch_size=32, multi_label=False,
                trim_padding=True, int8=False, int8_dir=None,
-               precision="auto"):
+               precision="auto", threshold=None):
     self.label_list = list(label_list)
     self.regression = self.label_list == [None]
     self.multi_label = bool(multi_label)
+    self.threshold = threshold
     if self.multi_label and long_text != "truncate":
       raise InputError("long_text=%s: multi-label models only truncate"
                        % long_text)
@@ -86,7 +89,8 @@ class ClassifierPredictor(base.Predictor):
     return BertClassifier(self.bert_config, 1 if self.regression
                           else len(self.label_list),
                           attention_layout=attention_layout,
-                          multi_label=self.multi_label)
+                          multi_label=self.multi_label,
+                          threshold=self.threshold)
 
   def _forward(self, input_ids, input_mask, segment_ids, model=None):
     return (self.model if model is None else model)(
@@ -122,8 +126,8 @@ class ClassifierPredictor(base.Predictor):
     features = self._features(pairs)
     arrays = [[getattr(f, name) for f in features]
               for name in ("input_ids", "input_mask", "segment_ids")]
-    logits = serving.run_batches(self._logits, arrays, self.batch_size,
-                                 trim_padding=self.trim_padding)
+    logits = batching.run_batches(self._logits, arrays, self.batch_size,
+                                  trim_padding=self.trim_padding)
     if self.int8:
       logits = logits[0]
     if self.long_text == "sliding_window":

@@ -151,7 +151,8 @@ def _as_dataset(x, y, batch_size, sample_weight=None, shuffle=False):
   return data.batch(batch_size or 32), None, None
 
 
-def build(cls, directory, max_seq_length=128, do_lower_case=None, **kwargs):
+def build(cls, directory, max_seq_length=128, do_lower_case=None,
+          long_text=None, doc_stride=None, **kwargs):
   """`TextModel` of `cls.from_checkpoint(directory, **kwargs)` and its vocab.
 
   E.g. `build(BertClassifier, "uncased_L-12_H-768_A-12", num_labels=2)`;
@@ -161,8 +162,8 @@ def build(cls, directory, max_seq_length=128, do_lower_case=None, **kwargs):
   a text model of their own (NER, multiple choice, the sentence encoder) to
   their module's `build`, and every other one here.
   """
-  windows = {k: kwargs.pop(k) for k in ("long_text", "doc_stride")
-             if k in kwargs}
+  windows = {k: v for k, v in (("long_text", long_text),
+                               ("doc_stride", doc_stride)) if v is not None}
   task = cls.from_checkpoint(directory, do_lower_case=do_lower_case, **kwargs)
   found = task.pretrained
   modeling.check_sequence_length(found.config, max_seq_length)

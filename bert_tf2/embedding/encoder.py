@@ -5,8 +5,10 @@ was trained (see `pooling.pooling_from_dir`).
 sentence-transformers directory (config.json + model.safetensors +
 vocab.txt, converted on the fly with `modeling.hf_import` and exact GELU,
 as Hugging Face computes it) or an original-format one (bert_config.json +
-bert_model.ckpt* + vocab.txt). Texts are tokenized as the original
-(`FullTokenizer`), as one segment: [CLS] text [SEP], cut to
+bert_model.ckpt* + vocab.txt). `encode(texts)` runs the encoder's text
+model (`text_model()`, a `SentenceTextModel`: the Python predictor is the
+Keras model's `predict`, as every task's): texts are tokenized in graph as
+the original's `FullTokenizer`, as one segment: [CLS] text [SEP], cut to
 max_seq_length - 2 word pieces (max_seq_length from
 sentence_bert_config.json when present: 256 for all-MiniLM-L6-v2). A
 run_embedding.py output_dir gives the run's own pooling, normalisation,
@@ -31,6 +33,7 @@ from bert_tf2.common import InputError
 from bert_tf2.common import artifact
 from bert_tf2.common import raw_text_serving
 from bert_tf2.embedding import pooling
+from bert_tf2.embedding import text_model as text_model_lib
 from modeling import inputs as model_inputs
 from modeling import lora
 from modeling import quantized
@@ -56,7 +59,10 @@ class SentenceEncoder(lora.Adaptable, keras.Model):
     self.normalize = bool(normalize)
     self.bert = modeling.BertModel(bert_config, dtype=self.dtype_policy)
     self.tokenizer = None
-    self.max_seq_length = DEFAULT_MAX_SEQ_LENGTH
+    # The default, within the model's positions (from_dir sets and checks
+    # the directory's).
+    self.max_seq_length = min(DEFAULT_MAX_SEQ_LENGTH,
+                              bert_config.max_position_embeddings)
     self.built = True
 
   def lora_parts(self):
@@ -83,44 +89,36 @@ class SentenceEncoder(lora.Adaptable, keras.Model):
   def from_config(cls, config):
     return quantized.build(cls, config)
 
-  # --- Python-side tokenization and batching ------------------------------
+  # --- Raw texts: through the encoder's text model -----------------------
 
-  def features(self, texts):
-    """list of str -> dict of int32 [len(texts), longest] numpy arrays."""
+  def text_model(self):
+    """The `SentenceTextModel` of this encoder: a `BertPreprocessor` of
+    its tokenizer's vocabulary and casing, cut to max_seq_length, in front
+    of this encoder (its weights, not a copy). Built on first use and
+    again when tokenizer or max_seq_length change."""
     if self.tokenizer is None:
       raise ValueError("no tokenizer: build the encoder with from_dir() or "
                        "set .tokenizer")
-    rows = []
-    for i, text in enumerate(texts):
-      text = raw_text_serving.check_text(text, "texts[%d]" % i)
-      pieces = self.tokenizer.tokenize(text)[:self.max_seq_length - 2]
-      rows.append(self.tokenizer.convert_tokens_to_ids(
-          ["[CLS]"] + pieces + ["[SEP]"]))
-    length = max([len(r) for r in rows] + [2])
-    ids = np.zeros([len(rows), length], np.int32)
-    mask = np.zeros([len(rows), length], np.int32)
-    for i, row in enumerate(rows):
-      ids[i, :len(row)] = row
-      mask[i, :len(row)] = 1
-    return {"input_ids": ids, "input_mask": mask,
-            "segment_ids": np.zeros_like(ids)}
+    key = (id(self.tokenizer), self.max_seq_length)
+    held = self.__dict__.get("_text_model_of")  # Untracked (see below).
+    if held is None or held.key != key:
+      held = _Held(key, text_model_lib.wrap(self))
+      # Not a Keras attribute: the text model holds this encoder, and a
+      # tracked attribute would make each the other's layer.
+      object.__setattr__(self, "_text_model_of", held)
+    return held.model
 
   def encode(self, texts, batch_size=32):
-    """list of str -> float32 numpy [len(texts), hidden_size]."""
+    """list of str -> float32 numpy [len(texts), hidden_size]: this
+    encoder's text model's `predict` (the SavedModel's and
+    `bert_tf2.models.load(dir)`'s vectors)."""
     if isinstance(texts, str):
       raise InputError("encode: expected a list of texts, got one str")
     texts = [t for t, _ in raw_text_serving.check_texts(texts, pairs=False)]
     if not texts:
       return np.zeros([0, self.bert_config.hidden_size], np.float32)
-    # Sorted by length so each batch is padded to its own longest text.
-    order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
-    out = np.zeros([len(texts), self.bert_config.hidden_size], np.float32)
-    for start in range(0, len(order), batch_size):
-      chunk = order[start:start + batch_size]
-      feats = self.features([texts[i] for i in chunk])
-      out[chunk] = self({k: tf.constant(v) for k, v in feats.items()},
-                        training=False).numpy()
-    return out
+    return np.asarray(self.text_model().predict(
+        texts, batch_size=batch_size, verbose=0), np.float32)
 
   @classmethod
   def from_dir(cls, model_dir, pooling_mode=None, normalize=None,
@@ -203,6 +201,13 @@ def _from_run(cls, model_dir, pooling_mode, normalize, max_seq_length,
       "max_seq_length", DEFAULT_MAX_SEQ_LENGTH))
   modeling.check_sequence_length(bert_config, encoder.max_seq_length)
   return encoder
+
+
+class _Held(object):
+  """A text model and the (tokenizer, max_seq_length) it was built for."""
+
+  def __init__(self, key, model):
+    self.key, self.model = key, model
 
 
 def _optional_json(path):

@@ -5,8 +5,8 @@ sentence-transformers / Hugging Face or original directory
 (`SentenceEncoder.from_dir`: the directory's pooling and normalisation):
 a `BertPreprocessor` (one segment, [CLS] text [SEP]) and the encoder.
 
-* `predict(texts)`: float32 [n, hidden_size] sentence vectors, the same as
-  `SentenceEncoder.encode(texts)` (which tokenizes in Python).
+* `predict(texts)`: float32 [n, hidden_size] sentence vectors
+  (`SentenceEncoder.encode(texts)` runs this model: `wrap(encoder)`).
 * `fit(x=(anchors, positives))` or `(anchors, positives, negatives)`, no
   y: run_embedding.py's multiple-negatives ranking loss (in-batch
   negatives, `scale` 20; `bert_tf2.embedding.losses`), with the in-batch
@@ -83,6 +83,13 @@ def build(cls, directory, max_seq_length=None, do_lower_case=None,
   the ranking loss's (run_embedding.py's --scale)."""
   encoder = cls.from_dir(directory, max_seq_length=max_seq_length,
                          do_lower_case=do_lower_case, **kwargs)
+  return wrap(encoder, scale)
+
+
+def wrap(encoder, scale=20.0):
+  """`SentenceTextModel` of `encoder` (weights shared, not copied) and a
+  `BertPreprocessor` of its tokenizer's vocabulary and casing, cut to its
+  max_seq_length."""
   preprocessor = BertPreprocessor(
       encoder.tokenizer.vocab_file,
       do_lower_case=encoder.tokenizer.basic_tokenizer.do_lower_case,

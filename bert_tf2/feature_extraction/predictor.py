@@ -37,7 +37,7 @@ from bert_tf2.feature_extraction.extractor import parse_layers
 from bert_tf2.feature_extraction import serving as feature_serving
 from bert_tf2.feature_extraction.serving import pool
 from bert_tf2.predict import base
-from bert_tf2.predict import serving
+from bert_tf2.predict import batching
 
 POOLINGS = ("mean", "cls")
 OUTPUTS = ("token_vectors", "mean_vectors", "cls_vectors")
@@ -106,7 +106,7 @@ class FeatureEncoder(base.Predictor):
       return features, None
     arrays = [[getattr(f, name) for f in features]
               for name in ("input_ids", "input_mask", "input_type_ids")]
-    return features, serving.run_batches(
+    return features, batching.run_batches(
         self._vectors, arrays, self.batch_size,
         trim_padding=self.trim_padding, sequence_outputs=(0,))
 

@@ -74,8 +74,3 @@ def features_to_arrays(features):
   out["label_ids"] = np.asarray([f.label_id for f in features], np.int32)
   return out
 
-
-def examples_to_arrays(examples, max_seq_length, tokenizer):
-  """`features_to_arrays` of `convert_example` of every example."""
-  return features_to_arrays(
-      [convert_example(ex, max_seq_length, tokenizer) for ex in examples])

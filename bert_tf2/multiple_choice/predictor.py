@@ -1,10 +1,19 @@
-"""Python predictor: (context, choices) -> probabilities of each choice.
+"""Multiple choice's Python predictor: the task's text model, batched,
+named answers (`bert_tf2.predict.text.TextPredictor`).
+
+`MultipleChoicePredictor(model, tokenizer, max_seq_length)` wraps a
+`BertMultipleChoice` in its raw-string text model (a
+`MultipleChoicePreprocessor` of the tokenizer's vocabulary and casing),
+the same model `bert_tf2.models.load(output_dir)` and the SavedModel
+run; `bert_tf2.models.load_predictor(output_dir)` returns one.
 
 Example:
   >>> p = MultipleChoicePredictor(model, tokenizer, 128)     # doctest: +SKIP
   >>> p.predict("It rained all night.", ["The grass is wet.",
   ...                                    "The grass is dry."])  # doctest: +SKIP
   array([0.93, 0.07], dtype=float32)
+  >>> p.predict((["It rained."], [["Wet.", "Dry."]]))        # doctest: +SKIP
+  [{'probabilities': array([0.93, 0.07], dtype=float32), 'label': 0}]
 """
 
 import numpy as np
@@ -12,36 +21,52 @@ import tensorflow as tf
 
 from bert_tf2.common import InputError
 from bert_tf2.common import raw_text_serving
-from bert_tf2.multiple_choice import features as mc_features
+from bert_tf2.common.text_model import TextModel
+from bert_tf2.multiple_choice.preprocessor import MultipleChoicePreprocessor
 from bert_tf2.multiple_choice.reader import MultipleChoiceExample
+from bert_tf2.predict.text import TextPredictor
 
 
-class MultipleChoicePredictor(object):
-  """A BertMultipleChoice model with its tokenizer and max_seq_length."""
+class MultipleChoicePredictor(TextPredictor):
+  """A `BertMultipleChoice` on raw (context, choices) through its text model.
 
-  def __init__(self, model, tokenizer, max_seq_length, batch_size=8):
-    self.model = model
-    self.tokenizer = tokenizer
-    self.max_seq_length = int(max_seq_length)
-    self.batch_size = int(batch_size)
+  Args:
+    model: a `BertMultipleChoice`, or its text model (`TextModel` of a
+      `MultipleChoicePreprocessor`; tokenizer and max_seq_length then
+      unused).
+    tokenizer: a `tokenization.FullTokenizer` (its vocabulary and casing).
+    max_seq_length: int, the pieces of each (context, choice) pair.
+    batch_size: examples per model call.
+  """
 
-  def predict(self, context, choices, question=None):
-    """float32 numpy [len(choices)]: softmax over the choices."""
+  def __init__(self, model, tokenizer=None, max_seq_length=None,
+               batch_size=8):
+    if not isinstance(model, TextModel):
+      model = TextModel(MultipleChoicePreprocessor(
+          list(tokenizer.vocab), do_lower_case=tokenizer.do_lower_case,
+          max_seq_length=int(max_seq_length)), model)
+    super().__init__(model, text_answers, text_export, batch_size)
+    self.max_seq_length = model.preprocessor.max_seq_length
+
+  def predict(self, context, choices=None, question=None, batch_size=None):  # pylint: disable=arguments-renamed
+    """One example: float32 numpy [len(choices)], the softmax over the
+    choices. With `choices` None, `context` is a batch x = (contexts,
+    choices) or (contexts, questions, choices) and the answers are
+    `TextPredictor.predict`'s: one {"probabilities", "label"} per example
+    (as every `bert_tf2.models.load_predictor`)."""
+    if choices is None:
+      return TextPredictor.predict(self, context, batch_size)
     return self.predict_examples([_example(context, choices, question)])[0]
 
   def predict_examples(self, examples):
-    """float32 [len(examples), num_choices] for examples with the same
-    number of choices (`reader.check_num_choices`)."""
+    """float32 [len(examples), num_choices] for `MultipleChoiceExample`s
+    with the same number of choices (`reader.check_num_choices`)."""
     if not examples:
       return np.zeros([0, 0], np.float32)
-    arrays = mc_features.examples_to_arrays(examples, self.max_seq_length,
-                                            self.tokenizer)
-    out = []
-    for start in range(0, len(examples), self.batch_size):
-      batch = {k: tf.constant(v[start:start + self.batch_size])
-               for k, v in arrays.items() if k != "label_ids"}
-      out.append(tf.nn.softmax(self.model(batch, training=False)).numpy())
-    return np.concatenate(out, axis=0)
+    x = ([e.context for e in examples], [e.question or "" for e in examples],
+         [list(e.choices) for e in examples])
+    return np.stack([a["probabilities"]
+                     for a in TextPredictor.predict(self, x)])
 
 
 def _example(context, choices, question):

@@ -41,6 +41,7 @@ import numpy as np
 import tensorflow as tf
 
 import modeling
+from bert_tf2.common import InputError
 from bert_tf2.ner import schemes
 
 # Added to forbidden transition scores: exp(-1e4) is 0 in float32, and the
@@ -81,6 +82,25 @@ def allowed_transitions(label_list, scheme):
       elif scheme == "BIOES":
         pairs[i, j] = not open_chunk
   return pairs, start, end
+
+
+def check_allowed(allowed, num_labels):
+  """`allowed` (pairs, start, end masks) as lists of bools, checked: shapes
+  [L, L], [L], [L] for L = num_labels, else one InputError line.
+
+    >>> check_allowed([[[1, 0], [1, 1]], [1, 0], [1, 1]], 2)[1]
+    [True, False]
+  """
+  shapes = [(num_labels, num_labels), (num_labels,), (num_labels,)]
+  try:
+    masks = [np.asarray(a, bool) for a in allowed]
+  except (TypeError, ValueError):
+    masks = None
+  if masks is None or [m.shape for m in masks] != shapes:
+    raise InputError("allowed: expected transition masks (pairs, start, "
+                     "end) of shapes %s for %d labels (as "
+                     "allowed_transitions gives)" % (shapes, num_labels))
+  return [m.tolist() for m in masks]
 
 
 def compact(values, mask):
@@ -245,10 +265,8 @@ class CRF(keras.layers.Layer, modeling.layers.OriginalNamed):
     super().__init__(**kwargs)
     self.num_labels = int(num_labels)
     self.original_scope = "crf"
-    if allowed is None:
-      self.allowed = None
-    else:
-      self.allowed = [np.asarray(a, bool).tolist() for a in allowed]
+    self.allowed = None if allowed is None else check_allowed(
+        allowed, self.num_labels)
     zeros = keras.initializers.Zeros()
     self.transitions = self.add_weight(
         name="transitions", shape=[self.num_labels, self.num_labels],

@@ -42,6 +42,7 @@ import tensorflow as tf
 
 import modeling
 from bert_tf2.classifier import model as classifier_model
+from bert_tf2.common import InputError
 from bert_tf2.common import task_model
 from bert_tf2.ner import crf as crf_lib
 
@@ -146,7 +147,8 @@ class BertTokenClassifier(classifier_model.BertClassifier):
       self.crf = crf_lib.CRF(self.num_labels, allowed=allowed,
                              dtype="float32")
     elif allowed is not None:
-      raise ValueError("allowed transitions need crf=True")
+      raise InputError("allowed: transition constraints need a CRF head "
+                       "(crf=True); give crf=True or leave allowed out")
 
   @staticmethod
   def metrics_for(num_labels):

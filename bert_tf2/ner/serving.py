@@ -19,7 +19,8 @@ run_ner.py's windows (`doc_stride`), and tags every word by its first word
 piece in its home window (max context), so it tags every word as
 run_ner.py --do_predict does; max_words is the longest text's word count.
 `entities(text, words, tags)` turns its output into character spans of
-the raw text; `EntityTagger` does both:
+the raw text; `EntityTagger` (NER's Python predictor, on the text model or
+on an exported SavedModel) does both:
 
   >>> tagger = EntityTagger(export_dir)                     # doctest: +SKIP
   >>> tagger(["江泽民在北京。"])                              # doctest: +SKIP
@@ -37,9 +38,11 @@ import unicodedata
 
 import tensorflow as tf
 
+from bert_tf2.common import InputError
 from bert_tf2.common import raw_text_serving
 from bert_tf2.common import serving
 from bert_tf2.ner import schemes
+from bert_tf2.predict.text import TextPredictor
 from modeling import literal_paths
 
 
@@ -142,26 +145,82 @@ def entities(text, words, tags, do_lower_case=True):
   return out
 
 
-class EntityTagger(object):
-  """Raw text -> entity spans through an exported SavedModel."""
+class EntityTagger(TextPredictor):
+  """NER's Python predictor: raw texts -> words, tags and entity spans.
+
+  `EntityTagger(model)` of NER's text model (a `TokenTextModel`, e.g.
+  `bert_tf2.models.load(output_dir)`; `bert_tf2.models.load_predictor`
+  returns this): `TextPredictor`'s batching, `predict(texts)` one
+  {"words", "tags", "entities"} per text, `export(dir)` the SavedModel
+  above. `EntityTagger(export_dir)` gives the same answers from an exported
+  SavedModel (its serving_default; `export` refused). `tagger(texts)`: the
+  entities alone, one list per text.
+  """
+
+  def __init__(self, model, batch_size=32):
+    if isinstance(model, str):
+      saved = _SavedTagger(model)
+      super().__init__(saved.model, saved.answers, saved.refuse_export,
+                       batch_size)
+      self.serve, self.do_lower_case = saved.serve, saved.do_lower_case
+    else:
+      super().__init__(model, text_answers, text_export, batch_size)
+      self.do_lower_case = model.preprocessor.do_lower_case
+
+  def __call__(self, texts):
+    return [answer["entities"] for answer in self.predict(texts)]
+
+
+def text_answers(model, x, batch_size):
+  """[{"words", "tags", "entities"}] of raw texts x (a `TokenTextModel`):
+  BasicTokenizer's words, one tag per word (the run's CRF and transition
+  constraints when it had them), the entity spans (`entities`)."""
+  texts = [t for t, _ in raw_text_serving.check_texts(x, pairs=False)]
+  pre = model.preprocessor
+  tags = model.predict(texts, batch_size=batch_size, verbose=0)
+  words = pre.words(texts) if texts else []
+  return [{"words": w, "tags": t,
+           "entities": entities(text, w, t, pre.do_lower_case)}
+          for text, w, t in zip(texts, words, tags)]
+
+
+def text_export(model, export_dir):
+  """NER's raw-string SavedModel of a `TokenTextModel`."""
+  return write_saved_model(model.task, model.preprocessor, export_dir)
+
+
+class _SavedTagger(object):
+  """`EntityTagger`'s model and answers from an exported SavedModel."""
 
   def __init__(self, export_dir):
     # An export_dir such as "ner[1]" is read literally, not as a pattern.
     self.model = literal_paths.load_saved_model(export_dir)
     self.serve = self.model.signatures["serving_default"]
+    self.export_dir = export_dir
     flag = os.path.join(export_dir, "assets.extra.do_lower_case")
     self.do_lower_case = True
     if tf.io.gfile.exists(flag):
       with tf.io.gfile.GFile(flag) as f:
         self.do_lower_case = f.read().strip() == "True"
 
-  def __call__(self, texts):
-    texts = [t for t, _ in raw_text_serving.check_texts(texts, pairs=False)]
-    out = self.serve(text=tf.constant(texts, tf.string))
+  def answers(self, model, x, batch_size):
+    """As `text_answers`, from serving_default's words and tags."""
+    del model  # self.serve's.
+    texts = [t for t, _ in raw_text_serving.check_texts(x, pairs=False)]
     result = []
-    for i, text in enumerate(texts):
-      n = int(out["num_words"][i])
-      words = [w.decode("utf-8") for w in out["words"][i][:n].numpy()]
-      tags = [t.decode("utf-8") for t in out["tags"][i][:n].numpy()]
-      result.append(entities(text, words, tags, self.do_lower_case))
+    for begin in range(0, len(texts), batch_size):
+      batch = texts[begin:begin + batch_size]
+      out = self.serve(text=tf.constant(batch, tf.string))
+      for i, text in enumerate(batch):
+        n = int(out["num_words"][i])
+        words = [w.decode("utf-8") for w in out["words"][i][:n].numpy()]
+        tags = [t.decode("utf-8") for t in out["tags"][i][:n].numpy()]
+        result.append({"words": words, "tags": tags, "entities": entities(
+            text, words, tags, self.do_lower_case)})
     return result
+
+  def refuse_export(self, model, export_dir):
+    del model
+    raise InputError("export_dir=%s: this EntityTagger runs the SavedModel "
+                     "%s, already exported; copy that directory instead"
+                     % (export_dir, self.export_dir))

@@ -4,19 +4,21 @@
               with named answers and export (`bert_tf2.models.load_predictor`)
   base        `Predictor`: config, vocabulary, checkpoint, `from_output_dir`
               (model.json and its recorded, or the best, checkpoint)
-  serving     SavedModel checks and batching (`run_batches`)
+  batching    `run_batches`: token-id batches of similar lengths
   int8        the int8 ONNX Runtime path (optional extra `int8`)
   onnx_graph  the ONNX graph of the encoder
 
 None of them imports a task. Each task's answers and export for
-`TextPredictor` live in its `predictor` module; the earlier predictors,
-most on `base.Predictor`:
+`TextPredictor` live in its `predictor` module; NER's predictor
+(`bert_tf2.ner.serving.EntityTagger`) and multiple choice's
+(`bert_tf2.multiple_choice.predictor.MultipleChoicePredictor`) are
+`TextPredictor`s, and `SentenceEncoder.encode` runs its text model. The
+earlier predictors on `base.Predictor` (token ids built in Python):
 
   bert_tf2.classifier.predictor.ClassifierPredictor      texts or pairs ->
       label, probabilities (long texts through sliding windows)
   bert_tf2.squad.predictor.SquadPredictor                (question, context)
       -> answer text, score, no-answer
-  bert_tf2.multiple_choice.predictor.MultipleChoicePredictor
   bert_tf2.feature_extraction.predictor.FeatureEncoder   texts -> vectors
 
 Each `export(dir)` writes a SavedModel with raw-string signatures that

@@ -34,7 +34,7 @@ from bert_tf2.common import InputError
 from bert_tf2.common import raw_text_serving
 from bert_tf2.common import saved_model
 from bert_tf2.predict import base
-from bert_tf2.predict import serving
+from bert_tf2.predict import batching
 from bert_tf2.squad import examples as examples_lib
 from bert_tf2.squad import features as features_lib
 from bert_tf2.squad import postprocess
@@ -93,8 +93,8 @@ class SquadPredictor(base.Predictor):
     if features:
       arrays = [[getattr(f, name) for f in features]
                 for name in ("input_ids", "input_mask", "segment_ids")]
-      starts, ends = serving.run_batches(self._logits, arrays,
-                                         self.batch_size)
+      starts, ends = batching.run_batches(self._logits, arrays,
+                                          self.batch_size)
       results = [postprocess.RawResult(f.unique_id, s.tolist(), e.tolist())
                  for f, s, e in zip(features, starts, ends)]
     by_example = {}

@@ -191,10 +191,20 @@ def test_end_to_end_eval_and_predict(tmp_path):
   recorded = ClassifierPredictor.from_output_dir(out).predict(texts)
   np.testing.assert_allclose([p["probabilities"] for p in recorded], rows,
                              atol=1e-5)
-  # Dropping the recorded multi-label head: softmax probabilities, wrong.
+  # The head's settings are recorded, the decision threshold with them.
+  assert artifact.read(out).model == {"num_labels": 2, "multi_label": True,
+                                      "threshold": 0.5}
+  # Dropping the recorded multi-label head leaves its threshold on a
+  # single-label head: refused in one line.
   from tests.common import cross_path  # pylint: disable=g-import-not-at-top
   single = cross_path.without_setting(out, "model", "multi_label",
                                       str(tmp_path / "single"))
+  with pytest.raises(InputError, match=r"^threshold=0\.5: only a "
+                     r"multi-label model \(multi_label=True\)[^\n]*$"):
+    models.load_predictor(single)
+  # Dropping both: softmax probabilities, wrong.
+  single = cross_path.without_setting(single, "model", "threshold",
+                                      str(tmp_path / "single2"))
   dropped = models.load_predictor(single).predict(texts)
   assert np.abs(np.array([p["probabilities"] for p in dropped]) -
                 np.array(rows)).max() > 0.05

@@ -54,3 +54,18 @@ def test_every_path_decides_with_the_models_threshold():
   assert strict["exact_match"] == strict["eval_results_exact_match"] == 0.0
   np.testing.assert_array_equal(
       _Strict.predicted(np.array([0.79, 0.8])), [False, True])
+
+
+def test_a_models_own_threshold_decides_every_path_and_is_in_its_config():
+  config = tiny_dir.config()
+  model = BertClassifier(config, 3, multi_label=True, threshold=0.8)
+  own = _paths(model)
+  assert own == _paths(_Strict(config, 3, multi_label=True))
+  assert own["head"] == [[False, False, False]]
+  np.testing.assert_array_equal(model.predicted(np.array([0.79, 0.8])),
+                                [False, True])
+  # The class's default is unchanged; the config carries the model's.
+  assert BertClassifier.threshold == 0.5
+  again = BertClassifier.from_config(model.get_config())
+  assert again.threshold == 0.8
+  assert _paths(again) == own

@@ -12,10 +12,8 @@ import re
 import keras
 import pytest
 
-import modeling
 from bert_tf2 import models
 from bert_tf2.common import InputError
-from bert_tf2.common import artifact
 from bert_tf2.ner import crf
 from bert_tf2.ner.model import BertTokenClassifier
 from tests.common import tiny_dir
@@ -33,24 +31,14 @@ def _example(doc, heading):
 
 def _ner_run(directory):
   """A run_ner.py --crf output_dir as the driver leaves it."""
-  os.makedirs(directory)
-  pretrained = tiny_dir.write(directory + "_init")
   allowed = [a.tolist() for a in crf.allowed_transitions(LABELS, "BIO")]
   keras.utils.set_random_seed(1)
   model = BertTokenClassifier(tiny_dir.config(), len(LABELS), crf=True,
                               allowed=allowed)
-  checkpoint = os.path.join(directory, "model.ckpt-7")
-  modeling.write_checkpoint(
-      {n: v.numpy() for n, v in modeling.original_variable_names(
-          model).items()}, checkpoint)
-  artifact.write(directory, "ner",
-                 os.path.join(pretrained, "bert_config.json"),
-                 os.path.join(pretrained, "vocab.txt"),
-                 preprocessor=dict(do_lower_case=True, max_seq_length=12,
-                                   doc_stride=4),
-                 model=dict(labels=LABELS, crf=True, allowed=allowed))
-  artifact.set_checkpoint(directory, checkpoint)
-  return directory
+  return tiny_dir.write_run(
+      directory, "ner", model,
+      preprocessor=dict(do_lower_case=True, max_seq_length=12, doc_stride=4),
+      head=dict(labels=LABELS, crf=True, allowed=allowed))
 
 
 @pytest.fixture

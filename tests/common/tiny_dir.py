@@ -46,3 +46,26 @@ def write(directory, vocab=VOCAB, seed=0):
   with open(directory + "/vocab.txt", "w", encoding="utf-8") as f:
     f.write("\n".join(vocab) + "\n")
   return directory
+
+
+def write_run(directory, task, model, preprocessor, head, outputs=None,
+              step=7):
+  """Writes a training run's output_dir (a str path) as the driver leaves
+  it: model.json of `task` with the sections preprocessor, model (`head`)
+  and outputs, copies of a tiny pretrained directory's config and
+  vocabulary, and `model`'s weights as its recorded checkpoint
+  model.ckpt-`step`. Returns directory."""
+  import os  # pylint: disable=g-import-not-at-top
+  from bert_tf2.common import artifact  # pylint: disable=g-import-not-at-top
+  os.makedirs(directory)
+  pretrained = write(directory + "_init")
+  checkpoint = os.path.join(directory, "model.ckpt-%d" % step)
+  modeling.write_checkpoint(
+      {n: v.numpy() for n, v in modeling.original_variable_names(
+          model).items()}, checkpoint)
+  artifact.write(directory, task,
+                 os.path.join(pretrained, "bert_config.json"),
+                 os.path.join(pretrained, "vocab.txt"),
+                 preprocessor=preprocessor, model=head, outputs=outputs)
+  artifact.set_checkpoint(directory, checkpoint)
+  return directory

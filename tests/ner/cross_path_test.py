@@ -17,7 +17,9 @@ but the run's output_dir:
 Tags per word must be equal on every path (and every word tagged: no
 window dropped), entities equal, and the Keras model's per-window
 probabilities equal the serving_ids signature's to 1e-5. Dropping any
-one recorded setting from model.json changes the Keras model's tags.
+one recorded setting from model.json changes the Keras model's windows,
+or its tags (the constraints: on CRF scores set so that the unconstrained
+best path is illegal), or is refused in one InputError line.
 """
 
 import json
@@ -201,27 +203,87 @@ def test_every_path_tags_every_word_the_same(paths):
   assert crf is not None and crf.allowed is not None
 
 
-@pytest.mark.parametrize("section,key", [
-    ("model", "crf"), ("model", "allowed"), ("model", "labels"),
-    ("preprocessor", "max_seq_length"), ("preprocessor", "doc_stride")])
-def test_dropping_a_recorded_setting_changes_the_tags(trained, paths,
-                                                      tmp_path, section,
-                                                      key):
+def test_dropping_the_window_stride_changes_the_windows(trained, paths,
+                                                      tmp_path):
+  options, _ = trained
+  directory = cross_path.without_setting(options.output_dir, "preprocessor",
+                                         "doc_stride", str(tmp_path / "run"))
+  model = models.load(directory)
+  # The windows differ from the run's (their count and content): the
+  # window logits the tags come from cannot be the run's.
+  logits = model(tf.constant(TEXTS)).numpy()
+  assert logits.shape != paths["window_logits"].shape or (
+      np.abs(logits - paths["window_logits"]).max() > 1e-3)
+
+
+@pytest.mark.parametrize("section,key,refusal", [
+    ("model", "crf", r"^allowed: transition constraints need a CRF head"),
+    ("model", "labels", r"^labels: give the tag names"),
+    # The default length, 128, is longer than the tiny model's positions.
+    ("preprocessor", "max_seq_length",
+     r"max_seq_length=128 is longer than max_position_embeddings=32")])
+def test_a_setting_that_cannot_be_dropped_is_one_input_error_line(
+    trained, tmp_path, section, key, refusal):
   options, _ = trained
   directory = cross_path.without_setting(options.output_dir, section, key,
                                          str(tmp_path / "run"))
-  try:
-    model = models.load(directory)
-    tags = model.predict(TEXTS, batch_size=4, verbose=0)
-  except (InputError, TypeError, ValueError) as e:  # Refused: not the run's.
-    assert "\n" not in str(e), str(e)
-    return
-  # The tags, or the window logits they come from (the windows' count and
-  # content), differ from the run's.
-  logits = model(tf.constant(TEXTS)).numpy()
-  run_logits = paths["window_logits"]
-  assert tags != paths["script"] or logits.shape != run_logits.shape or (
-      np.abs(logits - run_logits).max() > 1e-3), key
+  with pytest.raises(InputError, match=refusal) as refused:
+    models.load(directory)
+  assert "\n" not in str(refused.value)
+
+
+# Added to the start score of every I- tag: more than any emission gap of
+# the tiny model (checked), less than the constraint's -10000.
+_START_BONUS = 5000.0
+
+
+def _favour_illegal_starts(model):
+  """Sets the CRF's scores so that, unconstrained, the best path of every
+  sentence starts with an I- tag (BIO-illegal): transitions 0 (each word's
+  tag then only depends on its emission, the first on start + emission),
+  start +_START_BONUS on I- tags. Constrained (the run's `allowed`), such a
+  start scores _START_BONUS - 10000 and is never the best."""
+  crf = model.task.crf
+  labels = model.preprocessor.labels
+  crf.transitions.assign(np.zeros(crf.transitions.shape, np.float32))
+  crf.end_transitions.assign(np.zeros(crf.end_transitions.shape,
+                                      np.float32))
+  crf.start_transitions.assign(np.array(
+      [_START_BONUS if t.startswith("I-") else 0. for t in labels],
+      np.float32))
+
+
+def test_dropping_the_constraints_gives_illegal_paths(trained, paths,
+                                                     tmp_path):
+  options, _ = trained
+  # The emissions cannot outweigh the start bonus.
+  assert np.abs(paths["window_logits"]).max() < _START_BONUS / 10
+  directory = cross_path.without_setting(options.output_dir, "model",
+                                         "allowed", str(tmp_path / "run"))
+  unconstrained, run = models.load(directory), models.load(
+      options.output_dir)
+  assert unconstrained.task.crf.allowed is None
+  for model in (unconstrained, run):
+    _favour_illegal_starts(model)
+  texts = [t for t in TEXTS if t]
+  dropped = unconstrained.predict(texts, batch_size=4, verbose=0)
+  kept = run.predict(texts, batch_size=4, verbose=0)
+  assert all(tags[0].startswith("I-") for tags in dropped), dropped
+  assert not any(tags[0].startswith("I-") for tags in kept), kept
+  # Within one window the constrained path is legal (the long text's
+  # words come from several windows' paths).
+  assert all(_bio_legal(tags) for text, tags in zip(texts, kept)
+             if text != LONG), kept
+
+
+def _bio_legal(tags):
+  """Whether a tag path is BIO-legal: I-X only after B-X or I-X."""
+  previous = "O"
+  for tag in tags:
+    if tag.startswith("I-") and previous[2:] != tag[2:]:
+      return False
+    previous = tag
+  return True
 
 
 def test_entities_are_the_same_on_every_path(paths):

@@ -1,9 +1,6 @@
-"""Shared pieces of the predictors: batching, SavedModel write (their
-input checks: `bert_tf2.common.raw_text_serving.check_texts`).
-
-A SavedModel is written to `export_dir + ".tmp-export"` and renamed into
-place, so a failed export never leaves a half-written model; an existing
-directory is replaced only if it is a SavedModel.
+"""Batching for the predictors on token ids: `run_batches` (their input
+checks: `bert_tf2.common.raw_text_serving.check_texts`; SavedModels are
+written by `bert_tf2.common.serving`).
 """
 
 

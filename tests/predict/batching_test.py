@@ -1,10 +1,10 @@
-"""serving.run_batches: trimmed batches of similar lengths, input order kept."""
+"""batching.run_batches: trimmed batches of similar lengths, input order kept."""
 
 import numpy as np
 import pytest
 import tensorflow as tf
 
-from bert_tf2.predict import serving
+from bert_tf2.predict import batching
 
 
 def _arrays(lengths, max_len=32):
@@ -27,7 +27,7 @@ def _recording_fn(seen):
 def test_outputs_come_back_in_input_order(sort_by_length):
   lengths = [30, 3, 17, 2, 29, 5, 16, 4]
   seen = []
-  ids, lens, masks = serving.run_batches(
+  ids, lens, masks = batching.run_batches(
       _recording_fn(seen), _arrays(lengths), batch_size=2,
       trim_padding=True, sequence_outputs=(2,), sort_by_length=sort_by_length)
   assert ids.tolist() == list(range(1, 9))
@@ -45,7 +45,7 @@ def test_outputs_come_back_in_input_order(sort_by_length):
 
 def test_fixed_padding_keeps_input_order_and_width():
   seen = []
-  ids, _, _ = serving.run_batches(_recording_fn(seen), _arrays([9, 1, 5]),
-                                  batch_size=2)
+  ids, _, _ = batching.run_batches(_recording_fn(seen), _arrays([9, 1, 5]),
+                                   batch_size=2)
   assert ids.tolist() == [1, 2, 3]
   assert seen == [(32, [1, 2]), (32, [3])]
