@@ -18,6 +18,7 @@ from tests.reliability import fixtures
 from tests.reliability.multi_worker_script_test import _eval_results
 from tests.reliability.multi_worker_script_test import _task_checkpoint
 from tests.reliability.multi_worker_script_test import _train_both
+from tests import warm_python
 
 WORDS = fixtures.WORDS[:8]
 
@@ -54,7 +55,8 @@ def test_multi_label_two_workers_like_one_process(tmp_path):
         classifier_dropout_prob=0, trim_padding="true",
         group_by_length="true")
   # 8 examples / batch 4 x 2 epochs = 4 steps.
-  shared, single = _train_both("run_classifier.py", args, 4)
+  shared, single = _train_both(warm_python.command(), "run_classifier.py",
+                               args, 4)
   got = _eval_results(os.path.join(shared, "eval_results.txt"))
   want = _eval_results(os.path.join(single, "eval_results.txt"))
   assert got["global_step"] == want["global_step"] == "4"

@@ -78,7 +78,7 @@ def test_an_asked_precision_or_the_environment_overrides_auto():
 
 def test_the_choice_is_logged_in_one_line(caplog):
   import logging  # pylint: disable=g-import-not-at-top
-  with caplog.at_level(logging.INFO):
+  with caplog.at_level(logging.INFO, logger="absl"):
     resolve()
   lines = [r.getMessage() for r in caplog.records
            if "precision:" in r.getMessage()]
