@@ -15,6 +15,7 @@ import pytest
 
 from bert_tf2.classifier import serving as classifier_serving
 from bert_tf2.common import saved_model
+from bert_tf2.common import serving
 from bert_tf2.embedding import serving as embedding_serving
 from bert_tf2.embedding.encoder import SentenceEncoder
 from bert_tf2.feature_extraction.predictor import FeatureEncoder
@@ -70,8 +71,8 @@ def _exports(d):
   def classifier(model_fn, label_list=labels, **kwargs):
     def write(out):
       model = restored(model_fn)
-      return classifier_serving.write_saved_model(
-          model, out, vocab, True, SEQ, label_list, **kwargs)
+      return serving.write_saved_model(classifier_serving.classifier_server(
+          model, vocab, True, SEQ, label_list, **kwargs), out)
     return write
 
   def predictor(**kwargs):
@@ -79,10 +80,10 @@ def _exports(d):
         config_file, ckpt, vocab, max_seq_length=SEQ, **kwargs).export(out)
 
   def ner(crf):
-    return lambda out: ner_serving.write_saved_model(
+    return lambda out: serving.write_saved_model(ner_serving.ner_server(
         restored(lambda: BertTokenClassifier(cfg, 3, crf=crf)),
         NerPreprocessor(vocab, labels=["O", "B-PER", "I-PER"],
-                        max_seq_length=SEQ, doc_stride=4), out)
+                        max_seq_length=SEQ, doc_stride=4)), out)
 
   return {
       "classifier": classifier(lambda: BertClassifier(cfg, 3)),
@@ -97,10 +98,12 @@ def _exports(d):
           label_list=labels, long_text="sliding_window", doc_stride=4),
       "ner": ner(crf=False),
       "ner_crf": ner(crf=True),
-      "multiple_choice": lambda out: mc_serving.write_saved_model(
-          BertMultipleChoice(cfg), out, vocab, max_seq_length=SEQ),
-      "embedding": lambda out: embedding_serving.write_saved_model(
-          SentenceEncoder(cfg), out, vocab),
+      "multiple_choice": lambda out: serving.write_saved_model(
+          mc_serving.multiple_choice_server(BertMultipleChoice(cfg), vocab,
+                                            max_seq_length=SEQ), out),
+      "embedding": lambda out: serving.write_saved_model(
+          embedding_serving.embedding_server(SentenceEncoder(cfg), vocab),
+          out),
       "features": lambda out: FeatureEncoder(
           config_file, ckpt, vocab, max_seq_length=SEQ,
           layers=(-1, 0)).export(out),

@@ -27,6 +27,7 @@ from bert_tf2.classifier.model import BertClassifier
 from bert_tf2.classifier.processors import InputExample
 from bert_tf2.common import InputError
 from bert_tf2.common import raw_text_serving
+from bert_tf2.common import serving
 from bert_tf2.predict import base
 from bert_tf2.predict import batching
 
@@ -165,10 +166,10 @@ class ClassifierPredictor(base.Predictor):
 
   def export(self, export_dir):
     """Writes the serving SavedModel (raw-string signatures); returns it."""
-    return classifier_serving.write_saved_model(
-        self.model, export_dir, self.vocab_file, self.do_lower_case,
+    return serving.write_saved_model(classifier_serving.classifier_server(
+        self.model, self.vocab_file, self.do_lower_case,
         self.max_seq_length, self.label_list, long_text=self.long_text,
-        doc_stride=self.doc_stride)
+        doc_stride=self.doc_stride), export_dir)
 
 
 def text_answers(labels, model, x, batch_size):
@@ -193,7 +194,6 @@ def text_answers(labels, model, x, batch_size):
 def text_export(labels, model, export_dir):
   """The classifier SavedModel of a text model (`serving`)."""
   pre = model.preprocessor
-  return classifier_serving.write_saved_model(
-      model.task, export_dir, pre.vocabulary, pre.do_lower_case,
-      pre.max_seq_length, labels, long_text=pre.long_text,
-      doc_stride=pre.doc_stride)
+  return serving.write_saved_model(classifier_serving.classifier_server(
+      model.task, pre.vocabulary, pre.do_lower_case, pre.max_seq_length,
+      labels, long_text=pre.long_text, doc_stride=pre.doc_stride), export_dir)

@@ -4,8 +4,9 @@ A `common.serving.TextServer` of the task's two homes: its preprocessor
 (`common.preprocessor.BertPreprocessor`: in-graph tokenizer, the one
 packer `tokenization.packing`, run_classifier.py's sliding windows and
 their mean) and its model's head (`BertClassifier.head_outputs`), plus
-the label names. `write_saved_model` is the one writer of the scripts'
---export_dir and `ClassifierPredictor.export`.
+the label names. `classifier_server` builds it for the scripts'
+--export_dir and `ClassifierPredictor.export`; the one writer of every
+task's SavedModel writes it (`common.serving.write_saved_model`).
 
 Signatures (batch dimension free):
   serving_default  text_a: tf.string [batch] -> probabilities, logits, label
@@ -44,6 +45,11 @@ from bert_tf2.common import serving
 from bert_tf2.common.preprocessor import BertPreprocessor
 
 
+SIGNATURES = {"serving_default": ("text_a",),
+              "serving_pair": ("text_a", "text_b"),
+              "serving_ids": serving.IDS}
+
+
 def classifier_outputs(model, label_list):
   """fn(features, logits, texts) -> the signatures' outputs: the head's
   answers (`BertClassifier.head_outputs` of `model`), the label names, and
@@ -69,25 +75,13 @@ def classifier_server(model, vocab_file, do_lower_case, max_seq_length,
                       long_text="truncate", doc_stride=128,
                       chunk_size=raw_text_serving.DEFAULT_CHUNK_SIZE):
   """The `TextServer` of a classifier model (its logits [batch, labels];
-  its `head_outputs`: regression and multi-label are the model's)."""
+  its `head_outputs`: regression and multi-label are the model's), with
+  SIGNATURES."""
   preprocessor = BertPreprocessor(vocab_file, do_lower_case=do_lower_case,
                                   max_seq_length=max_seq_length,
                                   long_text=long_text, doc_stride=doc_stride)
   return serving.TextServer(
       preprocessor, model,
-      classifier_outputs(model, label_list),
+      classifier_outputs(model, label_list), signatures=SIGNATURES,
       chunk_size=chunk_size, trim_padding=trim_padding,
       name="classifier_server")
-
-
-def write_saved_model(model, export_dir, vocab_file, do_lower_case,
-                      max_seq_length, label_list, what="export_dir",
-                      **options):
-  """Writes the classifier's raw-string SavedModel atomically; returns
-  export_dir. options: those of `classifier_server`."""
-  server = classifier_server(model, vocab_file, do_lower_case,
-                             max_seq_length, label_list, **options)
-  return server.write(export_dir, {
-      "serving_default": server.text_signature(["text_a"]),
-      "serving_pair": server.text_signature(["text_a", "text_b"]),
-      "serving_ids": server.ids_signature()}, what=what)

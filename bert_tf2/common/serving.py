@@ -14,7 +14,11 @@ SavedModel module is the same for every task and is built from those:
                   -> model in chunks -> outputs(features, logits, None)
 
 `outputs` is the task's: its head's answers and names (e.g. the
-classifier's softmax and label names, NER's tags per word). The model runs
+classifier's softmax and label names, NER's tags per word), and so are
+its `signatures` ({name: the raw inputs' names, or IDS}). A task's
+serving module builds its server (`classifier_server`, `ner_server`,
+`squad_server`, ...); `write_saved_model(server, export_dir)` below is the
+one writer of every task's SavedModel. The model runs
 `chunk_size` rows at a time (`raw_text_serving.call_in_chunks`: bounded
 memory); with trim_padding each chunk is cut to its longest sequence (the
 same outputs: padding is masked out of attention).
@@ -24,10 +28,14 @@ Example (a "model" that counts each text's real tokens):
   >>> pre = BertPreprocessor(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "a"],
   ...                        max_seq_length=8)
   >>> count = lambda f, training: tf.reduce_sum(f["input_mask"], 1)
-  >>> server = TextServer(pre, count, lambda f, n, texts: {"tokens": n})
-  >>> serve = server.text_signature(["text"])
+  >>> server = TextServer(pre, count, lambda f, n, texts: {"tokens": n},
+  ...                     signatures={"serving_default": ("text",),
+  ...                                 "serving_ids": IDS})
+  >>> serve = server.signature_functions()["serving_default"]
   >>> serve(tf.constant(["a a", "a"]))["tokens"].numpy().tolist()
   [4, 3]
+  >>> sorted(server.signature_functions())
+  ['serving_default', 'serving_ids']
 """
 
 import tensorflow as tf
@@ -38,13 +46,17 @@ from bert_tf2.common import saved_model
 
 MODEL_INPUTS = ("input_ids", "input_mask", "segment_ids")
 
+# A `signatures` entry for the ids signature (`TextServer.ids_signature`).
+IDS = "ids"
+
 
 class TextServer(tf.Module):
   """A task's preprocessor, model and outputs; makes its signatures."""
 
-  def __init__(self, preprocessor, model, outputs,
+  def __init__(self, preprocessor, model, outputs, signatures=None,
                chunk_size=raw_text_serving.DEFAULT_CHUNK_SIZE,
-               trim_padding=True, name="text_server"):
+               trim_padding=True, check=None, ids_outputs=None,
+               extra_files=None, name="text_server"):
     """Args:
       preprocessor: the task's Keras preprocessor layer: its raw inputs
         (one tf.string Tensor, or a tuple of them) -> features dict, whose
@@ -55,6 +67,13 @@ class TextServer(tf.Module):
         MODEL_INPUTS -> logits, a Tensor or a nest [rows, ...].
       outputs: fn(features, logits, texts) -> dict, the signature's
         outputs (texts: the checked raw inputs; None for the ids one).
+      signatures: {signature name: tuple of the raw inputs' names (the
+        preprocessor's inputs, in its order), or IDS}: what
+        `write_saved_model` writes (default: serving_default of one
+        "text").
+      check: the text signatures' input check (see `text_signature`).
+      ids_outputs: the ids signature's outputs (default: `outputs`).
+      extra_files: {file name: text} written beside the SavedModel.
       chunk_size: rows per model call.
       trim_padding: cut each chunk to its longest sequence (only for
         outputs that do not keep the sequence axis).
@@ -66,6 +85,10 @@ class TextServer(tf.Module):
     self.chunk_size = int(chunk_size)
     self.trim_padding = bool(trim_padding)
     self.max_seq_length = int(preprocessor.max_seq_length)
+    self.signature_inputs = dict(signatures or {"serving_default": ("text",)})
+    self._check = check
+    self._ids_outputs = ids_outputs
+    self.extra_files = dict(extra_files or {})
 
   def logits(self, features):
     """The model on features' MODEL_INPUTS, chunk_size rows per call."""
@@ -121,9 +144,21 @@ class TextServer(tf.Module):
         tf.TensorSpec([None, self.max_seq_length], tf.int32, name=n)
         for n in MODEL_INPUTS])
 
-  def write(self, export_dir, signatures, what="export_dir",
-            extra_files=None):
-    """Writes the SavedModel with `signatures` ({name: tf.function})
-    atomically (`common.saved_model.write_saved_model`)."""
-    return saved_model.write_saved_model(self, export_dir, signatures,
-                                         what=what, extra_files=extra_files)
+  def signature_functions(self):
+    """{name: tf.function} of `signatures`, as the SavedModel holds them."""
+    return {name: (self.ids_signature(self._ids_outputs) if inputs == IDS
+                   else self.text_signature(inputs, self._check))
+            for name, inputs in self.signature_inputs.items()}
+
+
+def write_saved_model(server, export_dir, what="export_dir"):
+  """Writes a task's `TextServer` as its raw-string SavedModel (its
+  `signature_functions` and `extra_files`) atomically
+  (`common.saved_model.write_saved_model`: export_dir checked, the
+  previous export kept until the new one is in); returns export_dir.
+
+  what: the name error messages give export_dir (e.g. "--export_dir").
+  """
+  return saved_model.write_saved_model(
+      server, export_dir, server.signature_functions(), what=what,
+      extra_files=server.extra_files or None)

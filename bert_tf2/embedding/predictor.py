@@ -6,7 +6,8 @@ output_dir: `predict(texts)` gives per text {"embedding": float32
 `export(dir)` writes the SavedModel of `serving`.
 """
 
-from bert_tf2.embedding import serving
+from bert_tf2.common import serving
+from bert_tf2.embedding import serving as embedding_serving
 
 
 def text_answers(model, x, batch_size):
@@ -21,5 +22,6 @@ def text_answers(model, x, batch_size):
 def text_export(model, export_dir):
   """The sentence encoder's raw-string SavedModel of a text model."""
   pre = model.preprocessor
-  return serving.write_saved_model(model.task, export_dir, pre.vocabulary,
-                                   do_lower_case=pre.do_lower_case)
+  return serving.write_saved_model(embedding_serving.embedding_server(
+      model.task, pre.vocabulary, do_lower_case=pre.do_lower_case),
+                                   export_dir)

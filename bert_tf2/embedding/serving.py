@@ -10,7 +10,8 @@ normalised as the encoder; the serving contract of
 input only, invalid UTF-8 refused, chunks of `chunk_size` texts).
 
 Example:
-  >>> write_saved_model(encoder, "/tmp/emb", vocab_file)   # doctest: +SKIP
+  >>> serving.write_saved_model(embedding_server(encoder, vocab_file),
+  ...                           "/tmp/emb")                  # doctest: +SKIP
   >>> m = tf.saved_model.load("/tmp/emb")                   # doctest: +SKIP
   >>> m.signatures["serving_default"](text=tf.constant(["hi"]))  # doctest: +SKIP
   {'embeddings': <tf.Tensor: shape=(1, 384), dtype=float32, ...>}
@@ -21,17 +22,15 @@ from bert_tf2.common import serving
 from bert_tf2.common.preprocessor import BertPreprocessor
 
 
-def write_saved_model(encoder, export_dir, vocab_file, do_lower_case=True,
-                      chunk_size=raw_text_serving.DEFAULT_CHUNK_SIZE,
-                      what="export_dir"):
-  """Writes the raw-string SavedModel of `encoder` atomically: a
-  `common.serving.TextServer` of a `BertPreprocessor` (one segment, cut to
-  the encoder's max_seq_length) and the encoder."""
+def embedding_server(encoder, vocab_file, do_lower_case=True,
+                     chunk_size=raw_text_serving.DEFAULT_CHUNK_SIZE):
+  """The `common.serving.TextServer` of `encoder`: a `BertPreprocessor`
+  (one segment, cut to the encoder's max_seq_length) and the encoder,
+  serving_default(text) -> embeddings."""
   preprocessor = BertPreprocessor(vocab_file, do_lower_case=do_lower_case,
                                   max_seq_length=encoder.max_seq_length)
-  server = serving.TextServer(
+  return serving.TextServer(
       preprocessor, encoder,
       lambda features, embeddings, texts: {"embeddings": embeddings},
-      chunk_size=chunk_size, name="embedding_server")
-  return server.write(export_dir, {
-      "serving_default": server.text_signature(["text"])}, what=what)
+      signatures={"serving_default": ("text",)}, chunk_size=chunk_size,
+      name="embedding_server")

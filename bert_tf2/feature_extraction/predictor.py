@@ -32,6 +32,7 @@ import tensorflow as tf
 
 import modeling
 from bert_tf2.common import raw_text_serving
+from bert_tf2.common import serving
 from bert_tf2.feature_extraction import examples as examples_lib
 from bert_tf2.feature_extraction.extractor import parse_layers
 from bert_tf2.feature_extraction import serving as feature_serving
@@ -132,4 +133,5 @@ class FeatureEncoder(base.Predictor):
 
   def export(self, export_dir):
     """Writes the serving SavedModel (see module docstring); returns it."""
-    return feature_serving.write_saved_model(self, export_dir)
+    return serving.write_saved_model(feature_serving.feature_server(self),
+                                     export_dir)

@@ -121,12 +121,13 @@ class MultipleChoiceJob(Job):
 
   def export(self, task, checkpoint):
     from bert_tf2.common import saved_model  # pylint: disable=g-import-not-at-top
+    from bert_tf2.common import serving as common_serving  # pylint: disable=g-import-not-at-top
     from bert_tf2.multiple_choice import serving  # pylint: disable=g-import-not-at-top
     s = self.settings
-    serving.write_saved_model(
-        saved_model.restore_model(task, checkpoint), s.export_dir,
-        s.vocab_file, do_lower_case=s.do_lower_case,
-        max_seq_length=s.max_seq_length, what="--export_dir")
+    common_serving.write_saved_model(serving.multiple_choice_server(
+        saved_model.restore_model(task, checkpoint), s.vocab_file,
+        do_lower_case=s.do_lower_case, max_seq_length=s.max_seq_length),
+                                     s.export_dir, what="--export_dir")
 
 
 def test_metrics(probabilities, labels):

@@ -46,11 +46,11 @@ def check_inputs(context, choices):
   return context, tf.reshape(flat, shape)
 
 
-def write_saved_model(model, export_dir, vocab_file, do_lower_case=True,
-                      max_seq_length=128, chunk_size=16, what="export_dir"):
-  """Writes the raw-string SavedModel of a `BertMultipleChoice` atomically:
-  a `common.serving.TextServer` of its preprocessor and model, answering
-  the model's `predict_outputs` and the most probable choice's index."""
+def multiple_choice_server(model, vocab_file, do_lower_case=True,
+                           max_seq_length=128, chunk_size=16):
+  """The `common.serving.TextServer` of a `BertMultipleChoice`: its
+  preprocessor and model, serving_default(context, choices) answering the
+  model's `predict_outputs` and the most probable choice's index."""
   preprocessor = MultipleChoicePreprocessor(
       vocab_file, do_lower_case=do_lower_case, max_seq_length=max_seq_length)
 
@@ -59,8 +59,8 @@ def write_saved_model(model, export_dir, vocab_file, do_lower_case=True,
     out = model.predict_outputs(features, logits)
     out["label"] = tf.argmax(logits, axis=-1, output_type=tf.int32)
     return out
-  server = serving.TextServer(preprocessor, model, outputs,
-                              chunk_size=chunk_size,
-                              name="multiple_choice_server")
-  return server.write(export_dir, {"serving_default": server.text_signature(
-      ["context", "choices"], check=check_inputs)}, what=what)
+  return serving.TextServer(
+      preprocessor, model, outputs,
+      signatures={"serving_default": ("context", "choices")},
+      check=check_inputs, chunk_size=chunk_size,
+      name="multiple_choice_server")

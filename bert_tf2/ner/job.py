@@ -255,6 +255,7 @@ class NerJob(Job):
 
   def export(self, task, checkpoint):
     from bert_tf2.common import saved_model  # pylint: disable=g-import-not-at-top
+    from bert_tf2.common import serving as common_serving  # pylint: disable=g-import-not-at-top
     from bert_tf2.ner import serving  # pylint: disable=g-import-not-at-top
     from bert_tf2.ner.preprocessor import NerPreprocessor  # pylint: disable=g-import-not-at-top
     s = self.settings
@@ -262,8 +263,9 @@ class NerJob(Job):
     preprocessor = NerPreprocessor(
         s.vocab_file, labels=self.label_list, do_lower_case=s.do_lower_case,
         max_seq_length=s.max_seq_length, doc_stride=s.doc_stride)
-    serving.write_saved_model(saved_model.restore_model(task, checkpoint),
-                              preprocessor, s.export_dir, what="--export_dir")
+    common_serving.write_saved_model(serving.ner_server(
+        saved_model.restore_model(task, checkpoint), preprocessor),
+                                     s.export_dir, what="--export_dir")
 
 
 def run(settings):

@@ -49,8 +49,9 @@ from modeling import literal_paths
 def ner_server(model, preprocessor,
                chunk_size=raw_text_serving.DEFAULT_CHUNK_SIZE):
   """The `common.serving.TextServer` of a `BertTokenClassifier` and its
-  `NerPreprocessor` (tags in `labels`); the model sees full windows (the
-  tags are read at piece positions)."""
+  `NerPreprocessor` (tags in `labels`): the signatures above, with
+  assets.extra.do_lower_case (how `EntityTagger` aligns words); the model
+  sees full windows (the tags are read at piece positions)."""
   labels = tf.constant(preprocessor.labels)
 
   def text_outputs(features, logits, text):
@@ -61,9 +62,13 @@ def ner_server(model, preprocessor,
     words = preprocessor.tokenizer.split_words(text)
     return {"words": words.to_tensor(""), "tags": tags,
             "num_words": tf.cast(words.row_lengths(), tf.int32)}
-  return serving.TextServer(preprocessor, model, text_outputs,
-                            chunk_size=chunk_size, trim_padding=False,
-                            name="ner_server")
+  return serving.TextServer(
+      preprocessor, model, text_outputs,
+      signatures={"serving_default": ("text",), "serving_ids": serving.IDS},
+      ids_outputs=ids_outputs(model, preprocessor), chunk_size=chunk_size,
+      trim_padding=False, extra_files={
+          "assets.extra.do_lower_case": "%s\n" % bool(
+              preprocessor.do_lower_case)}, name="ner_server")
 
 
 def ids_outputs(model, preprocessor):
@@ -86,17 +91,6 @@ def ids_outputs(model, preprocessor):
     return {"label_ids": decoded,
             "probabilities": tf.nn.softmax(logits, axis=-1)}
   return outputs
-
-
-def write_saved_model(model, preprocessor, export_dir, what="export_dir"):
-  """Writes NER's raw-text SavedModel (the signatures above) atomically,
-  with assets.extra.do_lower_case (how `EntityTagger` aligns words)."""
-  server = ner_server(model, preprocessor)
-  return server.write(export_dir, {
-      "serving_default": server.text_signature(["text"]),
-      "serving_ids": server.ids_signature(ids_outputs(model, preprocessor))},
-      what=what, extra_files={"assets.extra.do_lower_case": "%s\n" % bool(
-          preprocessor.do_lower_case)})
 
 
 def _normalized(char, do_lower_case):
@@ -186,7 +180,8 @@ def text_answers(model, x, batch_size):
 
 def text_export(model, export_dir):
   """NER's raw-string SavedModel of a `TokenTextModel`."""
-  return write_saved_model(model.task, model.preprocessor, export_dir)
+  return serving.write_saved_model(
+      ner_server(model.task, model.preprocessor), export_dir)
 
 
 class _SavedTagger(object):

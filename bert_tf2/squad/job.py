@@ -295,6 +295,7 @@ class SquadJob(Job):
 
   def export(self, task, checkpoint):
     s = self.settings
+    from bert_tf2.common import serving as common_serving  # pylint: disable=g-import-not-at-top
     from bert_tf2.squad import serving  # pylint: disable=g-import-not-at-top
     from tokenization.tf_text import InGraphTokenizer  # pylint: disable=g-import-not-at-top
     server = serving.SquadServer(
@@ -303,9 +304,8 @@ class SquadJob(Job):
         s.max_seq_length, s.max_query_length, s.n_best_size,
         s.max_answer_length, s.version_2_with_negative,
         s.null_score_diff_threshold, doc_stride=s.doc_stride)
-    saved_model.write_saved_model(server, s.export_dir,
-                                  {"serving_default": server.serve},
-                                  what="--export_dir")
+    common_serving.write_saved_model(server, s.export_dir,
+                                     what="--export_dir")
 
 
 def run(settings):

@@ -32,7 +32,7 @@ import tensorflow as tf
 
 from bert_tf2.common import InputError
 from bert_tf2.common import raw_text_serving
-from bert_tf2.common import saved_model
+from bert_tf2.common import serving
 from bert_tf2.predict import base
 from bert_tf2.predict import batching
 from bert_tf2.squad import examples as examples_lib
@@ -128,8 +128,7 @@ class SquadPredictor(base.Predictor):
         self.n_best_size, self.max_answer_length,
         self.version_2_with_negative, self.null_score_diff_threshold,
         doc_stride=self.doc_stride)
-    return saved_model.write_saved_model(
-        server, export_dir, {"serving_default": server.serve})
+    return serving.write_saved_model(server, export_dir)
 
 
 def text_answers(model, x, batch_size):
@@ -143,6 +142,5 @@ def text_answers(model, x, batch_size):
 
 def text_export(model, export_dir):
   """SQuAD's raw-string SavedModel of a `SquadTextModel`."""
-  server = model._server()  # pylint: disable=protected-access
-  return saved_model.write_saved_model(server, export_dir,
-                                       {"serving_default": server.serve})
+  return serving.write_saved_model(
+      model._server(), export_dir)  # pylint: disable=protected-access

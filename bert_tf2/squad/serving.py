@@ -28,8 +28,9 @@ batched, [batch] = number of questions):
 
 Signature: serving_default(question, context: tf.string [batch]) ->
 answer, score, start_logit, end_logit, null_score_diff, no_answer,
-num_windows [batch] (`SquadServer.serve`; written by `squad.job` and the
-predictor's `export` with `common.saved_model.write_saved_model`).
+num_windows [batch] (`SquadServer.serve`; `squad.job` and the
+predictor's `export` write it with `common.serving.write_saved_model`, the
+one writer of every task's SavedModel).
 """
 
 import tensorflow as tf
@@ -41,6 +42,7 @@ from bert_tf2.squad.preprocessor import SquadPreprocessor
 from tokenization import packing
 
 TEXT_INPUTS = ("question", "context")
+SIGNATURES = {"serving_default": TEXT_INPUTS}
 
 
 def _pick(ragged, index):
@@ -226,7 +228,8 @@ def squad_server(model, preprocessor, n_best_size=20, max_answer_length=30,
       preprocessor, model,
       squad_outputs(preprocessor, n_best_size, max_answer_length,
                     version_2_with_negative, null_score_diff_threshold),
-      chunk_size=chunk_size, trim_padding=False, name="squad_server")
+      signatures=SIGNATURES, chunk_size=chunk_size, trim_padding=False,
+      name="squad_server")
 
 
 class SquadServer(serving.TextServer):
@@ -246,5 +249,6 @@ class SquadServer(serving.TextServer):
         pre, model,
         squad_outputs(pre, n_best_size, max_answer_length,
                       version_2_with_negative, null_score_diff_threshold),
-        chunk_size=chunk_size, trim_padding=False, name="squad_server")
+        signatures=SIGNATURES, chunk_size=chunk_size, trim_padding=False,
+        name="squad_server")
     self.serve = self.text_signature(TEXT_INPUTS)

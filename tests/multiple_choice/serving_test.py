@@ -13,7 +13,8 @@ import tensorflow as tf
 import modeling
 import tokenization
 from bert_tf2.common import InputError
-from bert_tf2.multiple_choice.serving import write_saved_model
+from bert_tf2.common.serving import write_saved_model
+from bert_tf2.multiple_choice.serving import multiple_choice_server
 from bert_tf2.multiple_choice.model import BertMultipleChoice
 from bert_tf2.multiple_choice.predictor import MultipleChoicePredictor
 
@@ -49,8 +50,9 @@ def exported(tmp_path_factory):
   predictor = MultipleChoicePredictor(
       model, tokenization.FullTokenizer(str(vocab)), 7)
   export_dir = str(d / "export")
-  write_saved_model(model, export_dir, str(vocab), max_seq_length=7,
-                    chunk_size=2)
+  write_saved_model(multiple_choice_server(model, str(vocab),
+                                           max_seq_length=7, chunk_size=2),
+                    export_dir)
   return predictor, export_dir, d
 
 

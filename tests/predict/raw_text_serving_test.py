@@ -24,6 +24,7 @@ from bert_tf2.classifier.model import BertClassifier
 from bert_tf2.classifier import serving as classifier_serving
 from bert_tf2.common import raw_text_serving
 from bert_tf2.common import saved_model
+from bert_tf2.common import serving
 from bert_tf2.feature_extraction import serving as feature_serving
 from bert_tf2.ner.model import BertTokenClassifier
 from bert_tf2.ner.preprocessor import NerPreprocessor
@@ -106,8 +107,9 @@ def _export_all(root):
   encoder = FeatureEncoder(str(config), str(root / "bert"), str(vocab),
                            max_seq_length=SEQ)
   encoder.model = _AtMostRows(encoder.model, CHUNK)
-  exports["features"] = feature_serving.write_saved_model(
-      encoder, str(root / "features"), chunk_size=CHUNK)
+  exports["features"] = serving.write_saved_model(
+      feature_serving.feature_server(encoder, chunk_size=CHUNK),
+      str(root / "features"))
   return exports
 
 
