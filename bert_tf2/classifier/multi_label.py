@@ -230,26 +230,28 @@ class MultiLabelJob(ClassifierJob):
     return records.write_records(path, multi_hot_rows(
         examples, self.label_list, s.max_seq_length, self.tokenizer))
 
-  def _predictions(self, estimator, input_fn):
-    """(probabilities float64, predicted bool), each [examples, labels]:
-    the model's outputs (`BertClassifier.head_outputs`)."""
+  def _predictions(self, estimator, input_fn, values="probabilities"):
+    """(values, predicted bool), each [examples, labels]: the model's
+    outputs (`BertClassifier.head_outputs`); values "probabilities"
+    (float64) or "logits" (float32)."""
     outputs = list(estimator.predict(input_fn))
     shape = [-1, len(self.label_list)]
-    return (np.array([p["probabilities"] for p in outputs],
-                     np.float64).reshape(shape),
+    dtype = np.float64 if values == "probabilities" else np.float32
+    return (np.array([p[values] for p in outputs], dtype).reshape(shape),
             np.array([p["predicted"] for p in outputs], bool).reshape(shape))
 
   def evaluate(self, estimator, input_fn, steps):
     del steps
     examples = self.examples["eval"]
-    probs, predicted = self._predictions(estimator, input_fn)
+    logits, predicted = self._predictions(estimator, input_fn, "logits")
     hot = np.array([[name in ex.label for name in self.label_list]
-                    for ex in examples], dtype=np.float64).reshape(
+                    for ex in examples], dtype=np.float32).reshape(
                         [-1, len(self.label_list)])
     result = multi_label_metrics(hot, predicted, self.label_list)
-    p = np.clip(probs, 1e-7, 1 - 1e-7)
-    result["eval_loss"] = float(-np.mean(hot * np.log(p) +
-                                         (1 - hot) * np.log(1 - p)))
+    # The loss is the model's (`BertClassifier.logits_eval_results`: its
+    # multi_label_loss, as training and Keras' evaluate compute it).
+    result["eval_loss"] = estimator.model.logits_eval_results(
+        logits, hot)["eval_loss"]
     result["global_step"] = checkpoint_step(estimator.latest_checkpoint())
     return result
 

@@ -208,3 +208,37 @@ def test_end_to_end_eval_and_predict(tmp_path):
   dropped = models.load_predictor(single).predict(texts)
   assert np.abs(np.array([p["probabilities"] for p in dropped]) -
                 np.array(rows)).max() > 0.05
+
+
+def test_eval_loss_is_the_models_loss_on_confident_logits():
+  """MultiLabelJob.evaluate's eval_loss is the model's sigmoid
+  cross-entropy of the logits (`BertClassifier.logits_eval_results`), exact
+  at logits of +-30 where a loss from clipped probabilities is capped."""
+  import modeling  # pylint: disable=g-import-not-at-top
+  from bert_tf2.classifier.processors import InputExample  # pylint: disable=g-import-not-at-top
+  cfg = modeling.BertConfig(vocab_size=8, hidden_size=8, num_hidden_layers=1,
+                            num_attention_heads=2, intermediate_size=16)
+  model = BertClassifier(cfg, 2, multi_label=True)
+  logits = np.array([[30.0, -30.0], [-30.0, 2.0], [0.5, 30.0]], np.float32)
+  hot = np.array([[0, 0], [1, 0], [0, 1]], np.float32)  # Two confident misses.
+
+  class FakeEstimator(object):
+    def predict(self, input_fn):
+      del input_fn
+      out = model.head_outputs(logits)
+      return [{k: np.asarray(v[i]) for k, v in out.items()}
+              for i in range(len(logits))]
+
+    def latest_checkpoint(self):
+      return "/x/model.ckpt-7"
+  FakeEstimator.model = model
+  job = object.__new__(multi_label.MultiLabelJob)
+  job.label_list = ["A", "B"]
+  job.examples = {"eval": [
+      InputExample(str(i), "t", None, [n for n, h in zip("AB", row) if h])
+      for i, row in enumerate(hot)]}
+  result = job.evaluate(FakeEstimator(), None, None)
+  x = logits.astype(np.float64)
+  expected = np.mean(np.maximum(x, 0) - x * hot + np.log1p(np.exp(-abs(x))))
+  assert result["eval_loss"] == pytest.approx(expected, rel=1e-5)
+  assert result["global_step"] == 7
