@@ -20,6 +20,7 @@ import tensorflow as tf
 
 import modeling
 from bert_tf2.common import fit_data
+from bert_tf2.common import padding
 from bert_tf2.common import raw_text_serving
 from bert_tf2.common.preprocessor import BertPreprocessor
 from modeling import layers
@@ -35,6 +36,14 @@ class TextModel(lora.Adaptable, keras.Model):
   loads onto the task alone or onto another `TextModel` of it.
   """
 
+  # Outside training, the task runs each batch at its longest text (a
+  # bucket of `common.padding`), not at max_seq_length: padding is masked
+  # out of attention, so outputs that keep no sequence axis (a class's
+  # logits, a pooled vector, a choice's score) are the same to float32
+  # round-off, faster on short texts. A text model whose outputs are per
+  # token (NER, SQuAD) sets this False.
+  trims_padding = True
+
   def __init__(self, preprocessor, task, **kwargs):
     kwargs.setdefault("name", "text_" + task.name)
     super().__init__(**kwargs)
@@ -44,9 +53,25 @@ class TextModel(lora.Adaptable, keras.Model):
 
   def call(self, inputs, training=False):
     features = self.preprocessor(inputs)
-    outputs = self.task(features, training=training)
+    outputs = self.task(self.task_features(features, training),
+                        training=training)
     merge = getattr(self.preprocessor, "merge_windows", None)
     return outputs if merge is None else merge(features, outputs)
+
+  def task_features(self, features, training=False):
+    """The preprocessor's features as the task runs them: outside training
+    (and where `trims_padding`), [batch, max_seq_length] ones cut to the
+    batch's longest text (a multiple of 8: `common.padding`'s fine
+    buckets)."""
+    if training or not self.trims_padding:
+      return features
+    seq = int(self.preprocessor.max_seq_length)
+    mask = features["input_mask"]  # [..., seq]: multiple choice's is 3-D.
+    length = padding.trimmed_length(tf.reshape(mask, [-1, seq]),
+                                    padding.bucket_lengths(seq, fine=True))
+    return {k: v[..., :length] if v.shape.rank and v.shape.rank >= 2 and
+                                  v.shape[-1] == seq else v
+            for k, v in features.items()}
 
   def lora_parts(self):
     """The task model's (see `modeling.lora.Adaptable`)."""

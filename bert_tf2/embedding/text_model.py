@@ -40,9 +40,11 @@ class SentenceTextModel(TextModel):
 
   def call(self, inputs, training=False):
     if isinstance(inputs, (tuple, list)):
-      return tf.stack([self.task(self.preprocessor(side), training=training)
+      return tf.stack([self.task(self.task_features(
+          self.preprocessor(side), training), training=training)
                        for side in inputs], axis=1)
-    return self.task(self.preprocessor(inputs), training=training)
+    return self.task(self.task_features(self.preprocessor(inputs), training),
+                     training=training)
 
   @property
   def metrics(self):

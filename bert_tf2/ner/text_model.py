@@ -43,6 +43,8 @@ TASK = BertTokenClassifier
 class TokenTextModel(TextModel):
   """`TextModel` of a `NerPreprocessor` and a `BertTokenClassifier`."""
 
+  trims_padding = False  # Tags per piece: the windows' full length.
+
   def __init__(self, preprocessor, task, **kwargs):
     super().__init__(preprocessor, task, **kwargs)
     self._convert_input_args = False  # Ragged word lists stay ragged.

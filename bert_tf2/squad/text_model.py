@@ -53,6 +53,8 @@ _EXAMPLES_PER_MAP = 64
 class SquadTextModel(TextModel):
   """`SquadModel` on raw (question, context) pairs (see module)."""
 
+  trims_padding = False  # Start/end logits per piece of full windows.
+
   def __init__(self, preprocessor, task, n_best_size=20,
                max_answer_length=30, version_2_with_negative=False,
                null_score_diff_threshold=0.0, **kwargs):
