@@ -115,9 +115,13 @@ def summarize(rounds):
 def format_table(rows, ceiling=None, peak_tflops=None):
   """Markdown table of summarized rows.
 
-  `ceiling`: float32 GFLOP/s of the matmul chain (bench.ceiling) measured in
-  the same run: adds a "% of ceiling" column. `peak_tflops`: an MFU column.
+  `ceiling`: GFLOP/s of the matmul chain (bench.ceiling) measured in the
+  same run, one number (float32) or {precision: GFLOP/s} (a row's share is
+  of its own precision's ceiling, else float32's): adds a "% of ceiling"
+  column. `peak_tflops`: an MFU column.
   """
+  if ceiling and not isinstance(ceiling, dict):
+    ceiling = {"float32": ceiling}
   extra_head = ""
   if ceiling:
     extra_head += " % of ceiling |"
@@ -136,7 +140,8 @@ def format_table(rows, ceiling=None, peak_tflops=None):
       name = r["name"] + (" (%s)" % r["note"] if r["note"] else "")
       extra = ""
       if ceiling:
-        extra += " %.0f%% |" % (100.0 * r["gflops_per_s"] / ceiling)
+        extra += " %.0f%% |" % (100.0 * r["gflops_per_s"] / ceiling.get(
+            precision, ceiling["float32"]))
       if peak_tflops:
         extra += " %.1f%% |" % (100.0 * r["gflops_per_s"] /
                                 (peak_tflops * 1e3))
@@ -197,6 +202,24 @@ def run_ceiling(args):
           for line in proc.stdout.splitlines() if line.startswith("CEILING ")]
 
 
+def tensorflow_ceilings(ceiling_rows):
+  """{dtype: best TensorFlow GFLOP/s, XLA or not} of bench.ceiling's rows.
+
+  None when there is no float32 row (the table then has no "% of ceiling").
+
+  >>> tensorflow_ceilings([
+  ...     {"library": "tensorflow", "dtype": "float32", "gflops_per_s": 4.0},
+  ...     {"library": "tensorflow", "dtype": "bfloat16", "gflops_per_s": 9.0},
+  ...     {"library": "torch", "dtype": "bfloat16", "gflops_per_s": 12.0}])
+  {'float32': 4.0, 'bfloat16': 9.0}
+  """
+  best = {}
+  for r in ceiling_rows:
+    if r["library"] == "tensorflow":
+      best[r["dtype"]] = max(best.get(r["dtype"], 0.0), r["gflops_per_s"])
+  return best if best.get("float32") else None
+
+
 def main():
   p = argparse.ArgumentParser(description=__doc__,
                               formatter_class=argparse.RawTextHelpFormatter)
@@ -233,9 +256,7 @@ def main():
   peak = args.peak_tflops or (989.0 if args.device == "gpu" else None)
   ceiling_rows = (run_ceiling(args) if args.ceiling and args.device == "cpu"
                   else [])
-  ceiling_f32 = max([r["gflops_per_s"] for r in ceiling_rows
-                     if r["library"] == "tensorflow" and
-                     r["dtype"] == "float32"] or [0]) or None
+  ceilings = tensorflow_ceilings(ceiling_rows)
   header = machine_header(ceiling_rows)
   for line in header:
     print(line, flush=True)
@@ -258,9 +279,9 @@ def main():
           key = (mode, config, seq, precision)
           rows.append((key, summarize(rounds)))
           raw.append((key, rounds))
-          print(format_table([rows[-1]], ceiling_f32, peak), flush=True)
+          print(format_table([rows[-1]], ceilings, peak), flush=True)
   print("\n" + "\n".join(header))
-  print(format_table(rows, ceiling_f32, peak))
+  print(format_table(rows, ceilings, peak))
   write_json(args.output_json, raw, header, ceiling_rows)
 
 

@@ -1,16 +1,25 @@
 """Dropout that stays fast when the training step is compiled with XLA.
 
-Outside XLA this is Keras' dropout (TensorFlow's Philox kernel). Inside an
-XLA-compiled function (`jit_compile=True`, e.g. the runner's train step with
-`--jit_compile`), XLA:CPU lowers TensorFlow's stateless random ops to very
-slow code: measured here, 0.8 s for the dropout mask of one attention layer
+Outside XLA in float32 this is Keras' dropout (TensorFlow's Philox
+kernel). Inside an XLA-compiled function (`jit_compile=True`, e.g. the
+runner's train step with `--jit_compile`), XLA:CPU lowers TensorFlow's
+stateless random ops to very slow code: measured here, 0.8 s for the dropout mask of one attention layer
 ([16, 12, 128, 128]), which made an XLA train step of the MiniLM shape
 slower than the uncompiled one. There we draw the mask from a counter-based
 integer hash instead (two rounds of the "lowbias32" hash of the element
 index and the seed): a handful of elementwise integer ops that XLA fuses and
 vectorises (3 ms for the same mask).
 
-Dropout masks are random in both cases and never match the original's
+Below float32 (a bfloat16 compute dtype: Keras' mixed_bfloat16) the hash
+mask is used outside XLA too, as a small XLA-compiled function of its own
+inside the uncompiled step: oneDNN's bfloat16 matmuls run at half speed
+under XLA, so the bfloat16 step is not compiled, and there TensorFlow's
+Philox mask with its unfused compare, cast and multiplies took about a
+fifth of the step (MiniLM shape on an AMD EPYC with AVX512-BF16, A/B in
+one process: +11-19% for the pretraining step, +12-33% for fine-tuning).
+float32 keeps Keras' dropout outside XLA.
+
+Dropout masks are random in all cases and never match the original's
 (TF1's stateful random ops); rates, scaling (kept values divided by
 1 - rate) and the per-call fresh mask are the same.
 
@@ -74,9 +83,26 @@ def hash_dropout(x, rate, seed):
                   tf.zeros_like(x))
 
 
+# hash_dropout as one XLA cluster, for callers outside XLA (one trace per
+# rate, dtype and rank).
+compiled_hash_dropout = tf.function(hash_dropout, jit_compile=True,
+                                    reduce_retracing=True)
+
+
+def uses_compiled_hash(dtype):
+  """Whether dropout outside XLA takes `compiled_hash_dropout` for `dtype`.
+
+  Below float32 (bfloat16, float16) only: float32 keeps Keras' dropout.
+
+  >>> uses_compiled_hash(tf.bfloat16), uses_compiled_hash(tf.float32)
+  (True, False)
+  """
+  return tf.as_dtype(dtype).size < 4
+
+
 @keras.saving.register_keras_serializable(package="bert_tf2")
 class Dropout(keras.layers.Layer):
-  """keras.layers.Dropout, with the hash mask inside XLA-compiled code."""
+  """keras.layers.Dropout, with the hash mask under XLA and below float32."""
 
   def __init__(self, rate, seed=None, **kwargs):
     super().__init__(**kwargs)
@@ -91,8 +117,12 @@ class Dropout(keras.layers.Layer):
     if not training or not self.rate:
       return inputs
     size = inputs.shape.num_elements()
-    if in_xla_context() and (size is None or size <= _MAX_ELEMENTS):
-      return hash_dropout(inputs, self.rate, self.seed_generator.next())
+    if size is None or size <= _MAX_ELEMENTS:
+      if in_xla_context():
+        return hash_dropout(inputs, self.rate, self.seed_generator.next())
+      if uses_compiled_hash(inputs.dtype):
+        return compiled_hash_dropout(inputs, self.rate,
+                                     self.seed_generator.next())
     return keras.random.dropout(inputs, self.rate, seed=self.seed_generator)
 
   def compute_output_shape(self, input_shape):

@@ -26,6 +26,11 @@ def test_ratios_are_per_round_so_a_slow_spell_cancels():
                                    ceiling=200.0)
   assert "1.20x [1.20-1.20]" in table
   assert "| 60% |" in table  # ours: 120 GFLOP/s of a 200 GFLOP/s ceiling
+  # A bfloat16 row is a share of the bfloat16 ceiling, not of float32's.
+  table = bench_model.format_table(
+      [(("train", "minilm", 128, "bfloat16"), s)],
+      ceiling={"float32": 200.0, "bfloat16": 400.0})
+  assert "| 30% |" in table  # ours: 120 GFLOP/s of 400
 
 
 def test_cpu_info_names_model_and_flags(tmp_path):
