@@ -1,7 +1,13 @@
 """`ClassifierPredictor`: texts (or text pairs) -> labels and probabilities.
 
-Same inputs as run_classifier.py builds them (`convert_single_example`, or
-`--long_text=sliding_window` windows whose logits are averaged per text);
+The task's text model (`text_model`: a `BertPreprocessor` in front of the
+`BertClassifier`, as `bert_tf2.models.load` builds it) with batching: the
+preprocessor makes run_classifier.py's inputs in graph (`[CLS] a [SEP]
+(b [SEP])`, or `--long_text=sliding_window` windows), the model runs in
+batches trimmed to their longest text (or as an int8 ONNX Runtime
+session), the preprocessor's `merge_windows` averages each text's window
+logits, and `answers_of_logits` (the answers of `text_answers`, i.e. of
+`bert_tf2.models.load_predictor`) names them;
 a multi-label model (`--label_column=a,b,c`) answers the labels its
 model predicts (`BertClassifier.predicted`), as its eval_results.txt;
 `export(dir)` writes the SavedModel of `bert_tf2.classifier.serving`
@@ -20,14 +26,12 @@ import numpy as np
 import tensorflow as tf
 
 from bert_tf2.classifier import serving as classifier_serving
-from tokenization import windows
-from bert_tf2.classifier import features as features_lib
-from bert_tf2.classifier import long_text
 from bert_tf2.classifier.model import BertClassifier
-from bert_tf2.classifier.processors import InputExample
 from bert_tf2.common import InputError
 from bert_tf2.common import raw_text_serving
 from bert_tf2.common import serving
+from bert_tf2.common.preprocessor import BertPreprocessor
+from bert_tf2.common.text_model import TextModel
 from bert_tf2.predict import base
 from bert_tf2.predict import batching
 
@@ -82,6 +86,11 @@ class ClassifierPredictor(base.Predictor):
                      base.int8_precision(precision, int8))
     self.trim_padding = bool(trim_padding)
     self.int8 = self.precision == "int8"
+    self.text_model = TextModel(
+        BertPreprocessor(vocab_file, do_lower_case=do_lower_case,
+                         max_seq_length=max_seq_length, long_text=long_text,
+                         doc_stride=doc_stride), self.model)
+    self._features = batching.features_function(self.text_model.preprocessor)
     self._logits = self._model_function(
         self._onnx_forward if self.int8 else self._forward,
         int8 or self.int8, int8_dir)
@@ -102,39 +111,27 @@ class ClassifierPredictor(base.Predictor):
     return (self._forward(input_ids, input_mask, segment_ids,
                           model=self._onnx_model()),)
 
-  def _features(self, pairs):
-    dummy = "0" if self.regression else self.label_list[0]
-    features = []
-    for i, (a, b) in enumerate(pairs):
-      example = InputExample("predict-%d" % i, a, b, label=dummy)
-      if self.long_text == "sliding_window":
-        features.extend(long_text.convert_example_to_windows(
-            i, example, self.label_list, self.max_seq_length,
-            self.doc_stride, self.tokenizer))
-      else:
-        feature = features_lib.convert_single_example(
-            5, example, self.label_list, self.max_seq_length, self.tokenizer)
-        feature.example_index = i
-        features.append(feature)
-    return features
-
-  def predict_logits(self, texts):
-    """float32 logits [len(texts), num_labels] (window means, float64)."""
+  def _run(self, texts):
+    """(features, logits) of texts: the text model's preprocessor, then
+    the model in batches, window logits averaged per text (float32
+    [len(texts), num_labels]); (None, empty logits) for no texts."""
     pairs = raw_text_serving.check_texts(texts)
     if not pairs:
-      return np.zeros([0, 1 if self.regression else len(self.label_list)],
-                      np.float32)
+      return None, np.zeros(
+          [0, 1 if self.regression else len(self.label_list)], np.float32)
     features = self._features(pairs)
-    arrays = [[getattr(f, name) for f in features]
-              for name in ("input_ids", "input_mask", "segment_ids")]
-    logits = batching.run_batches(self._logits, arrays, self.batch_size,
-                                  trim_padding=self.trim_padding)
+    logits = batching.run_batches(
+        self._logits, [features[k] for k in batching.FEATURES],
+        self.batch_size, trim_padding=self.trim_padding)
     if self.int8:
       logits = logits[0]
-    if self.long_text == "sliding_window":
-      return windows.mean_of_windows(
-          [f.example_index for f in features], logits, len(pairs))
-    return logits
+    merged = self.text_model.preprocessor.merge_windows(
+        features, tf.constant(logits))
+    return features, np.asarray(merged, np.float32)
+
+  def predict_logits(self, texts):
+    """float32 logits [len(texts), num_labels] (a text's windows averaged)."""
+    return self._run(texts)[1]
 
   def predict(self, texts):
     """Predicts each text or (text_a, text_b) pair.
@@ -150,19 +147,14 @@ class ClassifierPredictor(base.Predictor):
     Raises:
       InputError: `texts` is not such a list.
     """
-    logits = self.predict_logits(texts)
-    # The head's answers (`BertClassifier.head_outputs`), in float64 for
-    # the window means.
-    out = self.model.head_outputs(tf.constant(logits))
+    features, logits = self._run(texts)
+    if features is None:
+      return []
+    rows = answers_of_logits(self.model, self.label_list, logits, features)
     if self.regression:
-      return [{"prediction": float(v)} for v in out["predictions"].numpy()]
-    probs = out["probabilities"].numpy().astype(np.float32)
-    if self.multi_label:
-      return [{"labels": [n for n, q in zip(self.label_list, hit) if q],
-               "probabilities": p}
-              for p, hit in zip(probs, out["predicted"].numpy())]
-    return [{"label": self.label_list[int(np.argmax(p))], "probabilities": p}
-            for p in probs]
+      return [{"prediction": float(r["predictions"])} for r in rows]
+    names = ("labels" if self.multi_label else "label", "probabilities")
+    return [{k: r[k] for k in names} for r in rows]
 
   def export(self, export_dir):
     """Writes the serving SavedModel (raw-string signatures); returns it."""
@@ -178,11 +170,18 @@ def text_answers(labels, model, x, batch_size):
   `head_outputs` and the label) per example, the predicted labels named
   (multi-label: "labels")."""
   logits = model.predict(x, batch_size=batch_size, verbose=0)
-  out = classifier_serving.classifier_outputs(model.task, labels)(
-      {}, tf.constant(logits), None)
+  return answers_of_logits(model.task, labels, logits)
+
+
+def answers_of_logits(task, labels, logits, features=None):
+  """The answers of `text_answers` from the logits [batch, num_labels] of
+  classifier `task` (features: the preprocessor's, for num_windows)."""
+  out = classifier_serving.classifier_outputs(task, labels)(
+      features or {}, tf.constant(logits), None)
+  out = {k: v.numpy() for k, v in out.items()}  # Then rows: NumPy views.
   rows = []
   for i in range(len(logits)):
-    row = {k: v[i].numpy() for k, v in out.items()}
+    row = {k: v[i] for k, v in out.items()}
     if "label" in row:
       row["label"] = row["label"].decode("utf-8")
     if "predicted" in row:

@@ -1,11 +1,12 @@
 """`FeatureEncoder`: texts -> token vectors or pooled sentence vectors.
 
 The feature-extraction task's Python predictor (on the generic
-`bert_tf2.predict.base.Predictor`).
-
-The inputs are extract_features.py's (`convert_example`: [CLS] a [SEP]
-(b [SEP]), a pair truncated longest-first); the vectors are the encoder
-layers chosen by `layers` (Python-style indexes, -1 = last layer).
+`bert_tf2.predict.base.Predictor`): its `BertPreprocessor` (the one of its
+SavedModel) makes extract_features.py's inputs in graph ([CLS] a [SEP]
+(b [SEP]), a pair truncated longest-first, as `convert_example`), the
+encoder runs in batches trimmed to their longest text (or as an int8 ONNX
+Runtime session); the vectors are the encoder layers chosen by `layers`
+(Python-style indexes, -1 = last layer).
 
   encode(texts)            -> per text {"tokens": [...], "token_vectors":
                               float32 [num_tokens, len(layers), hidden]}
@@ -33,7 +34,7 @@ import tensorflow as tf
 import modeling
 from bert_tf2.common import raw_text_serving
 from bert_tf2.common import serving
-from bert_tf2.feature_extraction import examples as examples_lib
+from bert_tf2.common.preprocessor import BertPreprocessor
 from bert_tf2.feature_extraction.extractor import parse_layers
 from bert_tf2.feature_extraction import serving as feature_serving
 from bert_tf2.feature_extraction.serving import pool
@@ -72,6 +73,10 @@ class FeatureEncoder(base.Predictor):
                                self.bert_config.num_hidden_layers, "layers")
     self.trim_padding = bool(trim_padding)
     self.int8 = self.precision == "int8"
+    self.preprocessor = BertPreprocessor(vocab_file,
+                                         do_lower_case=do_lower_case,
+                                         max_seq_length=max_seq_length)
+    self._features = batching.features_function(self.preprocessor)
     self._vectors = self._model_function(
         self._onnx_forward if self.int8 else self._outputs,
         int8 or self.int8, int8_dir)
@@ -99,26 +104,30 @@ class FeatureEncoder(base.Predictor):
                          model=self._onnx_model())
 
   def _run(self, texts):
+    """(features, (token_vectors, mean_vectors, cls_vectors)) of texts
+    (NumPy, one row per text); (None, None) for no texts."""
     pairs = raw_text_serving.check_texts(texts)
-    features = [examples_lib.convert_example(
-        examples_lib.InputExample(i, a, b), self.max_seq_length,
-        self.tokenizer) for i, (a, b) in enumerate(pairs)]
-    if not features:
-      return features, None
-    arrays = [[getattr(f, name) for f in features]
-              for name in ("input_ids", "input_mask", "input_type_ids")]
+    if not pairs:
+      return None, None
+    features = self._features(pairs)
     return features, batching.run_batches(
-        self._vectors, arrays, self.batch_size,
-        trim_padding=self.trim_padding, sequence_outputs=(0,))
+        self._vectors, [features[k] for k in batching.FEATURES],
+        self.batch_size, trim_padding=self.trim_padding,
+        sequence_outputs=(0,))
 
   def encode(self, texts):
     """Token vectors of each text or (text_a, text_b) pair (see module doc)."""
     features, outputs = self._run(texts)
-    if not features:
+    if features is None:
       return []
-    tokens = outputs[0]
-    return [{"tokens": f.tokens, "token_vectors": tokens[i, :len(f.tokens)]}
-            for i, f in enumerate(features)]
+    vocabulary = self.preprocessor.vocabulary
+    rows = []
+    for ids, mask, vectors in zip(features["input_ids"],
+                                  features["input_mask"], outputs[0]):
+      length = int(mask.sum())
+      rows.append({"tokens": [vocabulary[i] for i in ids[:length]],
+                   "token_vectors": vectors[:length]})
+    return rows
 
   def sentence_vectors(self, texts, pooling="mean"):
     """float32 [len(texts), len(layers), hidden] pooled vectors."""
@@ -126,7 +135,7 @@ class FeatureEncoder(base.Predictor):
       raise ValueError("pooling=%r: expected one of %s" % (pooling,
                                                             POOLINGS))
     features, outputs = self._run(texts)
-    if not features:
+    if features is None:
       return np.zeros([0, len(self.layers), self.bert_config.hidden_size],
                       np.float32)
     return outputs[1] if pooling == "mean" else outputs[2]

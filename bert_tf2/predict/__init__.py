@@ -4,7 +4,8 @@
               with named answers and export (`bert_tf2.models.load_predictor`)
   base        `Predictor`: config, vocabulary, checkpoint, `from_output_dir`
               (model.json and its recorded, or the best, checkpoint)
-  batching    `run_batches`: token-id batches of similar lengths
+  batching    `features_function`: a text model's preprocessor over
+              texts; `run_batches`: token-id batches of similar lengths
   int8        the int8 ONNX Runtime path (optional extra `int8`)
   onnx_graph  the ONNX graph of the encoder
 
@@ -13,7 +14,9 @@ None of them imports a task. Each task's answers and export for
 (`bert_tf2.ner.serving.EntityTagger`) and multiple choice's
 (`bert_tf2.multiple_choice.predictor.MultipleChoicePredictor`) are
 `TextPredictor`s, and `SentenceEncoder.encode` runs its text model. The
-earlier predictors on `base.Predictor` (token ids built in Python):
+predictors on `base.Predictor` (precision and int8 of their own; the
+classifier's and the feature encoder's features from their text model's
+`BertPreprocessor`, SQuAD's windows still built in Python):
 
   bert_tf2.classifier.predictor.ClassifierPredictor      texts or pairs ->
       label, probabilities (long texts through sliding windows)

@@ -1,4 +1,5 @@
-"""Batching for the predictors on token ids: `run_batches` (their input
+"""Batching for the predictors: `features_function` (a text model's
+preprocessor over the texts), `run_batches` (token-id batches; input
 checks: `bert_tf2.common.raw_text_serving.check_texts`; SavedModels are
 written by `bert_tf2.common.serving`).
 """
@@ -8,6 +9,10 @@ import numpy as np
 import tensorflow as tf
 
 from bert_tf2.common import padding
+
+# The model inputs `run_batches` takes, in order, from a preprocessor's
+# features.
+FEATURES = ("input_ids", "input_mask", "segment_ids")
 
 
 def run_batches(fn, arrays, batch_size, trim_padding=False,
@@ -81,3 +86,28 @@ def run_batches(fn, arrays, batch_size, trim_padding=False,
     inverse[order] = np.arange(n)
     merged = [m[inverse] for m in merged]
   return merged[0] if single else tuple(merged)
+
+
+def features_function(preprocessor):
+  """A text model's preprocessor as fn(pairs) -> its features, NumPy.
+
+  pairs: [(text_a, text_b or None), ...] (`raw_text_serving.check_texts`),
+  at least one. The preprocessor (a Keras layer of (texts_a, texts_b), a
+  text_b "" packing a single text) runs as one traced call over them all;
+  its int32 feature dict comes back as NumPy arrays, ready for
+  `run_batches`.
+
+  >>> double = lambda x: {"a": tf.strings.length(x[0]) * 2}
+  >>> features_function(double)([("ab", None), ("c", "d")])["a"].tolist()
+  [4, 2]
+  """
+  spec = tf.TensorSpec([None], tf.string)
+  traced = tf.function(lambda a, b: preprocessor((a, b)),
+                       input_signature=[spec, spec])
+
+  def features(pairs):
+    out = traced(tf.constant([a for a, _ in pairs], tf.string),
+                 tf.constant(["" if b is None else b for _, b in pairs],
+                             tf.string))
+    return {k: v.numpy() for k, v in out.items()}
+  return features

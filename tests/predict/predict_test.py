@@ -310,8 +310,9 @@ def test_saved_models_in_a_fresh_process_equal_the_python_api(files):
   ours = windows.predict(LONG_TEXTS)
   np.testing.assert_allclose(probs, [o["probabilities"] for o in ours],
                              atol=1e-5)
-  assert num_windows == [len(windows._features([(t, None)]))  # pylint: disable=protected-access
-                         for t in LONG_TEXTS]
+  assert num_windows == [
+      len(windows._features([(t, None)])["window_example"])  # pylint: disable=protected-access
+      for t in LONG_TEXTS]
   assert max(num_windows) > 3 and min(num_windows) == 1
   ours = windows.predict(LONG_PAIRS)
   np.testing.assert_allclose(pair_probs, [o["probabilities"] for o in ours],
