@@ -3,8 +3,8 @@
 Outside XLA in float32 this is Keras' dropout (TensorFlow's Philox
 kernel). Inside an XLA-compiled function (`jit_compile=True`, e.g. the
 runner's train step with `--jit_compile`), XLA:CPU lowers TensorFlow's
-stateless random ops to very slow code: measured here, 0.8 s for the dropout mask of one attention layer
-([16, 12, 128, 128]), which made an XLA train step of the MiniLM shape
+stateless random ops to very slow code: measured here, 0.8 s for the
+dropout mask of one attention layer ([16, 12, 128, 128]), which made an XLA train step of the MiniLM shape
 slower than the uncompiled one. There we draw the mask from a counter-based
 integer hash instead (two rounds of the "lowbias32" hash of the element
 index and the seed): a handful of elementwise integer ops that XLA fuses and
