@@ -29,6 +29,8 @@ from bert_tf2.classifier.model import BertClassifier
 from bert_tf2.ner.model import BertTokenClassifier
 from bert_tf2.runner.task import ModelTask
 from tests.common import tiny_dir
+from bert_tf2.common.preprocessor import BertPreprocessor
+from bert_tf2.multiple_choice.preprocessor import MultipleChoicePreprocessor
 
 SNAPSHOT = os.path.join(os.path.dirname(__file__),
                         "serving_contract_snapshot.json")
@@ -72,7 +74,8 @@ def _exports(d):
     def write(out):
       model = restored(model_fn)
       return serving.write_saved_model(classifier_serving.classifier_server(
-          model, vocab, True, SEQ, label_list, **kwargs), out)
+          model, BertPreprocessor(vocab, max_seq_length=SEQ, **kwargs),
+          label_list), out)
     return write
 
   def predictor(**kwargs):
@@ -99,10 +102,13 @@ def _exports(d):
       "ner": ner(crf=False),
       "ner_crf": ner(crf=True),
       "multiple_choice": lambda out: serving.write_saved_model(
-          mc_serving.multiple_choice_server(BertMultipleChoice(cfg), vocab,
-                                            max_seq_length=SEQ), out),
+          mc_serving.multiple_choice_server(
+              BertMultipleChoice(cfg),
+              MultipleChoicePreprocessor(vocab, max_seq_length=SEQ)), out),
       "embedding": lambda out: serving.write_saved_model(
-          embedding_serving.embedding_server(SentenceEncoder(cfg), vocab),
+          embedding_serving.embedding_server(
+              SentenceEncoder(cfg),
+              BertPreprocessor(vocab, max_seq_length=SEQ)),
           out),
       "features": lambda out: FeatureEncoder(
           config_file, ckpt, vocab, max_seq_length=SEQ,

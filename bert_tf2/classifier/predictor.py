@@ -159,9 +159,8 @@ class ClassifierPredictor(base.Predictor):
   def export(self, export_dir):
     """Writes the serving SavedModel (raw-string signatures); returns it."""
     return serving.write_saved_model(classifier_serving.classifier_server(
-        self.model, self.vocab_file, self.do_lower_case,
-        self.max_seq_length, self.label_list, long_text=self.long_text,
-        doc_stride=self.doc_stride), export_dir)
+        self.model, self.text_model.preprocessor, self.label_list),
+                                     export_dir)
 
 
 def text_answers(labels, model, x, batch_size):
@@ -192,7 +191,5 @@ def answers_of_logits(task, labels, logits, features=None):
 
 def text_export(labels, model, export_dir):
   """The classifier SavedModel of a text model (`serving`)."""
-  pre = model.preprocessor
   return serving.write_saved_model(classifier_serving.classifier_server(
-      model.task, pre.vocabulary, pre.do_lower_case, pre.max_seq_length,
-      labels, long_text=pre.long_text, doc_stride=pre.doc_stride), export_dir)
+      model.task, model.preprocessor, labels), export_dir)

@@ -42,7 +42,6 @@ import tensorflow as tf
 
 from bert_tf2.common import raw_text_serving
 from bert_tf2.common import serving
-from bert_tf2.common.preprocessor import BertPreprocessor
 
 
 SIGNATURES = {"serving_default": ("text_a",),
@@ -70,16 +69,12 @@ def classifier_outputs(model, label_list):
   return outputs
 
 
-def classifier_server(model, vocab_file, do_lower_case, max_seq_length,
-                      label_list, trim_padding=True,
-                      long_text="truncate", doc_stride=128,
+def classifier_server(model, preprocessor, label_list, trim_padding=True,
                       chunk_size=raw_text_serving.DEFAULT_CHUNK_SIZE):
   """The `TextServer` of a classifier model (its logits [batch, labels];
-  its `head_outputs`: regression and multi-label are the model's), with
-  SIGNATURES."""
-  preprocessor = BertPreprocessor(vocab_file, do_lower_case=do_lower_case,
-                                  max_seq_length=max_seq_length,
-                                  long_text=long_text, doc_stride=doc_stride)
+  its `head_outputs`: regression and multi-label are the model's) and its
+  `BertPreprocessor` (the text model's: one segment or pairs, truncated or
+  sliding windows), with SIGNATURES."""
   return serving.TextServer(
       preprocessor, model,
       classifier_outputs(model, label_list), signatures=SIGNATURES,

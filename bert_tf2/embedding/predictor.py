@@ -21,7 +21,5 @@ def text_answers(model, x, batch_size):
 
 def text_export(model, export_dir):
   """The sentence encoder's raw-string SavedModel of a text model."""
-  pre = model.preprocessor
   return serving.write_saved_model(embedding_serving.embedding_server(
-      model.task, pre.vocabulary, do_lower_case=pre.do_lower_case),
-                                   export_dir)
+      model.task, model.preprocessor), export_dir)

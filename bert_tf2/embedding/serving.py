@@ -10,7 +10,8 @@ normalised as the encoder; the serving contract of
 input only, invalid UTF-8 refused, chunks of `chunk_size` texts).
 
 Example:
-  >>> serving.write_saved_model(embedding_server(encoder, vocab_file),
+  >>> serving.write_saved_model(embedding_server(encoder, BertPreprocessor(
+  ...     vocab_file, max_seq_length=64)),
   ...                           "/tmp/emb")                  # doctest: +SKIP
   >>> m = tf.saved_model.load("/tmp/emb")                   # doctest: +SKIP
   >>> m.signatures["serving_default"](text=tf.constant(["hi"]))  # doctest: +SKIP
@@ -19,16 +20,13 @@ Example:
 
 from bert_tf2.common import raw_text_serving
 from bert_tf2.common import serving
-from bert_tf2.common.preprocessor import BertPreprocessor
 
 
-def embedding_server(encoder, vocab_file, do_lower_case=True,
+def embedding_server(encoder, preprocessor,
                      chunk_size=raw_text_serving.DEFAULT_CHUNK_SIZE):
-  """The `common.serving.TextServer` of `encoder`: a `BertPreprocessor`
-  (one segment, cut to the encoder's max_seq_length) and the encoder,
+  """The `common.serving.TextServer` of `encoder` and its `BertPreprocessor`
+  (the text model's: one segment, cut to max_seq_length),
   serving_default(text) -> embeddings."""
-  preprocessor = BertPreprocessor(vocab_file, do_lower_case=do_lower_case,
-                                  max_seq_length=encoder.max_seq_length)
   return serving.TextServer(
       preprocessor, encoder,
       lambda features, embeddings, texts: {"embeddings": embeddings},

@@ -123,10 +123,13 @@ class MultipleChoiceJob(Job):
     from bert_tf2.common import saved_model  # pylint: disable=g-import-not-at-top
     from bert_tf2.common import serving as common_serving  # pylint: disable=g-import-not-at-top
     from bert_tf2.multiple_choice import serving  # pylint: disable=g-import-not-at-top
+    from bert_tf2.multiple_choice.preprocessor import MultipleChoicePreprocessor  # pylint: disable=g-import-not-at-top
     s = self.settings
+    preprocessor = MultipleChoicePreprocessor(
+        s.vocab_file, do_lower_case=s.do_lower_case,
+        max_seq_length=s.max_seq_length)
     common_serving.write_saved_model(serving.multiple_choice_server(
-        saved_model.restore_model(task, checkpoint), s.vocab_file,
-        do_lower_case=s.do_lower_case, max_seq_length=s.max_seq_length),
+        saved_model.restore_model(task, checkpoint), preprocessor),
                                      s.export_dir, what="--export_dir")
 
 

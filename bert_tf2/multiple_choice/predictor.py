@@ -99,7 +99,5 @@ def text_export(model, export_dir):
   """The multiple-choice raw-string SavedModel of a text model."""
   from bert_tf2.common import serving  # pylint: disable=g-import-not-at-top
   from bert_tf2.multiple_choice import serving as mc_serving  # pylint: disable=g-import-not-at-top
-  pre = model.preprocessor
   return serving.write_saved_model(mc_serving.multiple_choice_server(
-      model.task, pre.vocabulary, do_lower_case=pre.do_lower_case,
-      max_seq_length=pre.max_seq_length), export_dir)
+      model.task, model.preprocessor), export_dir)

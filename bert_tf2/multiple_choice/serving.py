@@ -26,7 +26,6 @@ import tensorflow as tf
 
 from bert_tf2.common import raw_text_serving
 from bert_tf2.common import serving
-from bert_tf2.multiple_choice.preprocessor import MultipleChoicePreprocessor
 
 
 def check_inputs(context, choices):
@@ -46,13 +45,11 @@ def check_inputs(context, choices):
   return context, tf.reshape(flat, shape)
 
 
-def multiple_choice_server(model, vocab_file, do_lower_case=True,
-                           max_seq_length=128, chunk_size=16):
-  """The `common.serving.TextServer` of a `BertMultipleChoice`: its
-  preprocessor and model, serving_default(context, choices) answering the
-  model's `predict_outputs` and the most probable choice's index."""
-  preprocessor = MultipleChoicePreprocessor(
-      vocab_file, do_lower_case=do_lower_case, max_seq_length=max_seq_length)
+def multiple_choice_server(model, preprocessor, chunk_size=16):
+  """The `common.serving.TextServer` of a `BertMultipleChoice` and its
+  `MultipleChoicePreprocessor`, serving_default(context, choices)
+  answering the model's `predict_outputs` and the most probable choice's
+  index."""
 
   def outputs(features, logits, texts):
     del texts

@@ -297,13 +297,15 @@ class SquadJob(Job):
     s = self.settings
     from bert_tf2.common import serving as common_serving  # pylint: disable=g-import-not-at-top
     from bert_tf2.squad import serving  # pylint: disable=g-import-not-at-top
-    from tokenization.tf_text import InGraphTokenizer  # pylint: disable=g-import-not-at-top
-    server = serving.SquadServer(
+    from bert_tf2.squad.preprocessor import SquadPreprocessor  # pylint: disable=g-import-not-at-top
+    server = serving.squad_server(
         saved_model.restore_model(task, checkpoint),
-        InGraphTokenizer(s.vocab_file, do_lower_case=s.do_lower_case),
-        s.max_seq_length, s.max_query_length, s.n_best_size,
-        s.max_answer_length, s.version_2_with_negative,
-        s.null_score_diff_threshold, doc_stride=s.doc_stride)
+        SquadPreprocessor(s.vocab_file, do_lower_case=s.do_lower_case,
+                          max_seq_length=s.max_seq_length,
+                          doc_stride=s.doc_stride,
+                          max_query_length=s.max_query_length),
+        s.n_best_size, s.max_answer_length, s.version_2_with_negative,
+        s.null_score_diff_threshold)
     common_serving.write_saved_model(server, s.export_dir,
                                      what="--export_dir")
 

@@ -14,7 +14,7 @@ model, then n-best decoding (`postprocess.predict_example`, with
 `export(dir)` writes a SavedModel `serving_default(question, context)`
 (tf.string [batch] each) -> answer (tf.string), score, start_logit,
 end_logit, null_score_diff (float32), no_answer (bool) and num_windows
-(int32), all in graph (`SquadServer`), over the same doc_stride windows as
+(int32), all in graph (`squad.serving.squad_server`), over the same doc_stride windows as
 `predict` (a long context: every window, the best span across them, the
 lowest null score). It differs from `predict` in one documented way:
 the answer text is cut from the context words by word-piece character
@@ -39,7 +39,7 @@ from bert_tf2.squad import examples as examples_lib
 from bert_tf2.squad import features as features_lib
 from bert_tf2.squad import postprocess
 from bert_tf2.squad.model import SquadModel
-from tokenization.tf_text import InGraphTokenizer
+from bert_tf2.squad.preprocessor import SquadPreprocessor
 
 
 class SquadPredictor(base.Predictor):
@@ -121,13 +121,13 @@ class SquadPredictor(base.Predictor):
   def export(self, export_dir):
     """Writes the serving SavedModel (see module docstring); returns it."""
     from bert_tf2.squad import serving as squad_serving  # pylint: disable=g-import-not-at-top
-    tokenizer = InGraphTokenizer(self.vocab_file,
-                                 do_lower_case=self.do_lower_case)
-    server = squad_serving.SquadServer(
-        self.model, tokenizer, self.max_seq_length, self.max_query_length,
+    server = squad_serving.squad_server(
+        self.model, SquadPreprocessor(
+            self.vocab_file, do_lower_case=self.do_lower_case,
+            max_seq_length=self.max_seq_length, doc_stride=self.doc_stride,
+            max_query_length=self.max_query_length),
         self.n_best_size, self.max_answer_length,
-        self.version_2_with_negative, self.null_score_diff_threshold,
-        doc_stride=self.doc_stride)
+        self.version_2_with_negative, self.null_score_diff_threshold)
     return serving.write_saved_model(server, export_dir)
 
 

@@ -9,7 +9,8 @@ vocabulary) that builds run_squad.py's features in graph, batched:
       "segment_ids" [windows, max_seq_length], "example_index" [windows]
       and where each window's context pieces are ("window_start",
       "window_length", "window_offset" [windows]); an empty context gets
-      one window without context.
+      one window without context. Also, per question, the contexts' words
+      and pieces the answer text is cut from (CONTEXT_KEYS).
   call((questions, contexts, answer_starts, answer_texts))
       the training features of `squad.features.convert_examples_to_features`
       (is_training=True): the same windows plus "start_positions" and
@@ -44,6 +45,14 @@ from modeling import layers
 from tokenization import packing
 
 FEATURES = ("input_ids", "input_mask", "segment_ids")
+
+# The per-question analysis of the contexts a (questions, contexts) call
+# also returns (`answer_spans.context_words` and `context_pieces`): RaggedTensors
+# [questions, (words)] ("context_words" tf.string, "word_aligned" bool) and
+# [questions, (pieces)] int64 (the pieces, their local word index, first
+# and end character).
+CONTEXT_KEYS = ("context_words", "context_pieces", "word_aligned",
+                "piece_word", "piece_char_start", "piece_char_end")
 
 
 @layers.serializable
@@ -135,7 +144,12 @@ class SquadPreprocessor(preprocessor.BertPreprocessor):
       raise ValueError("SquadPreprocessor takes (questions, contexts) or "
                        "(questions, contexts, answer_starts, answer_texts)")
     questions, contexts = inputs
-    return self.windows(questions, self.context(contexts)[2])
+    words, _, doc, per_piece, aligned = self.context(contexts)
+    # The serving outputs cut the answer text from the same analysis of
+    # the contexts, per question (`squad.serving.squad_outputs`): carried
+    # here so the graph tokenizes each context once.
+    return dict(self.windows(questions, doc), **dict(zip(
+        CONTEXT_KEYS, (words, doc, aligned) + tuple(per_piece))))
 
   def compute_output_spec(self, inputs):
     spec = {k: keras.KerasTensor((None, self.max_seq_length), "int32")
@@ -144,6 +158,11 @@ class SquadPreprocessor(preprocessor.BertPreprocessor):
     if len(inputs) == 2:
       for k in ("window_start", "window_length", "window_offset"):
         spec[k] = keras.KerasTensor((None,), "int64")
+      for k in CONTEXT_KEYS:
+        spec[k] = keras.KerasTensor(
+            (None, None), {"context_words": "string",
+                           "word_aligned": "bool"}.get(k, "int64"),
+            ragged=True)
     if len(inputs) == 4:
       for k in ("start_positions", "end_positions"):
         spec[k] = keras.KerasTensor((None,), "int32")

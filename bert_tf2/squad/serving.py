@@ -28,7 +28,7 @@ batched, [batch] = number of questions):
 
 Signature: serving_default(question, context: tf.string [batch]) ->
 answer, score, start_logit, end_logit, null_score_diff, no_answer,
-num_windows [batch] (`SquadServer.serve`; `squad.job` and the
+num_windows [batch] (`squad_server`; `squad.job` and the
 predictor's `export` write it with `common.serving.write_saved_model`, the
 one writer of every task's SavedModel).
 """
@@ -38,7 +38,7 @@ import tensorflow as tf
 from bert_tf2.common import raw_text_serving
 from bert_tf2.common import serving
 from bert_tf2.squad.postprocess import NO_CANDIDATE_SCORE_DIFF
-from bert_tf2.squad.preprocessor import SquadPreprocessor
+from bert_tf2.squad.preprocessor import CONTEXT_KEYS
 from tokenization import packing
 
 TEXT_INPUTS = ("question", "context")
@@ -155,8 +155,8 @@ def squad_outputs(preprocessor, n_best_size=20, max_answer_length=30,
   threshold = float(null_score_diff_threshold)
 
   def outputs(features, logits, texts):
-    question, context = texts
-    words, _, doc, per_piece, aligned = preprocessor.context(context)
+    question = texts[0]
+    words, doc, aligned, *per_piece = (features[k] for k in CONTEXT_KEYS)
     example, start, length, offset = (features[k] for k in (
         "example_index", "window_start", "window_length", "window_offset"))
     start_logits, end_logits = logits
@@ -230,25 +230,3 @@ def squad_server(model, preprocessor, n_best_size=20, max_answer_length=30,
                     version_2_with_negative, null_score_diff_threshold),
       signatures=SIGNATURES, chunk_size=chunk_size, trim_padding=False,
       name="squad_server")
-
-
-class SquadServer(serving.TextServer):
-  """`squad_server` from an in-graph tokenizer and run_squad.py's settings;
-  `serve(question, context)` is its serving_default signature."""
-
-  def __init__(self, model, tokenizer, max_seq_length, max_query_length,
-               n_best_size, max_answer_length, version_2_with_negative,
-               null_score_diff_threshold, doc_stride=128,
-               chunk_size=raw_text_serving.DEFAULT_CHUNK_SIZE):
-    pre = SquadPreprocessor(tokenizer.vocabulary(),
-                            do_lower_case=tokenizer.do_lower_case,
-                            max_seq_length=max_seq_length,
-                            doc_stride=doc_stride,
-                            max_query_length=max_query_length)
-    super().__init__(
-        pre, model,
-        squad_outputs(pre, n_best_size, max_answer_length,
-                      version_2_with_negative, null_score_diff_threshold),
-        signatures=SIGNATURES, chunk_size=chunk_size, trim_padding=False,
-        name="squad_server")
-    self.serve = self.text_signature(TEXT_INPUTS)

@@ -20,6 +20,7 @@ from bert_tf2.classifier import features as F
 from bert_tf2.classifier import pipeline
 from bert_tf2.classifier.options import default_options
 from tests.classifier import tiny_task
+from bert_tf2.common.preprocessor import BertPreprocessor
 
 WORDS = tiny_task.WORDS
 SPECIALS = tiny_task.SPECIALS
@@ -165,8 +166,9 @@ def test_server_runs_the_model_at_the_longest_sequence(tmp_path):
 
   mask = tf.constant([[1] * 5 + [0] * 11, [1] * 9 + [0] * 7])
   for trim in (True, False):
-    server = serving.classifier_server(model, str(vocab), True, 16,
-                                       ["a", "b"], trim_padding=trim)
+    server = serving.classifier_server(
+        model, BertPreprocessor(str(vocab), max_seq_length=16), ["a", "b"],
+        trim_padding=trim)
     server.ids_signature().python_function(mask, mask, 0 * mask)
   assert seen == [[2, 9], [2, 16]]
 

@@ -10,6 +10,7 @@ import tokenization
 from bert_tf2.embedding.encoder import SentenceEncoder
 from bert_tf2.common.serving import write_saved_model
 from bert_tf2.embedding.serving import embedding_server
+from bert_tf2.common.preprocessor import BertPreprocessor
 
 
 def test_saved_model_equals_encode_and_serving_contract(tmp_path):
@@ -25,7 +26,8 @@ def test_saved_model_equals_encode_and_serving_contract(tmp_path):
   encoder.max_seq_length = 6
   # Truncated, unknown, empty; 5 texts in chunks of 2.
   texts = ["a b", "c cs a a b b b b b b", "\u00e9", "", "B"]
-  write_saved_model(embedding_server(encoder, str(vocab), chunk_size=2),
+  write_saved_model(embedding_server(
+      encoder, BertPreprocessor(str(vocab), max_seq_length=6), chunk_size=2),
                     str(tmp_path / "m"))
   serve = tf.saved_model.load(str(tmp_path / "m")).signatures[
       "serving_default"]

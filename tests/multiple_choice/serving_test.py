@@ -17,6 +17,7 @@ from bert_tf2.common.serving import write_saved_model
 from bert_tf2.multiple_choice.serving import multiple_choice_server
 from bert_tf2.multiple_choice.model import BertMultipleChoice
 from bert_tf2.multiple_choice.predictor import MultipleChoicePredictor
+from bert_tf2.multiple_choice.preprocessor import MultipleChoicePreprocessor
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
@@ -50,8 +51,9 @@ def exported(tmp_path_factory):
   predictor = MultipleChoicePredictor(
       model, tokenization.FullTokenizer(str(vocab)), 7)
   export_dir = str(d / "export")
-  write_saved_model(multiple_choice_server(model, str(vocab),
-                                           max_seq_length=7, chunk_size=2),
+  write_saved_model(multiple_choice_server(
+      model, MultipleChoicePreprocessor(str(vocab), max_seq_length=7),
+      chunk_size=2),
                     export_dir)
   return predictor, export_dir, d
 

@@ -31,10 +31,11 @@ from bert_tf2.ner.preprocessor import NerPreprocessor
 from bert_tf2.ner import serving as ner_serving
 from bert_tf2.feature_extraction.predictor import FeatureEncoder
 from bert_tf2.squad.model import SquadModel
-from bert_tf2.squad.serving import SquadServer
+from bert_tf2.squad.preprocessor import SquadPreprocessor
+from bert_tf2.squad.serving import squad_server
 from tests.predict.predict_test import CONFIG
 from tests.predict.predict_test import VOCAB
-from tokenization.tf_text import InGraphTokenizer
+from bert_tf2.common.preprocessor import BertPreprocessor
 
 CHUNK = 256
 SEQ = 16
@@ -68,8 +69,6 @@ def _export_all(root):
   keras.utils.set_random_seed(0)
   vocab = root / "vocab.txt"
   vocab.write_text("\n".join(VOCAB) + "\n")
-  tok = InGraphTokenizer(str(vocab), do_lower_case=True)
-  cls_id, sep_id = VOCAB.index("[CLS]"), VOCAB.index("[SEP]")
   exports = {}
 
   def write(name, server, signatures):
@@ -77,14 +76,17 @@ def _export_all(root):
         server, str(root / name), signatures)
 
   server = classifier_serving.classifier_server(
-      _AtMostRows(BertClassifier(CONFIG, 3), CHUNK), str(vocab), True, SEQ,
-      ["a", "b", "c"], chunk_size=CHUNK)
+      _AtMostRows(BertClassifier(CONFIG, 3), CHUNK),
+      BertPreprocessor(str(vocab), max_seq_length=SEQ), ["a", "b", "c"],
+      chunk_size=CHUNK)
   write("classifier", server, {
       "serving_default": server.text_signature(["text_a"]),
       "serving_pair": server.text_signature(["text_a", "text_b"])})
   server = classifier_serving.classifier_server(
-      _AtMostRows(BertClassifier(CONFIG, 2), CHUNK), str(vocab), True, SEQ,
-      ["x", "y"], long_text="sliding_window", doc_stride=4, chunk_size=CHUNK)
+      _AtMostRows(BertClassifier(CONFIG, 2), CHUNK),
+      BertPreprocessor(str(vocab), max_seq_length=SEQ,
+                       long_text="sliding_window", doc_stride=4),
+      ["x", "y"], chunk_size=CHUNK)
   write("windows", server,
         {"serving_default": server.text_signature(["text_a"])})
   server = ner_serving.ner_server(
@@ -93,12 +95,14 @@ def _export_all(root):
                       max_seq_length=SEQ, doc_stride=7),
       chunk_size=CHUNK)
   write("ner", server, {"serving_default": server.text_signature(["text"])})
-  server = SquadServer(_AtMostRows(SquadModel(CONFIG), CHUNK), tok,
-                       max_seq_length=32, max_query_length=6, n_best_size=5,
-                       max_answer_length=6, version_2_with_negative=True,
-                       null_score_diff_threshold=0.0, doc_stride=8,
-                       chunk_size=CHUNK)
-  write("squad", server, {"serving_default": server.serve})
+  server = squad_server(
+      _AtMostRows(SquadModel(CONFIG), CHUNK),
+      SquadPreprocessor(str(vocab), max_seq_length=32, doc_stride=8,
+                        max_query_length=6),
+      n_best_size=5, max_answer_length=6, version_2_with_negative=True,
+      null_score_diff_threshold=0.0, chunk_size=CHUNK)
+  write("squad", server,
+        {"serving_default": server.text_signature(["question", "context"])})
   config = root / "bert_config.json"
   config.write_text(CONFIG.to_json_string())
   bert = modeling.BertModel(CONFIG)

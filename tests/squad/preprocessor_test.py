@@ -105,3 +105,28 @@ def test_config_round_trip_and_bad_lengths():
               layer.vocabulary, 32, 7, 5, False)
   with pytest.raises(InputError, match="no room for context windows"):
     SquadPreprocessor(layer.vocabulary, max_seq_length=8, max_query_length=5)
+
+
+def test_serving_graph_tokenizes_each_text_once(monkeypatch):
+  """The answer text is cut from the preprocessor's own analysis of the
+  contexts (CONTEXT_KEYS), not from a second one: tracing the SavedModel's
+  signature tokenizes the questions and the context words, twice in all
+  (three times when squad_outputs analysed the contexts again)."""
+  import modeling  # pylint: disable=g-import-not-at-top
+  from bert_tf2.squad import serving  # pylint: disable=g-import-not-at-top
+  from bert_tf2.squad.model import SquadModel  # pylint: disable=g-import-not-at-top
+  layer = SquadPreprocessor(fixture_data.real_vocab_file(), max_seq_length=SEQ,
+                            doc_stride=STRIDE, max_query_length=QUERY)
+  config = modeling.BertConfig(vocab_size=len(layer.vocabulary),
+                               hidden_size=8, num_hidden_layers=1,
+                               num_attention_heads=2, intermediate_size=8,
+                               max_position_embeddings=SEQ)
+  server = serving.squad_server(SquadModel(config), layer)
+  calls = []
+  tokenize = type(layer.tokenizer).tokenize
+  monkeypatch.setattr(type(layer.tokenizer), "tokenize",
+                      lambda self, text: calls.append(1) or tokenize(self, text))
+  serve = server.text_signature(serving.TEXT_INPUTS)
+  out = serve(tf.constant(["who ran?"]), tf.constant(["ann ran home"]))
+  assert len(calls) == 2
+  assert out["answer"].shape == [1]
