@@ -51,6 +51,7 @@ import unicodedata
 
 import tensorflow as tf
 import tensorflow_text as tf_text
+from tensorflow_text.python.ops import regex_split_ops as _regex_split_ops
 
 from tokenization.errors import InputError
 from tokenization import packing
@@ -107,6 +108,25 @@ def unicode_version_differences():
       if result != want:
         diffs.append(cp)
   return diffs
+
+
+def _regex_split(text, delim, keep):
+  """tf_text.regex_split of a tf.string vector [batch] -> RaggedTensor
+  [batch, (words)].
+
+  The same op as tf_text.regex_split, whose wrapper builds three validated
+  ragged tensors (words and both offsets) with assertion ops in Python:
+  most of a tokenizer's tracing time (a serving signature's, a Keras
+  predict's). The op's row splits are valid by construction, so one
+  RaggedTensor of the words is built without validation. Other ranks (and
+  a tensorflow-text without the op module) go through the public call.
+  """
+  op = getattr(_regex_split_ops, "gen_regex_split_ops", None)
+  if op is None or text.shape.rank != 1:
+    return tf_text.regex_split(text, delim, keep)
+  words, _, _, splits = op.regex_split_with_offsets(
+      text, "(%s)" % delim, "(%s)" % keep)
+  return tf.RaggedTensor.from_row_splits(words, splits, validate=False)
 
 
 def _lower_strip(text, mn_pattern):
@@ -194,8 +214,8 @@ class InGraphTokenizer(tf.Module):
     text = tf.strings.regex_replace(text, self._patterns["cjk"], " \\1 ")
     if self.do_lower_case:
       text = _lower_strip(text, self._patterns["mn"])
-    words = tf_text.regex_split(text, self._patterns["delim"],
-                                self._patterns["keep"])
+    words = _regex_split(text, self._patterns["delim"],
+                         self._patterns["keep"])
     too_long = tf.strings.length(
         words.flat_values, unit="UTF8_CHAR") > self.max_input_chars_per_word
     return words.with_flat_values(
