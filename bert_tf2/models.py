@@ -98,7 +98,7 @@ def _predictor_of(task, model, batch_size, labels):
   modules are imported on use: they import the SavedModel writers)."""
   # pylint: disable=g-import-not-at-top
   if task == "ner":
-    from bert_tf2.ner.serving import EntityTagger
+    from bert_tf2.ner.predictor import EntityTagger
     return EntityTagger(model, batch_size)
   if task == "multiple_choice":
     from bert_tf2.multiple_choice.predictor import MultipleChoicePredictor

@@ -11,7 +11,7 @@
 
 None of them imports a task. Each task's answers and export for
 `TextPredictor` live in its `predictor` module; NER's predictor
-(`bert_tf2.ner.serving.EntityTagger`) and multiple choice's
+(`bert_tf2.ner.predictor.EntityTagger`) and multiple choice's
 (`bert_tf2.multiple_choice.predictor.MultipleChoicePredictor`) are
 `TextPredictor`s, and `SentenceEncoder.encode` runs its text model. The
 predictors on `base.Predictor` (precision and int8 of their own; the

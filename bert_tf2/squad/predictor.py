@@ -1,9 +1,13 @@
 """`SquadPredictor`: (question, context) -> answer text, score or no answer.
 
-`predict` runs run_squad.py's own steps: the context split into words
-(`split_context`), sliding windows (`convert_examples_to_features`), the
-model, then n-best decoding (`postprocess.predict_example`, with
-`get_final_text`). Each result is a dict:
+`predict` answers as run_squad.py's --do_predict: the windows come from
+the text model's `SquadPreprocessor` (run_squad.py's doc_stride windows,
+in graph: the same features as `convert_examples_to_features`, checked by
+tests/squad/preprocessor_test.py), the model runs them in batches, and
+each question's windows are decoded by run_squad.py's own n-best search
+(`postprocess.predict_example`, with `get_final_text`), given each
+window's pieces, their words and max-context flags from the
+preprocessor's context analysis. Each result is a dict:
 
   answer           the answer text ("" for no answer, SQuAD 2.0 models)
   score            start_logit + end_logit of the best non-null span
@@ -14,9 +18,9 @@ model, then n-best decoding (`postprocess.predict_example`, with
 `export(dir)` writes a SavedModel `serving_default(question, context)`
 (tf.string [batch] each) -> answer (tf.string), score, start_logit,
 end_logit, null_score_diff (float32), no_answer (bool) and num_windows
-(int32), all in graph (`squad.serving.squad_server`), over the same doc_stride windows as
-`predict` (a long context: every window, the best span across them, the
-lowest null score). It differs from `predict` in one documented way:
+(int32), all in graph (`squad.serving.squad_server`), over the same
+doc_stride windows as `predict` (a long context: every window, the best
+span across them, the lowest null score). It differs from `predict` in one documented way:
 the answer text is cut from the context words by word-piece character
 offsets; this equals `get_final_text` whenever normalisation keeps the
 length of every answer word (no accents stripped, no [UNK], e.g. all ASCII
@@ -28,6 +32,8 @@ Example:
   [{'answer': 'Ann', 'score': 11.2, 'probability': 0.93, ...}]
 """
 
+import types
+
 import tensorflow as tf
 
 from bert_tf2.common import InputError
@@ -36,10 +42,10 @@ from bert_tf2.common import serving
 from bert_tf2.predict import base
 from bert_tf2.predict import batching
 from bert_tf2.squad import examples as examples_lib
-from bert_tf2.squad import features as features_lib
 from bert_tf2.squad import postprocess
 from bert_tf2.squad.model import SquadModel
 from bert_tf2.squad.preprocessor import SquadPreprocessor
+from tokenization import windows as windows_lib
 
 
 class SquadPredictor(base.Predictor):
@@ -62,6 +68,13 @@ class SquadPredictor(base.Predictor):
     super().__init__(bert_config_file, checkpoint, vocab_file, do_lower_case,
                      max_seq_length, batch_size, precision)
     self._logits = tf.function(self._forward, reduce_retracing=True)
+    self.preprocessor = SquadPreprocessor(
+        vocab_file, do_lower_case=do_lower_case,
+        max_seq_length=max_seq_length, doc_stride=doc_stride,
+        max_query_length=max_query_length)
+    spec = tf.TensorSpec([None], tf.string)
+    self._windows = tf.function(
+        lambda q, c: self.preprocessor((q, c)), input_signature=[spec, spec])
 
   def build_model(self):
     return SquadModel(self.bert_config)
@@ -80,34 +93,54 @@ class SquadPredictor(base.Predictor):
     if any(context is None for _, context in checked):
       raise InputError("questions: every item must be a (question, "
                        "context) pair of str")
-    examples = []
-    for i, (question, context) in enumerate(checked):
-      doc_tokens, _ = examples_lib.split_context(context)
-      examples.append(examples_lib.SquadExample(
-          qas_id=str(i), question_text=question, doc_tokens=doc_tokens))
-    features = []
-    features_lib.convert_examples_to_features(
-        examples, self.tokenizer, self.max_seq_length, self.doc_stride,
-        self.max_query_length, False, features.append)
-    results = []
-    if features:
-      arrays = [[getattr(f, name) for f in features]
-                for name in ("input_ids", "input_mask", "segment_ids")]
-      starts, ends = batching.run_batches(self._logits, arrays,
-                                          self.batch_size)
-      results = [postprocess.RawResult(f.unique_id, s.tolist(), e.tolist())
-                 for f, s, e in zip(features, starts, ends)]
-    by_example = {}
-    for feature, result in zip(features, results):
-      by_example.setdefault(feature.example_index, []).append(
-          (feature, result))
-    return [self._decode(example, by_example.get(i, []))
-            for i, example in enumerate(examples)]
+    if not checked:
+      return []
+    out = self._windows(tf.constant([q for q, _ in checked], tf.string),
+                        tf.constant([c for _, c in checked], tf.string))
+    out = {k: (v.to_list() if isinstance(v, tf.RaggedTensor) else v.numpy())
+           for k, v in out.items()}
+    starts, ends = batching.run_batches(
+        self._logits, [out[k] for k in batching.FEATURES], self.batch_size)
+    # An empty context's window holds no context: the original makes none.
+    windows = [[] for _ in checked]
+    for w, example in enumerate(out["example_index"]):
+      if out["window_length"][w] > 0:
+        windows[example].append(w)
+    answers = []
+    for i, found in enumerate(windows):
+      words = [t.decode("utf-8") for t in out["context_words"][i]]
+      example = examples_lib.SquadExample(
+          qas_id=str(i), question_text=checked[i][0], doc_tokens=words)
+      features = self._window_features(out, i, found)
+      results = [postprocess.RawResult(w, starts[w].tolist(),
+                                       ends[w].tolist()) for w in found]
+      answers.append(self._decode(example, features, results))
+    return answers
 
-  def _decode(self, example, windows):
+  def _window_features(self, out, example, found):
+    """run_squad.py's InputFeatures fields that the decoding reads (tokens,
+    token_to_orig_map, token_is_max_context) of an example's windows
+    `found`, from the preprocessor's outputs."""
+    piece_word = out["piece_word"][example]
+    spans = [(int(out["window_start"][w]), int(out["window_length"][w]))
+             for w in found]
+    best = windows_lib.max_context_windows(spans, len(piece_word))
+    features = []
+    for k, w in enumerate(found):
+      (start, length), offset = spans[k], int(out["window_offset"][w])
+      ids = out["input_ids"][w][:int(out["input_mask"][w].sum())]
+      features.append(types.SimpleNamespace(
+          unique_id=w, example_index=example,
+          tokens=[self.tokenizer.inv_vocab[int(t)] for t in ids],
+          token_to_orig_map={offset + j: piece_word[start + j]
+                             for j in range(length)},
+          token_is_max_context={offset + j: best[start + j] == k
+                                for j in range(length)}))
+    return features
+
+  def _decode(self, example, features, results):
     text, nbest, score_diff = postprocess.predict_example(
-        example, [f for f, _ in windows], [r for _, r in windows],
-        self.n_best_size, self.max_answer_length, self.do_lower_case,
+        example, features, results, self.n_best_size, self.max_answer_length, self.do_lower_case,
         self.version_2_with_negative, self.null_score_diff_threshold)
     best = next((e for e in nbest if e["text"]), nbest[0])
     return {"answer": text,
@@ -122,10 +155,7 @@ class SquadPredictor(base.Predictor):
     """Writes the serving SavedModel (see module docstring); returns it."""
     from bert_tf2.squad import serving as squad_serving  # pylint: disable=g-import-not-at-top
     server = squad_serving.squad_server(
-        self.model, SquadPreprocessor(
-            self.vocab_file, do_lower_case=self.do_lower_case,
-            max_seq_length=self.max_seq_length, doc_stride=self.doc_stride,
-            max_query_length=self.max_query_length),
+        self.model, self.preprocessor,
         self.n_best_size, self.max_answer_length,
         self.version_2_with_negative, self.null_score_diff_threshold)
     return serving.write_saved_model(server, export_dir)

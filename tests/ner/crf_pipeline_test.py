@@ -13,7 +13,7 @@ from bert_tf2.ner import model as model_lib
 from bert_tf2.ner import flags as ner_flags
 from bert_tf2.ner import job as ner_job
 from bert_tf2.ner import schemes
-from bert_tf2.ner import serving
+from bert_tf2.ner import predictor
 from tests.ner import pipeline_test as base
 
 _predictions = base._predictions  # pylint: disable=protected-access
@@ -44,12 +44,12 @@ def test_crf_learns_and_decodes_valid_bio(trained_crf):
 
 
 def test_crf_saved_model_decodes_in_graph_like_pipeline(trained_crf):
-  tagger = serving.EntityTagger(trained_crf.export_dir)
+  tagger = predictor.EntityTagger(trained_crf.export_dir)
   rows = _predictions(os.path.join(trained_crf.output_dir,
                                    "test_predictions.txt"))
   texts = [" ".join(r[0] for r in s) for s in rows]
   for text, sentence, found in zip(texts, rows, tagger(texts)):
-    expected = serving.entities(text, [r[0] for r in sentence],
+    expected = predictor.entities(text, [r[0] for r in sentence],
                                [r[2] for r in sentence])
     assert found == expected, text
   # serving_ids decodes over the first pieces ("##s" is not one) and gives

@@ -36,7 +36,7 @@ import tensorflow as tf
 import tokenization
 from bert_tf2 import models
 from bert_tf2.common import InputError
-from bert_tf2.ner import serving
+from bert_tf2.ner import predictor
 from bert_tf2.ner import flags as ner_flags
 from bert_tf2.ner import job as ner_job
 from tests.common import cross_path
@@ -179,7 +179,7 @@ def paths(trained):
           "saved_words": [r["words"] for r in served["rows"]],
           "modules": served["modules"],
           "keras_model": keras_model,
-          "tagger": serving.EntityTagger(options.export_dir)}
+          "tagger": predictor.EntityTagger(options.export_dir)}
 
 
 def test_the_long_text_spans_many_windows(trained, paths):
@@ -290,7 +290,7 @@ def test_entities_are_the_same_on_every_path(paths):
   found = paths["tagger"](TEXTS)
   for text, words, tags, spans in zip(TEXTS, paths["words"],
                                       paths["script"], found):
-    assert spans == serving.entities(text, words, tags), text
+    assert spans == predictor.entities(text, words, tags), text
     for entity in spans:
       assert text[entity["start"]:entity["end"]] == entity["text"]
   assert found[1] == []

@@ -18,7 +18,7 @@ from bert_tf2.ner import metrics
 from bert_tf2.ner import flags as ner_flags
 from bert_tf2.ner import job as ner_job
 from bert_tf2.ner import reader
-from bert_tf2.ner import serving
+from bert_tf2.ner import predictor
 from tests.reliability import fixtures
 
 NAMES = ["n%d" % i for i in range(6)]
@@ -136,14 +136,14 @@ def test_test_predictions_and_results(trained):
 
 
 def test_saved_model_spans_agree_with_pipeline(trained):
-  tagger = serving.EntityTagger(trained.export_dir)
+  tagger = predictor.EntityTagger(trained.export_dir)
   rows = _predictions(os.path.join(trained.output_dir,
                                    "test_predictions.txt"))
   texts = [" ".join(r[0] for r in s) for s in rows]
   spans = tagger(texts)
   for text, sentence, found in zip(texts, rows, spans):
     tokens = [r[0] for r in sentence]
-    expected = serving.entities(text, tokens, [r[2] for r in sentence])
+    expected = predictor.entities(text, tokens, [r[2] for r in sentence])
     assert found == expected, text
     for entity in found:
       assert text[entity["start"]:entity["end"]] == entity["text"]
@@ -159,3 +159,13 @@ def test_bad_flags(trained, tmp_path):
                                          export_dir=None))
   with pytest.raises(InputError, match="At least one of"):
     ner_job.run(none)
+
+
+def test_the_old_tagger_import_names_the_new_one():
+  from bert_tf2.ner import serving  # pylint: disable=g-import-not-at-top
+  with pytest.raises(ImportError, match="from bert_tf2.ner.predictor import "
+                     "EntityTagger"):
+    from bert_tf2.ner.serving import EntityTagger  # pylint: disable=g-import-not-at-top,unused-import
+  with pytest.raises(ImportError, match="bert_tf2.ner.predictor"):
+    serving.entities  # pylint: disable=pointless-statement
+  assert serving.ner_server

@@ -14,7 +14,7 @@ from bert_tf2.common import raw_text_serving
 from bert_tf2.multiple_choice.predictor import MultipleChoicePredictor
 from bert_tf2.ner import flags as ner_flags
 from bert_tf2.ner import job as ner_job
-from bert_tf2.ner.serving import EntityTagger
+from bert_tf2.ner.predictor import EntityTagger
 from bert_tf2.classifier.predictor import ClassifierPredictor
 from bert_tf2.feature_extraction.predictor import FeatureEncoder
 from bert_tf2.squad.predictor import SquadPredictor
