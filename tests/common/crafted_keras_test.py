@@ -78,9 +78,14 @@ def test_a_path_as_saved_vocabulary_is_refused_unopened(saved, tmp_path,
       keras.saving.load_model(path, safe_mode=safe_mode)
   finally:
     if writer is not None and writer.is_alive():
-      # Nothing opened the FIFO: open its read end to release the writer.
-      os.close(os.open(target, os.O_RDONLY | os.O_NONBLOCK))
-      writer.join(10)
+      # Nothing opened the FIFO: hold its read end open until the writer
+      # has written (into the pipe's buffer) and finished.
+      reader = os.open(target, os.O_RDONLY | os.O_NONBLOCK)
+      try:
+        writer.join(10)
+      finally:
+        os.close(reader)
+      assert not writer.is_alive()
   message = str(raised.value)
   assert "\n" not in message
   assert "BertPreprocessor config: vocabulary is the str %r" % target in (
