@@ -20,11 +20,11 @@ preprocessor's context analysis. Each result is a dict:
 end_logit, null_score_diff (float32), no_answer (bool) and num_windows
 (int32), all in graph (`squad.serving.squad_server`), over the same
 doc_stride windows as `predict` (a long context: every window, the best
-span across them, the lowest null score). It differs from `predict` in one documented way:
-the answer text is cut from the context words by word-piece character
-offsets; this equals `get_final_text` whenever normalisation keeps the
-length of every answer word (no accents stripped, no [UNK], e.g. all ASCII
-text); otherwise the whole words are returned.
+span across them, the lowest null score). It differs from `predict` in
+one documented way: the answer text is cut from the context words by
+word-piece character offsets; this equals `get_final_text` whenever
+normalisation keeps the length of every answer word (no accents stripped,
+no [UNK], e.g. all ASCII text); otherwise the whole words are returned.
 
 Example:
   >>> p = SquadPredictor.from_output_dir("/tmp/squad_output")  # doctest: +SKIP
@@ -140,7 +140,8 @@ class SquadPredictor(base.Predictor):
 
   def _decode(self, example, features, results):
     text, nbest, score_diff = postprocess.predict_example(
-        example, features, results, self.n_best_size, self.max_answer_length, self.do_lower_case,
+        example, features, results, self.n_best_size,
+        self.max_answer_length, self.do_lower_case,
         self.version_2_with_negative, self.null_score_diff_threshold)
     best = next((e for e in nbest if e["text"]), nbest[0])
     return {"answer": text,

@@ -47,10 +47,10 @@ from tokenization import packing
 FEATURES = ("input_ids", "input_mask", "segment_ids")
 
 # The per-question analysis of the contexts a (questions, contexts) call
-# also returns (`answer_spans.context_words` and `context_pieces`): RaggedTensors
-# [questions, (words)] ("context_words" tf.string, "word_aligned" bool) and
-# [questions, (pieces)] int64 (the pieces, their local word index, first
-# and end character).
+# also returns (`answer_spans.context_words` and `context_pieces`):
+# RaggedTensors [questions, (words)] ("context_words" tf.string,
+# "word_aligned" bool) and [questions, (pieces)] int64 (the pieces, their
+# local word index, first and end character).
 CONTEXT_KEYS = ("context_words", "context_pieces", "word_aligned",
                 "piece_word", "piece_char_start", "piece_char_end")
 
