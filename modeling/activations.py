@@ -63,6 +63,66 @@ _FUSABLE = {
 }
 
 
+def _gelu_float32(x, approximate):
+  """GELU of `x` computed in float32, returned in x's dtype."""
+  return tf.cast(tf.nn.gelu(tf.cast(x, tf.float32), approximate=approximate),
+                 x.dtype)
+
+
+def _gelu_grad_float32(x, dy, approximate):
+  """dy * GELU'(x), computed in float32, returned in x's dtype."""
+  x32 = tf.cast(x, tf.float32)
+  if approximate:
+    # d/dx of 0.5 x (1 + tanh(u)), u = sqrt(2/pi) (x + 0.044715 x^3).
+    t = tf.tanh(_SQRT_2_OVER_PI * (x32 + 0.044715 * x32 * x32 * x32))
+    du = _SQRT_2_OVER_PI * (1.0 + 3.0 * 0.044715 * x32 * x32)
+    d = 0.5 * (1.0 + t) + 0.5 * x32 * (1.0 - t * t) * du
+  else:
+    # d/dx of x Phi(x): Phi(x) + x phi(x).
+    d = (0.5 * (1.0 + tf.math.erf(x32 * (1.0 / math.sqrt(2.0)))) +
+         x32 * tf.exp(-0.5 * x32 * x32) * (1.0 / math.sqrt(2.0 * math.pi)))
+  return tf.cast(tf.cast(dy, tf.float32) * d, x.dtype)
+
+
+def _training_gelu(approximate):
+  """GELU whose forward and backward passes are one XLA cluster each.
+
+  Outside XLA, TensorFlow runs GELU and its gradient as about 20 separate
+  elementwise kernels per layer; below float32, where the matmuls are fast,
+  they cost as much as a fifth of a training step (docs/performance.md).
+  Here each pass reads its inputs once and computes in float32.
+  """
+  forward = tf.function(lambda x: _gelu_float32(x, approximate),
+                        jit_compile=True, reduce_retracing=True)
+  backward = tf.function(
+      lambda x, dy: _gelu_grad_float32(x, dy, approximate),
+      jit_compile=True, reduce_retracing=True)
+
+  @tf.custom_gradient
+  def gelu_fn(x):
+    return forward(x), lambda dy: backward(x, dy)
+  return gelu_fn
+
+
+# The GELUs of training steps below float32, outside XLA (`layers.Dense`).
+_TRAINING = {
+    "gelu": _training_gelu(approximate=True),
+    "gelu_exact": _training_gelu(approximate=False),
+}
+
+
+def get_training_activation(activation_string):
+  """The one-cluster-per-pass form of a named GELU, for training steps
+  below float32 outside XLA (None for any other activation).
+
+    >>> get_training_activation("relu") is None
+    True
+  """
+  if not isinstance(activation_string, str):
+    return None
+  return _TRAINING.get(activation_string.lower())
+
+
 def get_fusable_activation(activation_string):
   """The tf.nn form of a named GELU (None for any other activation).
 

@@ -102,6 +102,8 @@ class Dense(keras.layers.Dense, OriginalNamed):
     self.activation_name = activation
     self.activation = activations.get_activation(activation)
     self.fusable_activation = activations.get_fusable_activation(activation)
+    self.training_activation = activations.get_training_activation(
+        activation)
     self.initializer_range = initializer_range
     self.build((None, input_width))
 
@@ -111,25 +113,31 @@ class Dense(keras.layers.Dense, OriginalNamed):
     x = tf.cast(inputs, self.compute_dtype)
     kernel = tf.cast(self.kernel, self.compute_dtype)
     if x.shape.ndims == 2:
-      return self._affine(x, kernel)
+      return self._affine(x, kernel, training)
     # Reshape to a matrix and back, as the original's reshape_to_matrix
     # does. (tf.einsum("...i,io->...o") has a kernel gradient that
     # materialises a [batch, seq, in, out] tensor: gigabytes per layer.)
-    y = self._affine(tf.reshape(x, [-1, self.input_width]), kernel)
+    y = self._affine(tf.reshape(x, [-1, self.input_width]), kernel,
+                     training)
     y = tf.reshape(y, tf.concat([tf.shape(x)[:-1], [self.units]], axis=0))
     y.set_shape(x.shape[:-1].concatenate([self.units]))
     return y
 
-  def _affine(self, x, kernel):
+  def _affine(self, x, kernel, training=None):
     # MatMul -> BiasAdd -> activation on the matrix, the original's op
     # sequence (tf.layers.dense): TF's graph optimizer fuses MatMul+BiasAdd
     # (oneDNN on CPU) and BiasAddGrad is one reduction in the backward pass.
     # (keras.layers.Dense.call uses AddV2, which is not fused.)
     # Below float32 GELU is written as tf.nn.gelu, which that optimizer
-    # fuses too (`activations.get_fusable_activation`).
+    # fuses too (`activations.get_fusable_activation`); when training
+    # outside XLA it is one XLA cluster per pass instead
+    # (`activations.get_training_activation`: the backward pass's 20-odd
+    # kernels are what cost there).
     y = tf.nn.bias_add(tf.matmul(x, kernel),
                        tf.cast(self.bias, self.compute_dtype))
     if self.fusable_activation is not None and y.dtype != tf.float32:
+      if training and not tf_internals.in_xla_context():
+        return self.training_activation(y)
       return self.fusable_activation(y)
     if self.activation is not None:
       y = self.activation(y)

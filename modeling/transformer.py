@@ -87,7 +87,7 @@ class TransformerLayer(keras.layers.Layer, layers.OriginalNamed):
     if self.attention_dropout is not None:
       a = self.attention_dropout(a, training=training)
     a = self.attention_output_layer_norm(a + x)
-    h = self.intermediate_dense(a)
+    h = self.intermediate_dense(a, training=training)
     y = self.output_dense(h)
     if self.output_dropout is not None:
       y = self.output_dropout(y, training=training)

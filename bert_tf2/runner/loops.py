@@ -21,6 +21,13 @@ import tensorflow as tf
 from bert_tf2.runner import precision
 
 
+def below_float32(model):
+  """Whether `model` computes below float32 (a mixed bfloat16 or float16
+  policy)."""
+  return tf.as_dtype(getattr(model, "compute_dtype", None) or
+                     tf.float32).size < 4
+
+
 class TrainSteps(object):
   """Builds the training loop tf.function for an Estimator's model/optimizer.
 
@@ -32,11 +39,13 @@ class TrainSteps(object):
     accumulation_steps: micro-batches per update.
     jit_compile: compile with XLA.
     multi_worker: agree on the stop flag across workers every step.
+    compile_update: run clipping and the optimizer update as one XLA
+      cluster; None: below float32 outside XLA on one replica.
   """
 
   def __init__(self, task, model, optimizer, strategy, aggregated,
                accumulation_steps=1, jit_compile=False, multi_worker=False,
-               accumulator=None):
+               accumulator=None, compile_update=None):
     self._task = task
     self._model = model
     self._optimizer = optimizer
@@ -59,6 +68,20 @@ class TrainSteps(object):
         grads_fn = tf.function(grads_fn, jit_compile=True)
     self._grads_fn = grads_fn
     self._step_fn = step_fn
+    if compile_update is None:
+      # Clipping and the update of every variable as one XLA cluster: run
+      # as separate kernels they are a sixth of a bfloat16 step (about 12
+      # passes over all parameters; docs/performance.md). Float32 keeps
+      # the original's kernels (under --jit_compile the whole step is
+      # compiled anyway). One replica only: the Keras optimizer's update
+      # under a distribution strategy is a merge_call, which XLA cannot
+      # compile.
+      compile_update = (not jit_compile and replicas == 1 and
+                        below_float32(model))
+    self.compiles_update = bool(compile_update)
+    self._apply_fn = self._apply
+    if self.compiles_update:
+      self._apply_fn = tf.function(self._apply, jit_compile=True)
     self.loop = tf.function(self._loop)
 
   # ---- per replica ----
@@ -125,7 +148,7 @@ class TrainSteps(object):
 
   def _replica_step(self, features):
     loss, grads, terms, scalars = self._grads_fn(features)
-    self._apply(*self._all_reduce(grads, terms))
+    self._apply_fn(*self._all_reduce(grads, terms))
     return loss, scalars
 
   def _replica_accumulate(self, features):
@@ -134,7 +157,7 @@ class TrainSteps(object):
     return loss, scalars
 
   def _replica_apply_accumulated(self):
-    self._apply(*self._all_reduce(self._accumulator.mean(self._k),
+    self._apply_fn(*self._all_reduce(self._accumulator.mean(self._k),
                                   self._accumulator.mean_norm_terms(self._k)))
     self._accumulator.reset()
 

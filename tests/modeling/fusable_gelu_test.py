@@ -69,3 +69,75 @@ def test_other_activations_are_not_rewritten():
   layer = _dense("mixed_bfloat16", "tanh")
   np.testing.assert_array_equal(
       layer(X).numpy(), tf.tanh(_pre_activation(layer, X)).numpy())
+
+
+def _compiled_functions(concrete):
+  """Names of the functions in `concrete`'s graph that XLA must compile."""
+  graph_def = concrete.graph.as_graph_def()
+  return sorted(f.signature.name for f in graph_def.library.function
+                if f.attr["_XlaMustCompile"].b)
+
+
+def _gradient_graph(layer, training):
+  @tf.function
+  def step(x):
+    with tf.GradientTape() as tape:
+      y = layer(x, training=training)
+      loss = tf.reduce_sum(tf.cast(y, tf.float32) ** 2)
+    return tape.gradient(loss, layer.kernel)
+  return step.get_concrete_function(tf.TensorSpec([64, 32], tf.float32))
+
+
+def test_bfloat16_training_runs_gelu_and_its_gradient_as_xla_clusters():
+  # Training below float32 outside XLA: one cluster for GELU, one for its
+  # gradient, instead of about 20 elementwise kernels.
+  layer = _dense("mixed_bfloat16", "gelu")
+  assert len(_compiled_functions(_gradient_graph(layer, True))) == 2
+  # Inference keeps tf.nn.gelu (fused with the matmul), float32 the
+  # original's ops.
+  assert not _compiled_functions(_gradient_graph(layer, False))
+  assert not _compiled_functions(_gradient_graph(_dense("float32", "gelu"),
+                                                 True))
+
+
+@pytest.mark.parametrize("name,approximate", [("gelu", True),
+                                              ("gelu_exact", False)])
+def test_training_gelu_has_gelus_value_and_gradient(name, approximate):
+  fn = activations.get_training_activation(name)
+  x = tf.constant(np.linspace(-8.0, 8.0, 3201), tf.float32)
+  with tf.GradientTape(persistent=True) as tape:
+    tape.watch(x)
+    got = fn(x)
+    want = tf.nn.gelu(x, approximate=approximate)
+  np.testing.assert_allclose(got.numpy(), want.numpy(), atol=2e-6)
+  np.testing.assert_allclose(tape.gradient(got, x).numpy(),
+                             tape.gradient(want, x).numpy(), atol=1e-5)
+  # Computed in float32, returned in the input's dtype.
+  xb = tf.cast(x, tf.bfloat16)
+  with tf.GradientTape() as tape:
+    tape.watch(xb)
+    yb = fn(xb)
+  gb = tape.gradient(yb, xb)
+  assert yb.dtype == gb.dtype == tf.bfloat16
+  x32 = tf.cast(xb, tf.float32)
+  with tf.GradientTape() as tape:
+    tape.watch(x32)
+    ref = tf.nn.gelu(x32, approximate=approximate)
+  ref_grad = tape.gradient(ref, x32).numpy()
+  # One bfloat16 rounding of the float32 result: 2^-8 relative.
+  np.testing.assert_allclose(tf.cast(yb, tf.float32).numpy(), ref.numpy(),
+                             rtol=2.0**-8, atol=1e-6)
+  # (XLA's tanh is a rational approximation: it reaches -1 a little later
+  # than TensorFlow's, a gradient of 4e-6 where float32 gives 0.)
+  np.testing.assert_allclose(tf.cast(gb, tf.float32).numpy(), ref_grad,
+                             rtol=2.0**-8, atol=1e-5)
+
+
+def test_bfloat16_training_dense_matches_its_inference_values():
+  layer = _dense("mixed_bfloat16", "gelu")
+  trained = layer(X, training=True).numpy().astype(np.float32)
+  inferred = layer(X, training=False).numpy().astype(np.float32)
+  # The same function; float32 inside the cluster, so within one bfloat16
+  # rounding of tf.nn.gelu's bfloat16 arithmetic.
+  np.testing.assert_allclose(trained, inferred, rtol=2.0**-6, atol=2e-2)
+  assert activations.get_training_activation("relu") is None
