@@ -220,18 +220,12 @@ class ClassifierJob(Job):
                                     "test_results.tsv"),
                        [np.asarray(r, dtype=np.float32) for r in rows])
 
-  def export(self, task, checkpoint):
-    from bert_tf2.classifier import serving  # pylint: disable=g-import-not-at-top
-    from bert_tf2.common import saved_model  # pylint: disable=g-import-not-at-top
-    from bert_tf2.common import serving as common_serving  # pylint: disable=g-import-not-at-top
+  def preprocessor_class(self):
     from bert_tf2.common.preprocessor import BertPreprocessor  # pylint: disable=g-import-not-at-top
-    s = self.settings
-    model = saved_model.restore_model(task, checkpoint)
-    preprocessor = BertPreprocessor(
-        s.vocab_file, do_lower_case=s.do_lower_case,
-        max_seq_length=s.max_seq_length, long_text=s.long_text,
-        doc_stride=s.doc_stride)
-    common_serving.write_saved_model(serving.classifier_server(
+    return BertPreprocessor
+
+  def server(self, model, preprocessor):
+    from bert_tf2.classifier import serving  # pylint: disable=g-import-not-at-top
+    return serving.classifier_server(
         model, preprocessor, self.label_list,
-        trim_padding=trim_padding_enabled(s)), s.export_dir,
-                                     what="--export_dir")
+        trim_padding=trim_padding_enabled(self.settings))

@@ -119,6 +119,21 @@ class BertPreprocessor(keras.layers.Layer):
     check_saved_vocabulary(cls.__name__, config.get("vocabulary"))
     return cls(**config)
 
+  @classmethod
+  def from_record(cls, vocabulary, record):
+    """The preprocessor of a run: its model.json record's (a dict, see
+    `bert_tf2.common.artifact`) "preprocessor" settings on `vocabulary`.
+    A training job exports with it; `bert_tf2.models.load` passes the
+    same settings to the task's text-model builder.
+
+      >>> record = {"preprocessor": {"do_lower_case": True,
+      ...                            "max_seq_length": 16}}
+      >>> BertPreprocessor.from_record(["[PAD]", "[UNK]", "[CLS]", "[SEP]"],
+      ...                              record).max_seq_length
+      16
+    """
+    return cls(vocabulary, **record["preprocessor"])
+
   def get_config(self):
     config = super().get_config()
     config.update(vocabulary=self.vocabulary,

@@ -144,16 +144,11 @@ class EmbeddingJob(Job):
         f.write("\t".join("%d:%r" % (i, float(v))
                           for i, v in zip(row_ids, row_scores)) + "\n")
 
-  def export(self, task, checkpoint):
-    from bert_tf2.common import saved_model  # pylint: disable=g-import-not-at-top
-    from bert_tf2.common import serving as common_serving  # pylint: disable=g-import-not-at-top
+  def preprocessor_class(self):
     from bert_tf2.common.preprocessor import BertPreprocessor  # pylint: disable=g-import-not-at-top
+    return BertPreprocessor
+
+  def server(self, model, preprocessor):
     from bert_tf2.embedding import serving  # pylint: disable=g-import-not-at-top
-    s = self.settings
-    encoder = saved_model.restore_model(task, checkpoint)
-    encoder.max_seq_length = s.max_seq_length
-    preprocessor = BertPreprocessor(s.vocab_file,
-                                    do_lower_case=s.do_lower_case,
-                                    max_seq_length=s.max_seq_length)
-    common_serving.write_saved_model(serving.embedding_server(
-        encoder, preprocessor), s.export_dir, what="--export_dir")
+    model.max_seq_length = self.settings.max_seq_length
+    return serving.embedding_server(model, preprocessor)

@@ -139,6 +139,27 @@ class Job(object):
     """Writes the --do_predict outputs."""
     del estimator, input_fn
 
+  def preprocessor_class(self):
+    """The task's raw-text preprocessor class (a `BertPreprocessor`)."""
+    raise NotImplementedError("Job.preprocessor_class")
+
+  def text_preprocessor(self):
+    """This run's raw-text preprocessor: `preprocessor_class()` on
+    --vocab_file with the settings `model_record()` holds, the record that
+    `bert_tf2.models.load(output_dir)` builds its preprocessor from."""
+    return self.preprocessor_class().from_record(self.settings.vocab_file,
+                                                 self.model_record())
+
+  def server(self, model, preprocessor):
+    """The SavedModel module (`bert_tf2.common.serving.TextServer`) of the
+    trained task model `model` and `preprocessor`."""
+    raise NotImplementedError("Job.server")
+
   def export(self, task, checkpoint):
-    """Writes a SavedModel of `checkpoint` to --export_dir."""
-    raise NotImplementedError("Job.export")
+    """Writes the raw-text SavedModel of `checkpoint` to --export_dir:
+    `server()` of the restored task model and `text_preprocessor()`."""
+    from bert_tf2.common import saved_model  # pylint: disable=g-import-not-at-top
+    from bert_tf2.common import serving  # pylint: disable=g-import-not-at-top
+    model = saved_model.restore_model(task, checkpoint)
+    serving.write_saved_model(self.server(model, self.text_preprocessor()),
+                              self.settings.export_dir, what="--export_dir")

@@ -119,18 +119,13 @@ class MultipleChoiceJob(Job):
       write_eval_results(os.path.join(out, "test_results.txt"), result)
       print_results(result)
 
-  def export(self, task, checkpoint):
-    from bert_tf2.common import saved_model  # pylint: disable=g-import-not-at-top
-    from bert_tf2.common import serving as common_serving  # pylint: disable=g-import-not-at-top
-    from bert_tf2.multiple_choice import serving  # pylint: disable=g-import-not-at-top
+  def preprocessor_class(self):
     from bert_tf2.multiple_choice.preprocessor import MultipleChoicePreprocessor  # pylint: disable=g-import-not-at-top
-    s = self.settings
-    preprocessor = MultipleChoicePreprocessor(
-        s.vocab_file, do_lower_case=s.do_lower_case,
-        max_seq_length=s.max_seq_length)
-    common_serving.write_saved_model(serving.multiple_choice_server(
-        saved_model.restore_model(task, checkpoint), preprocessor),
-                                     s.export_dir, what="--export_dir")
+    return MultipleChoicePreprocessor
+
+  def server(self, model, preprocessor):
+    from bert_tf2.multiple_choice import serving  # pylint: disable=g-import-not-at-top
+    return serving.multiple_choice_server(model, preprocessor)
 
 
 def test_metrics(probabilities, labels):

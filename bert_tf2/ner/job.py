@@ -253,19 +253,14 @@ class NerJob(Job):
       write_eval_results(os.path.join(out, "test_results.txt"), result)
       print_results(result)
 
-  def export(self, task, checkpoint):
-    from bert_tf2.common import saved_model  # pylint: disable=g-import-not-at-top
-    from bert_tf2.common import serving as common_serving  # pylint: disable=g-import-not-at-top
-    from bert_tf2.ner import serving  # pylint: disable=g-import-not-at-top
-    from bert_tf2.ner.preprocessor import NerPreprocessor  # pylint: disable=g-import-not-at-top
-    s = self.settings
+  def preprocessor_class(self):
     # run_ner.py's windows: max_seq_length every doc_stride pieces.
-    preprocessor = NerPreprocessor(
-        s.vocab_file, labels=self.label_list, do_lower_case=s.do_lower_case,
-        max_seq_length=s.max_seq_length, doc_stride=s.doc_stride)
-    common_serving.write_saved_model(serving.ner_server(
-        saved_model.restore_model(task, checkpoint), preprocessor),
-                                     s.export_dir, what="--export_dir")
+    from bert_tf2.ner.preprocessor import NerPreprocessor  # pylint: disable=g-import-not-at-top
+    return NerPreprocessor
+
+  def server(self, model, preprocessor):
+    from bert_tf2.ner import serving  # pylint: disable=g-import-not-at-top
+    return serving.ner_server(model, preprocessor)
 
 
 def run(settings):

@@ -199,6 +199,13 @@ class NerPreprocessor(BertPreprocessor):
       spec[k] = keras.KerasTensor((None, None), "int32")
     return spec
 
+  @classmethod
+  def from_record(cls, vocabulary, record):
+    """As `BertPreprocessor.from_record`, with the run's tags (the record's
+    model labels)."""
+    return cls(vocabulary, labels=record["model"]["labels"],
+               **record["preprocessor"])
+
   def get_config(self):
     config = super().get_config()
     config.update(labels=self.labels, doc_stride=self.doc_stride)

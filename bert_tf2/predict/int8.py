@@ -5,7 +5,8 @@ vectors) is converted by tf2onnx with a dynamic [batch, seq] input shape,
 then `onnxruntime.quantization.quantize_dynamic` stores every MatMul weight
 as int8 and quantizes the activations per batch at run time (dynamic-range
 quantization); ONNX Runtime runs the dense layers with int8 kernels.
-Embeddings, LayerNorm, softmax and GELU stay float32.
+Embeddings, LayerNorm, softmax and GELU stay float32 (GELU as one ONNX Runtime
+FastGelu node, `onnx_graph.fuse_gelus`).
 
 Why ONNX Runtime rather than TensorFlow (measured, docs/performance.md):
 TF 2.21's TFLite converter rejects the encoder without flex ops (the
@@ -95,12 +96,13 @@ def export_onnx(forward, path, quantize_weights=True, per_channel=True,
     model, _ = tf2onnx.convert.from_function(
         fn, input_signature=specs, opset=OPSET)
     onnx_graph.fuse_layer_norms(model)
-    onnx.save(model, float_path)
     if quantize_weights:
+      onnx.save(model, float_path)
       quantize_file(float_path, path, per_channel, reduce_range)
     else:
+      onnx_graph.fuse_gelus(model)
       with atomic.atomic_path(path) as out:
-        os.replace(float_path, out)
+        onnx.save(model, out)
   return path
 
 
@@ -111,11 +113,17 @@ def quantize_file(float_path, path, per_channel=True, reduce_range=True):
   activations quantized per batch at run time; per_channel and
   reduce_range as in `export_onnx`.
   """
+  import onnx  # pylint: disable=g-import-not-at-top
   _, _, quantization = require()
   with atomic.atomic_path(path) as out:
     quantization.quantize_dynamic(
         float_path, out, weight_type=quantization.QuantType.QInt8,
         per_channel=bool(per_channel), reduce_range=bool(reduce_range))
+    # GELU fused after quantizing: the quantizer's type inference does not
+    # know ONNX Runtime's own FastGelu.
+    model = onnx.load(out)
+    if onnx_graph.fuse_gelus(model):
+      onnx.save(model, out)
   return path
 
 

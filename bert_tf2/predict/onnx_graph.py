@@ -17,6 +17,15 @@ The matched pattern, for input x, scale gamma, offset beta, epsilon eps
     r = Reciprocal(Sqrt(Add(var, eps))); s = Mul(r, gamma)
     out = Add(Mul(x, s), Sub(beta, Mul(mean, s)))
 
+`fuse_gelus(model)` replaces each tanh-approximation GELU (the original's
+`gelu`, eight elementwise nodes over the [tokens, intermediate] matrix:
+Pow, Mul, Add, Mul, Tanh, Add, Mul, Mul) by one ONNX Runtime `FastGelu`
+node (domain com.microsoft, the same formula), which ONNX Runtime's own
+GELU fusion does not match in tf2onnx's lowering:
+
+    out = Mul(x, Mul(0.5, Add(1, Tanh(Mul(sqrt(2/pi),
+                                          Add(x, Mul(0.044715, Pow(x, 3))))))))
+
 Nodes are only removed when nothing else reads their outputs.
 
 Example:
@@ -116,6 +125,108 @@ def fuse_layer_norms(model):
     replacement[id(out)] = helper.make_node(
         "LayerNormalization", [x, gamma, beta], [out.output[0]],
         name=out.name + "/LayerNormalization", axis=-1, epsilon=epsilon)
+  kept = [replacement.get(id(n), n) for n in graph.node
+          if id(n) in replacement or id(n) not in removed]
+  del graph.node[:]
+  graph.node.extend(kept)
+  return len(replacement)
+
+
+_GELU_CONSTANTS = {"cube": 3.0, "cubic": 0.044715,
+                   "inner": 0.7978845608028654, "one": 1.0, "half": 0.5}
+
+
+def _gelu_match(tanh, producers, consumers, initializers, graph_outputs):
+  """The tanh-approximation GELU around Tanh node `tanh`, or None.
+
+  Returns (nodes, x, output node).
+  """
+  from onnx import numpy_helper  # pylint: disable=g-import-not-at-top
+
+  def constant(name, key):
+    if name not in initializers:
+      return False
+    value = numpy_helper.to_array(initializers[name]).reshape(-1)
+    return value.size == 1 and abs(float(value[0]) - _GELU_CONSTANTS[key]) <= (
+        1e-6 * _GELU_CONSTANTS[key])
+
+  def other(node, name):
+    """The input of two-input `node` that is not `name` (None if absent)."""
+    rest = [i for i in node.input if i != name]
+    return rest[0] if len(node.input) == 2 and len(rest) == 1 else None
+
+  def only_user(name, op_type):
+    nodes = consumers.get(name, [])
+    if len(nodes) == 1 and nodes[0].op_type == op_type:
+      return nodes[0]
+    return None
+
+  inner = producers.get(tanh.input[0])
+  if inner is None or inner.op_type != "Mul":
+    return None
+  k = [i for i in inner.input if constant(i, "inner")]
+  if len(k) != 1:
+    return None
+  poly = producers.get(other(inner, k[0]))
+  if poly is None or poly.op_type != "Add" or len(poly.input) != 2:
+    return None
+  for x, cubic_name in (tuple(poly.input), tuple(poly.input)[::-1]):
+    cubic = producers.get(cubic_name)
+    if cubic is not None and cubic.op_type == "Mul":
+      break
+  else:
+    return None
+  c = [i for i in cubic.input if constant(i, "cubic")]
+  if len(c) != 1:
+    return None
+  power = producers.get(other(cubic, c[0]))
+  if (power is None or power.op_type != "Pow" or power.input[0] != x or
+      not constant(power.input[1], "cube")):
+    return None
+  plus_one = only_user(tanh.output[0], "Add")
+  if plus_one is None or not constant(other(plus_one, tanh.output[0]) or "",
+                                      "one"):
+    return None
+  halve = only_user(plus_one.output[0], "Mul")
+  if halve is None or not constant(other(halve, plus_one.output[0]) or "",
+                                   "half"):
+    return None
+  out = only_user(halve.output[0], "Mul")
+  if out is None or other(out, halve.output[0]) != x:
+    return None
+  nodes = [power, cubic, poly, inner, tanh, plus_one, halve, out]
+  for node in nodes[:-1]:
+    if len(consumers.get(node.output[0], [])) != 1 or (
+        node.output[0] in graph_outputs):
+      return None
+  return nodes, x, out
+
+
+def fuse_gelus(model):
+  """Rewrites `model` (onnx.ModelProto) in place: each tanh-approximation
+  GELU becomes one com.microsoft FastGelu node; returns how many."""
+  from onnx import helper  # pylint: disable=g-import-not-at-top
+  graph = model.graph
+  consumers = _consumers(graph)
+  producers = {o: n for n in graph.node for o in n.output}
+  initializers = {t.name: t for t in graph.initializer}
+  graph_outputs = {o.name for o in graph.output}
+  removed, replacement = set(), {}
+  for node in graph.node:
+    if node.op_type != "Tanh" or id(node) in removed:
+      continue
+    found = _gelu_match(node, producers, consumers, initializers,
+                        graph_outputs)
+    if found is None:
+      continue
+    nodes, x, out = found
+    removed.update(id(n) for n in nodes)
+    replacement[id(out)] = helper.make_node(
+        "FastGelu", [x], [out.output[0]], name=out.name + "/FastGelu",
+        domain="com.microsoft")
+  if replacement and not any(o.domain == "com.microsoft"
+                             for o in model.opset_import):
+    model.opset_import.append(helper.make_opsetid("com.microsoft", 1))
   kept = [replacement.get(id(n), n) for n in graph.node
           if id(n) in replacement or id(n) not in removed]
   del graph.node[:]

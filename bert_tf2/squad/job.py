@@ -23,7 +23,6 @@ from absl import logging
 
 from bert_tf2.common import InputError
 from bert_tf2.common import padding
-from bert_tf2.common import saved_model
 from bert_tf2.common import setup_checks
 from bert_tf2.common.cli import require_file
 from bert_tf2.finetune import checks
@@ -293,21 +292,17 @@ class SquadJob(Job):
         output_null_log_odds_file=os.path.join(out, "null_odds.json"),
         **self._decode_options())
 
-  def export(self, task, checkpoint):
-    s = self.settings
-    from bert_tf2.common import serving as common_serving  # pylint: disable=g-import-not-at-top
-    from bert_tf2.squad import serving  # pylint: disable=g-import-not-at-top
+  def preprocessor_class(self):
     from bert_tf2.squad.preprocessor import SquadPreprocessor  # pylint: disable=g-import-not-at-top
-    server = serving.squad_server(
-        saved_model.restore_model(task, checkpoint),
-        SquadPreprocessor(s.vocab_file, do_lower_case=s.do_lower_case,
-                          max_seq_length=s.max_seq_length,
-                          doc_stride=s.doc_stride,
-                          max_query_length=s.max_query_length),
-        s.n_best_size, s.max_answer_length, s.version_2_with_negative,
-        s.null_score_diff_threshold)
-    common_serving.write_saved_model(server, s.export_dir,
-                                     what="--export_dir")
+    return SquadPreprocessor
+
+  def server(self, model, preprocessor):
+    from bert_tf2.squad import serving  # pylint: disable=g-import-not-at-top
+    m = self.model_record()["model"]  # What models.load(output_dir) reads.
+    return serving.squad_server(model, preprocessor, m["n_best_size"],
+                                m["max_answer_length"],
+                                m["version_2_with_negative"],
+                                m["null_score_diff_threshold"])
 
 
 def run(settings):

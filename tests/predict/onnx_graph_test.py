@@ -1,4 +1,4 @@
-"""onnx_graph.fuse_layer_norms on tf2onnx's lowering of our layer norm.
+"""onnx_graph.fuse_layer_norms and fuse_gelus on tf2onnx's lowering of our ops.
 
 The graph comes from tf2onnx converting `modeling.ops.layer_norm` (what
 LayerNorm layers run); fused, it must hold one LayerNormalization node and
@@ -14,6 +14,7 @@ import tensorflow as tf
 import tf2onnx
 
 from bert_tf2.predict import onnx_graph
+from modeling import activations
 from modeling import ops
 
 WIDTH = 8
@@ -65,3 +66,52 @@ def test_an_intermediate_read_elsewhere_blocks_the_fusion():
   assert len(model.graph.node) == count
   x = RNG.normal(size=(1, 3, WIDTH)).astype(np.float32)
   assert len(_run(model, x)) == 2
+
+
+def _exported_gelu():
+  spec = tf.TensorSpec([None, WIDTH], tf.float32, name="x")
+
+  @tf.function(input_signature=[spec])
+  def forward(x):
+    # A dense layer's GELU as the model computes it in float32 (the
+    # original's op sequence), its input a matmul plus bias.
+    return activations.gelu(tf.matmul(x, tf.constant(KERNEL)) +
+                            tf.constant(BETA))
+  model, _ = tf2onnx.convert.from_function(forward, input_signature=[spec],
+                                           opset=17)
+  return model
+
+
+KERNEL = RNG.normal(size=(WIDTH, WIDTH)).astype(np.float32)
+
+
+def test_fuses_the_gelu_and_keeps_the_outputs():
+  model = _exported_gelu()
+  x = RNG.normal(size=(64, WIDTH)).astype(np.float32) * 2
+  before = _run(model, x)[0]
+  assert onnx_graph.fuse_gelus(model) == 1
+  types = [n.op_type for n in model.graph.node]
+  assert types.count("FastGelu") == 1
+  assert "Tanh" not in types and "Pow" not in types
+  onnx.checker.check_model(model)
+  after = _run(model, x)[0]
+  expected = activations.gelu(
+      tf.matmul(x, KERNEL) + BETA).numpy()
+  np.testing.assert_allclose(after, expected, rtol=1e-5, atol=1e-5)
+  np.testing.assert_allclose(after, before, rtol=1e-5, atol=1e-5)
+
+
+def test_a_gelu_read_elsewhere_or_with_other_constants_stays():
+  model = _exported_gelu()
+  tanh = [n for n in model.graph.node if n.op_type == "Tanh"][0]
+  model.graph.output.append(onnx.helper.make_tensor_value_info(
+      tanh.output[0], onnx.TensorProto.FLOAT, None))
+  assert onnx_graph.fuse_gelus(model) == 0
+  # Another cubic coefficient is another function: not a GELU.
+  model = _exported_gelu()
+  for t in model.graph.initializer:
+    value = onnx.numpy_helper.to_array(t)
+    if value.size == 1 and abs(float(value.reshape(-1)[0]) - 0.044715) < 1e-7:
+      t.CopyFrom(onnx.numpy_helper.from_array(
+          np.full_like(value, 0.05), t.name))
+  assert onnx_graph.fuse_gelus(model) == 0
