@@ -106,6 +106,24 @@ def _match(mean, consumers, initializers, graph_outputs):
   return nodes, x, gamma[0], offset.input[0], epsilon, outs[0]
 
 
+def _drop_unused_initializers(graph):
+  """Removes the initializers no node or graph output reads any more (the
+  constants of fused patterns; ONNX Runtime warns about each one)."""
+  def names_read(g):
+    for node in g.node:
+      yield from node.input
+      for attribute in node.attribute:  # If / Loop bodies read outer names.
+        for sub in list(attribute.graphs) + (
+            [attribute.g] if attribute.HasField("g") else []):
+          yield from names_read(sub)
+  read = set(names_read(graph))
+  read.update(o.name for o in graph.output)
+  kept = [t for t in graph.initializer if t.name in read]
+  if len(kept) != len(graph.initializer):
+    del graph.initializer[:]
+    graph.initializer.extend(kept)
+
+
 def fuse_layer_norms(model):
   """Rewrites `model` (onnx.ModelProto) in place; returns how many fused."""
   from onnx import helper  # pylint: disable=g-import-not-at-top
@@ -129,6 +147,7 @@ def fuse_layer_norms(model):
           if id(n) in replacement or id(n) not in removed]
   del graph.node[:]
   graph.node.extend(kept)
+  _drop_unused_initializers(graph)
   return len(replacement)
 
 
@@ -231,4 +250,5 @@ def fuse_gelus(model):
           if id(n) in replacement or id(n) not in removed]
   del graph.node[:]
   graph.node.extend(kept)
+  _drop_unused_initializers(graph)
   return len(replacement)
