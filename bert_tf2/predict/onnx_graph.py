@@ -124,31 +124,50 @@ def _drop_unused_initializers(graph):
     graph.initializer.extend(kept)
 
 
-def fuse_layer_norms(model):
-  """Rewrites `model` (onnx.ModelProto) in place; returns how many fused."""
-  from onnx import helper  # pylint: disable=g-import-not-at-top
-  graph = model.graph
-  consumers = _consumers(graph)
-  initializers = {t.name: t for t in graph.initializer}
-  graph_outputs = {o.name for o in graph.output}
+def _fuse(graph, anchor_type, match):
+  """Replaces the patterns `match` finds around each `anchor_type` node.
+
+  match(node, facts) -> None, or (pattern nodes, replacement node) where
+  the replacement takes the last pattern node's place; facts: a dict of
+  "consumers", "producers", "initializers", "graph_outputs". Returns how
+  many patterns were replaced; the constants only they read are dropped.
+  """
+  facts = {"consumers": _consumers(graph),
+           "producers": {o: n for n in graph.node for o in n.output},
+           "initializers": {t.name: t for t in graph.initializer},
+           "graph_outputs": {o.name for o in graph.output}}
   removed, replacement = set(), {}
   for node in graph.node:
-    if node.op_type != "GlobalAveragePool" or id(node) in removed:
+    if node.op_type != anchor_type or id(node) in removed:
       continue
-    found = _match(node, consumers, initializers, graph_outputs)
+    found = match(node, facts)
     if found is None:
       continue
-    nodes, x, gamma, beta, epsilon, out = found
+    nodes, fused = found
     removed.update(id(n) for n in nodes)
-    replacement[id(out)] = helper.make_node(
-        "LayerNormalization", [x, gamma, beta], [out.output[0]],
-        name=out.name + "/LayerNormalization", axis=-1, epsilon=epsilon)
+    replacement[id(nodes[-1])] = fused
   kept = [replacement.get(id(n), n) for n in graph.node
           if id(n) in replacement or id(n) not in removed]
   del graph.node[:]
   graph.node.extend(kept)
   _drop_unused_initializers(graph)
   return len(replacement)
+
+
+def fuse_layer_norms(model):
+  """Rewrites `model` (onnx.ModelProto) in place; returns how many fused."""
+  from onnx import helper  # pylint: disable=g-import-not-at-top
+
+  def match(node, facts):
+    found = _match(node, facts["consumers"], facts["initializers"],
+                   facts["graph_outputs"])
+    if found is None:
+      return None
+    nodes, x, gamma, beta, epsilon, out = found
+    return nodes, helper.make_node(
+        "LayerNormalization", [x, gamma, beta], [out.output[0]],
+        name=out.name + "/LayerNormalization", axis=-1, epsilon=epsilon)
+  return _fuse(model.graph, "GlobalAveragePool", match)
 
 
 _GELU_CONSTANTS = {"cube": 3.0, "cubic": 0.044715,
@@ -225,30 +244,18 @@ def fuse_gelus(model):
   """Rewrites `model` (onnx.ModelProto) in place: each tanh-approximation
   GELU becomes one com.microsoft FastGelu node; returns how many."""
   from onnx import helper  # pylint: disable=g-import-not-at-top
-  graph = model.graph
-  consumers = _consumers(graph)
-  producers = {o: n for n in graph.node for o in n.output}
-  initializers = {t.name: t for t in graph.initializer}
-  graph_outputs = {o.name for o in graph.output}
-  removed, replacement = set(), {}
-  for node in graph.node:
-    if node.op_type != "Tanh" or id(node) in removed:
-      continue
-    found = _gelu_match(node, producers, consumers, initializers,
-                        graph_outputs)
+
+  def match(node, facts):
+    found = _gelu_match(node, facts["producers"], facts["consumers"],
+                        facts["initializers"], facts["graph_outputs"])
     if found is None:
-      continue
+      return None
     nodes, x, out = found
-    removed.update(id(n) for n in nodes)
-    replacement[id(out)] = helper.make_node(
+    return nodes, helper.make_node(
         "FastGelu", [x], [out.output[0]], name=out.name + "/FastGelu",
         domain="com.microsoft")
-  if replacement and not any(o.domain == "com.microsoft"
-                             for o in model.opset_import):
+  count = _fuse(model.graph, "Tanh", match)
+  if count and not any(o.domain == "com.microsoft"
+                       for o in model.opset_import):
     model.opset_import.append(helper.make_opsetid("com.microsoft", 1))
-  kept = [replacement.get(id(n), n) for n in graph.node
-          if id(n) in replacement or id(n) not in removed]
-  del graph.node[:]
-  graph.node.extend(kept)
-  _drop_unused_initializers(graph)
-  return len(replacement)
+  return count
