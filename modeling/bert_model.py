@@ -27,6 +27,7 @@ import copy
 
 import keras
 
+from modeling import attention
 from modeling import embeddings
 from modeling import export
 from modeling import inputs as inputs_lib
@@ -45,7 +46,7 @@ class BertModel(export.Exportable, lora.Adaptable, keras.Model,
   def __init__(self, config, is_training=None, input_ids=None,
                input_mask=None, token_type_ids=None,
                use_one_hot_embeddings=False, scope=None, fused_qkv=False,
-               attention_layout="einsum", **kwargs):
+               attention_layout=attention.DEFAULT_ATTENTION_LAYOUT, **kwargs):
     """Builds the model (all variables are created here).
 
     Args:
@@ -66,10 +67,10 @@ class BertModel(export.Exportable, lora.Adaptable, keras.Model,
       scope: name prefix of the variables in checkpoints (default "bert").
       fused_qkv: compute query/key/value with one matmul (same result;
         faster on some hardware, see bench/).
-      attention_layout: "einsum" (default) or "matmul": how attention's
+      attention_layout: "matmul" (default) or "einsum": how attention's
         products are computed, same result (see
-        `modeling.attention.ATTENTION_LAYOUTS`; "matmul" exports to faster
-        ONNX).
+        `modeling.attention.ATTENTION_LAYOUTS`: "matmul" runs faster here
+        and exports to faster ONNX).
       **kwargs: keras.Model arguments (name, dtype, ...). `dtype` (a
         policy such as "mixed_bfloat16") reaches every sublayer: variables
         float32, computation in the policy's compute dtype.

@@ -36,6 +36,7 @@ Example:
 import keras
 import tensorflow as tf
 
+from modeling import ops
 from modeling.tf_internals import in_xla_context  # Whether XLA compiles.
 
 _MAX_ELEMENTS = 2**31 - 1  # The element index is an int32.
@@ -97,7 +98,7 @@ def uses_compiled_hash(dtype):
   >>> uses_compiled_hash(tf.bfloat16), uses_compiled_hash(tf.float32)
   (True, False)
   """
-  return tf.as_dtype(dtype).size < 4
+  return ops.below_float32(dtype)
 
 
 @keras.saving.register_keras_serializable(package="bert_tf2")

@@ -135,7 +135,7 @@ class Dense(keras.layers.Dense, OriginalNamed):
     # kernels are what cost there).
     y = tf.nn.bias_add(tf.matmul(x, kernel),
                        tf.cast(self.bias, self.compute_dtype))
-    if self.fusable_activation is not None and y.dtype != tf.float32:
+    if self.fusable_activation is not None and ops.below_float32(y.dtype):
       if training and not tf_internals.in_xla_context():
         return self.training_activation(y)
       return self.fusable_activation(y)

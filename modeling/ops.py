@@ -66,6 +66,22 @@ def reshape_from_matrix(output_tensor, orig_shape_list):
   return tf.reshape(output_tensor, orig_shape_list[0:-1] + [output_shape[-1]])
 
 
+def below_float32(dtype):
+  """Whether `dtype` is a float narrower than float32 (bfloat16, float16).
+
+  The one test for "reduced precision" of the layers and the training loop:
+  below float32 they take the fused or compiled forms measured faster there
+  (docs/performance.md), while float32 keeps the original's op sequence.
+
+  >>> below_float32(tf.bfloat16), below_float32("float16")
+  (True, True)
+  >>> below_float32(tf.float32), below_float32(tf.int8)
+  (False, False)
+  """
+  dtype = tf.as_dtype(dtype)
+  return dtype.is_floating and dtype.size < 4
+
+
 def create_initializer(initializer_range=0.02):
   """Truncated normal initializer (cut at 2 stddev), as the original."""
   import keras  # pylint: disable=g-import-not-at-top

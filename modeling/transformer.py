@@ -35,7 +35,8 @@ class TransformerLayer(keras.layers.Layer, layers.OriginalNamed):
   def __init__(self, hidden_size, num_attention_heads, intermediate_size,
                hidden_act="gelu", hidden_dropout_prob=0.0,
                attention_probs_dropout_prob=0.0, initializer_range=0.02,
-               fused_qkv=False, attention_layout="einsum", **kwargs):
+               fused_qkv=False,
+               attention_layout=attention.DEFAULT_ATTENTION_LAYOUT, **kwargs):
     super().__init__(**kwargs)
     self._args = dict(
         hidden_size=hidden_size, num_attention_heads=num_attention_heads,

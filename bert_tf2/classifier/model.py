@@ -139,7 +139,8 @@ class BertClassifier(task_model.TaskModel):
   default_name = "bert_classifier"
 
   def __init__(self, bert_config, num_labels, use_one_hot_embeddings=False,
-               classifier_dropout_prob=0.1, attention_layout="einsum",
+               classifier_dropout_prob=0.1,
+               attention_layout=modeling.attention.DEFAULT_ATTENTION_LAYOUT,
                multi_label=False, threshold=None, **kwargs):
     kwargs.setdefault("name", self.default_name)
     self.multi_label = bool(multi_label)

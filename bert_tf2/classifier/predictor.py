@@ -25,6 +25,7 @@ Example:
 import numpy as np
 import tensorflow as tf
 
+import modeling
 from bert_tf2.classifier import serving as classifier_serving
 from bert_tf2.classifier.model import BertClassifier
 from bert_tf2.common import InputError
@@ -95,7 +96,8 @@ class ClassifierPredictor(base.Predictor):
         self._onnx_forward if self.int8 else self._forward,
         int8 or self.int8, int8_dir)
 
-  def build_model(self, attention_layout="einsum"):
+  def build_model(self,
+                  attention_layout=modeling.attention.DEFAULT_ATTENTION_LAYOUT):
     return BertClassifier(self.bert_config, 1 if self.regression
                           else len(self.label_list),
                           attention_layout=attention_layout,

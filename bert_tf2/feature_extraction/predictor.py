@@ -81,7 +81,8 @@ class FeatureEncoder(base.Predictor):
         self._onnx_forward if self.int8 else self._outputs,
         int8 or self.int8, int8_dir)
 
-  def build_model(self, attention_layout="einsum"):
+  def build_model(self,
+                  attention_layout=modeling.attention.DEFAULT_ATTENTION_LAYOUT):
     return modeling.BertModel(self.bert_config,
                               attention_layout=attention_layout)
 

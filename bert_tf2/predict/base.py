@@ -72,7 +72,8 @@ class Predictor(object):
                                   flag="predictor checkpoint")
     self._onnx_twin = None
 
-  def build_model(self, attention_layout="einsum"):
+  def build_model(self,
+                  attention_layout=modeling.attention.DEFAULT_ATTENTION_LAYOUT):
     """The predictor's Keras model (attention_layout: see modeling.BertModel)."""
     raise NotImplementedError
 

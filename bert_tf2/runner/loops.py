@@ -19,13 +19,14 @@ losses), replica-averaged, for the training log.
 import tensorflow as tf
 
 from bert_tf2.runner import precision
+from modeling import ops
 
 
 def below_float32(model):
   """Whether `model` computes below float32 (a mixed bfloat16 or float16
   policy)."""
-  return tf.as_dtype(getattr(model, "compute_dtype", None) or
-                     tf.float32).size < 4
+  return ops.below_float32(getattr(model, "compute_dtype", None) or
+                           tf.float32)
 
 
 class TrainSteps(object):

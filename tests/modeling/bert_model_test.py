@@ -205,39 +205,39 @@ def test_fused_qkv_equals_separate(config, features):
                              separate(features)["sequence_output"], atol=2e-6)
 
 
-def test_matmul_attention_layout_equals_einsum(config, features):
-  # attention_layout="matmul" (used for ONNX export) changes only the ops:
-  # outputs and attention probabilities equal the default's.
+def test_einsum_attention_layout_equals_the_default_matmul(config, features):
+  # attention_layout="einsum" (the earlier default) changes only the ops:
+  # outputs and attention probabilities equal the default "matmul"'s.
   model = modeling.BertModel(config)
-  matmul_model = modeling.BertModel(config, attention_layout="matmul")
-  matmul_model.set_weights(model.get_weights())
+  einsum_model = modeling.BertModel(config, attention_layout="einsum")
+  einsum_model.set_weights(model.get_weights())
   default = model(features, return_attention_probs=True)
-  matmul = matmul_model(features, return_attention_probs=True)
-  traced = tf.function(matmul_model)(features)
-  for out in (matmul, traced):
+  einsum = einsum_model(features, return_attention_probs=True)
+  traced = tf.function(einsum_model)(features)
+  for out in (einsum, traced):
     for name in ("sequence_output", "pooled_output"):
       np.testing.assert_allclose(out[name], default[name], atol=2e-6)
-  for got, want in zip(matmul["attention_probs"], default["attention_probs"]):
+  for got, want in zip(einsum["attention_probs"], default["attention_probs"]):
     np.testing.assert_allclose(got, want, atol=2e-6)
   def op_types(m):
     graph = tf.function(lambda f: m(f)).get_concrete_function(features).graph
     return collections.Counter(op.type for op in graph.get_operations())
-  plain, layout = op_types(model), op_types(matmul_model)
-  # Two einsums per layer become two batched matmuls (the embeddings'
-  # einsums stay).
+  plain, layout = op_types(model), op_types(einsum_model)
+  # Two batched matmuls per layer become two einsums (the embeddings'
+  # einsums are in both).
   layers = config.num_hidden_layers
-  assert plain["Einsum"] - layout["Einsum"] == 2 * layers
-  assert layout["BatchMatMulV2"] - plain["BatchMatMulV2"] == 2 * layers
+  assert layout["Einsum"] - plain["Einsum"] == 2 * layers
+  assert plain["BatchMatMulV2"] - layout["BatchMatMulV2"] == 2 * layers
 
 
 def test_attention_layout_round_trips_through_get_config(config):
-  model = modeling.BertModel(config, attention_layout="matmul")
+  model = modeling.BertModel(config, attention_layout="einsum")
   clone = modeling.BertModel.from_config(model.get_config())
-  assert clone.attention_layout == "matmul"
+  assert clone.attention_layout == "einsum"
   assert {layer.attention_self.attention_layout
-          for layer in clone.encoder_layers} == {"matmul"}
+          for layer in clone.encoder_layers} == {"einsum"}
   assert modeling.BertModel(config).get_config()["attention_layout"] == (
-      "einsum")
+      "matmul")
   with pytest.raises(ValueError, match="attention_layout='fast'"):
     modeling.BertModel(config, attention_layout="fast")
 
