@@ -152,13 +152,13 @@ def test_every_questions_command_runs_as_written(tmp_path, python_dir):
     assert any("bert_tf2.analysis.questions " + name in c for c in commands), (
         name)
   # long_text as written is the full run (about 15,000 windows through
-  # MiniLM, ~10 CPU-minutes): the suite runs the same line on 40 articles
+  # MiniLM, ~10 CPU-minutes): the suite runs the same line on 20 articles
   # (a later --max_articles wins), which checks every flag and path of it.
   # layers as written reads 400 sentences (two MiniLM passes each, then 16
   # probes), nonlinearity 300 articles (six passes each): the suite runs
-  # them on 40.
-  trims = {"questions long_text": " --max_articles=40",
-           "questions nonlinearity": " --max_articles=40",
+  # them on 40 sentences and 20 articles.
+  trims = {"questions long_text": " --max_articles=20",
+           "questions nonlinearity": " --max_articles=20",
            "questions layers": " --sentences=40"}
   commands = [c + "".join(t for k, t in trims.items() if k in c)
               for c in commands]
@@ -170,7 +170,7 @@ def test_every_questions_command_runs_as_written(tmp_path, python_dir):
           "max_position_embeddings=512") in proc.stdout
   assert "| accuracy | 1.000 | 1.000 | 1.000 | 1.000 |" in proc.stdout
   assert "at n = 2 d + d_ff = 2304" in proc.stdout
-  assert "40 BBC articles (" in proc.stdout
+  assert "20 BBC articles (" in proc.stdout
   assert "40 BBC sentences (10 held out)" in proc.stdout
   assert "| LayerNorm -> fixed scale |" in proc.stdout
 
