@@ -23,12 +23,12 @@ from modeling import ops
 #   "matmul"  transposes to [batch, heads, seq, size] + batched matmuls (the
 #             original modeling.py's layout; the default). Measured faster
 #             wherever it was timed (docs/performance.md, MiniLM seq 128 on
-#             an AVX512-BF16 EPYC): bfloat16 inference +12% and fine-tuning
-#             step +8%, float32 inference +15% without XLA and +4% with it,
-#             float32 training steps under XLA level. tf2onnx's ONNX graph
-#             of this layout also runs ~25% faster in ONNX Runtime than that
-#             of the einsums (dynamic reshapes, a softmax over a non-last
-#             axis).
+#             an AVX512-BF16 EPYC): bfloat16 inference +14%, bfloat16
+#             training steps +4-7%, float32 inference +4-7% under XLA and
+#             +17% without, float32 training steps under XLA level.
+#             tf2onnx's ONNX graph of this layout also runs ~25% faster in
+#             ONNX Runtime than that of the einsums (dynamic reshapes, a
+#             softmax over a non-last axis).
 #   "einsum"  two tf.einsum over [batch, seq, heads, size] (the default of
 #             earlier releases; kept for models saved with it).
 ATTENTION_LAYOUTS = ("matmul", "einsum")

