@@ -9,7 +9,11 @@ the same library. `bench_model` runs it in the same run as the peers and
 prints each peer's GFLOP/s as a share of it.
 
 Rows: TensorFlow (oneDNN) float32 and bfloat16, each with and without XLA,
-and PyTorch float32/bfloat16 when torch is installed.
+and PyTorch float32/bfloat16 when torch is installed. `--training` adds the
+training ceiling: TensorFlow's rows for the matmuls of a training step
+(`training_rows`: the forward chain, then back through it each layer's
+input gradient dy W^T and weight gradient x^T dy, 3x the FLOPs), the
+yardstick of the training and fine-tuning steps.
 
     python -m bench.ceiling --config minilm --seq_length 128 --batch_size 16
 
@@ -88,6 +92,42 @@ def tensorflow_rows(chain, dtypes, warmup, repeats, number):
   return rows
 
 
+def training_rows(chain, dtypes, warmup, repeats, number):
+  """TensorFlow rows of the training step's matmuls: (library, dtype, xla,
+  seconds, all times). Per product of the chain: forward x W, then in
+  reverse order dx = dy W^T (feeding the next one back) and dW = x^T dy,
+  the two products the gradient of a dense layer takes; 3x chain_flops."""
+  os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+  import numpy as np  # pylint: disable=g-import-not-at-top
+  import tensorflow as tf  # pylint: disable=g-import-not-at-top
+  rng = np.random.RandomState(0)
+  rows = []
+  for dtype in dtypes:
+    tf_dtype = tf.as_dtype(dtype)
+    weights = [tf.constant(rng.randn(k, n).astype(np.float32) / np.sqrt(k),
+                           dtype=tf_dtype) for _, k, n in chain]
+    m, k, _ = chain[0]
+    x0 = tf.constant(rng.randn(m, k).astype(np.float32), dtype=tf_dtype)
+    for xla in (False, True):
+      @tf.function(jit_compile=xla)
+      def run(x=x0, weights=weights):
+        inputs = []
+        for w in weights:
+          inputs.append(x)
+          x = tf.matmul(x, w)
+        dy, total = x, tf.zeros([], tf.float32)
+        for x_in, w in zip(reversed(inputs), reversed(weights)):
+          # Each weight gradient is reduced so that none can be skipped.
+          dw = tf.matmul(x_in, dy, transpose_a=True)
+          total += tf.reduce_sum(tf.cast(dw[:1], tf.float32))
+          dy = tf.matmul(dy, w, transpose_b=True)
+        return total + tf.reduce_sum(tf.cast(dy, tf.float32))
+
+      sec, times = _time(lambda: run().numpy(), warmup, repeats, number)
+      rows.append(("tensorflow", dtype, xla, sec, times))
+  return rows
+
+
 def torch_rows(chain, dtypes, warmup, repeats, number):
   """PyTorch rows, or [] when torch is not installed."""
   try:
@@ -115,35 +155,45 @@ def torch_rows(chain, dtypes, warmup, repeats, number):
 
 def measure(config="minilm", seq_length=128, batch_size=16,
             dtypes=("float32", "bfloat16"), libraries=("tensorflow", "torch"),
-            warmup=2, repeats=5, number=3):
-  """Every ceiling row as a dict with gflops_per_s; see the module doc."""
+            warmup=2, repeats=5, number=3, training=False):
+  """Every ceiling row as a dict with gflops_per_s and "pass" ("forward",
+  or "training" for `training_rows`); see the module doc."""
   chain = chain_shapes(shapes.SHAPES[config], batch_size * seq_length)
   flops = chain_flops(chain)
   rows = []
   if "tensorflow" in libraries:
-    rows += tensorflow_rows(chain, dtypes, warmup, repeats, number)
+    rows += [r + ("forward",) for r in
+             tensorflow_rows(chain, dtypes, warmup, repeats, number)]
   if "torch" in libraries:
-    rows += torch_rows(chain, dtypes, warmup, repeats, number)
-  return [{"library": lib, "dtype": dtype, "xla": xla, "config": config,
-           "seq_length": seq_length, "batch_size": batch_size,
-           "sec_median": sec, "sec_all": times,
-           "gflops_per_s": flops / sec / 1e9}
-          for lib, dtype, xla, sec, times in rows]
+    rows += [r + ("forward",) for r in
+             torch_rows(chain, dtypes, warmup, repeats, number)]
+  if training:
+    rows += [r + ("training",) for r in
+             training_rows(chain, dtypes, warmup, repeats, number)]
+  return [{"library": lib, "dtype": dtype, "xla": xla, "pass": kind,
+           "config": config, "seq_length": seq_length,
+           "batch_size": batch_size, "sec_median": sec, "sec_all": times,
+           "gflops_per_s": (3 if kind == "training" else 1) * flops / sec
+                           / 1e9}
+          for lib, dtype, xla, sec, times, kind in rows]
 
 
 def format_rows(rows):
-  lines = ["| library | dtype | XLA | GFLOP/s |", "|---|---|---|---|"]
+  lines = ["| library | pass | dtype | XLA | GFLOP/s |",
+           "|---|---|---|---|---|"]
   for r in rows:
-    lines.append("| %s | %s | %s | %.0f |" % (
-        r["library"], r["dtype"], "on" if r["xla"] else "off",
-        r["gflops_per_s"]))
+    lines.append("| %s | %s | %s | %s | %.0f |" % (
+        r["library"], r.get("pass", "forward"), r["dtype"],
+        "on" if r["xla"] else "off", r["gflops_per_s"]))
   return "\n".join(lines)
 
 
-def best(rows, dtype="float32"):
-  """The highest GFLOP/s among TensorFlow rows of `dtype` (None if none)."""
+def best(rows, dtype="float32", kind="forward"):
+  """The highest GFLOP/s among TensorFlow rows of `dtype` and pass `kind`
+  (None if none)."""
   values = [r["gflops_per_s"] for r in rows
-            if r["dtype"] == dtype and r["library"] == "tensorflow"]
+            if r["dtype"] == dtype and r["library"] == "tensorflow"
+            and r.get("pass", "forward") == kind]
   return max(values) if values else None
 
 
@@ -157,10 +207,13 @@ def main():
   p.add_argument("--libraries", default="tensorflow,torch")
   p.add_argument("--repeats", type=int, default=5)
   p.add_argument("--json", action="store_true")
+  p.add_argument("--training", action="store_true",
+                 help="also the training step's matmuls (training_rows)")
   args = p.parse_args()
   rows = measure(args.config, args.seq_length, args.batch_size,
                  tuple(args.dtypes.split(",")),
-                 tuple(args.libraries.split(",")), repeats=args.repeats)
+                 tuple(args.libraries.split(",")), repeats=args.repeats,
+                 training=args.training)
   for r in rows:
     print("CEILING " + json.dumps(r), flush=True)
   if not args.json:

@@ -20,6 +20,12 @@ One command, one table (docs/performance.md, "Precision and quality"):
 2. Sentence vectors of the pretrained MiniLM (`FeatureEncoder`, last
    layer, mean-pooled, max_seq_length 128) of the dev sentences in each
    precision against float32's: cosine similarity, mean and min.
+3. SQuAD exact match and F1 (`--squad`): MiniLM fine-tuned by
+   run_squad.py (float32, 2 epochs) on the SQuAD-format BBC News cloze
+   questions of `bench.squad_bbc` (no SQuAD data is available offline),
+   then its 1,261 dev questions through `SquadPredictor(precision=p)`
+   (float32 and bfloat16: the precisions it offers); the script's own
+   predictions.json, scored the same way, is the control for float32.
 
 Quality does not depend on the machine's load; this script times nothing.
 """
@@ -166,6 +172,72 @@ def feature_quality(model_dir, precisions, sentences, batch_size):
   return out
 
 
+SQUAD_FLAGS = ("--max_seq_length=192", "--doc_stride=64",
+               "--max_query_length=64", "--train_batch_size=32",
+               "--learning_rate=8e-5", "--num_train_epochs=2")
+
+
+def squad_finetune(model_dir, work_dir):
+  """(dev file, run_squad.py output_dir) of the BBC cloze task, trained and
+  predicted once per work_dir."""
+  from bench import squad_bbc  # pylint: disable=g-import-not-at-top
+  data = os.path.join(work_dir, "squad_bbc")
+  if not os.path.exists(os.path.join(data, "dev.json")):
+    print("questions:", squad_bbc.build(data), flush=True)
+  out = os.path.join(work_dir, "squad")
+  if not os.path.exists(os.path.join(out, "predictions.json")):
+    wall, cpu = bench_real_text._script("run_squad", [  # pylint: disable=protected-access
+        "--vocab_file=%s/vocab.txt" % model_dir,
+        "--bert_config_file=%s/bert_config.json" % model_dir,
+        "--init_checkpoint=%s/bert_model.ckpt" % model_dir,
+        "--do_lower_case=true", "--do_train=true", "--do_predict=true",
+        "--train_file=%s/train.json" % data,
+        "--predict_file=%s/dev.json" % data, "--output_dir=" + out,
+        "--save_checkpoints_steps=100000"] + list(SQUAD_FLAGS), out + ".log")
+    print("run_squad.py in %.0f s wall, %.0f s CPU: %s" % (wall, cpu, out),
+          flush=True)
+  return os.path.join(data, "dev.json"), out
+
+
+def squad_quality(model_dir, work_dir, precisions, batch_size):
+  """Section 3: table rows."""
+  # pylint: disable=g-import-not-at-top
+  import json
+  from bench import squad_bbc
+  from bert_tf2.squad import evaluate
+  from bert_tf2.squad.predictor import SquadPredictor
+  dev_file, out = squad_finetune(model_dir, work_dir)
+  with open(dev_file, encoding="utf-8") as f:
+    dataset = json.load(f)["data"]
+  ids, items = squad_bbc.pairs(dev_file)
+  with open(os.path.join(out, "predictions.json"), encoding="utf-8") as f:
+    script = json.load(f)
+  answers = {"run_squad.py predictions.json, float32": script}
+  for p in precisions:
+    if p not in SquadPredictor.precisions:
+      print("SquadPredictor offers no %s: left out" % p, flush=True)
+      continue
+    rows = SquadPredictor.from_output_dir(
+        out, precision=p, batch_size=batch_size).predict(items)
+    answers["predictor, %s" % p] = {
+        i: r["answer"] for i, r in zip(ids, rows)}
+  ref = answers["predictor, float32"]
+  out_rows = []
+  for name, predictions in answers.items():
+    score = evaluate.evaluate_v1(dataset, predictions)
+    same = np.mean([predictions[i] == ref[i] for i in ids])
+    out_rows.append(("SQuAD-format BBC cloze, %s" % name,
+                     "EM %.2f / F1 %.2f" % (score["exact_match"],
+                                            score["f1"]),
+                     "%.2f%%" % (100 * same), ""))
+    print(out_rows[-1], flush=True)
+  base = squad_bbc.baseline(dev_file)
+  out_rows.append(("SQuAD-format BBC cloze, baseline (first name not in "
+                   "the question)", "EM %.2f / F1 %.2f"
+                   % (base["exact_match"], base["f1"]), "", ""))
+  return out_rows
+
+
 def main():
   p = argparse.ArgumentParser(
       description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
@@ -181,6 +253,11 @@ def main():
   p.add_argument("--sentences", type=int, default=0,
                  help="only the first N dev sentences (0: all)")
   p.add_argument("--batch_size", type=int, default=32)
+  p.add_argument("--squad", action="store_true",
+                 help="also section 3: SQuAD exact match and F1 per "
+                 "precision on the BBC cloze questions (~10 min more)")
+  p.add_argument("--squad_only", action="store_true",
+                 help="section 3 alone")
   p.add_argument("--finetune_runs", type=int, default=0,
                  help="instead of the inference table: fine-tune this many "
                  "times in each of --precisions (float32 and bfloat16; "
@@ -207,6 +284,10 @@ def main():
           precision, ", ".join("%.4f" % v for v in values),
           np.mean(values), min(values), max(values)))
     return
+  if args.squad_only:
+    rows = squad_quality(model_dir, work_dir, precisions, args.batch_size)
+    _print_table(rows, "BBC cloze dev questions (bench.squad_bbc)")
+    return
   finetuned = args.finetuned_dir or finetune(
       model_dir, args.data_dir, os.path.join(work_dir, "classifier"))
   sentences, labels = read_dev(args.data_dir)
@@ -215,10 +296,17 @@ def main():
   rows = classifier_quality(finetuned, precisions, sentences, labels,
                             args.batch_size)
   rows += feature_quality(model_dir, precisions, sentences, args.batch_size)
-  head = ("what", "dev accuracy", "same label as float32",
+  if args.squad:
+    rows += squad_quality(model_dir, work_dir, precisions, args.batch_size)
+  _print_table(rows, "%d dev sentences of %s; fine-tuned model %s"
+               % (len(sentences), args.data_dir, finetuned))
+
+
+def _print_table(rows, title):
+  head = ("what", "dev accuracy (SQuAD: exact match / F1)",
+          "same label (answer) as float32",
           "vs float32: mean / max |probability difference|, or cosine")
-  print("\n%d dev sentences of %s; fine-tuned model %s"
-        % (len(sentences), args.data_dir, finetuned))
+  print("\n" + title)
   print("| " + " | ".join(head) + " |\n|" + "---|" * len(head))
   for row in rows:
     print("| " + " | ".join(row) + " |")

@@ -167,7 +167,8 @@ def text_model(cls, directory, max_seq_length=None, do_lower_case=None,
   CPU that multiplies it fast, else float32; logged in one line),
   "float32" or "bfloat16" (Keras mixed_bfloat16): see
   `bert_tf2.runner.speed_defaults.resolve_inference_precision`. (int8:
-  `ClassifierPredictor` / `FeatureEncoder`; Keras' own int8 is slower.)
+  `ClassifierPredictor`, `SquadPredictor` and `FeatureEncoder`; Keras'
+  own int8 is slower.)
   Returned compiled, ready for `fit` and `evaluate`: Adam at
   DEFAULT_LEARNING_RATE, no loss (the task's own loss and metrics,
   docs/keras.md); `compile` again to change them.

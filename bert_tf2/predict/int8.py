@@ -65,7 +65,8 @@ def export_onnx(forward, path, quantize_weights=True, per_channel=True,
   Args:
     forward: Python function of three int32 [batch, seq] Tensors returning
       a tuple of Tensors (the graph's outputs, in that order).
-    path: the .onnx file to write (atomically).
+    path: the .onnx file to write (atomically; its directory is made
+      first if missing).
     quantize_weights: store the MatMul weights as int8 (dynamic
       quantization); False keeps the float32 model.
     per_channel: one scale per output column of each weight (else one per
@@ -84,6 +85,8 @@ def export_onnx(forward, path, quantize_weights=True, per_channel=True,
   import onnx  # pylint: disable=g-import-not-at-top
   import tensorflow as tf  # pylint: disable=g-import-not-at-top
   _, tf2onnx, _ = require()
+  # Before the conversion, so a new directory does not fail it at the end.
+  os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
   specs = [tf.TensorSpec([None, None], tf.int32, name=n) for n in INPUT_NAMES]
   fn = tf.function(forward, input_signature=specs)
   with tempfile.TemporaryDirectory(prefix="bert_onnx_") as tmp:

@@ -36,6 +36,7 @@ import types
 
 import tensorflow as tf
 
+import modeling
 from bert_tf2.common import InputError
 from bert_tf2.common import raw_text_serving
 from bert_tf2.common import serving
@@ -50,15 +51,18 @@ from tokenization import windows as windows_lib
 
 class SquadPredictor(base.Predictor):
   """A fine-tuned SQuAD model answering questions in Python (precision:
-  see `base.Predictor`)."""
+  see `base.Predictor`; "int8" runs an int8 ONNX Runtime export of the
+  model, `bert_tf2.predict.int8`, written to `int8_dir` or a temporary
+  directory)."""
 
+  precisions = base.Predictor.precisions + ("int8",)
   kind = "squad"
 
   def __init__(self, bert_config_file, checkpoint, vocab_file,
                do_lower_case=True, max_seq_length=384, doc_stride=128,
                max_query_length=64, n_best_size=20, max_answer_length=30,
                version_2_with_negative=False, null_score_diff_threshold=0.0,
-               batch_size=8, precision="auto"):
+               batch_size=8, precision="auto", int8_dir=None):
     self.doc_stride = int(doc_stride)
     self.max_query_length = int(max_query_length)
     self.n_best_size = int(n_best_size)
@@ -67,7 +71,9 @@ class SquadPredictor(base.Predictor):
     self.null_score_diff_threshold = float(null_score_diff_threshold)
     super().__init__(bert_config_file, checkpoint, vocab_file, do_lower_case,
                      max_seq_length, batch_size, precision)
-    self._logits = tf.function(self._forward, reduce_retracing=True)
+    int8 = self.precision == "int8"
+    self._logits = self._model_function(
+        self._onnx_forward if int8 else self._forward, int8, int8_dir)
     self.preprocessor = SquadPreprocessor(
         vocab_file, do_lower_case=do_lower_case,
         max_seq_length=max_seq_length, doc_stride=doc_stride,
@@ -76,12 +82,23 @@ class SquadPredictor(base.Predictor):
     self._windows = tf.function(
         lambda q, c: self.preprocessor((q, c)), input_signature=[spec, spec])
 
-  def build_model(self):
+  def build_model(self,
+                  attention_layout=modeling.attention.DEFAULT_ATTENTION_LAYOUT):
+    # SquadModel's encoder has the default layout, the one the ONNX export
+    # asks for (`base.Predictor._onnx_model`).
+    if attention_layout != modeling.attention.DEFAULT_ATTENTION_LAYOUT:
+      raise ValueError("SquadModel builds attention_layout=%r only"
+                       % modeling.attention.DEFAULT_ATTENTION_LAYOUT)
     return SquadModel(self.bert_config)
 
-  def _forward(self, input_ids, input_mask, segment_ids):
-    return self.model({"input_ids": input_ids, "input_mask": input_mask,
-                       "segment_ids": segment_ids}, training=False)
+  def _forward(self, input_ids, input_mask, segment_ids, model=None):
+    return (self.model if model is None else model)(
+        {"input_ids": input_ids, "input_mask": input_mask,
+         "segment_ids": segment_ids}, training=False)
+
+  def _onnx_forward(self, input_ids, input_mask, segment_ids):
+    return tuple(self._forward(input_ids, input_mask, segment_ids,
+                               model=self._onnx_model()))
 
   def predict(self, pairs):
     """Answers each (question, context) pair; see the module docstring.

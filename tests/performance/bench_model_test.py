@@ -54,3 +54,24 @@ def test_ceiling_chain_is_the_encoders_dense_matmuls():
               - 128 * shape["num_hidden_layers"] * 4 * 128 * 384
               - 2 * 384 * 384)
   assert ceiling.chain_flops(chain) == expected
+
+
+def test_training_ceiling_counts_three_products_per_matmul():
+  # The tiny shape, one short timing: what is checked is the accounting
+  # (forward and training rows, 3x the FLOPs for the training pass), not
+  # the speed.
+  rows = ceiling.measure("tiny", seq_length=8, batch_size=2,
+                         dtypes=("float32",), libraries=("tensorflow",),
+                         warmup=0, repeats=1, number=1, training=True)
+  assert [(r["pass"], r["xla"]) for r in rows] == [
+      ("forward", False), ("forward", True),
+      ("training", False), ("training", True)]
+  flops = ceiling.chain_flops(ceiling.chain_shapes(shapes.SHAPES["tiny"], 16))
+  for r in rows:
+    factor = 3 if r["pass"] == "training" else 1
+    assert abs(r["gflops_per_s"] * r["sec_median"] * 1e9
+               - factor * flops) <= 1e-6 * flops
+  assert ceiling.best(rows, "float32", "training") == max(
+      r["gflops_per_s"] for r in rows if r["pass"] == "training")
+  assert "| tensorflow | training | float32 | on |" in ceiling.format_rows(
+      rows)
