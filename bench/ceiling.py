@@ -64,8 +64,36 @@ def _time(fn, warmup, repeats, number):
   return statistics.median(times), times
 
 
-def tensorflow_rows(chain, dtypes, warmup, repeats, number):
-  """TensorFlow rows: (library, dtype, xla, seconds, all times)."""
+def _forward_chain(x, weights):
+  """A true chain, as the layers of the model: each product feeds the
+  next, so nothing can be skipped or reordered."""
+  import tensorflow as tf  # pylint: disable=g-import-not-at-top
+  for w in weights:
+    x = tf.matmul(x, w)
+  return tf.reduce_sum(tf.cast(x, tf.float32))
+
+
+def _training_chain(x, weights):
+  """The forward chain, then back through it in reverse order: dx = dy W^T
+  (feeding the next one back) and dW = x^T dy, the two products of a dense
+  layer's gradient; 3x chain_flops."""
+  import tensorflow as tf  # pylint: disable=g-import-not-at-top
+  inputs = []
+  for w in weights:
+    inputs.append(x)
+    x = tf.matmul(x, w)
+  dy, total = x, tf.zeros([], tf.float32)
+  for x_in, w in zip(reversed(inputs), reversed(weights)):
+    # Each weight gradient is reduced so that none can be skipped.
+    dw = tf.matmul(x_in, dy, transpose_a=True)
+    total += tf.reduce_sum(tf.cast(dw[:1], tf.float32))
+    dy = tf.matmul(dy, w, transpose_b=True)
+  return total + tf.reduce_sum(tf.cast(dy, tf.float32))
+
+
+def _tensorflow_rows(body, chain, dtypes, warmup, repeats, number):
+  """Rows (library, dtype, xla, seconds, all times) of body(x, weights)
+  timed as a tf.function with and without XLA, per dtype."""
   os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
   import numpy as np  # pylint: disable=g-import-not-at-top
   import tensorflow as tf  # pylint: disable=g-import-not-at-top
@@ -79,53 +107,25 @@ def tensorflow_rows(chain, dtypes, warmup, repeats, number):
     m, k, _ = chain[0]
     x0 = tf.constant(rng.randn(m, k).astype(np.float32), dtype=tf_dtype)
     for xla in (False, True):
-      @tf.function(jit_compile=xla)
-      def run(x=x0, weights=weights):
-        # A true chain, as the layers of the model: each product feeds the
-        # next, so nothing can be skipped or reordered.
-        for w in weights:
-          x = tf.matmul(x, w)
-        return tf.reduce_sum(tf.cast(x, tf.float32))
-
+      run = tf.function(lambda x=x0, weights=weights: body(x, weights),
+                        jit_compile=xla)
       sec, times = _time(lambda: run().numpy(), warmup, repeats, number)
       rows.append(("tensorflow", dtype, xla, sec, times))
   return rows
+
+
+def tensorflow_rows(chain, dtypes, warmup, repeats, number):
+  """TensorFlow rows of the forward chain: (library, dtype, xla, seconds,
+  all times)."""
+  return _tensorflow_rows(_forward_chain, chain, dtypes, warmup, repeats,
+                          number)
 
 
 def training_rows(chain, dtypes, warmup, repeats, number):
-  """TensorFlow rows of the training step's matmuls: (library, dtype, xla,
-  seconds, all times). Per product of the chain: forward x W, then in
-  reverse order dx = dy W^T (feeding the next one back) and dW = x^T dy,
-  the two products the gradient of a dense layer takes; 3x chain_flops."""
-  os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
-  import numpy as np  # pylint: disable=g-import-not-at-top
-  import tensorflow as tf  # pylint: disable=g-import-not-at-top
-  rng = np.random.RandomState(0)
-  rows = []
-  for dtype in dtypes:
-    tf_dtype = tf.as_dtype(dtype)
-    weights = [tf.constant(rng.randn(k, n).astype(np.float32) / np.sqrt(k),
-                           dtype=tf_dtype) for _, k, n in chain]
-    m, k, _ = chain[0]
-    x0 = tf.constant(rng.randn(m, k).astype(np.float32), dtype=tf_dtype)
-    for xla in (False, True):
-      @tf.function(jit_compile=xla)
-      def run(x=x0, weights=weights):
-        inputs = []
-        for w in weights:
-          inputs.append(x)
-          x = tf.matmul(x, w)
-        dy, total = x, tf.zeros([], tf.float32)
-        for x_in, w in zip(reversed(inputs), reversed(weights)):
-          # Each weight gradient is reduced so that none can be skipped.
-          dw = tf.matmul(x_in, dy, transpose_a=True)
-          total += tf.reduce_sum(tf.cast(dw[:1], tf.float32))
-          dy = tf.matmul(dy, w, transpose_b=True)
-        return total + tf.reduce_sum(tf.cast(dy, tf.float32))
-
-      sec, times = _time(lambda: run().numpy(), warmup, repeats, number)
-      rows.append(("tensorflow", dtype, xla, sec, times))
-  return rows
+  """TensorFlow rows of the training step's matmuls (`_training_chain`):
+  (library, dtype, xla, seconds, all times)."""
+  return _tensorflow_rows(_training_chain, chain, dtypes, warmup, repeats,
+                          number)
 
 
 def torch_rows(chain, dtypes, warmup, repeats, number):
