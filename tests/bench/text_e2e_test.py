@@ -60,3 +60,16 @@ def test_quality_compares_with_float32():
   np.testing.assert_allclose(precision_quality.cosine(
       np.array([[1.0, 0.0], [1.0, 1.0]]), np.array([[2.0, 0.0], [1.0, 0.0]])),
                              [1.0, np.sqrt(0.5)])
+
+
+def test_bbc_texts_are_whole_dev_articles():
+  import argparse  # pylint: disable=g-import-not-at-top
+  from bench import tasks_bbc  # pylint: disable=g-import-not-at-top
+  texts = bench_text_e2e.read_texts(argparse.Namespace(corpus="bbc",
+                                                       articles=3))
+  dev = [body for split, _, _, body in tasks_bbc.articles()
+         if split == "dev"]
+  assert texts == [" ".join(body) for body in dev[:3]]
+  # Long enough to need several 128-piece windows each.
+  assert all(len(t.split()) > 150 for t in texts), [
+      len(t.split()) for t in texts]
