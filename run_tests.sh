@@ -16,4 +16,4 @@ if [ -z "${CHROMIUM:-}" ] && ! command -v chromium >/dev/null 2>&1 \
     "(apt-get install -y chromium runs them)" >&2
   set -- -m "not browser" "$@"
 fi
-exec .venv/bin/python -m pytest -q -n 2 --dist loadfile --durations=15 tests "$@"
+exec .venv/bin/python -m pytest -q -n 2 --dist loadfile --no-loadscope-reorder --durations=15 tests "$@"

@@ -64,7 +64,7 @@ setup(
         "int8": INT8,
         "test": [
             "pytest>=8",
-            "pytest-xdist>=3.5",
+            "pytest-xdist>=3.7",  # --no-loadscope-reorder (run_tests.sh)
             "pytest-timeout>=2.3",
             "hypothesis>=6.100",
             "faker>=30",  # real words in ~30 locales for tokenizer parity

@@ -80,9 +80,11 @@ def _same_random_state_for_every_module():
 
 
 # The slowest files (test-seconds, ./run_tests.sh on 2 cores), run first.
-# `--dist loadfile` hands files to the two workers in collection order, so a
-# long file collected last leaves one core idle while it runs; started first,
-# the short files fill in around it. Only the order changes: a file missing
+# `--dist loadfile --no-loadscope-reorder` (run_tests.sh) hands files to the
+# two workers in collection order (without the flag pytest-xdist orders them
+# by their number of tests, and this order is lost), so a long file
+# collected last leaves one core idle while it runs; started first, the
+# short files fill in around it. Only the order changes: a file missing
 # from this list (or a stale entry) costs wall time, never a result.
 SLOWEST_FILES_FIRST = (
     "tests/analysis/docs_commands_test.py",
