@@ -24,8 +24,10 @@ One command, one table (docs/performance.md, "Precision and quality"):
    run_squad.py (float32, 2 epochs) on the SQuAD-format BBC News cloze
    questions of `bench.squad_bbc` (no SQuAD data is available offline),
    then its 1,261 dev questions through `SquadPredictor(precision=p)`
-   (float32 and bfloat16: the precisions it offers); the script's own
-   predictions.json, scored the same way, is the control for float32.
+   for each precision: exact match, F1 and answers equal to float32's;
+   the script's own predictions.json, scored the same way, is the
+   control for float32, the context's first name not in the question
+   the baseline.
 
 Quality does not depend on the machine's load; this script times nothing.
 """
@@ -255,7 +257,7 @@ def main():
   p.add_argument("--batch_size", type=int, default=32)
   p.add_argument("--squad", action="store_true",
                  help="also section 3: SQuAD exact match and F1 per "
-                 "precision on the BBC cloze questions (~10 min more)")
+                 "precision on the BBC cloze questions (~15 min more)")
   p.add_argument("--squad_only", action="store_true",
                  help="section 3 alone")
   p.add_argument("--finetune_runs", type=int, default=0,
