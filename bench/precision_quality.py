@@ -209,9 +209,8 @@ def squad_quality(model_dir, work_dir, precisions, batch_size):
   from bert_tf2.squad import evaluate
   from bert_tf2.squad.predictor import SquadPredictor
   dev_file, out = squad_finetune(model_dir, work_dir)
-  with open(dev_file, encoding="utf-8") as f:
-    dataset = json.load(f)["data"]
-  ids, items = squad_bbc.pairs(dev_file)
+  dataset = squad_bbc.load(dev_file)
+  ids, items = squad_bbc.pairs(dataset)
   with open(os.path.join(out, "predictions.json"), encoding="utf-8") as f:
     script = json.load(f)
   answers = {"run_squad.py predictions.json, float32": script}
@@ -233,7 +232,7 @@ def squad_quality(model_dir, work_dir, precisions, batch_size):
                                             score["f1"]),
                      "%.2f%%" % (100 * same), ""))
     print(out_rows[-1], flush=True)
-  base = squad_bbc.baseline(dev_file)
+  base = squad_bbc.baseline(dataset)
   out_rows.append(("SQuAD-format BBC cloze, baseline (first name not in "
                    "the question)", "EM %.2f / F1 %.2f"
                    % (base["exact_match"], base["f1"]), "", ""))

@@ -117,10 +117,14 @@ def build(out_dir):
   return counts
 
 
-def pairs(path):
-  """(ids, [(question, context)]) of a SQuAD file, in file order."""
+def load(path):
+  """The "data" list of a SQuAD file."""
   with open(path, encoding="utf-8") as f:
-    dataset = json.load(f)["data"]
+    return json.load(f)["data"]
+
+
+def pairs(dataset):
+  """(ids, [(question, context)]) of a SQuAD "data" list, in order."""
   ids, out = [], []
   for article in dataset:
     for paragraph in article["paragraphs"]:
@@ -130,12 +134,11 @@ def pairs(path):
   return ids, out
 
 
-def baseline(path):
-  """evaluate_v1 of the first-name-not-in-the-question baseline."""
+def baseline(dataset):
+  """evaluate_v1 of the first-name-not-in-the-question baseline on a
+  SQuAD "data" list."""
   from bert_tf2.squad import evaluate  # pylint: disable=g-import-not-at-top
-  with open(path, encoding="utf-8") as f:
-    dataset = json.load(f)["data"]
-  ids, items = pairs(path)
+  ids, items = pairs(dataset)
   predictions = {}
   for qid, (question, context) in zip(ids, items):
     guess = [c for c in candidates(context) if _find(question, c) < 0]
@@ -153,7 +156,7 @@ def main():
     print(build(args.out))
   else:
     for split in ("dev", "test"):
-      print(split, baseline(os.path.join(args.out, split + ".json")))
+      print(split, baseline(load(os.path.join(args.out, split + ".json"))))
 
 
 if __name__ == "__main__":
