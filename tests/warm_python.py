@@ -11,7 +11,8 @@ directory, environment and stdin/stdout/stderr file descriptors to the
 server, which forks a child that runs the program as the interpreter would:
 `runpy`, `sys.argv`, `sys.path` (the program's directory or "", then its
 own PYTHONPATH), its exit status, an uncaught exception as a traceback and
-status 1. The command exits with the child's status (128 + N when signal
+status 1; its `sys.executable` is the command, so the Python programs it
+starts that way (quickstart.py's stages) are served too. The command exits with the child's status (128 + N when signal
 N ended it); SIGTERM, SIGINT and SIGHUP sent to the command go to the
 child, and a command killed otherwise (SIGKILL) takes its child with it.
 Any other interpreter option (`python -u ...`, `python` alone) runs the
@@ -40,9 +41,12 @@ import tensorflow, keras  # The costly imports, once, before the forks.
 # sys.path without the server's PYTHONPATH: each program puts its own.
 _OWN = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
 BASE_PATH = [p for p in sys.path[1:] if p not in _OWN]
+COMMAND = sys.argv[2]  # The `python` command: each program's sys.executable.
 
 def run(argv):
-  # As `python <argv>`: sys.argv, sys.path and the program's module.
+  # As `python <argv>`: sys.argv, sys.path and the program's module; the
+  # Python processes it starts with sys.executable are served here too.
+  sys.executable = COMMAND
   sys.path[:] = [""] + [p for p in os.environ.get("PYTHONPATH", "").split(
       os.pathsep) if p] + BASE_PATH
   if argv[0] == "-c":
@@ -225,15 +229,15 @@ class WarmPython:
 
   def __enter__(self):
     os.makedirs(self.bin_dir, exist_ok=True)
+    command = os.path.join(self.bin_dir, "python")
     self._server = subprocess.Popen(
-        [sys.executable, "-c", _SERVER, self._socket],
+        [sys.executable, "-c", _SERVER, self._socket, command],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
         start_new_session=True)
     line = self._server.stdout.readline()
     if line.strip() != "ready":
       self._server.kill()
       raise RuntimeError("the warm python server did not start")
-    command = os.path.join(self.bin_dir, "python")
     with open(command, "w") as f:
       f.write(_CLIENT % {"python": sys.executable, "socket": self._socket})
     os.chmod(command, os.stat(command).st_mode | stat.S_IXUSR)

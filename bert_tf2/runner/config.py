@@ -19,6 +19,10 @@ class RunConfig(object):
     precision: "float32", "bfloat16" (mixed_bfloat16) or "float16"
       (mixed_float16 with dynamic loss scaling).
     jit_compile: compile the training step with XLA.
+    cluster_elementwise: let XLA fuse the step's ops between its matmuls
+      where `loops.TrainSteps` would (below float32, outside XLA, one
+      replica); False: never (`runner.speed_defaults` turns it off for runs
+      too short to earn back its compilation).
     log_step_count_steps: log progress at most this often (in steps).
     gradient_accumulation_steps: micro-batches per optimizer step; the
       global batch (train_batch_size) is split into this many micro-batches.
@@ -37,7 +41,7 @@ class RunConfig(object):
                strategy=None, precision="float32", jit_compile=False,
                log_step_count_steps=100, gradient_accumulation_steps=1,
                skip_consumed_batches=False, handle_signals=True,
-               allow_new_batch_shape=False):
+               allow_new_batch_shape=False, cluster_elementwise=True):
     if not output_dir:
       raise InputError("--output_dir is required")
     if int(iterations_per_loop) < 1:
@@ -62,6 +66,7 @@ class RunConfig(object):
     self.strategy = strategy
     self.precision = precision
     self.jit_compile = bool(jit_compile)
+    self.cluster_elementwise = bool(cluster_elementwise)
     self.log_step_count_steps = max(1, int(log_step_count_steps or 1))
     self.gradient_accumulation_steps = int(gradient_accumulation_steps)
     self.skip_consumed_batches = bool(skip_consumed_batches)

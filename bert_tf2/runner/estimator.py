@@ -286,7 +286,10 @@ class Estimator(object):
         jit_compile=self._config.jit_compile,
         multi_worker=isinstance(self._strategy,
                                 tf.distribute.MultiWorkerMirroredStrategy),
-        accumulator=accumulator)
+        accumulator=accumulator,
+        # None: TrainSteps' own rule decides where clustering applies.
+        cluster_elementwise=None if self._config.cluster_elementwise
+        else False)
 
   def _train_loop(self, iterator, step, max_steps, eval_every=0,
                   evaluate_now=None):

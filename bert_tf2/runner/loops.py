@@ -17,9 +17,23 @@ losses), replica-averaged, for the training log.
 """
 
 import tensorflow as tf
+# tf.xla.experimental.jit_scope is not exported under TF2's public API.
+from tensorflow.python.compiler.xla import jit  # pylint: disable=g-direct-tensorflow-import
 
 from bert_tf2.runner import precision
 from modeling import ops
+
+# Ops left to their oneDNN kernels when the rest of the step is clustered
+# (`TrainSteps(cluster_elementwise=True)`): XLA's CPU dots run bfloat16 at
+# half oneDNN's rate (docs/performance.md), and a BiasAdd kept beside its
+# MatMul stays in oneDNN's fused MatMul + BiasAdd (+ GELU) kernel.
+_KERNEL_OPS = frozenset(["MatMul", "BatchMatMul", "BatchMatMulV2",
+                         "BatchMatMulV3", "Einsum", "BiasAdd", "BiasAddGrad"])
+
+
+def clusterable(node_def):
+  """Whether the op of `node_def` may join an XLA cluster of the step."""
+  return node_def.op not in _KERNEL_OPS
 
 
 def below_float32(model):
@@ -42,11 +56,16 @@ class TrainSteps(object):
     multi_worker: agree on the stop flag across workers every step.
     compile_update: run clipping and the optimizer update as one XLA
       cluster; None: below float32 outside XLA on one replica.
+    cluster_elementwise: let XLA fuse the forward and backward passes' ops
+      other than the matmuls and bias adds (`clusterable`) into clusters
+      between the oneDNN matmuls (`tf.xla.experimental.jit_scope`); None:
+      as `compile_update`.
   """
 
   def __init__(self, task, model, optimizer, strategy, aggregated,
                accumulation_steps=1, jit_compile=False, multi_worker=False,
-               accumulator=None, compile_update=None):
+               accumulator=None, compile_update=None,
+               cluster_elementwise=None):
     self._task = task
     self._model = model
     self._optimizer = optimizer
@@ -80,6 +99,14 @@ class TrainSteps(object):
       compile_update = (not jit_compile and replicas == 1 and
                         below_float32(model))
     self.compiles_update = bool(compile_update)
+    if cluster_elementwise is None:
+      # The LayerNorms, softmaxes, dropout products, casts and gradient
+      # sums of a bfloat16 step between its matmuls: about a twentieth of
+      # the step fused this way (docs/performance.md). Float32 keeps the
+      # original's kernels, as above.
+      cluster_elementwise = (not jit_compile and replicas == 1 and
+                             below_float32(model))
+    self.clusters_elementwise = bool(cluster_elementwise)
     self._apply_fn = self._apply
     if self.compiles_update:
       self._apply_fn = tf.function(self._apply, jit_compile=True)
@@ -87,6 +114,12 @@ class TrainSteps(object):
 
   # ---- per replica ----
   def _loss_and_grads(self, features):
+    if not self.clusters_elementwise:
+      return self._loss_and_grads_ops(features)
+    with jit.experimental_jit_scope(compile_ops=clusterable):
+      return self._loss_and_grads_ops(features)
+
+  def _loss_and_grads_ops(self, features):
     variables = self._model.trainable_variables
     with tf.GradientTape() as tape:
       loss, outputs = self._task.compute_loss(self._model, features,

@@ -5,10 +5,10 @@ network in tests): each must be one of INSTALLS, whose modules must import
 here. Every other line runs in one bash -e session from the repository root
 (a fresh clone's layout), with `python` the test's interpreter and `/tmp/`
 replaced by a temporary directory; the files the page says they write must
-then exist. Two lines are cut down: `questions long_text` runs on 40 of the
-2,225 articles (its full run takes about 10 CPU-minutes), `questions layers`
-on 40 of its 400 sentences, `questions nonlinearity` on 40 of its 300
-articles.
+then exist. Four lines are cut down: `questions long_text` runs on 20 of
+the 2,225 articles (its full run takes about 10 CPU-minutes), `questions
+layers` on 40 of its 400 sentences, `questions nonlinearity` on 20 of its
+300 articles, `questions pooling` on 8 of its 20 articles a topic.
 
 The lines run with tests/warm_python.py's `python` first on PATH: each
 `python ...` of the pages (and of the scripts they call) is a fresh program
@@ -155,10 +155,12 @@ def test_every_questions_command_runs_as_written(tmp_path, python_dir):
   # MiniLM, ~10 CPU-minutes): the suite runs the same line on 20 articles
   # (a later --max_articles wins), which checks every flag and path of it.
   # layers as written reads 400 sentences (two MiniLM passes each, then 16
-  # probes), nonlinearity 300 articles (six passes each): the suite runs
-  # them on 40 sentences and 20 articles.
+  # probes), nonlinearity 300 articles (six passes each), pooling 20
+  # articles of each of the 5 topics: the suite runs them on 40 sentences,
+  # 20 articles (the least it takes) and 8 a topic.
   trims = {"questions long_text": " --max_articles=20",
            "questions nonlinearity": " --max_articles=20",
+           "questions pooling": " --per_category=8",
            "questions layers": " --sentences=40"}
   commands = [c + "".join(t for k, t in trims.items() if k in c)
               for c in commands]
@@ -171,6 +173,7 @@ def test_every_questions_command_runs_as_written(tmp_path, python_dir):
   assert "| accuracy | 1.000 | 1.000 | 1.000 | 1.000 |" in proc.stdout
   assert "at n = 2 d + d_ff = 2304" in proc.stdout
   assert "20 BBC articles (" in proc.stdout
+  assert "40 BBC articles, 5 topics, first 128 tokens" in proc.stdout
   assert "40 BBC sentences (10 held out)" in proc.stdout
   assert "| LayerNorm -> fixed scale |" in proc.stdout
 

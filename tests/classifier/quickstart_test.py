@@ -6,11 +6,11 @@ import os
 import re
 import signal
 import subprocess
-import sys
 
 import pytest
 
 from bert_tf2.scripts import quickstart
+from tests import warm_python
 from tests.golden import REPO_ROOT
 
 
@@ -48,8 +48,10 @@ def test_quickstart_runs_end_to_end(tmp_path):
   # About 2 minutes on 2 idle cores; the generous limit is for a shared
   # machine. Its own session, so that a timeout also stops the stage's
   # script that quickstart.py runs.
+  # tests/warm_python.py's `python`, which its stages' processes (started
+  # with sys.executable) use too: eight imports of TensorFlow saved.
   proc = subprocess.Popen(
-      [sys.executable, "quickstart.py", "--output_dir=" + out,
+      [warm_python.command(), "quickstart.py", "--output_dir=" + out,
        "--pretrain_steps=20", "--finetune_epochs=0.1",
        "--real_finetune_epochs=0.004",
        # Stages 1-2 on the first 150 lines of the corpus, a 1,000-piece

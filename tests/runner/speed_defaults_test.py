@@ -34,6 +34,43 @@ def test_rule(requested, precision, accelerator, seconds, want):
   assert reason and "\n" not in reason
 
 
+CLUSTER_LONG = 10 * speed_defaults.MIN_CLUSTER_SECONDS
+CLUSTER_SHORT = speed_defaults.MIN_CLUSTER_SECONDS / 10
+
+
+@pytest.mark.parametrize("precision,accelerator,jit,seconds,want", [
+    ("bfloat16", False, False, CLUSTER_LONG, True),
+    ("bfloat16", False, False, CLUSTER_SHORT, False),  # compile not earned
+    ("float32", False, False, CLUSTER_LONG, False),    # original's kernels
+    ("float16", False, False, CLUSTER_LONG, False),    # not measured
+    ("bfloat16", True, False, CLUSTER_LONG, False),    # GPU/TPU
+    ("bfloat16", False, True, CLUSTER_LONG, False),    # all compiled
+])
+def test_cluster_rule(precision, accelerator, jit, seconds, want):
+  on, reason = speed_defaults.choose_cluster_elementwise(
+      precision, accelerator, jit, seconds)
+  assert on is want
+  assert reason and "\n" not in reason
+
+
+def test_resolve_logs_the_clusters_below_float32(tmp_path, monkeypatch):
+  lines = []
+  monkeypatch.setattr(logging, "info", lambda fmt, *a: lines.append(fmt % a))
+  config = config_lib.RunConfig(str(tmp_path))
+  assert config.cluster_elementwise  # Allowed unless a rule says no.
+  speed_defaults.resolve_jit_compile(config, None, "bfloat16", False,
+                                     CLUSTER_SHORT, accelerator=False)
+  assert config.cluster_elementwise is False
+  speed_defaults.resolve_jit_compile(config, None, "bfloat16", False,
+                                     CLUSTER_LONG, accelerator=False)
+  assert config.cluster_elementwise is True
+  assert len(lines) == 4
+  assert lines[1].startswith(
+      "XLA clusters between the training step's matmuls: off (about")
+  assert lines[3].startswith(
+      "XLA clusters between the training step's matmuls: on (bfloat16")
+
+
 def test_estimate_scales_with_examples_tokens_and_rate():
   one = speed_defaults.estimate_train_seconds(MINILM, 128, 128, 1000)
   assert one == pytest.approx(
@@ -102,17 +139,23 @@ def test_driver_counts_every_sequence_of_an_example(tmp_path, monkeypatch):
   assert s.jit_compile is True  # The job's settings get the choice.
 
 
-@pytest.mark.parametrize("flag,want", [(None, False), ("true", True)])
-def test_run_pretraining_applies_the_rule(tmp_path, monkeypatch, flag, want):
+@pytest.mark.parametrize("flag,want,precision", [
+    (None, False, "float32"), ("true", True, "float32"),
+    (None, False, "bfloat16")])
+def test_run_pretraining_applies_the_rule(tmp_path, monkeypatch, flag, want,
+                                          precision):
   """The script resolves unset --jit_compile (a 4-step tiny run: off) and
-  keeps a given one; the estimator trains with the choice."""
+  keeps a given one; the estimator trains with the choice. The tiny run is
+  too short for the elementwise clusters: the estimator says no to them."""
   from bert_tf2.runner import loops
   chosen = []
   original = loops.TrainSteps.__init__
 
   def record(self, *args, **kwargs):
     chosen.append(kwargs.get("jit_compile"))
+    assert kwargs.get("cluster_elementwise") is False
     original(self, *args, **kwargs)
+    assert not self.clusters_elementwise
   monkeypatch.setattr(loops.TrainSteps, "__init__", record)
   p = fixtures.make_inputs(str(tmp_path))
   values = dict(input_file=p["records"], bert_config_file=p["config"],
@@ -120,7 +163,7 @@ def test_run_pretraining_applies_the_rule(tmp_path, monkeypatch, flag, want):
                 max_seq_length=fixtures.SEQ,
                 max_predictions_per_seq=fixtures.MAX_PRED,
                 train_batch_size=2, num_train_steps=2,
-                iterations_per_loop=2)
+                iterations_per_loop=2, precision=precision)
   if flag is not None:
     values["jit_compile"] = flag
   result = fixtures.run_in_process("run_pretraining.py",
