@@ -17,8 +17,6 @@ losses), replica-averaged, for the training log.
 """
 
 import tensorflow as tf
-# tf.xla.experimental.jit_scope is not exported under TF2's public API.
-from tensorflow.python.compiler.xla import jit  # pylint: disable=g-direct-tensorflow-import
 
 from bert_tf2.runner import precision
 from modeling import ops
@@ -116,7 +114,7 @@ class TrainSteps(object):
   def _loss_and_grads(self, features):
     if not self.clusters_elementwise:
       return self._loss_and_grads_ops(features)
-    with jit.experimental_jit_scope(compile_ops=clusterable):
+    with tf.xla.experimental.jit_scope(compile_ops=clusterable):
       return self._loss_and_grads_ops(features)
 
   def _loss_and_grads_ops(self, features):

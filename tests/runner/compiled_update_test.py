@@ -73,8 +73,11 @@ def test_compiled_update_gives_the_kernel_by_kernel_weights():
     # The classifier head's dropout (0.1, as run_classifier's) draws its
     # seeds from Keras' global seed: the same masks in both runs.
     tf.keras.utils.set_random_seed(1)
+    # The same kernels for the gradients in both (the elementwise clusters
+    # are tests/runner/clustered_step_test.py's).
     steps, names, features = _steps("bfloat16", initial,
-                                    compile_update=compiled)
+                                    compile_update=compiled,
+                                    cluster_elementwise=False)
     assert steps.compiles_update == compiled
     _train(steps, features)
     results.append({k: v.numpy() for k, v in names.items()})
