@@ -57,7 +57,7 @@ class TrainSteps(object):
     cluster_elementwise: let XLA fuse the forward and backward passes' ops
       other than the matmuls and bias adds (`clusterable`) into clusters
       between the oneDNN matmuls (`tf.xla.experimental.jit_scope`); None:
-      as `compile_update`.
+      in a bfloat16 model on CPU, outside XLA, on one replica.
   """
 
   def __init__(self, task, model, optimizer, strategy, aggregated,
@@ -99,11 +99,14 @@ class TrainSteps(object):
     self.compiles_update = bool(compile_update)
     if cluster_elementwise is None:
       # The LayerNorms, softmaxes, dropout products, casts and gradient
-      # sums of a bfloat16 step between its matmuls: about a twentieth of
-      # the step fused this way (docs/performance.md). Float32 keeps the
-      # original's kernels, as above.
-      cluster_elementwise = (not jit_compile and replicas == 1 and
-                             below_float32(model))
+      # sums of a bfloat16 step between its matmuls: +5-9% for the CPU
+      # step fused this way (docs/performance.md). Measured for bfloat16
+      # on CPU only; float32 keeps the original's kernels, as above.
+      from bert_tf2.runner import cpu_probe  # pylint: disable=g-import-not-at-top
+      cluster_elementwise = (
+          not jit_compile and replicas == 1 and
+          tf.as_dtype(getattr(model, "compute_dtype", None) or tf.float32)
+          == tf.bfloat16 and cpu_probe.on_cpu_only())
     self.clusters_elementwise = bool(cluster_elementwise)
     self._apply_fn = self._apply
     if self.compiles_update:
