@@ -16,6 +16,7 @@ import pytest
 import tensorflow as tf
 
 from bert_tf2 import runner
+from bert_tf2.runner import preemption
 from tests.runner import conftest
 from tests.runner import estimator_test
 from tests.runner import toy
@@ -108,14 +109,27 @@ def test_sigterm_saves_current_step_exits_and_resume_is_exact(
   _assert_same(out, reference)
 
 
-def test_sigint_in_process_stops_mid_loop(reference, tmp_path):
+def test_sigint_in_process_stops_mid_loop(reference, tmp_path, monkeypatch):
   """Ctrl-C: TrainingInterrupted (exit status 130) after saving."""
   plain = toy.make_input_fn()
+  # The input pipeline sends the signal, then waits until the estimator's
+  # watcher thread has raised the stop flag: a toy step takes microseconds,
+  # and on a loaded machine the loop could otherwise run all MAX_STEPS
+  # before that thread is scheduled.
+  stop_requested = threading.Event()
+  request_stop = preemption.SignalWatcher._request_stop  # pylint: disable=protected-access
+
+  def request_stop_and_tell(self, signum):
+    request_stop(self, signum)
+    stop_requested.set()
+  monkeypatch.setattr(preemption.SignalWatcher, "_request_stop",
+                      request_stop_and_tell)
 
   def input_fn(params):
     def maybe_interrupt(i, x):
       if int(i) == 7 * params["batch_size"]:  # The 8th batch.
         os.kill(os.getpid(), signal.SIGINT)
+        assert stop_requested.wait(120), "the stop flag was never raised"
       return x
     def with_signal(f):
       x = tf.py_function(maybe_interrupt, [f["id"][0], f["x"]], tf.float32)
