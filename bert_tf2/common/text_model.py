@@ -173,23 +173,8 @@ def _as_dataset(x, y, batch_size, sample_weight=None, shuffle=False):
   data = tf.data.Dataset.from_tensor_slices(parts)
   if shuffle:
     data = data.shuffle(int(data.cardinality()))
-  return data.batch(batch_size or 32).with_options(_NO_AUTOTUNE), None, None
-
-
-def _no_autotune():
-  """tf.data options without autotuning. Nothing in these datasets (slices
-  of texts in memory, batched) has a setting to tune, and deleting the
-  iterator of an autotuned dataset at the end of `predict` / `evaluate` /
-  an epoch could wait for the autotuner's next wake-up (its period doubles
-  from 10 ms: at 10.23 s, 5.11 s, ...): measured, 5 of 14 `predict` calls
-  of 100 BBC articles in windows took 10.23 s instead of 5.6-6.0 s, all of
-  the difference after the last batch; none of 14 without autotuning."""
-  options = tf.data.Options()
-  options.autotune.enabled = False
-  return options
-
-
-_NO_AUTOTUNE = _no_autotune()
+  data = data.batch(batch_size or 32)
+  return data.with_options(fit_data.no_autotune_options()), None, None
 
 
 def build(cls, directory, max_seq_length=128, do_lower_case=None,

@@ -8,6 +8,8 @@ batches itself; input_fns should not shard.
 
 import tensorflow as tf
 
+from bert_tf2.common import fit_data
+
 
 def dataset_fn(input_fn, params, per_replica_batch, mode, skip_batches=0):
   """A `distribute_datasets_from_function` function calling `input_fn`.
@@ -34,24 +36,8 @@ def dataset_fn(input_fn, params, per_replica_batch, mode, skip_batches=0):
       dataset = shard_batches(dataset, ctx)
     if skip_batches:
       dataset = dataset.skip(skip_batches)
-    return dataset.with_options(_options())
+    return dataset.with_options(fit_data.no_autotune_options())
   return make
-
-
-def _options():
-  """tf.data options of every runner dataset: autotuning off.
-
-  Why: under `distribute_datasets_from_function` (TF 2.21), deleting an
-  iterator whose pipeline was autotuned waits for the autotuning thread's
-  sleep to end, which grows to a minute: training paused 13-46 s between
-  its last checkpoint and the evaluation (42 s measured on the pretraining
-  pipeline after 100 s of reading; 0.01 s with autotuning off). BERT's
-  pipelines (read, parse, batch) make hundreds of batches per second
-  without tuning, far more than a training step consumes.
-  """
-  options = tf.data.Options()
-  options.autotune.enabled = False
-  return options
 
 
 def shard_batches(dataset, ctx):
