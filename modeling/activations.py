@@ -93,10 +93,11 @@ def _training_gelu(approximate):
   Here each pass reads its inputs once and computes in float32.
   """
   forward = tf.function(lambda x: _gelu_float32(x, approximate),
-                        jit_compile=True, reduce_retracing=True)
+                        jit_compile=True, reduce_retracing=True,
+                        autograph=False)
   backward = tf.function(
       lambda x, dy: _gelu_grad_float32(x, dy, approximate),
-      jit_compile=True, reduce_retracing=True)
+      jit_compile=True, reduce_retracing=True, autograph=False)
 
   @tf.custom_gradient
   def gelu_fn(x):

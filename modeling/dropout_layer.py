@@ -87,7 +87,7 @@ def hash_dropout(x, rate, seed):
 # hash_dropout as one XLA cluster, for callers outside XLA (one trace per
 # rate, dtype and rank).
 compiled_hash_dropout = tf.function(hash_dropout, jit_compile=True,
-                                    reduce_retracing=True)
+                                    reduce_retracing=True, autograph=False)
 
 
 def uses_compiled_hash(dtype):

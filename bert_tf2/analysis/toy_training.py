@@ -71,7 +71,7 @@ class ToyNet(object):
                       if "pooler" not in v.path] + [
         v for h in self.heads for v in h.trainable_variables]
     self.optimizer = keras.optimizers.Adam(learning_rate)
-    self._step = tf.function(self._train)
+    self._step = tf.function(self._train, autograph=False)
 
   def logits(self, ids, mask, training=False):
     """float [num_heads, B, S, vocab] for int ids, mask [B, S]."""

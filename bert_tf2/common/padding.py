@@ -116,7 +116,8 @@ def trim_batch_padding(dataset, max_seq_length, buckets=None,
   """`trim_features` on every batch of a batched tf.data.Dataset of dicts."""
   import tensorflow as tf  # pylint: disable=g-import-not-at-top
   return dataset.map(
-      lambda f: trim_features(f, max_seq_length, buckets, mask_key),
+      tf.autograph.experimental.do_not_convert(
+          lambda f: trim_features(f, max_seq_length, buckets, mask_key)),
       num_parallel_calls=tf.data.AUTOTUNE, deterministic=True)
 
 

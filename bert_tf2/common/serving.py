@@ -129,7 +129,7 @@ class TextServer(tf.Module):
       checked = raw_text_serving.check_text_inputs(*texts, names=names)
       return self.answer(checked[0] if len(checked) == 1 else checked)
     return tf.function(serve, input_signature=[
-        tf.TensorSpec(None, tf.string, name=n) for n in names])
+        tf.TensorSpec(None, tf.string, name=n) for n in names], autograph=False)
 
   def ids_signature(self, outputs=None):
     """A tf.function of input_ids, input_mask, segment_ids int32
@@ -142,7 +142,7 @@ class TextServer(tf.Module):
       return outputs(features, self.logits(features), None)
     return tf.function(serve, input_signature=[
         tf.TensorSpec([None, self.max_seq_length], tf.int32, name=n)
-        for n in MODEL_INPUTS])
+        for n in MODEL_INPUTS], autograph=False)
 
   def signature_functions(self):
     """{name: tf.function} of `signatures`, as the SavedModel holds them."""

@@ -65,7 +65,8 @@ class FeatureExtractor(object):
     if report.not_loaded:
       logging.warning("Not in the checkpoint (left at random init): %s",
                       ", ".join(report.not_loaded))
-    self._step = tf.function(self._forward, reduce_retracing=True)
+    self._step = tf.function(self._forward, reduce_retracing=True,
+                             autograph=False)
 
   def _forward(self, input_ids, input_mask, input_type_ids):
     out = self.model({"input_ids": input_ids, "input_mask": input_mask,

@@ -124,7 +124,8 @@ def input_fn(path, spec, seq_length, training, drop_remainder=None,
     d = tf.data.TFRecordDataset(path)
     if training:
       d = d.repeat().shuffle(buffer_size=shuffle_buffer, seed=seed)
-    d = d.map(decode, num_parallel_calls=tf.data.AUTOTUNE)
+    d = d.map(tf.autograph.experimental.do_not_convert(decode),
+              num_parallel_calls=tf.data.AUTOTUNE)
     if group_by_length and training:
       d = padding.group_by_length(
           d, params["batch_size"],

@@ -103,7 +103,7 @@ class Predictor(object):
       int8_dir: where to write the .onnx file (default: a temporary dir).
     """
     if not int8:
-      return tf.function(forward, reduce_retracing=True)
+      return tf.function(forward, reduce_retracing=True, autograph=False)
     from bert_tf2.predict import int8 as int8_lib  # pylint: disable=g-import-not-at-top
     int8_lib.require()
     if isinstance(int8, str):

@@ -103,7 +103,7 @@ def features_function(preprocessor):
   """
   spec = tf.TensorSpec([None], tf.string)
   traced = tf.function(lambda a, b: preprocessor((a, b)),
-                       input_signature=[spec, spec])
+                       input_signature=[spec, spec], autograph=False)
 
   def features(pairs):
     out = traced(tf.constant([a for a, _ in pairs], tf.string),

@@ -88,7 +88,7 @@ def export_onnx(forward, path, quantize_weights=True, per_channel=True,
   # Before the conversion, so a new directory does not fail it at the end.
   os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
   specs = [tf.TensorSpec([None, None], tf.int32, name=n) for n in INPUT_NAMES]
-  fn = tf.function(forward, input_signature=specs)
+  fn = tf.function(forward, input_signature=specs, autograph=False)
   with tempfile.TemporaryDirectory(prefix="bert_onnx_") as tmp:
     float_path = os.path.join(tmp, "float32.onnx")
     # Layer norms fused into LayerNormalization nodes: tf2onnx's lowering

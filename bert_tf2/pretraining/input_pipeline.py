@@ -74,12 +74,13 @@ def input_fn_builder(input_files, max_seq_length, max_predictions_per_seq,
       d = tf.data.TFRecordDataset(input_files)
       d = d.repeat()
     d = d.batch(batch_size, drop_remainder=True)
-    d = d.map(parse_batch, num_parallel_calls=tf.data.AUTOTUNE,
-              deterministic=True)
+    d = d.map(tf.autograph.experimental.do_not_convert(parse_batch),
+              num_parallel_calls=tf.data.AUTOTUNE, deterministic=True)
     if masker is not None:
-      d = d.enumerate().map(lambda i, batch: masker(batch, i),
-                            num_parallel_calls=tf.data.AUTOTUNE,
-                            deterministic=True)
+      d = d.enumerate().map(
+          tf.autograph.experimental.do_not_convert(
+              lambda i, batch: masker(batch, i)),
+          num_parallel_calls=tf.data.AUTOTUNE, deterministic=True)
     return d.prefetch(tf.data.AUTOTUNE)
 
   return input_fn

@@ -65,7 +65,8 @@ def measure_gflops(dtype, shape=PROBE_SHAPE, warmup=3, repeats=7):
     a = tf.cast(tf.random.stateless_normal((m, k), seed=(1, 2)), dtype)
     b = tf.cast(tf.random.stateless_normal((k, n), seed=(3, 4)), dtype)
     fn = tf.function(lambda a, b: tf.reduce_sum(tf.cast(tf.matmul(a, b),
-                                                        tf.float32)))
+                                                        tf.float32)),
+                     autograph=False)
     for _ in range(warmup):
       fn(a, b).numpy()
     times = []

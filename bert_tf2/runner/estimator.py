@@ -268,7 +268,8 @@ class Estimator(object):
       def replica():
         return tf.distribute.get_replica_context().all_reduce(
             tf.distribute.ReduceOp.SUM, tf.ones([]))
-      self._barrier_fn = tf.function(lambda: self._strategy.run(replica))
+      self._barrier_fn = tf.function(lambda: self._strategy.run(replica),
+                                     autograph=False)
     arrived = self._strategy.experimental_local_results(self._barrier_fn())
     logging.info("Training over on every worker (%d replicas)",
                  int(arrived[0]))
@@ -455,7 +456,7 @@ class Estimator(object):
       values = [variables[n] for n in names]
       self._finite_fn = (names, tf.function(lambda: tf.stack(
           [tf.reduce_all(tf.math.is_finite(tf.convert_to_tensor(v)))
-           for v in values])))
+           for v in values]), autograph=False))
     names, finite_fn = self._finite_fn
     finite = finite_fn().numpy()
     if finite.all():
@@ -516,7 +517,8 @@ class Estimator(object):
       with strategy.scope():
         self._metrics = dict(self._task.create_metrics())
       # reduce_retracing: batches trimmed to different lengths share traces.
-      self._eval_fn = tf.function(self._eval_step, reduce_retracing=True)
+      self._eval_fn = tf.function(self._eval_step, reduce_retracing=True,
+                                  autograph=False)
     for metric in self._metrics.values():
       metric.reset_state()
     batch_losses = []
@@ -579,7 +581,7 @@ class Estimator(object):
         return outputs
       self._predict_fn = tf.function(
           lambda features: strategy.run(replica_predict, args=(features,)),
-          reduce_retracing=True)
+          reduce_retracing=True, autograph=False)
     for features in strategy.distribute_datasets_from_function(make_dataset):
       outputs = strategy.experimental_local_results(
           self._predict_fn(features))

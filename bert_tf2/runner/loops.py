@@ -81,9 +81,9 @@ class TrainSteps(object):
     step_fn = self._replica_step
     if jit_compile:
       if replicas == 1 and self._k == 1:
-        step_fn = tf.function(step_fn, jit_compile=True)
+        step_fn = tf.function(step_fn, jit_compile=True, autograph=False)
       else:
-        grads_fn = tf.function(grads_fn, jit_compile=True)
+        grads_fn = tf.function(grads_fn, jit_compile=True, autograph=False)
     self._grads_fn = grads_fn
     self._step_fn = step_fn
     if compile_update is None:
@@ -110,8 +110,9 @@ class TrainSteps(object):
     self.clusters_elementwise = bool(cluster_elementwise)
     self._apply_fn = self._apply
     if self.compiles_update:
-      self._apply_fn = tf.function(self._apply, jit_compile=True)
-    self.loop = tf.function(self._loop)
+      self._apply_fn = tf.function(self._apply, jit_compile=True,
+                                   autograph=False)
+    self.loop = tf.function(self._loop, autograph=False)
 
   # ---- per replica ----
   def _loss_and_grads(self, features):

@@ -80,7 +80,8 @@ class SquadPredictor(base.Predictor):
         max_query_length=max_query_length)
     spec = tf.TensorSpec([None], tf.string)
     self._windows = tf.function(
-        lambda q, c: self.preprocessor((q, c)), input_signature=[spec, spec])
+        lambda q, c: self.preprocessor((q, c)), input_signature=[spec, spec],
+        autograph=False)
 
   def build_model(self,
                   attention_layout=modeling.attention.DEFAULT_ATTENTION_LAYOUT):

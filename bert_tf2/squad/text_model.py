@@ -86,7 +86,8 @@ class SquadTextModel(TextModel):
     data = tf.data.Dataset.from_tensor_slices(
         (questions, contexts, np.array(starts, np.int64), texts))
     data = data.batch(_EXAMPLES_PER_MAP).map(
-        self.preprocessor.training_windows).unbatch().cache()
+        tf.autograph.experimental.do_not_convert(
+            self.preprocessor.training_windows)).unbatch().cache()
     # One pass (it fills the cache) counts the windows, so that Keras knows
     # the steps per epoch (progress bar, no "ran out of data" warning).
     count = int(data.reduce(np.int64(0), lambda n, _: n + 1))
