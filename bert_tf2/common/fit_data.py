@@ -47,8 +47,9 @@ def dynamic_batch(data):
             if isinstance(s, tf.TensorSpec)]
   if not any(s.rank and s[0] is not None for s in shapes):
     return data
-  return data.map(lambda *e: tf.nest.map_structure(
-      _erase_batch_dim, e if len(e) > 1 else e[0]))
+  return data.map(tf.autograph.experimental.do_not_convert(
+      lambda *e: tf.nest.map_structure(_erase_batch_dim,
+                                       e if len(e) > 1 else e[0])))
 
 
 def fit_arguments(x, kwargs):

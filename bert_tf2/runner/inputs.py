@@ -51,8 +51,10 @@ def shard_batches(dataset, ctx):
   local = max(1, ctx.num_replicas_in_sync // pipelines)
   if local == 1:
     return dataset.shard(pipelines, index)
-  return dataset.enumerate().filter(
-      lambda i, _: (i // local) % pipelines == index).map(lambda _, x: x)
+  keep = tf.autograph.experimental.do_not_convert(
+      lambda i, _: (i // local) % pipelines == index)
+  return dataset.enumerate().filter(keep).map(
+      tf.autograph.experimental.do_not_convert(lambda _, x: x))
 
 
 def element_spec(make_dataset):

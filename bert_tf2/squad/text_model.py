@@ -90,12 +90,13 @@ class SquadTextModel(TextModel):
             self.preprocessor.training_windows)).unbatch().cache()
     # One pass (it fills the cache) counts the windows, so that Keras knows
     # the steps per epoch (progress bar, no "ran out of data" warning).
-    count = int(data.reduce(np.int64(0), lambda n, _: n + 1))
+    count = int(data.reduce(np.int64(0), tf.autograph.experimental.do_not_convert(
+        lambda n, _: n + 1)))
     data = data.apply(tf.data.experimental.assert_cardinality(count))
     if shuffle:
       data = data.shuffle(10000, seed=None, reshuffle_each_iteration=True)
-    data = data.map(lambda f: (f, (f["start_positions"],
-                                   f["end_positions"])))
+    data = data.map(tf.autograph.experimental.do_not_convert(
+        lambda f: (f, (f["start_positions"], f["end_positions"]))))
     return data.batch(batch_size or 32)
 
   def fit(self, x=None, y=None, batch_size=None, validation_data=None,

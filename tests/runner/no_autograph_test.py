@@ -36,27 +36,53 @@ def _product_files():
           yield os.path.join(root, name)
 
 
+# tf.data methods that trace a Python function (with AutoGraph unless the
+# function is wrapped in tf.autograph.experimental.do_not_convert), and the
+# position of that function among their arguments.
+DATASET_FUNCTION_ARG = {"map": 0, "filter": 0, "reduce": 1}
+
+
+def _is_do_not_convert(node):
+  return (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+          and node.func.attr == "do_not_convert")
+
+
 def converting_tf_functions(path):
-  """["file:line"] of the `tf.function(...)` calls in `path` that leave
-  AutoGraph on (no `autograph=False` keyword)."""
+  """["file:line"] of the calls in `path` that trace with AutoGraph: a
+  `tf.function(...)` without `autograph=False`, a `.map`, `.filter` or
+  `.reduce` whose function is not wrapped in `do_not_convert` (or named
+  for a value that is)."""
   with open(path, encoding="utf-8") as f:
     tree = ast.parse(f.read(), path)
+  wrapped = {t.id for node in ast.walk(tree) if isinstance(node, ast.Assign)
+             and _is_do_not_convert(node.value)
+             for t in node.targets if isinstance(t, ast.Name)}
   found = []
   for node in ast.walk(tree):
     if not (isinstance(node, ast.Call)
-            and isinstance(node.func, ast.Attribute)
-            and node.func.attr == "function"
-            and isinstance(node.func.value, ast.Name)
-            and node.func.value.id == "tf"):
+            and isinstance(node.func, ast.Attribute)):
       continue
-    off = any(k.arg == "autograph" and isinstance(k.value, ast.Constant)
-              and k.value.value is False for k in node.keywords)
-    if not off:
+    attr = node.func.attr
+    if (attr == "function" and isinstance(node.func.value, ast.Name)
+        and node.func.value.id == "tf"):
+      converts = not any(
+          k.arg == "autograph" and isinstance(k.value, ast.Constant)
+          and k.value.value is False for k in node.keywords)
+    elif attr in DATASET_FUNCTION_ARG and len(node.args) > (
+        DATASET_FUNCTION_ARG[attr]):
+      fn = node.args[DATASET_FUNCTION_ARG[attr]]
+      if attr == "reduce" and "ReduceOp" in ast.unparse(node.args[0]):
+        continue  # strategy.reduce(ReduceOp.X, value): no function.
+      converts = not (_is_do_not_convert(fn) or (
+          isinstance(fn, ast.Name) and fn.id in wrapped))
+    else:
+      continue
+    if converts:
       found.append("%s:%d" % (os.path.relpath(path, REPO_ROOT), node.lineno))
   return found
 
 
-def test_every_product_tf_function_turns_autograph_off():
+def test_every_product_tf_function_and_dataset_function_skips_autograph():
   found = [hit for path in _product_files()
            for hit in converting_tf_functions(path)]
   assert not found, found
@@ -64,12 +90,18 @@ def test_every_product_tf_function_turns_autograph_off():
 
 def test_the_scan_sees_a_converting_tf_function(tmp_path):
   path = tmp_path / "example.py"
-  path.write_text("import tensorflow as tf\n"
-                  "a = tf.function(lambda x: x, autograph=False)\n"
-                  "b = tf.function(lambda x: x, reduce_retracing=True)\n"
-                  "c = tf.function(lambda x: x, autograph=True)\n")
+  path.write_text(
+      "import tensorflow as tf\n"
+      "a = tf.function(lambda x: x, autograph=False)\n"
+      "b = tf.function(lambda x: x, reduce_retracing=True)\n"
+      "c = tf.function(lambda x: x, autograph=True)\n"
+      "plain = tf.autograph.experimental.do_not_convert(lambda x: x)\n"
+      "d = data.map(plain).filter(lambda x: x)\n"
+      "e = data.map(tf.autograph.experimental.do_not_convert(abs))\n"
+      "f = data.reduce(0, lambda n, _: n + 1)\n"
+      "g = strategy.reduce(tf.distribute.ReduceOp.SUM, x, axis=None)\n")
   hits = converting_tf_functions(str(path))
-  assert [h.rsplit(":", 1)[1] for h in hits] == ["3", "4"]
+  assert [h.rsplit(":", 1)[1] for h in hits] == ["3", "4", "6", "8"]
 
 
 CONFIG = modeling.BertConfig(
