@@ -21,8 +21,8 @@ class RunConfig(object):
     jit_compile: compile the training step with XLA.
     cluster_elementwise: let XLA fuse the step's ops between its matmuls
       where `loops.TrainSteps` would (a bfloat16 model on CPU, outside
-      XLA, one replica); False: never (`runner.speed_defaults` turns it off for runs
-      too short to earn back its compilation).
+      XLA, one replica); False: never (`runner.speed_defaults` turns it
+      off for runs too short to earn back its compilation).
     log_step_count_steps: log progress at most this often (in steps).
     gradient_accumulation_steps: micro-batches per optimizer step; the
       global batch (train_batch_size) is split into this many micro-batches.

@@ -90,8 +90,9 @@ class SquadTextModel(TextModel):
             self.preprocessor.training_windows)).unbatch().cache()
     # One pass (it fills the cache) counts the windows, so that Keras knows
     # the steps per epoch (progress bar, no "ran out of data" warning).
-    count = int(data.reduce(np.int64(0), tf.autograph.experimental.do_not_convert(
-        lambda n, _: n + 1)))
+    count = int(data.reduce(np.int64(0),
+                            tf.autograph.experimental.do_not_convert(
+                                lambda n, _: n + 1)))
     data = data.apply(tf.data.experimental.assert_cardinality(count))
     if shuffle:
       data = data.shuffle(10000, seed=None, reshuffle_each_iteration=True)
