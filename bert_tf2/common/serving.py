@@ -90,11 +90,32 @@ class TextServer(tf.Module):
     self._ids_outputs = ids_outputs
     self.extra_files = dict(extra_files or {})
 
-  def logits(self, features):
-    """The model on features' MODEL_INPUTS, chunk_size rows per call."""
+  def logits(self, features, model_fn=None):
+    """The model on features' MODEL_INPUTS, chunk_size rows per call
+    (model_fn: `model_function()`'s, else the model inlined)."""
     return raw_text_serving.call_in_chunks(
-        self._chunk_logits, {k: features[k] for k in MODEL_INPUTS},
-        self.chunk_size)
+        model_fn or self._chunk_logits,
+        {k: features[k] for k in MODEL_INPUTS}, self.chunk_size)
+
+  def model_function(self):
+    """`_chunk_logits` as one graph function, for the signatures to share.
+
+    Inlined, the model was traced twice per signature (`call_in_chunks`
+    calls it twice) and an export held up to six copies of it. The first
+    call traces it for rows of any number and length, so every later call
+    matches that one trace. The signatures hold it in their closures, not
+    as an attribute of the module, which the SavedModel writer would trace
+    once more.
+    """
+    fn = tf.function(self._chunk_logits, autograph=False,
+                     reduce_retracing=True)
+
+    def call(inputs):
+      fn.get_concrete_function({
+          k: tf.TensorSpec([None] * v.shape.rank, v.dtype)
+          for k, v in inputs.items()})
+      return fn(inputs)
+    return call
 
   def _chunk_logits(self, inputs):
     if self.trim_padding:  # The chunk's longest sequence (same outputs).
@@ -104,50 +125,56 @@ class TextServer(tf.Module):
       inputs = {k: v[..., :length] for k, v in inputs.items()}
     return self.model(inputs, training=False)
 
-  def answer(self, texts):
+  def answer(self, texts, model_fn=None):
     """Checked raw inputs -> the outputs dict (in graph)."""
     features = self.preprocessor(texts)
-    logits = self.logits(features)
+    logits = self.logits(features, model_fn)
     merge = getattr(self.preprocessor, "merge_windows", None)
     if merge is not None:
       logits = merge(features, logits)
     return self._outputs(features, logits, texts)
 
-  def text_signature(self, names, check=None):
+  def text_signature(self, names, check=None, model_fn=None):
     """A tf.function of raw strings named `names` (the preprocessor's
     inputs, in its order) -> outputs.
 
     check: fn(*texts) -> the preprocessor's input, checked; default
     `raw_text_serving.check_text_inputs` (each a vector, one length, valid
     UTF-8), one Tensor for one name and a tuple for several.
+    model_fn: a `model_function()` to call (default: the model inlined).
     """
     names = list(names)
 
     def serve(*texts):
       if check is not None:
-        return self.answer(check(*texts))
+        return self.answer(check(*texts), model_fn)
       checked = raw_text_serving.check_text_inputs(*texts, names=names)
-      return self.answer(checked[0] if len(checked) == 1 else checked)
+      return self.answer(checked[0] if len(checked) == 1 else checked,
+                         model_fn)
     return tf.function(serve, input_signature=[
         tf.TensorSpec(None, tf.string, name=n) for n in names], autograph=False)
 
-  def ids_signature(self, outputs=None):
+  def ids_signature(self, outputs=None, model_fn=None):
     """A tf.function of input_ids, input_mask, segment_ids int32
-    [batch, max_seq_length] -> outputs (default: the text signature's)."""
+    [batch, max_seq_length] -> outputs (default: the text signature's).
+    model_fn: a `model_function()` to call (default: the model inlined)."""
     outputs = outputs or self._outputs
 
     def serve(input_ids, input_mask, segment_ids):
       features = {"input_ids": input_ids, "input_mask": input_mask,
                   "segment_ids": segment_ids}
-      return outputs(features, self.logits(features), None)
+      return outputs(features, self.logits(features, model_fn), None)
     return tf.function(serve, input_signature=[
         tf.TensorSpec([None, self.max_seq_length], tf.int32, name=n)
         for n in MODEL_INPUTS], autograph=False)
 
   def signature_functions(self):
-    """{name: tf.function} of `signatures`, as the SavedModel holds them."""
-    return {name: (self.ids_signature(self._ids_outputs) if inputs == IDS
-                   else self.text_signature(inputs, self._check))
+    """{name: tf.function} of `signatures`, as the SavedModel holds them
+    (one `model_function()` shared by all)."""
+    model_fn = self.model_function()
+    return {name: (self.ids_signature(self._ids_outputs, model_fn)
+                   if inputs == IDS
+                   else self.text_signature(inputs, self._check, model_fn))
             for name, inputs in self.signature_inputs.items()}
 
 

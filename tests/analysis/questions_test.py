@@ -470,3 +470,23 @@ def test_masking_runs_share_init_and_data_across_rates(monkeypatch):
 def test_masking_refuses_bad_flags_in_one_line(flag):
   with pytest.raises(SystemExit, match=flag.split(",")[0].split("=")[0]):
     questions.main(["masking", flag])
+
+
+def test_graph_forward_is_the_model_in_one_trace(tiny):
+  # The commands' model calls run in one graph function: the same outputs
+  # as the eager model (to float round-off), and one trace for every batch
+  # size and length (sentences differ in length).
+  _, _, model = tiny
+  forward = questions.graph_forward(model, return_attention_probs=True)
+  rng = np.random.RandomState(0)
+  for batch, length in ((1, 5), (1, 9), (3, 7), (2, 12)):
+    inputs = {"input_ids": rng.randint(0, 50, size=[batch, length]),
+              "token_type_ids": rng.randint(0, 2, size=[batch, length])}
+    got = forward(inputs)
+    want = model({k: np.asarray(v, np.int32) for k, v in inputs.items()},
+                 return_attention_probs=True)
+    for key in ("sequence_output", "embedding_output"):
+      np.testing.assert_allclose(got[key], want[key], rtol=1e-5, atol=1e-5)
+    for g, w in zip(got["attention_probs"], want["attention_probs"]):
+      np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-6)
+  assert forward.tf_function.experimental_get_tracing_count() == 1
