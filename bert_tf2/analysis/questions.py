@@ -1036,7 +1036,8 @@ def graph_forward(model, **call_kwargs):
   eagerly a MiniLM forward pass took 68-74 ms at 128 tokens against 15 ms
   in a graph function (2 cores). The first call traces it for int32 inputs
   of any batch size and length, so every later call matches that trace.
-  (`nonlinearity` keeps the eager model: its patches read values in NumPy.)
+  (`nonlinearity` makes one per patched forward pass, inside the patch's
+  context; its calibration pass stays eager: it reads values in NumPy.)
 
   Args:
     model: a BertModel; call_kwargs: its call's keyword arguments.
@@ -1254,13 +1255,17 @@ def run_nonlinearity(args):
   data = bbc_labelled(args.max_articles)
   encoded = [_encode(tok, text, args.max_seq_length) for _, _, text in data]
 
-  def vectors(net):
-    return np.stack([np.asarray(net({"input_ids": ids, "token_type_ids": t})[
+  def vectors(net, eager=False):
+    # In a graph function made (so traced) inside the patch's context; the
+    # calibration pass runs eagerly: its patch reads values in NumPy.
+    forward = net if eager else graph_forward(net)
+    return np.stack([np.asarray(forward({"input_ids": ids,
+                                         "token_type_ids": t})[
         "sequence_output"])[0].mean(axis=0) for ids, t in encoded])
 
   record = {}
   with nonlinearity_patch("as trained", record=record):
-    base = vectors(model)
+    base = vectors(model, eager=True)
   scales = {k: float(np.mean(v)) for k, v in record.items()}
   labels = np.array([t for _, t, _ in data])
   train = np.array([s == "train" for s, _, _ in data])

@@ -490,3 +490,17 @@ def test_graph_forward_is_the_model_in_one_trace(tiny):
     for g, w in zip(got["attention_probs"], want["attention_probs"]):
       np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-6)
   assert forward.tf_function.experimental_get_tracing_count() == 1
+
+
+def test_a_patch_reaches_a_graph_forward_traced_inside_it(tiny):
+  # nonlinearity runs each patched pass through a graph_forward made and
+  # traced inside the patch's context: the trace holds the patched op.
+  _, _, model = tiny
+  inputs = {"input_ids": np.array([[2, 7, 9, 11, 3]], np.int32)}
+  with questions.nonlinearity_patch("softmax -> uniform"):
+    patched = questions.graph_forward(model, return_attention_probs=True)
+    probs = np.asarray(patched(inputs)["attention_probs"][0])
+  np.testing.assert_allclose(probs, np.full(probs.shape, 0.2), atol=1e-6)
+  trained = questions.graph_forward(model, return_attention_probs=True)
+  probs = np.asarray(trained(inputs)["attention_probs"][0])
+  assert np.abs(probs - 0.2).max() > 0.01
