@@ -12,7 +12,19 @@ import numpy as np
 import pytest
 
 import modeling
-from bert_tf2.analysis import questions
+from bert_tf2.analysis.questions import cli
+from bert_tf2.analysis.questions import common
+from bert_tf2.analysis.questions import decode
+from bert_tf2.analysis.questions import flops
+from bert_tf2.analysis.questions import layers
+from bert_tf2.analysis.questions import limits
+from bert_tf2.analysis.questions import long_text
+from bert_tf2.analysis.questions import masking
+from bert_tf2.analysis.questions import nonlinearity
+from bert_tf2.analysis.questions import pooling
+from bert_tf2.analysis.questions import scale
+from bert_tf2.analysis.questions import self_attention
+from bert_tf2.analysis.questions import tied
 from tests.analysis import synthetic
 from tests.pretraining_data import corpus
 
@@ -30,7 +42,7 @@ def tiny(tmp_path_factory):
   config_file = os.path.join(tmp, "bert_config.json")
   with open(config_file, "w") as f:
     json.dump(TINY, f)
-  model, _ = questions.load_model(config_file, None)
+  model, _ = common.load_model(config_file, None)
   variables = {"bert/" + name: np.asarray(v)
                for name, v in model.original_variables().items()}
   prefix = synthetic.write_checkpoint(os.path.join(tmp, "bert_model.ckpt"),
@@ -44,7 +56,7 @@ def test_attention_logits_give_the_models_attention(tiny):
   out = model({"input_ids": ids}, return_attention_probs=True)
   read = lambda n: np.asarray(model.original_variables()[n])
   scope = "encoder/layer_1/attention/self/"
-  logits = questions.attention_logits(
+  logits = scale.attention_logits(
       np.asarray(out["encoder_outputs"][0])[0], read(scope + "query/kernel"),
       read(scope + "query/bias"), read(scope + "key/kernel"),
       read(scope + "key/bias"), 4)
@@ -60,7 +72,7 @@ def test_projection_free_attention_is_the_model_with_identity_q_and_k(tiny):
   # kernels and zero biases: set them in a copy of the tiny model and its
   # own attention probabilities are what the function computes.
   config_file, prefix, _ = tiny
-  model, _ = questions.load_model(config_file, prefix)
+  model, _ = common.load_model(config_file, prefix)
   weights = model.original_variables()
   scope = "encoder/layer_1/attention/self/"
   for part in ("query", "key"):
@@ -68,7 +80,7 @@ def test_projection_free_attention_is_the_model_with_identity_q_and_k(tiny):
     weights[scope + part + "/bias"].assign(np.zeros(16, np.float32))
   ids = np.array([[101, 2023, 2003, 1037, 3231, 102]], np.int32)
   out = model({"input_ids": ids}, return_attention_probs=True)
-  free = questions.projection_free_attention(
+  free = self_attention.projection_free_attention(
       np.asarray(out["encoder_outputs"][0])[0], 4)
   np.testing.assert_allclose(free, np.asarray(out["attention_probs"][1])[0],
                              atol=1e-5)
@@ -82,7 +94,7 @@ def tiny_attention(tiny, kind, mask=None):
   features = {"input_ids": ids}
   if mask is not None:
     features["input_mask"] = np.array([mask], np.int32)
-  with questions.nonlinearity_patch(kind):
+  with nonlinearity.nonlinearity_patch(kind):
     out = model(features, return_attention_probs=True)
   return np.asarray(out["attention_probs"][0])[0]
 
@@ -110,11 +122,11 @@ def test_fixed_scale_layer_norm_is_layer_norm_at_the_rows_own_scale():
   x, gamma, beta = rng.normal(size=(1, 8)), rng.normal(size=8), rng.normal(
       size=8)
   exact = np.asarray(ops.layer_norm(x.astype(np.float32), gamma, beta))
-  fixed = np.asarray(questions.fixed_scale_layer_norm(x, gamma, beta,
+  fixed = np.asarray(nonlinearity.fixed_scale_layer_norm(x, gamma, beta,
                                                       x.std()))
   np.testing.assert_allclose(fixed, exact, atol=1e-5)
   # And affine in x: the division by each token's spread is what it drops.
-  f = lambda v: np.asarray(questions.fixed_scale_layer_norm(v, gamma, beta,
+  f = lambda v: np.asarray(nonlinearity.fixed_scale_layer_norm(v, gamma, beta,
                                                             2.0))
   y = rng.normal(size=(1, 8))
   np.testing.assert_allclose(f(x + y) - f(y), f(x) - f(0 * x), atol=1e-12)
@@ -123,7 +135,7 @@ def test_fixed_scale_layer_norm_is_layer_norm_at_the_rows_own_scale():
 def test_layer_norm_calibration_records_every_layer_norm(tiny):
   _, _, model = tiny
   record = {}
-  with questions.nonlinearity_patch("as trained", record=record):
+  with nonlinearity.nonlinearity_patch("as trained", record=record):
     model({"input_ids": np.array([[101, 2023, 2003, 102]], np.int32)})
   assert len(record) == 1 + 2 * TINY["num_hidden_layers"]
   assert all(len(v) == 4 for v in record.values())
@@ -131,23 +143,23 @@ def test_layer_norm_calibration_records_every_layer_norm(tiny):
 
 def test_self_weight_against_known_maps():
   n = 5
-  assert questions.self_weight(np.eye(n)) == (1.0, 1.0)
-  assert questions.self_weight(np.full((n, n), 1.0 / n))[0] == pytest.approx(
-      1.0 / n)
+  assert self_attention.self_weight(np.eye(n)) == (1.0, 1.0)
+  uniform = self_attention.self_weight(np.full((n, n), 1.0 / n))
+  assert uniform[0] == pytest.approx(1.0 / n)
   shifted = np.roll(np.eye(n), 1, axis=1)  # Every token on its neighbour.
-  assert questions.self_weight(shifted) == (0.0, 0.0)
+  assert self_attention.self_weight(shifted) == (0.0, 0.0)
   # Without projections a token's logit with itself is its squared norm,
   # the largest when the rows have equal norms (Cauchy-Schwarz).
   rows = np.random.RandomState(0).normal(size=(12, 32))
   rows *= 8.0 / np.linalg.norm(rows, axis=1, keepdims=True)
-  assert questions.self_weight(
-      questions.projection_free_attention(rows, 1))[1] == 1.0
+  assert self_attention.self_weight(
+      self_attention.projection_free_attention(rows, 1))[1] == 1.0
 
 
 def test_softmax_stats_uniform_and_saturated():
-  ent, sat = questions.softmax_stats(np.zeros([3, 8]))
+  ent, sat = scale.softmax_stats(np.zeros([3, 8]))
   assert abs(ent - np.log(8)) < 1e-9 and sat == 0.0
-  ent, sat = questions.softmax_stats(np.array([[50.0, 0.0, 0.0]]))
+  ent, sat = scale.softmax_stats(np.array([[50.0, 0.0, 0.0]]))
   assert ent < 1e-6 and sat == 1.0
 
 
@@ -155,33 +167,33 @@ def test_decode_sums_exact_on_separated_tables_and_fails_on_shared_rows():
   rows = np.eye(12) * 3.0
   word, position, segment = rows[:6], rows[6:10], rows[10:]
   tokens, positions, segments = np.arange(6), np.arange(6) % 4, np.arange(6) % 2
-  assert questions.decode_sums(word, position, segment, tokens, positions,
+  assert decode.decode_sums(word, position, segment, tokens, positions,
                                segments) == (1.0, 1.0, 1.0, 1.0)
   twins = word.copy()
   twins[1] = twins[0]  # Tokens 0 and 1 cannot be told apart.
-  acc = questions.decode_sums(twins, position, segment, tokens, positions,
+  acc = decode.decode_sums(twins, position, segment, tokens, positions,
                               segments)
   assert acc[0] == 5 / 6 and acc[1] == 1.0
 
 
 def test_flops_cross_at_2d_plus_dff():
-  n = questions.crossover_length(384, 1536)
-  att, dense = questions.layer_flops(n, 384, 1536)
+  n = flops.crossover_length(384, 1536)
+  att, dense = flops.layer_flops(n, 384, 1536)
   assert att == dense
-  att, dense = questions.layer_flops(n - 1, 384, 1536)
+  att, dense = flops.layer_flops(n - 1, 384, 1536)
   assert att < dense
 
 
 def test_tied_report_finds_a_separate_output_matrix():
-  shapes = {questions.WORD: [10, 4], "cls/predictions/output_bias": [10],
+  shapes = {common.WORD: [10, 4], "cls/predictions/output_bias": [10],
             "cls/predictions/transform/dense/kernel": [4, 4]}
-  assert questions.tied_report(shapes)["tied"]
+  assert tied.tied_report(shapes)["tied"]
   # The optimizer's slots of the word table are not output layers.
-  shapes[questions.WORD + "/adam_m"] = [10, 4]
-  shapes[questions.WORD + "/adam_v"] = [10, 4]
-  assert questions.tied_report(shapes)["tied"]
+  shapes[common.WORD + "/adam_m"] = [10, 4]
+  shapes[common.WORD + "/adam_v"] = [10, 4]
+  assert tied.tied_report(shapes)["tied"]
   shapes["cls/predictions/output_weights"] = [10, 4]
-  report = questions.tied_report(shapes)
+  report = tied.tied_report(shapes)
   assert not report["tied"]
   assert report["output_matrices"] == ["bert/embeddings/word_embeddings",
                                        "cls/predictions/output_weights"]
@@ -191,7 +203,7 @@ def test_tied_says_there_is_no_head_rather_than_false(tiny, capsys):
   # A checkpoint saved without cls/predictions/ (all-MiniLM-L6-v2, the tiny
   # one here) has nothing to tie: "False" would read as "not tied".
   _, prefix, _ = tiny
-  questions.main(["tied", "--init_checkpoint=" + prefix])
+  cli.main(["tied", "--init_checkpoint=" + prefix])
   out = capsys.readouterr().out
   assert "no MLM head saved" in out
   assert "MLM head tied to the word table: no MLM head saved" in out
@@ -200,7 +212,7 @@ def test_tied_says_there_is_no_head_rather_than_false(tiny, capsys):
 
 def test_our_pretraining_model_ties_the_mlm_head():
   config = modeling.BertConfig(**TINY)
-  check = questions.model_tie_check(config)
+  check = tied.model_tie_check(config)
   assert check["vocab_matrices"] == ["embeddings/word_embeddings"]
   # Every row of the table gets a gradient from the logits, though the
   # input only uses id 0: the table is the output layer.
@@ -209,7 +221,7 @@ def test_our_pretraining_model_ties_the_mlm_head():
 
 def test_limit_cases(tiny):
   _, _, model = tiny
-  cases = dict(questions.limit_cases(model, modeling.BertConfig(**TINY)))
+  cases = dict(limits.limit_cases(model, modeling.BertConfig(**TINY)))
   assert "longer than max_position_embeddings=24" in cases["25 positions"]
   assert cases["segment id 2"].startswith("ran (no error)")
   assert cases["segment id 2"].endswith("at most 0")
@@ -219,12 +231,12 @@ def bag_of_words_features(tiny, zero_positions):
   """sentence_features of one 6-word sentence on the tiny model, with its
   position table as trained or all zeros."""
   config_file, prefix, _ = tiny
-  model, _ = questions.load_model(config_file, prefix)
+  model, _ = common.load_model(config_file, prefix)
   if zero_positions:
     table = model.embeddings.position_embeddings
     table.assign(np.zeros(table.shape, np.float32))
   pieces = [[2000 + i] for i in range(5)] + [[3000, 3001]]
-  return questions.sentence_features(
+  return layers.sentence_features(
       model, np.asarray(model.embeddings.word_embeddings), pieces, 101, 102,
       np.random.RandomState(0), max_pairs=10)
 
@@ -246,7 +258,7 @@ def test_without_position_embeddings_every_layer_is_a_bag_of_words(tiny):
 
 def test_order_pairs_are_inside_the_sentence_and_both_ways():
   rng = np.random.RandomState(0)
-  pairs, near = questions.order_pairs(40, 200, rng)
+  pairs, near = layers.order_pairs(40, 200, rng)
   for p in (pairs, near):
     assert p.min() >= 1 and p.max() <= 38 and np.all(p[:, 0] != p[:, 1])
     after = np.mean(p[:, 1] > p[:, 0])
@@ -259,11 +271,11 @@ def test_position_probe_reads_a_linear_code_and_not_noise():
   rng = np.random.RandomState(0)
   pos = np.tile(np.arange(1, 31), 20)
   code = np.outer(pos, rng.normal(size=8)) + 0.01 * rng.normal(size=(600, 8))
-  r2, mae = questions.position_probe(code[:450], pos[:450], code[450:],
+  r2, mae = layers.position_probe(code[:450], pos[:450], code[450:],
                                      pos[450:])
   assert r2 > 0.99 and mae < 0.5
   noise = rng.normal(size=(600, 8))
-  r2, _ = questions.position_probe(noise[:450], pos[:450], noise[450:],
+  r2, _ = layers.position_probe(noise[:450], pos[:450], noise[450:],
                                    pos[450:])
   assert r2 < 0.05
 
@@ -273,16 +285,16 @@ def test_position_probe_reads_a_linear_code_and_not_noise():
 def test_layers_refuses_bad_flags_in_one_line(tiny, flag):
   config_file, prefix, _ = tiny
   with pytest.raises(SystemExit, match="error: " + flag.split("=")[0]):
-    questions.main(["layers", "--bert_config_file=" + config_file,
+    cli.main(["layers", "--bert_config_file=" + config_file,
                     "--init_checkpoint=" + prefix,
                     "--vocab_file=" + corpus.minilm_vocab(), flag])
 
 
 def test_pooling_scores():
   vectors = np.array([[1.0, 0.0], [1.0, 0.1], [0.0, 1.0], [0.1, 1.0]])
-  assert questions.nearest_neighbour_accuracy(vectors, [0, 0, 1, 1]) == 1.0
-  assert questions.pair_auc(vectors, [0, 0, 1, 1]) == 1.0
-  assert questions.pair_auc(vectors, [0, 1, 0, 1]) < 0.5
+  assert pooling.nearest_neighbour_accuracy(vectors, [0, 0, 1, 1]) == 1.0
+  assert pooling.pair_auc(vectors, [0, 0, 1, 1]) == 1.0
+  assert pooling.pair_auc(vectors, [0, 1, 0, 1]) < 0.5
 
 
 def test_long_text_windows_are_the_classifiers_and_pool_per_article(tiny):
@@ -292,19 +304,19 @@ def test_long_text_windows_are_the_classifiers_and_pool_per_article(tiny):
   truncation, and an article's "mean of windows" vector is the mean of its
   windows' vectors, each run through the model alone."""
   from bert_tf2.analysis import attention
-  from bert_tf2.classifier import long_text
+  from bert_tf2.classifier import long_text as classifier_long_text
   from bert_tf2.classifier.processors import InputExample
   _, _, model = tiny
-  tok = questions._tokenizer(corpus.minilm_vocab())
-  data = questions.bbc_labelled(4)
+  tok = common.full_tokenizer(corpus.minilm_vocab())
+  data = long_text.bbc_labelled(4)
   assert len({topic for _, topic, _ in data}) > 1  # spread over topics
   max_len, stride = 24, 8
   ids = [tok.convert_tokens_to_ids(tok.tokenize(t)) for _, _, t in data]
   cls_id, sep_id = tok.convert_tokens_to_ids(["[CLS]", "[SEP]"])
-  features, example = questions.article_windows(ids, max_len, stride,
+  features, example = long_text.article_windows(ids, max_len, stride,
                                                 cls_id, sep_id)
   expected = [f for i, (_, topic, text) in enumerate(data)
-              for f in long_text.convert_example_to_windows(
+              for f in classifier_long_text.convert_example_to_windows(
                   i, InputExample(str(i), text, None, topic), [topic],
                   max_len, stride, tok)]
   assert example.tolist() == [f.example_index for f in expected]
@@ -315,10 +327,10 @@ def test_long_text_windows_are_the_classifiers_and_pool_per_article(tiny):
   for i, (_, _, text) in enumerate(data):
     _, truncated, _ = attention.encode_text(tok, text, max_seq_length=max_len)
     assert features["input_ids"][first[i]].tolist() == truncated.tolist()
-  mean, cls = questions.window_vectors(model, features, batch_size=7)
-  first_vec, mean_vec = questions.article_vectors(mean, example, len(data))
+  mean, cls = long_text.window_vectors(model, features, batch_size=7)
+  first_vec, mean_vec = long_text.article_vectors(mean, example, len(data))
   for i in range(len(data)):
-    alone = [questions.window_vectors(
+    alone = [long_text.window_vectors(
         model, {k: v[w:w + 1] for k, v in features.items()})[0][0]
              for w in np.flatnonzero(example == i)]
     np.testing.assert_allclose(mean_vec[i], np.mean(alone, axis=0),
@@ -335,18 +347,18 @@ def test_long_text_windows_are_the_classifiers_and_pool_per_article(tiny):
                                   "--max_seq_length=2"])
 def test_long_text_refuses_bad_flags_in_one_line(flag):
   with pytest.raises(SystemExit, match="^error: " + flag.split("=")[0]):
-    questions.main(["long_text", "--bert_config_file=c",
+    cli.main(["long_text", "--bert_config_file=c",
                     "--init_checkpoint=c", "--vocab_file=v", flag])
 
 
 def test_window_buckets_and_article_vectors_refuse_a_missing_article():
-  assert [questions.window_bucket(c) for c in (1, 2, 6, 7)] == [
+  assert [long_text.window_bucket(c) for c in (1, 2, 6, 7)] == [
       "1", "2-3", "4-6", "7+"]
   with pytest.raises(ValueError):
-    questions.article_vectors(np.ones([2, 3]), [0, 2], 3)
+    long_text.article_vectors(np.ones([2, 3]), [0, 2], 3)
 
 
-@pytest.mark.parametrize("command", sorted(questions.COMMANDS))
+@pytest.mark.parametrize("command", sorted(cli.COMMANDS))
 def test_every_command_runs_on_a_tiny_checkpoint(tiny, command, capsys,
                                                  tmp_path):
   config_file, prefix, _ = tiny
@@ -380,7 +392,7 @@ def test_every_command_runs_on_a_tiny_checkpoint(tiny, command, capsys,
                  "--output_plot=" + str(tmp_path / "layers.png")],
       "masking": MASKING_TOY[1:] + ["--rates=0.15", "--seeds=1"],
   }[command]
-  questions.main([command] + args)
+  cli.main([command] + args)
   out = capsys.readouterr().out
   assert out.count("\n|") >= 2, out
   if command == "layers":
@@ -391,7 +403,7 @@ def test_every_command_runs_on_a_tiny_checkpoint(tiny, command, capsys,
 def test_layers_plot_refuses_a_missing_folder_before_running(tiny):
   config_file, prefix, _ = tiny
   with pytest.raises(SystemExit, match="--output_plot=/nonexistent/l.png"):
-    questions.main(["layers", "--bert_config_file=" + config_file,
+    cli.main(["layers", "--bert_config_file=" + config_file,
                     "--init_checkpoint=" + prefix, "--vocab_file=unused",
                     "--output_plot=/nonexistent/l.png"])
 
@@ -402,11 +414,11 @@ MASKING_TOY = ["--rates=0.15,0.4", "--seeds=1", "--steps=2", "--batch=4",
 
 
 def test_topic_sequences_differ_in_bigrams_only():
-  ids, topic = questions.topic_sequences(questions.MASKING_SHIFTS, 4000, 32,
+  ids, topic = masking.topic_sequences(masking.MASKING_SHIFTS, 4000, 32,
                                          33, 0.5, np.random.RandomState(0))
   assert ids.min() >= 1 and ids.max() <= 32
   step = np.diff(ids - 1, axis=1) % 32
-  for t, shift in enumerate(questions.MASKING_SHIFTS):
+  for t, shift in enumerate(masking.MASKING_SHIFTS):
     mine = topic == t
     # Half the steps follow the topic's shift (plus the 1 in 32 uniform
     # draws that land on it) ...
@@ -420,7 +432,7 @@ def test_topic_sequences_differ_in_bigrams_only():
 
 def test_mask_tokens_masks_as_bert_at_the_rate():
   ids = np.random.RandomState(1).randint(1, 33, size=(2000, 20))
-  inputs, weights = questions.mask_tokens(ids, 0.25, 33, 33,
+  inputs, weights = masking.mask_tokens(ids, 0.25, 33, 33,
                                           np.random.RandomState(2))
   assert (weights.sum(axis=1) == 5).all()
   assert (inputs[weights == 0] == ids[weights == 0]).all()
@@ -428,7 +440,7 @@ def test_mask_tokens_masks_as_bert_at_the_rate():
   masked = np.mean(picked_in == 33)
   kept = np.mean(picked_in == picked)
   assert abs(masked - 0.8) < 0.02 and abs(kept - (0.1 + 0.1 / 32)) < 0.015
-  assert questions.mask_tokens(ids[:1, :4], 0.01, 33, 33,
+  assert masking.mask_tokens(ids[:1, :4], 0.01, 33, 33,
                                np.random.RandomState(0))[1].sum() == 1
 
 
@@ -450,11 +462,11 @@ def test_masking_runs_share_init_and_data_across_rates(monkeypatch):
     seen.append(batch)
     return step(net, batch)
 
-  monkeypatch.setattr(questions, "masking_probe", fingerprint)
+  monkeypatch.setattr(masking, "masking_probe", fingerprint)
   monkeypatch.setattr(toy_training.ToyNet, "train_step", recording_step)
-  args = questions.build_parser().parse_args(["masking"] + MASKING_TOY)
-  low = questions.masking_run(0.15, 0, args)
-  high = questions.masking_run(0.4, 0, args)
+  args = cli.build_parser().parse_args(["masking"] + MASKING_TOY)
+  low = masking.masking_run(0.15, 0, args)
+  high = masking.masking_run(0.4, 0, args)
   assert low[0] == high[0]
   assert low[1] != high[1] and low[1] != low[0]
   # The same sequences at every step for both rates; only the masks differ
@@ -469,7 +481,7 @@ def test_masking_runs_share_init_and_data_across_rates(monkeypatch):
                                   "--stay=1.5"])
 def test_masking_refuses_bad_flags_in_one_line(flag):
   with pytest.raises(SystemExit, match=flag.split(",")[0].split("=")[0]):
-    questions.main(["masking", flag])
+    cli.main(["masking", flag])
 
 
 def test_graph_forward_is_the_model_in_one_trace(tiny):
@@ -477,7 +489,7 @@ def test_graph_forward_is_the_model_in_one_trace(tiny):
   # as the eager model (to float round-off), and one trace for every batch
   # size and length (sentences differ in length).
   _, _, model = tiny
-  forward = questions.graph_forward(model, return_attention_probs=True)
+  forward = common.graph_forward(model, return_attention_probs=True)
   rng = np.random.RandomState(0)
   for batch, length in ((1, 5), (1, 9), (3, 7), (2, 12)):
     inputs = {"input_ids": rng.randint(0, 50, size=[batch, length]),
@@ -497,10 +509,10 @@ def test_a_patch_reaches_a_graph_forward_traced_inside_it(tiny):
   # traced inside the patch's context: the trace holds the patched op.
   _, _, model = tiny
   inputs = {"input_ids": np.array([[2, 7, 9, 11, 3]], np.int32)}
-  with questions.nonlinearity_patch("softmax -> uniform"):
-    patched = questions.graph_forward(model, return_attention_probs=True)
+  with nonlinearity.nonlinearity_patch("softmax -> uniform"):
+    patched = common.graph_forward(model, return_attention_probs=True)
     probs = np.asarray(patched(inputs)["attention_probs"][0])
   np.testing.assert_allclose(probs, np.full(probs.shape, 0.2), atol=1e-6)
-  trained = questions.graph_forward(model, return_attention_probs=True)
+  trained = common.graph_forward(model, return_attention_probs=True)
   probs = np.asarray(trained(inputs)["attention_probs"][0])
   assert np.abs(probs - 0.2).max() > 0.01
