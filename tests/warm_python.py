@@ -37,12 +37,6 @@ import tempfile
 _SERVER = r"""
 import json, os, runpy, select, signal, socket, sys, threading, traceback
 import tensorflow, keras  # The costly imports, once, before the forks.
-import gc
-# The imports' objects (about a million) move to the permanent generation:
-# a program's full collections no longer walk them (as in a fresh process,
-# they are module objects that are never freed), and the forks share
-# their pages instead of copying them when a collection touches them.
-gc.freeze()
 
 # sys.path without the server's PYTHONPATH: each program puts its own.
 _OWN = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
