@@ -180,9 +180,8 @@ def block_cv_sse_of_grams(x, grams, ridges, block=BLOCK):
     w = 1.0 / (s + ridge * scale)
     # The [n / block, block, block] matrices that turn a block's residuals
     # (dual: (A y)_b) into its held-out residuals.
-    fix = np.linalg.inv(np.matmul(rows * w, rows.transpose(0, 2, 1))
-                        if dual else np.eye(block)
-                        - np.matmul(rows * w, rows.transpose(0, 2, 1)))
+    local = np.matmul(rows * w, rows.transpose(0, 2, 1))
+    fix = np.linalg.inv(local if dual else np.eye(block) - local)
     # The full fit's residual operator: dual A, primal I - S.
     full = (flat * w) @ flat.T
     residual = full if dual else np.eye(n) - full

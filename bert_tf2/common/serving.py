@@ -40,6 +40,7 @@ Example (a "model" that counts each text's real tokens):
 
 import tensorflow as tf
 
+from bert_tf2.common import any_shape
 from bert_tf2.common import padding
 from bert_tf2.common import raw_text_serving
 from bert_tf2.common import saved_model
@@ -101,21 +102,12 @@ class TextServer(tf.Module):
     """`_chunk_logits` as one graph function, for the signatures to share.
 
     Inlined, the model was traced twice per signature (`call_in_chunks`
-    calls it twice) and an export held up to six copies of it. The first
-    call traces it for rows of any number and length, so every later call
-    matches that one trace. The signatures hold it in their closures, not
-    as an attribute of the module, which the SavedModel writer would trace
-    once more.
+    calls it twice) and an export held up to six copies of it. Traced
+    once, for rows of any number and length (`any_shape`). The signatures
+    hold it in their closures, not as an attribute of the module, which
+    the SavedModel writer would trace once more.
     """
-    fn = tf.function(self._chunk_logits, autograph=False,
-                     reduce_retracing=True)
-
-    def call(inputs):
-      fn.get_concrete_function({
-          k: tf.TensorSpec([None] * v.shape.rank, v.dtype)
-          for k, v in inputs.items()})
-      return fn(inputs)
-    return call
+    return any_shape.any_shape_function(self._chunk_logits)
 
   def _chunk_logits(self, inputs):
     if self.trim_padding:  # The chunk's longest sequence (same outputs).
