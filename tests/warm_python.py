@@ -16,9 +16,12 @@ starts that way (quickstart.py's stages) are served too. The command exits with 
 N ended it); SIGTERM, SIGINT and SIGHUP sent to the command go to the
 child, and a command killed otherwise (SIGKILL) takes its child with it.
 Any other interpreter option (`python -u ...`, `python` alone) runs the
-real interpreter. The server imports nothing of the project, so every
-program starts from fresh absl flags, Keras registrations and project
-modules, as in a new process. What differs from a new process: TensorFlow
+real interpreter. `command(name, preload, env)` keeps one server per name:
+the golden tests' runs of the original code have their own, started in
+the reference environment (TF_USE_LEGACY_KERAS=1) with tensorflow and
+tf_keras imported (tests/golden/__init__.py). No server imports anything
+of the project, so every program starts from fresh absl flags, Keras
+registrations and project modules, as in a new process. What differs from a new process: TensorFlow
 was imported before the program ran, so a program's settings made before
 its TensorFlow import (bert_tf2/common/quiet_start.py's silencing of the
 start-up lines) do not apply; tests about those start the real interpreter.
@@ -35,8 +38,10 @@ import sys
 import tempfile
 
 _SERVER = r"""
-import json, os, runpy, select, signal, socket, sys, threading, traceback
-import tensorflow, keras  # The costly imports, once, before the forks.
+import importlib, json, os, runpy, select, signal, socket, sys, threading
+import traceback
+for name in sys.argv[3].split(","):  # The costly imports, once, before the
+  importlib.import_module(name)      # forks (tensorflow, keras by default).
 
 # sys.path without the server's PYTHONPATH: each program puts its own.
 _OWN = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
@@ -220,8 +225,10 @@ class WarmPython:
   included); each program gets the environment of its caller.
   """
 
-  def __init__(self, work_dir):
+  def __init__(self, work_dir, preload=("tensorflow", "keras"), env=None):
     self.bin_dir = os.path.join(work_dir, "bin")
+    self._preload = ",".join(preload)
+    self._env = env
     # A short path: a Unix socket's is limited to 107 bytes.
     self._socket_dir = tempfile.mkdtemp(prefix="warm")
     self._socket = os.path.join(self._socket_dir, "s")
@@ -231,7 +238,8 @@ class WarmPython:
     os.makedirs(self.bin_dir, exist_ok=True)
     command = os.path.join(self.bin_dir, "python")
     self._server = subprocess.Popen(
-        [sys.executable, "-c", _SERVER, self._socket, command],
+        [sys.executable, "-c", _SERVER, self._socket, command,
+         self._preload], env=self._env,
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
         start_new_session=True)
     line = self._server.stdout.readline()
@@ -260,17 +268,18 @@ class WarmPython:
     return False
 
 
-_SHARED = []
+_SHARED = {}
 
 
-def command():
-  """The path of a `python` command served by this process's one shared
-  server, started at the first call and killed when this process exits."""
-  if not _SHARED:
+def command(name="default", preload=("tensorflow", "keras"), env=None):
+  """The path of a `python` command served by this process's shared server
+  `name`, started at the first call (importing `preload`, in `env`, else
+  this process's environment) and killed when this process exits."""
+  if name not in _SHARED:
     work_dir = tempfile.mkdtemp(prefix="warm_python")
-    warm = WarmPython(work_dir)
+    warm = WarmPython(work_dir, preload, env)
     warm.__enter__()
     atexit.register(shutil.rmtree, work_dir, True)
     atexit.register(warm.__exit__)
-    _SHARED.append(warm)
-  return os.path.join(_SHARED[0].bin_dir, "python")
+    _SHARED[name] = warm
+  return os.path.join(_SHARED[name].bin_dir, "python")

@@ -22,7 +22,6 @@ import json
 import os
 import random
 import subprocess
-import sys
 
 import keras
 import numpy as np
@@ -33,6 +32,7 @@ from bert_tf2.classifier.options import default_options
 from bert_tf2 import models
 from bert_tf2.common import InputError
 from bert_tf2.classifier.predictor import ClassifierPredictor
+from tests import warm_python
 from tests.classifier import tiny_task
 from tests.common import cross_path
 from tests.reliability import fixtures
@@ -131,7 +131,8 @@ def paths(trained):
   keras_model = models.load(options.output_dir)
   keras_logits = keras_model.predict(PAIRS, batch_size=3, verbose=0)
   done = subprocess.run(
-      [sys.executable, "-c", _SERVE, options.export_dir, json.dumps(PAIRS)],
+      [warm_python.command(), "-c", _SERVE, options.export_dir,
+       json.dumps(PAIRS)],
       capture_output=True, text=True, env=dict(os.environ, PYTHONPATH=""),
       cwd="/", check=False)
   assert done.returncode == 0, done.stderr[-3000:]

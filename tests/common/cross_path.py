@@ -5,9 +5,9 @@ a fresh process that imports only tensorflow and tensorflow_text."""
 import json
 import os
 import subprocess
-import sys
 
 import modeling
+from tests import warm_python
 from tests.common import tiny_dir
 
 
@@ -45,7 +45,7 @@ def serve_in_fresh_process(export_dir, call, args):
   args = dict(args, export=export_dir)
   env = dict(os.environ, PYTHONPATH="")
   proc = subprocess.run(
-      [sys.executable, "-c", _PRELUDE + call, json.dumps(args)],
+      [warm_python.command(), "-c", _PRELUDE + call, json.dumps(args)],
       capture_output=True, text=True, env=env,
       cwd=os.path.dirname(export_dir), timeout=300)
   assert proc.returncode == 0, proc.stderr[-3000:]

@@ -8,7 +8,6 @@ write their outputs (e.g. .npz files) to a path given on the command line.
 
 import os
 import subprocess
-import sys
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
@@ -25,6 +24,16 @@ def reference_env():
   return env
 
 
+def reference_python():
+  """A `python` for the reference environment that imported TensorFlow and
+  tf-keras once (tests/warm_python.py): each golden run is a fresh program
+  forked from that server, without its own import of them (about 4
+  CPU-seconds each)."""
+  from tests import warm_python  # pylint: disable=g-import-not-at-top
+  return warm_python.command("reference", ("tensorflow", "tf_keras"),
+                             reference_env())
+
+
 def run_golden(module, *args, timeout=600):
   """Runs `python -m module args...` as the original code's environment.
 
@@ -33,7 +42,7 @@ def run_golden(module, *args, timeout=600):
     if it fails, so a broken golden run is a clear test failure.
   """
   proc = subprocess.run(
-      [sys.executable, "-m", module] + [str(a) for a in args],
+      [reference_python(), "-m", module] + [str(a) for a in args],
       cwd=REPO_ROOT, env=reference_env(), capture_output=True, text=True,
       timeout=timeout, check=False)
   if proc.returncode != 0:

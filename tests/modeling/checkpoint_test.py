@@ -3,7 +3,6 @@
 import os
 import signal
 import subprocess
-import sys
 import threading
 
 import numpy as np
@@ -12,6 +11,7 @@ import tensorflow as tf
 
 import modeling
 from modeling import checkpoint_writer
+from tests import warm_python
 from tests.modeling import helpers
 from tokenization.errors import InputError
 
@@ -260,7 +260,8 @@ def test_kill_9_mid_write_never_leaves_a_fake_complete_checkpoint(tmp_path):
   for stage in checkpoint_writer.STAGES:
     directory = str(tmp_path / stage)
     procs[stage] = (directory, subprocess.Popen(
-        [sys.executable, "-c", _WRITER, directory, stage], cwd=REPO_ROOT,
+        [warm_python.command(), "-c", _WRITER, directory, stage],
+        cwd=REPO_ROOT,
         env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
   for stage, (directory, proc) in procs.items():
     # A writer that hangs before its fault point is killed: readline then

@@ -4,7 +4,6 @@ process) and meets the serving contract."""
 import json
 import os
 import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -18,6 +17,7 @@ from bert_tf2.multiple_choice.serving import multiple_choice_server
 from bert_tf2.multiple_choice.model import BertMultipleChoice
 from bert_tf2.multiple_choice.predictor import MultipleChoicePredictor
 from bert_tf2.multiple_choice.preprocessor import MultipleChoicePreprocessor
+from tests import warm_python
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
@@ -67,7 +67,8 @@ def test_saved_model_equals_the_predictor_in_a_fresh_process(exported):
   out = str(d / "probabilities.npy")
   args = json.dumps({"dir": export_dir, "contexts": CONTEXTS,
                      "choices": CHOICES, "out": out})
-  subprocess.run([sys.executable, "-c", _LOAD, args], check=True, cwd=REPO,
+  subprocess.run([warm_python.command(), "-c", _LOAD, args], check=True,
+                 cwd=REPO,
                  capture_output=True)
   np.testing.assert_allclose(np.load(out), want, rtol=1e-5, atol=1e-6)
 

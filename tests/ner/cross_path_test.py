@@ -26,7 +26,6 @@ import json
 import os
 import random
 import subprocess
-import sys
 
 import keras
 import numpy as np
@@ -39,6 +38,7 @@ from bert_tf2.common import InputError
 from bert_tf2.ner import predictor
 from bert_tf2.ner import flags as ner_flags
 from bert_tf2.ner import job as ner_job
+from tests import warm_python
 from tests.common import cross_path
 from tests.reliability import fixtures
 
@@ -155,7 +155,7 @@ print(json.dumps({"rows": rows, "modules": mods}))
 
 def _saved_model_tags(export_dir, texts):
   env = dict(os.environ, PYTHONPATH="")
-  done = subprocess.run([sys.executable, "-c", _SERVE, export_dir,
+  done = subprocess.run([warm_python.command(), "-c", _SERVE, export_dir,
                          json.dumps(texts)], capture_output=True, text=True,
                         env=env, cwd="/", check=False)
   assert done.returncode == 0, done.stderr[-3000:]

@@ -13,7 +13,6 @@ model saw chunks, never the whole batch), with peak memory under a bound.
 import json
 import os
 import subprocess
-import sys
 
 import keras
 import pytest
@@ -33,6 +32,7 @@ from bert_tf2.feature_extraction.predictor import FeatureEncoder
 from bert_tf2.squad.model import SquadModel
 from bert_tf2.squad.preprocessor import SquadPreprocessor
 from bert_tf2.squad.serving import squad_server
+from tests import warm_python
 from tests.predict.predict_test import CONFIG
 from tests.predict.predict_test import VOCAB
 from bert_tf2.common.preprocessor import BertPreprocessor
@@ -165,7 +165,7 @@ def served(tmp_path_factory):
   exports = _export_all(root)
   env = dict(os.environ, PYTHONPATH="")
   proc = subprocess.run(
-      [sys.executable, "-c", _SERVE, json.dumps(exports)],
+      [warm_python.command(), "-c", _SERVE, json.dumps(exports)],
       capture_output=True, text=True, env=env, cwd=str(root), timeout=600)
   assert proc.returncode == 0, proc.stderr[-3000:]
   return json.loads(proc.stdout.split("RESULT", 1)[1])

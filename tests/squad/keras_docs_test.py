@@ -5,13 +5,13 @@ process with no custom objects."""
 import os
 import re
 import subprocess
-import sys
 
 import keras
 import numpy as np
 import pytest
 
 import modeling
+from tests import warm_python
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
@@ -66,7 +66,8 @@ def test_docs_squad_example(tmp_path, monkeypatch):
       " atol=1e-5)\n"
       "print(type(m).__name__, list(got['answer']))\n" % (
           scope["questions"], scope["contexts"]))
-  out = subprocess.run([sys.executable, "-c", script], cwd=str(tmp_path),
+  out = subprocess.run([warm_python.command(), "-c", script],
+                       cwd=str(tmp_path),
                        env=dict(os.environ, PYTHONPATH=REPO),
                        capture_output=True, text=True, timeout=600)
   assert out.returncode == 0, out.stderr[-2000:]
