@@ -6,14 +6,16 @@ tests/scripts_flags_read_test.py (run_ner's pipeline also in
 tests/ner/periodic_eval_test.py, run_squad's in tests/squad/train_test.py).
 """
 
-import pytest
 import os
 import subprocess
-import sys
+
+import pytest
+
 from bert_tf2.classifier import pipeline
 from bert_tf2.classifier.options import default_options
 from bert_tf2.finetune import Settings
 from bert_tf2.finetune import settings_with_defaults
+from tests import warm_python
 
 
 def test_settings_record_reads():
@@ -46,7 +48,7 @@ def test_scripts_that_never_tokenize_refuse_preserve_unused_tokens(
   repo = os.path.dirname(os.path.dirname(os.path.dirname(
       os.path.abspath(__file__))))
   result = subprocess.run(
-      [sys.executable, os.path.join(repo, script + ".py"),
+      [warm_python.command(), os.path.join(repo, script + ".py"),
        "--preserve_unused_tokens=true", "--output_dir=%s" % tmp_path]
       + _REQUIRED[script], capture_output=True, text=True, cwd=repo,
       check=False)
