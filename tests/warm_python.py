@@ -245,7 +245,8 @@ class WarmPython:
     line = self._server.stdout.readline()
     if line.strip() != "ready":
       self._server.kill()
-      raise RuntimeError("the warm python server did not start")
+      raise RuntimeError("the warm python server did not start (it imports "
+                         "%s; its error is on stderr above)" % self._preload)
     with open(command, "w") as f:
       f.write(_CLIENT % {"python": sys.executable, "socket": self._socket})
     os.chmod(command, os.stat(command).st_mode | stat.S_IXUSR)
