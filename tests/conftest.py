@@ -62,7 +62,7 @@ def _ops_without_creation_stacks():
   except ImportError:
     return
   create = getattr(ops, "_create_c_op", None)
-  if create is None or getattr(create, "_without_stack", False):
+  if create is None:
     return
   try:
     inspect.signature(create).parameters["extract_traceback"]
@@ -74,7 +74,6 @@ def _ops_without_creation_stacks():
     kwargs.setdefault("extract_traceback", False)
     return create(*args, **kwargs)
 
-  create_without_stack._without_stack = True  # pylint: disable=protected-access
   ops._create_c_op = create_without_stack  # pylint: disable=protected-access
 
 

@@ -21,10 +21,11 @@ the golden tests' runs of the original code have their own, started in
 the reference environment (TF_USE_LEGACY_KERAS=1) with tensorflow and
 tf_keras imported (tests/golden/__init__.py). No server imports anything
 of the project, so every program starts from fresh absl flags, Keras
-registrations and project modules, as in a new process. What differs from a new process: TensorFlow
-was imported before the program ran, so a program's settings made before
-its TensorFlow import (bert_tf2/common/quiet_start.py's silencing of the
-start-up lines) do not apply; tests about those start the real interpreter.
+registrations and project modules, as in a new process. What differs
+from a new process: TensorFlow was imported before the program ran, so a
+program's settings made before its TensorFlow import
+(bert_tf2/common/quiet_start.py's silencing of the start-up lines) do not
+apply; tests about those start the real interpreter.
 """
 
 import atexit

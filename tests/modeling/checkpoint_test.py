@@ -261,8 +261,8 @@ def test_kill_9_mid_write_never_leaves_a_fake_complete_checkpoint(tmp_path):
     directory = str(tmp_path / stage)
     procs[stage] = (directory, subprocess.Popen(
         [warm_python.command(), "-c", _WRITER, directory, stage],
-        cwd=REPO_ROOT,
-        env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
+        cwd=REPO_ROOT, env=env, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True))
   for stage, (directory, proc) in procs.items():
     # A writer that hangs before its fault point is killed: readline then
     # sees the end of the pipe and the test fails instead of hanging.

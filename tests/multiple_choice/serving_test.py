@@ -68,8 +68,7 @@ def test_saved_model_equals_the_predictor_in_a_fresh_process(exported):
   args = json.dumps({"dir": export_dir, "contexts": CONTEXTS,
                      "choices": CHOICES, "out": out})
   subprocess.run([warm_python.command(), "-c", _LOAD, args], check=True,
-                 cwd=REPO,
-                 capture_output=True)
+                 cwd=REPO, capture_output=True)
   np.testing.assert_allclose(np.load(out), want, rtol=1e-5, atol=1e-6)
 
 

@@ -67,8 +67,7 @@ def test_docs_squad_example(tmp_path, monkeypatch):
       "print(type(m).__name__, list(got['answer']))\n" % (
           scope["questions"], scope["contexts"]))
   out = subprocess.run([warm_python.command(), "-c", script],
-                       cwd=str(tmp_path),
-                       env=dict(os.environ, PYTHONPATH=REPO),
+                       cwd=str(tmp_path), env=dict(os.environ, PYTHONPATH=REPO),
                        capture_output=True, text=True, timeout=600)
   assert out.returncode == 0, out.stderr[-2000:]
   assert out.stdout.strip() == "SquadTextModel %r" % list(got["answer"])
