@@ -124,8 +124,8 @@ def _model_step(args):
 
 def measure(args, perf="perf"):
   """Runs the step under perf for args.seconds; returns a result dict."""
-  step, gflop, steps = (_ceiling_step if args.mode == "ceiling" else
-                 _model_step)(args)
+  build = _ceiling_step if args.mode == "ceiling" else _model_step
+  step, gflop, steps = build(args)
   for _ in range(args.warmup):
     step()
   with tempfile.TemporaryDirectory() as tmp:
