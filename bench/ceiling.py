@@ -73,7 +73,7 @@ def _forward_chain(x, weights):
   return tf.reduce_sum(tf.cast(x, tf.float32))
 
 
-def _training_chain(x, weights):
+def training_chain(x, weights):
   """The forward chain, then back through it in reverse order: dx = dy W^T
   (feeding the next one back) and dW = x^T dy, the two products of a dense
   layer's gradient; 3x chain_flops."""
@@ -91,21 +91,27 @@ def _training_chain(x, weights):
   return total + tf.reduce_sum(tf.cast(dy, tf.float32))
 
 
+def chain_operands(chain, dtype, seed=0):
+  """(x0, weights): constant Tensors of `dtype` for `chain`, the weights
+  scaled by 1/sqrt(k) so the chain's values stay of order one."""
+  import numpy as np  # pylint: disable=g-import-not-at-top
+  import tensorflow as tf  # pylint: disable=g-import-not-at-top
+  rng = np.random.RandomState(seed)
+  weights = [tf.constant(rng.randn(k, n).astype(np.float32) / np.sqrt(k),
+                         dtype=dtype) for _, k, n in chain]
+  m, k, _ = chain[0]
+  x0 = tf.constant(rng.randn(m, k).astype(np.float32), dtype=dtype)
+  return x0, weights
+
+
 def _tensorflow_rows(body, chain, dtypes, warmup, repeats, number):
   """Rows (library, dtype, xla, seconds, all times) of body(x, weights)
   timed as a tf.function with and without XLA, per dtype."""
   os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
-  import numpy as np  # pylint: disable=g-import-not-at-top
   import tensorflow as tf  # pylint: disable=g-import-not-at-top
-  rng = np.random.RandomState(0)
   rows = []
   for dtype in dtypes:
-    tf_dtype = tf.as_dtype(dtype)
-    # Scaled by 1/sqrt(k) so the chain's values stay of order one.
-    weights = [tf.constant(rng.randn(k, n).astype(np.float32) / np.sqrt(k),
-                           dtype=tf_dtype) for _, k, n in chain]
-    m, k, _ = chain[0]
-    x0 = tf.constant(rng.randn(m, k).astype(np.float32), dtype=tf_dtype)
+    x0, weights = chain_operands(chain, dtype)
     for xla in (False, True):
       run = tf.function(lambda x=x0, weights=weights: body(x, weights),
                         jit_compile=xla)
@@ -122,9 +128,9 @@ def tensorflow_rows(chain, dtypes, warmup, repeats, number):
 
 
 def training_rows(chain, dtypes, warmup, repeats, number):
-  """TensorFlow rows of the training step's matmuls (`_training_chain`):
+  """TensorFlow rows of the training step's matmuls (`training_chain`):
   (library, dtype, xla, seconds, all times)."""
-  return _tensorflow_rows(_training_chain, chain, dtypes, warmup, repeats,
+  return _tensorflow_rows(training_chain, chain, dtypes, warmup, repeats,
                           number)
 
 

@@ -93,19 +93,12 @@ def matmul_rate(gflop_per_step, cpu_seconds_per_step, matmul_share, busy):
 def _ceiling_step(args):
   """(step_fn, GFLOP per call, 1): bench.ceiling's training chain, bfloat16 or
   float32, without XLA."""
-  import numpy as np  # pylint: disable=g-import-not-at-top
   import tensorflow as tf  # pylint: disable=g-import-not-at-top
   from bench import ceiling  # pylint: disable=g-import-not-at-top
   chain = ceiling.chain_shapes(shapes.SHAPES[args.config],
                                args.batch_size * args.seq_length)
-  rng = np.random.RandomState(0)
-  dtype = tf.as_dtype(args.precision)
-  weights = [tf.constant(rng.randn(k, n).astype(np.float32) / np.sqrt(k),
-                         dtype=dtype) for _, k, n in chain]
-  x0 = tf.constant(rng.randn(chain[0][0], chain[0][1]).astype(np.float32),
-                   dtype=dtype)
-  chain_fn = ceiling._training_chain  # pylint: disable=protected-access
-  run = tf.function(lambda: chain_fn(x0, weights))
+  x0, weights = ceiling.chain_operands(chain, args.precision)
+  run = tf.function(lambda: ceiling.training_chain(x0, weights))
   return (lambda: run().numpy()), 3 * ceiling.chain_flops(chain) / 1e9, 1
 
 

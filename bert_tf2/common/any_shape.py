@@ -32,11 +32,16 @@ def any_shape_function(fn):
     call(inputs) -> fn's outputs; call.tf_function is the tf.function.
   """
   function = tf.function(fn, autograph=False, reduce_retracing=True)
+  traced = set()  # (key, rank, dtype) signatures traced with unknown sizes.
 
   def call(inputs):
-    function.get_concrete_function({
-        k: tf.TensorSpec([None] * len(v.shape), tf.as_dtype(v.dtype))
-        for k, v in inputs.items()})
+    signature = tuple(sorted((k, len(v.shape), tf.as_dtype(v.dtype).name)
+                             for k, v in inputs.items()))
+    if signature not in traced:
+      function.get_concrete_function({
+          k: tf.TensorSpec([None] * len(v.shape), tf.as_dtype(v.dtype))
+          for k, v in inputs.items()})
+      traced.add(signature)
     return function(inputs)
   call.tf_function = function
   return call
