@@ -3,6 +3,8 @@ shares and the matmul rate are computed from them as documented."""
 
 import doctest
 
+import pytest
+
 from bench import cpu_split
 
 # Lines as `perf report --stdio --no-children --sort sym` prints them.
@@ -49,3 +51,12 @@ def test_matmul_rate_scales_with_share_and_cores():
 
 def test_docstring_examples_run():
   assert doctest.testmod(cpu_split).failed == 0
+
+
+def test_without_perf_it_says_so_in_one_line(monkeypatch):
+  monkeypatch.setattr(cpu_split.shutil, "which", lambda name: None)
+  monkeypatch.setattr(cpu_split.sys, "argv", ["cpu_split", "--mode", "infer"])
+  with pytest.raises(SystemExit) as exit_info:
+    cpu_split.main()
+  message = str(exit_info.value.code)
+  assert "`perf` not found" in message and "\n" not in message
