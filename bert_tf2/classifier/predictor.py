@@ -69,7 +69,7 @@ class ClassifierPredictor(base.Predictor):
                do_lower_case=True, max_seq_length=128, long_text="truncate",
                doc_stride=128, batch_size=32, multi_label=False,
                trim_padding=True, int8=False, int8_dir=None,
-               precision="auto", threshold=None):
+               precision=None, threshold=None, recorded_precision="float32"):
     self.label_list = list(label_list)
     self.regression = self.label_list == [None]
     self.multi_label = bool(multi_label)
@@ -84,7 +84,7 @@ class ClassifierPredictor(base.Predictor):
     self.doc_stride = int(doc_stride)
     super().__init__(bert_config_file, checkpoint, vocab_file, do_lower_case,
                      max_seq_length, batch_size,
-                     base.int8_precision(precision, int8))
+                     base.int8_precision(precision, int8), recorded_precision)
     self.trim_padding = bool(trim_padding)
     self.int8 = self.precision == "int8"
     self.text_model = TextModel(

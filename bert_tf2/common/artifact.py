@@ -19,6 +19,9 @@ model.json:
    "sha256": {"bert_config.json": "...", "vocab.txt": "..."},
    "checkpoint": "model.ckpt-12",   # or "best/model.ckpt-9"; absent: the
                                     # latest checkpoint of the directory
+   "precision": "float32",          # the precision the run's answers were
+                                    # made in (its --precision): every
+                                    # loader's default; absent: float32
    "preprocessor": {"do_lower_case": true, "max_seq_length": 128, ...},
    "model": {"num_labels": 2, "multi_label": true, ...},
    "outputs": {"labels": ["no", "yes"], ...}}
@@ -27,7 +30,9 @@ model.json:
 "model" the task model's constructor arguments (the head's settings:
 num_labels, multi_label, crf and its `allowed` transitions, pooling_mode
 and normalize, ...), "outputs" how outputs are named and decoded (labels,
-SQuAD's n-best settings). `bert_tf2.models.load(dir)` passes the three to
+SQuAD's n-best settings), "precision" the one its answers were made in,
+which every loader answers in unless asked another
+(`bert_tf2.runner.speed_defaults`). `bert_tf2.models.load(dir)` passes the three to
 the task's text-model builder (`bert_tf2.models.text_model`), so recorded
 and explicit arguments are the same words. A pretrained directory
 (bert_config.json + vocab.txt + bert_model.ckpt, or Hugging Face's) is the
@@ -73,14 +78,19 @@ TASKS = ("classifier", "ner", "squad", "multiple_choice", "embedding",
 # A plain file name; the checkpoint may also be best/<name> (the kept best).
 _PLAIN = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.=+-]*$")
 _SECTIONS = ("preprocessor", "model", "outputs")
+# The precisions a run's answers can be made in (its --precision).
+PRECISIONS = ("float32", "bfloat16", "float16")
+DEFAULT_PRECISION = "float32"  # Records without the key.
 
 
 class Artifact(collections.namedtuple(
     "Artifact", ["directory", "task", "config_file", "vocab_file",
-                 "checkpoint", "preprocessor", "model", "outputs"])):
+                 "checkpoint", "preprocessor", "model", "outputs",
+                 "precision"])):
   """What model.json says, with paths resolved inside `directory`
   (vocab_file None: none recorded, e.g. pretraining; checkpoint None: the
-  latest of the directory)."""
+  latest of the directory; precision: the one the run's answers were made
+  in, one of PRECISIONS)."""
 
   def settings(self):
     """The builder's keyword arguments: preprocessor, model and outputs."""
@@ -132,7 +142,8 @@ def _digest(data):
 
 
 def write(output_dir, task, bert_config_file, vocab_file=None,
-          preprocessor=None, model=None, outputs=None, checkpoint=None):
+          preprocessor=None, model=None, outputs=None, checkpoint=None,
+          precision=DEFAULT_PRECISION):
   """Writes output_dir/{bert_config.json,vocab.txt,model.json}, each
   atomically, model.json last (so a model.json always names complete
   copies).
@@ -145,11 +156,16 @@ def write(output_dir, task, bert_config_file, vocab_file=None,
     preprocessor, model, outputs: JSON-serialisable dicts (see module).
     checkpoint: the answer's checkpoint prefix, inside output_dir or its
       best/ (None: the latest at load time).
+    precision: the precision the run's answers are made in (one of
+      PRECISIONS: the run's --precision).
   """
   if task not in TASKS:
     raise ValueError("task %r: expected one of %s" % (task, TASKS))
+  if precision not in PRECISIONS:
+    raise ValueError("precision %r: expected one of %s"
+                     % (precision, PRECISIONS))
   record = {"format": FORMAT, "version": VERSION, "task": task,
-            "config": CONFIG_FILE, "sha256": {}}
+            "config": CONFIG_FILE, "sha256": {}, "precision": precision}
   copies = [(bert_config_file, CONFIG_FILE)]
   if vocab_file:
     record["vocabulary"] = VOCAB_FILE
@@ -252,7 +268,11 @@ def read(directory):
                        "emptied, cut short or overwritten); rerun the "
                        "training script on this --output_dir to rewrite "
                        "it" % file_path)
+  precision = record.get("precision", DEFAULT_PRECISION)
+  if precision not in PRECISIONS:
+    raise InputError("%s: \"precision\" is %r; expected one of %s"
+                     % (path, precision, ", ".join(PRECISIONS)))
   if checkpoint is not None:
     check_regular(checkpoint + ".index", "the recorded checkpoint's index")
   return Artifact(directory, record["task"], config_file, vocab_file,
-                  checkpoint, *sections)
+                  checkpoint, *sections, precision=precision)

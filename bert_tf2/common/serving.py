@@ -13,6 +13,10 @@ SavedModel module is the same for every task and is built from those:
   ids signature   input_ids, input_mask, segment_ids [batch, max_seq_length]
                   -> model in chunks -> outputs(features, logits, None)
 
+The module records the precision its model computes in (`precision`, a
+string variable: "float32", "bfloat16" or "float16"), so a SavedModel
+exported below float32 says so: `tf.saved_model.load(d).precision`.
+
 `outputs` is the task's: its head's answers and names (e.g. the
 classifier's softmax and label names, NER's tags per word), and so are
 its `signatures` ({name: the raw inputs' names, or IDS}). A task's
@@ -57,7 +61,7 @@ class TextServer(tf.Module):
   def __init__(self, preprocessor, model, outputs, signatures=None,
                chunk_size=raw_text_serving.DEFAULT_CHUNK_SIZE,
                trim_padding=True, check=None, ids_outputs=None,
-               extra_files=None, name="text_server"):
+               extra_files=None, precision=None, name="text_server"):
     """Args:
       preprocessor: the task's Keras preprocessor layer: its raw inputs
         (one tf.string Tensor, or a tuple of them) -> features dict, whose
@@ -78,6 +82,8 @@ class TextServer(tf.Module):
       chunk_size: rows per model call.
       trim_padding: cut each chunk to its longest sequence (only for
         outputs that do not keep the sequence axis).
+      precision: the precision `model` computes in (None: a Keras
+        model's compute dtype, float32 for a function).
     """
     super().__init__(name=name)
     self.preprocessor = preprocessor
@@ -90,6 +96,8 @@ class TextServer(tf.Module):
     self._check = check
     self._ids_outputs = ids_outputs
     self.extra_files = dict(extra_files or {})
+    self.precision = tf.Variable(precision or compute_precision(model),
+                                 trainable=False, name="precision")
 
   def logits(self, features, model_fn=None):
     """The model on features' MODEL_INPUTS, chunk_size rows per call
@@ -168,6 +176,20 @@ class TextServer(tf.Module):
                    if inputs == IDS
                    else self.text_signature(inputs, self._check, model_fn))
             for name, inputs in self.signature_inputs.items()}
+
+
+def compute_precision(model):
+  """The precision Keras model `model` computes in ("float32" for any
+  other function).
+
+    >>> import keras
+    >>> compute_precision(keras.layers.Dense(2, dtype="mixed_bfloat16"))
+    'bfloat16'
+    >>> compute_precision(lambda features, training: features)
+    'float32'
+  """
+  policy = getattr(model, "dtype_policy", None)
+  return str(getattr(policy, "compute_dtype", None) or "float32")
 
 
 def write_saved_model(server, export_dir, what="export_dir"):

@@ -18,6 +18,7 @@ import tensorflow as tf
 
 from bert_tf2.common import InputError
 from bert_tf2.common import padding
+from bert_tf2.runner import precision as precision_lib
 import modeling
 
 
@@ -52,13 +53,16 @@ class FeatureExtractor(object):
     use_one_hot_embeddings: bool, one-hot word embedding lookup (TPU style).
     strategy: optional tf.distribute.Strategy; the model is built in its
       scope and batches are split across its replicas.
+    precision: "float32" (the original's) or "bfloat16" (Keras
+      mixed_bfloat16; the layers' values are returned as float32).
   """
 
   def __init__(self, bert_config, init_checkpoint, layer_indexes,
-               use_one_hot_embeddings=False, strategy=None):
+               use_one_hot_embeddings=False, strategy=None,
+               precision="float32"):
     self.layer_indexes = list(layer_indexes)
     self.strategy = strategy or tf.distribute.get_strategy()
-    with self.strategy.scope():
+    with self.strategy.scope(), precision_lib.policy_scope(precision):
       self.model = modeling.BertModel(
           bert_config, use_one_hot_embeddings=use_one_hot_embeddings)
     report = modeling.init_from_checkpoint(self.model, init_checkpoint)
@@ -72,7 +76,7 @@ class FeatureExtractor(object):
     out = self.model({"input_ids": input_ids, "input_mask": input_mask,
                       "token_type_ids": input_type_ids}, training=False)
     layers = out["encoder_outputs"]
-    return [layers[i] for i in self.layer_indexes]
+    return [tf.cast(layers[i], tf.float32) for i in self.layer_indexes]
 
   def _run_batch(self, arrays):
     if self.strategy.num_replicas_in_sync == 1:

@@ -40,6 +40,13 @@ def define_flags(flag_values=flags.FLAGS):
   flags.DEFINE_enum("pooling", "none", ["none", "cls", "mean"],
                     "none: the original per-token output; cls / mean: one "
                     "sentence vector per layer and line.", **fv)
+  flags.DEFINE_enum("precision", "float32", ["float32", "bfloat16"],
+                    "float32: the original's numbers. bfloat16: the JSON "
+                    "lines and --export_dir's SavedModel computed in Keras "
+                    "mixed_bfloat16 (faster on a CPU with AVX512-BF16/AMX; "
+                    "values within bfloat16 round-off, docs/performance.md)."
+                    " int8: the Python FeatureEncoder(precision=\"int8\").",
+                    **fv)
   flags.DEFINE_string("export_dir", None,
                       "Also write the encoder as a SavedModel with raw-string "
                       "signatures (serving_default(text), serving_pair(text_a, "

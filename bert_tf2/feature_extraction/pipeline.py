@@ -17,19 +17,27 @@ from bert_tf2.feature_extraction import examples as fe_examples
 from bert_tf2.feature_extraction import extractor as fe_extractor
 from bert_tf2.feature_extraction import output as fe_output
 
+# The precisions extract_features.py computes in (--precision). int8 is
+# the Python `FeatureEncoder(precision="int8")`'s: an ONNX Runtime model,
+# which a SavedModel cannot hold.
+PRECISIONS = ("float32", "bfloat16")
+
 
 def extract_to_file(input_file, output_file, bert_config_file,
                     init_checkpoint, vocab_file, layers="-1,-2,-3,-4",
                     max_seq_length=128, do_lower_case=True, batch_size=32,
                     use_one_hot_embeddings=False, pooling="none",
-                    strategy=None, trim_padding=True, export_dir=None):
+                    strategy=None, trim_padding=True, export_dir=None,
+                    precision="float32"):
   """Writes one JSON line per input line to `output_file` (atomically).
 
   Args: as the flags of extract_features.py. With export_dir, also writes
   the same encoder (layers, max_seq_length, do_lower_case) as a SavedModel
   with raw-string signatures (`bert_tf2.feature_extraction.predictor.FeatureEncoder.export`):
   serving_pair(text_a, text_b)["token_vectors"] gives the JSON lines'
-  numbers for every input line, without this package.
+  numbers for every input line, without this package. precision:
+  "float32" (the original's) or "bfloat16": the JSON lines and the
+  SavedModel are computed in it (the SavedModel records it).
 
   Returns:
     int, the number of lines written.
@@ -37,6 +45,9 @@ def extract_to_file(input_file, output_file, bert_config_file,
   Raises:
     InputError: a missing/bad file or flag value.
   """
+  if precision not in PRECISIONS:
+    raise InputError("--precision=%s: expected one of %s" % (
+        precision, ", ".join(PRECISIONS)))
   if pooling not in fe_output.POOLING_MODES:
     raise InputError("--pooling=%s: expected one of %s" % (
         pooling, ", ".join(fe_output.POOLING_MODES)))
@@ -63,7 +74,8 @@ def extract_to_file(input_file, output_file, bert_config_file,
     logging.info("line %d: %s", feature.unique_id, " ".join(feature.tokens))
   extractor = fe_extractor.FeatureExtractor(
       bert_config, init_checkpoint, layer_indexes,
-      use_one_hot_embeddings=use_one_hot_embeddings, strategy=strategy)
+      use_one_hot_embeddings=use_one_hot_embeddings, strategy=strategy,
+      precision=precision)
   count = 0
   with atomic_open(output_file, "w") as writer:
     for feature, outputs in extractor.run(features, batch_size,
@@ -75,8 +87,8 @@ def extract_to_file(input_file, output_file, bert_config_file,
     from bert_tf2.feature_extraction.predictor import FeatureEncoder  # pylint: disable=g-import-not-at-top
     FeatureEncoder(bert_config_file, init_checkpoint, vocab_file,
                    do_lower_case=do_lower_case, max_seq_length=max_seq_length,
-                   layers=layer_indexes, batch_size=batch_size
-                   ).export(export_dir)
+                   layers=layer_indexes, batch_size=batch_size,
+                   precision=precision).export(export_dir)
     logging.info("SavedModel written to %s", export_dir)
   return count
 
@@ -105,4 +117,4 @@ def run(f):
       use_one_hot_embeddings=f.use_one_hot_embeddings,
       pooling=f.pooling, strategy=strategy,
       trim_padding=f.trim_padding and not f.use_tpu,
-      export_dir=f.export_dir)
+      export_dir=f.export_dir, precision=f.precision)

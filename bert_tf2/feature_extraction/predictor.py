@@ -64,11 +64,11 @@ class FeatureEncoder(base.Predictor):
   def __init__(self, bert_config_file, checkpoint, vocab_file,
                do_lower_case=True, max_seq_length=128, layers=(-1,),
                batch_size=32, trim_padding=True, int8=False, int8_dir=None,
-               precision="auto"):
+               precision=None, recorded_precision="float32"):
     self._layer_spec = ",".join(str(i) for i in layers)
     super().__init__(bert_config_file, checkpoint, vocab_file, do_lower_case,
                      max_seq_length, batch_size,
-                     base.int8_precision(precision, int8))
+                     base.int8_precision(precision, int8), recorded_precision)
     self.layers = parse_layers(self._layer_spec,
                                self.bert_config.num_hidden_layers, "layers")
     self.trim_padding = bool(trim_padding)

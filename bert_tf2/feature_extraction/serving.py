@@ -43,6 +43,8 @@ def feature_server(encoder, chunk_size=raw_text_serving.DEFAULT_CHUNK_SIZE):
       preprocessor, forward, lambda features, vectors, texts: vectors,
       signatures={"serving_default": ("text",),
                   "serving_pair": ("text_a", "text_b")},
-      chunk_size=chunk_size, trim_padding=False, name="feature_server")
+      chunk_size=chunk_size, trim_padding=False,
+      precision=serving.compute_precision(encoder.model),
+      name="feature_server")
   server.encoder_model = encoder.model  # Its variables: the SavedModel's.
   return server

@@ -50,7 +50,8 @@ def load_assets(output_dir, kind=None):
     info = {_PREDICTOR_NAMES.get(k, k): v
             for k, v in found.settings().items()}
     info.update(kind=found.task, bert_config_file=found.config_file,
-                vocab_file=found.vocab_file)
+                vocab_file=found.vocab_file,
+                recorded_precision=found.precision)
     if found.checkpoint:
       info["checkpoint"] = found.checkpoint
     return info

@@ -117,7 +117,9 @@ def periodic_eval_options(job, task, do_eval):
 def write_model_record(job):
   """output_dir/model.json and its copies of config and vocabulary
   (`bert_tf2.common.artifact`), when training: the record of what
-  rebuilds the model, the checkpoint named once training is done."""
+  rebuilds the model, the checkpoint named once training is done, and the
+  precision its answers are made in (--precision: --do_predict and
+  --export_dir run in it, and so does every loader by default)."""
   s = job.settings
   record = job.model_record()
   if not s.do_train or record is None:
@@ -125,7 +127,8 @@ def write_model_record(job):
   artifact.write(s.output_dir, record["task"], s.bert_config_file,
                  getattr(s, "vocab_file", None),
                  preprocessor=record.get("preprocessor"),
-                 model=record.get("model"), outputs=record.get("outputs"))
+                 model=record.get("model"), outputs=record.get("outputs"),
+                 precision=s.precision)
 
 
 def print_results(result):

@@ -37,6 +37,7 @@ output files.
 """
 
 from bert_tf2.runner import periodic_eval
+from bert_tf2.runner import precision as precision_lib
 
 
 class Job(object):
@@ -157,9 +158,11 @@ class Job(object):
 
   def export(self, task, checkpoint):
     """Writes the raw-text SavedModel of `checkpoint` to --export_dir:
-    `server()` of the restored task model and `text_preprocessor()`."""
+    `server()` of the restored task model and `text_preprocessor()`, in
+    the run's --precision (the one its --do_predict answers in)."""
     from bert_tf2.common import saved_model  # pylint: disable=g-import-not-at-top
     from bert_tf2.common import serving  # pylint: disable=g-import-not-at-top
-    model = saved_model.restore_model(task, checkpoint)
+    with precision_lib.policy_scope(self.settings.precision):
+      model = saved_model.restore_model(task, checkpoint)
     serving.write_saved_model(self.server(model, self.text_preprocessor()),
                               self.settings.export_dir, what="--export_dir")

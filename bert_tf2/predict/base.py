@@ -19,7 +19,7 @@ def int8_precision(precision, int8):
   Raises:
     InputError: int8 given with another precision.
 
-    >>> int8_precision("auto", True), int8_precision("bfloat16", False)
+    >>> int8_precision(None, True), int8_precision("bfloat16", False)
     ('int8', 'bfloat16')
   """
   if not int8:
@@ -40,21 +40,26 @@ class Predictor(object):
     do_lower_case: bool, as in training.
     max_seq_length: int, the model's sequence length.
     batch_size: int, examples per model call.
-    precision: "auto" (the default: bfloat16 on a CPU that multiplies it
-      fast, else float32; `runner.speed_defaults.resolve_inference_precision`,
-      logged in one line), "float32", "bfloat16" (Keras mixed_bfloat16:
-      outputs float32, within bfloat16 round-off of float32's) or, where the
-      subclass offers it (`precisions`), "int8" (ONNX Runtime).
+    precision: None (the default: `recorded_precision`, the one the run
+      answered in), "float32", "bfloat16" (Keras mixed_bfloat16: outputs
+      float32, within bfloat16 round-off of float32's), "float16", "auto"
+      (bfloat16 on a CPU that multiplies it fast, else float32) or, where
+      the subclass offers it (`precisions`), "int8" (ONNX Runtime); see
+      `runner.speed_defaults.resolve_inference_precision` (logged in one
+      line).
+    recorded_precision: the precision the run's answers were made in
+      (`from_output_dir` passes model.json's; float32 otherwise).
   """
 
   kind = None
-  precisions = ("auto", "float32", "bfloat16")
+  precisions = ("auto", "float32", "bfloat16", "float16")
 
   def __init__(self, bert_config_file, checkpoint, vocab_file,
                do_lower_case=True, max_seq_length=128, batch_size=32,
-               precision="auto"):
+               precision=None, recorded_precision="float32"):
     self.precision = speed_defaults.resolve_inference_precision(
-        precision, type(self).__name__, offered=self.precisions)
+        precision, type(self).__name__, offered=self.precisions,
+        recorded=recorded_precision)
     self.bert_config = modeling.BertConfig.from_json_file(bert_config_file)
     modeling.check_sequence_length(self.bert_config, max_seq_length)
     self.vocab_file = vocab_file
@@ -66,7 +71,7 @@ class Predictor(object):
     self.checkpoint = checkpoint
     # int8 runs an ONNX export of the float32 model.
     with precision_lib.policy_scope(
-        "bfloat16" if self.precision == "bfloat16" else "float32"):
+        "float32" if self.precision == "int8" else self.precision):
       self.model = self.build_model()
     modeling.init_from_checkpoint(self.model, checkpoint,
                                   flag="predictor checkpoint")

@@ -174,75 +174,98 @@ def choose_cluster_elementwise(precision, accelerator, jit_compile,
 
 
 # Inference precision: the predictors, the Keras text models and the
-# SavedModels written from them take precision="auto" (the default),
-# "float32", "bfloat16" or (the predictors of token ids: ONNX Runtime)
-# "int8". "auto" is resolved once, when the model is built, by the rule:
-#   the environment variable INFERENCE_PRECISION_ENV set -> its value
+# SavedModels written from them answer, by default (precision=None), in the
+# precision their run's answers were made in: model.json's "precision"
+# (`bert_tf2.common.artifact`; a run predicts in its --precision, float32
+# unless asked), float32 for a directory without one (the weights' own
+# dtype), on every CPU, as keras-hub, Hugging Face and TF Serving do. Another
+# precision is one argument away: "float32", "bfloat16", "float16", (the
+# predictors of token ids: ONNX Runtime) "int8", or "auto", the choice for
+# the CPU at hand, resolved once, when the model is built:
 #   accelerator                                         -> float32
 #   CPU with AVX512-BF16 or AMX-BF16 and bfloat16 matmuls at least
 #     MIN_BFLOAT16_SPEEDUP x float32 (`cpu_probe.bfloat16_speedup`,
 #     measured once per machine, cached)                -> bfloat16
 #   otherwise                                           -> float32
+# The environment variable INFERENCE_PRECISION_ENV, when set, is the
+# precision asked where no argument asks one (any of the above).
 # bfloat16 is Keras' mixed_bfloat16 (float32 variables; LayerNorm, softmax,
 # pooling and the heads' logits in float32) without XLA: on an AMD EPYC
 # with AVX512-BF16 it ran MiniLM inference 1.4-1.5x float32 with XLA, with
 # the quality of docs/performance.md ("Precision and quality"). int8 is
 # never chosen by "auto" (its accuracy cost is larger, its conversion takes
 # minutes and needs the optional `int8` extra); ask for it.
-INFERENCE_PRECISIONS = ("auto", "float32", "bfloat16", "int8")
+INFERENCE_PRECISIONS = ("auto", "float32", "bfloat16", "float16", "int8")
+# The precisions a run's answers can be recorded in (model.json).
+RECORDED_PRECISIONS = ("float32", "bfloat16", "float16")
 INFERENCE_PRECISION_ENV = "BERT_TF2_INFERENCE_PRECISION"
 BFLOAT16_CPU_FLAGS = ("avx512_bf16", "amx_bf16")
 MIN_BFLOAT16_SPEEDUP = 1.3
 
 
 def choose_inference_precision(requested, cpu_flags, bfloat16_ratio,
-                               accelerator, offered=INFERENCE_PRECISIONS):
-  """(precision, reason): `requested` if given, else the rule above.
+                               accelerator, offered=INFERENCE_PRECISIONS,
+                               recorded="float32"):
+  """(precision, reason): `requested` if given, else `recorded`; "auto"
+  by the rule above.
 
   Args:
-    requested: one of INFERENCE_PRECISIONS (or None, meaning "auto").
+    requested: one of INFERENCE_PRECISIONS, or None (the default: the
+      recorded one).
     cpu_flags: the CPU's flags (`cpu_probe.cpu_model_and_flags()[1]`).
     bfloat16_ratio: function () -> bfloat16 / float32 matmul rate (called
-      only for a CPU with bfloat16 instructions).
+      only for "auto" on a CPU with bfloat16 instructions).
     accelerator: whether a GPU or TPU is used.
     offered: the precisions the caller can run.
+    recorded: the precision the model's run answered in (model.json's;
+      float32 without one).
 
   Raises:
-    ValueError: `requested` is unknown or not offered.
+    ValueError: `requested` (or `recorded`) is unknown or not offered.
 
+  >>> choose_inference_precision(None, ["avx512_bf16"], lambda: 2.0, False)
+  ('float32', 'the precision its run answered in')
   >>> choose_inference_precision("auto", ["avx2"], lambda: 2.0, False)[0]
   'float32'
   >>> choose_inference_precision("auto", ["avx512_bf16"], lambda: 2.0,
   ...                            False)[0]
   'bfloat16'
   """
-  requested = "auto" if requested is None else requested
+  if requested is None:
+    if recorded not in offered:
+      raise ValueError("the recorded precision %r is not offered here "
+                       "(expected one of %s); give precision=" % (
+                           recorded, ", ".join(offered)))
+    return recorded, "the precision its run answered in"
   if requested not in offered:
     raise ValueError("precision=%r: expected one of %s" % (
         requested, ", ".join(offered)))
   if requested != "auto":
     return requested, "precision=%s" % requested
   if accelerator:
-    return "float32", "on a GPU/TPU (bfloat16 there not measured here)"
+    return "float32", "auto, on a GPU/TPU (bfloat16 there not measured here)"
   present = [f for f in BFLOAT16_CPU_FLAGS if f in set(cpu_flags)]
   if not present:
-    return "float32", "this CPU has no bfloat16 instructions (%s)" % (
+    return "float32", "auto: this CPU has no bfloat16 instructions (%s)" % (
         "/".join(BFLOAT16_CPU_FLAGS))
   ratio = bfloat16_ratio()
   if ratio < MIN_BFLOAT16_SPEEDUP:
-    return "float32", ("this CPU has %s but its bfloat16 matmuls run only "
-                       "%.2fx float32 (under %.1fx)" % (
+    return "float32", ("auto: this CPU has %s but its bfloat16 matmuls run "
+                       "only %.2fx float32 (under %.1fx)" % (
                            present[0], ratio, MIN_BFLOAT16_SPEEDUP))
-  return "bfloat16", ("this CPU has %s and its bfloat16 matmuls run %.2fx "
-                      "float32" % (present[0], ratio))
+  return "bfloat16", ("auto: this CPU has %s and its bfloat16 matmuls run "
+                      "%.2fx float32" % (present[0], ratio))
 
 
 def resolve_inference_precision(requested, what, offered=INFERENCE_PRECISIONS,
-                                environ=None, cpu_flags=None,
-                                bfloat16_ratio=None, accelerator=None):
+                                recorded="float32", environ=None,
+                                cpu_flags=None, bfloat16_ratio=None,
+                                accelerator=None):
   """The precision `what` (e.g. "ClassifierPredictor") runs in; logs one
-  line. Arguments after `offered` default to this machine's (injectable
-  for tests); see `choose_inference_precision`.
+  line. requested None: the environment's INFERENCE_PRECISION_ENV when
+  set, else `recorded` (the run's, from model.json). Arguments after
+  `recorded` default to this machine's (injectable for tests); see
+  `choose_inference_precision`.
 
   Raises:
     InputError: the precision asked (argument or environment) is unknown
@@ -254,18 +277,20 @@ def resolve_inference_precision(requested, what, offered=INFERENCE_PRECISIONS,
   from bert_tf2.runner import cpu_probe
   environ = os.environ if environ is None else environ
   source = "precision"
-  if requested in (None, "auto") and environ.get(INFERENCE_PRECISION_ENV):
+  if requested is None and environ.get(INFERENCE_PRECISION_ENV):
     requested, source = environ[INFERENCE_PRECISION_ENV], (
         INFERENCE_PRECISION_ENV)
-  if cpu_flags is None:
-    cpu_flags = cpu_probe.cpu_model_and_flags()[1]
+  if requested == "auto":  # The CPU is probed for "auto" alone.
+    if cpu_flags is None:
+      cpu_flags = cpu_probe.cpu_model_and_flags()[1]
+    if accelerator is None:
+      accelerator = not cpu_probe.on_cpu_only()
   if bfloat16_ratio is None:
     bfloat16_ratio = lambda: cpu_probe.bfloat16_speedup()["ratio"]
-  if accelerator is None:
-    accelerator = not cpu_probe.on_cpu_only()
   try:
     chosen, reason = choose_inference_precision(
-        requested, cpu_flags, bfloat16_ratio, accelerator, offered)
+        requested, cpu_flags or (), bfloat16_ratio, bool(accelerator),
+        offered, recorded)
   except ValueError as e:
     raise InputError("%s: %s%s" % (what, str(e).replace(
         "precision=", source + "=", 1), "" if source == "precision" else
@@ -274,5 +299,5 @@ def resolve_inference_precision(requested, what, offered=INFERENCE_PRECISIONS,
     reason = "%s=%s" % (source, chosen)
   logging.info("%s precision: %s (%s)%s", what, chosen, reason,
                "; precision=... or %s overrides" % INFERENCE_PRECISION_ENV
-               if requested in (None, "auto") else "")
+               if source == "precision" and requested is None else "")
   return chosen

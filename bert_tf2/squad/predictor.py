@@ -62,7 +62,8 @@ class SquadPredictor(base.Predictor):
                do_lower_case=True, max_seq_length=384, doc_stride=128,
                max_query_length=64, n_best_size=20, max_answer_length=30,
                version_2_with_negative=False, null_score_diff_threshold=0.0,
-               batch_size=8, precision="auto", int8_dir=None):
+               batch_size=8, precision=None, int8_dir=None,
+               recorded_precision="float32"):
     self.doc_stride = int(doc_stride)
     self.max_query_length = int(max_query_length)
     self.n_best_size = int(n_best_size)
@@ -70,7 +71,8 @@ class SquadPredictor(base.Predictor):
     self.version_2_with_negative = bool(version_2_with_negative)
     self.null_score_diff_threshold = float(null_score_diff_threshold)
     super().__init__(bert_config_file, checkpoint, vocab_file, do_lower_case,
-                     max_seq_length, batch_size, precision)
+                     max_seq_length, batch_size, precision,
+                     recorded_precision)
     int8 = self.precision == "int8"
     self._logits = self._model_function(
         self._onnx_forward if int8 else self._forward, int8, int8_dir)

@@ -70,7 +70,7 @@ def _example(rng, positive):
 
 
 @pytest.fixture(scope="module")
-def trained(tmp_path_factory):
+def trained(bfloat16_cpu, tmp_path_factory):
   keras.utils.set_random_seed(0)
   root = str(tmp_path_factory.mktemp("classifier_paths"))
   data_dir = os.path.join(root, "data")
@@ -109,6 +109,7 @@ mods = [m for m in sys.modules if m.split(".")[0] in (
 print(json.dumps({"probabilities": out["probabilities"].numpy().tolist(),
                   "labels": [x.decode() for x in out["label"].numpy()],
                   "num_windows": out["num_windows"].numpy().tolist(),
+                  "precision": served.precision.numpy().decode(),
                   "modules": mods}))
 """
 
@@ -140,7 +141,10 @@ def paths(trained):
   predictor = ClassifierPredictor.from_output_dir(options.output_dir)
   answers = predictor.predict(PAIRS)
   # The one call's predictor; its SavedModel served as the script's.
-  loaded = models.load_predictor(options.output_dir).predict(PAIRS)
+  loaded_predictor = models.load_predictor(options.output_dir)
+  loaded = loaded_predictor.predict(PAIRS)
+  with open(os.path.join(options.output_dir, "model.json")) as f:
+    recorded = json.load(f)["precision"]
   return {
       "script": script,
       "keras": _softmax(np.asarray(keras_logits, np.float64)),
@@ -152,7 +156,12 @@ def paths(trained):
       "predictor_labels": [a["label"] for a in answers],
       "loaded": np.array([a["probabilities"] for a in loaded]),
       "loaded_labels": [a["label"] for a in loaded],
-      "keras_model": keras_model}
+      "keras_model": keras_model,
+      "precisions": {
+          "recorded": recorded, "saved": served["precision"],
+          "keras": keras_model.dtype_policy.compute_dtype,
+          "predictor": predictor.precision,
+          "loaded": loaded_predictor.model.dtype_policy.compute_dtype}}
 
 
 def test_the_long_text_spans_many_windows(paths):
@@ -175,6 +184,12 @@ def test_every_path_gives_the_same_probabilities_and_labels(paths):
   # Answers vary: both labels occur, none near a tie.
   assert set(labels) == set(LABELS), script
   assert np.min(np.abs(script[:, 1] - 0.5)) > 1e-3, script
+
+
+def test_every_path_answers_in_the_runs_precision_on_a_bfloat16_cpu(paths):
+  # The module runs on a faked bfloat16 CPU (`bfloat16_cpu`), where "auto"
+  # would pick bfloat16: the default is the run's recorded float32.
+  assert paths["precisions"] == dict.fromkeys(paths["precisions"], "float32")
 
 
 def test_the_saved_model_runs_without_the_project(paths):

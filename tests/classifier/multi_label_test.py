@@ -99,7 +99,7 @@ def _rows(rng, n):
   return rows
 
 
-def test_end_to_end_eval_and_predict(tmp_path):
+def test_end_to_end_eval_and_predict(bfloat16_cpu, tmp_path):
   keras.utils.set_random_seed(0)
   d = str(tmp_path / "data")
   os.makedirs(d)

@@ -49,7 +49,7 @@ print("RESULT" + json.dumps(out["embeddings"].numpy().tolist()))
 """
 
 @pytest.fixture(scope="module")
-def run(tmp_path_factory):
+def run(bfloat16_cpu, tmp_path_factory):
   """The script's settings after --do_predict --export_dir of a checkpoint
   with widely spread weights (the cosines differ far beyond 1e-5)."""
   keras.utils.set_random_seed(0)

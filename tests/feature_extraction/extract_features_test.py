@@ -197,31 +197,61 @@ def test_read_examples_splits_pairs_like_the_original(tmp_path):
     feature_extraction.read_examples(str(bad))
 
 
-def test_export_dir_serves_the_json_lines_numbers(setup):
+# extract_features.py --precision: (the flag's value or None for the
+# default, the JSON lines' tolerance against the SavedModel's numbers).
+PRECISION_CASES = {"default": (None, 2e-6), "bfloat16": ("bfloat16", 0.05)}
+
+
+@pytest.mark.parametrize("case", sorted(PRECISION_CASES))
+def test_export_dir_serves_the_json_lines_numbers(bfloat16_cpu, setup, case):
+  """At the default (on a faked bfloat16 CPU) and with --precision=bfloat16,
+  the SavedModel serves the JSON lines' numbers and records the precision
+  they were computed in; bfloat16 is not float32's numbers."""
   import tensorflow as tf  # pylint: disable=g-import-not-at-top
   import tensorflow_text  # pylint: disable=g-import-not-at-top,unused-import
   from bert_tf2.feature_extraction import examples as fe_examples  # pylint: disable=g-import-not-at-top
-  out = str(setup["tmp"] / "exported.jsonl")
-  export_dir = str(setup["tmp"] / "encoder")
+  precision, atol = PRECISION_CASES[case]
+  out = str(setup["tmp"] / ("exported_%s.jsonl" % case))
+  export_dir = str(setup["tmp"] / ("encoder_%s" % case))
   kwargs = dict(input_file=setup["input_file"], output_file=out,
                 bert_config_file=setup["config"],
                 init_checkpoint=setup["ckpt"], vocab_file=setup["vocab"],
                 layers=LAYERS, max_seq_length=MAX_SEQ, batch_size=4)
-  (setup["tmp"] / "not_a_model").mkdir()
+  if precision:
+    kwargs["precision"] = precision
+  (setup["tmp"] / "not_a_model").mkdir(exist_ok=True)
   with pytest.raises(InputError, match="not a SavedModel"):
     feature_extraction.extract_to_file(**dict(
         kwargs, export_dir=str(setup["tmp"] / "not_a_model")))
   assert not os.path.exists(out)
   feature_extraction.extract_to_file(export_dir=export_dir, **kwargs)
   examples = fe_examples.read_examples(setup["input_file"])
-  served = tf.saved_model.load(export_dir).signatures["serving_pair"](
+  loaded = tf.saved_model.load(export_dir)
+  assert loaded.precision.numpy().decode() == (precision or "float32")
+  served = loaded.signatures["serving_pair"](
       text_a=tf.constant([e.text_a for e in examples]),
       text_b=tf.constant([e.text_b or "" for e in examples]))
   vectors = served["token_vectors"].numpy()
   assert vectors.shape == (len(LINES), MAX_SEQ, 4, CONFIG["hidden_size"])
-  for i, line in enumerate(_load(out)):
+  reference = str(setup["tmp"] / "float32_reference.jsonl")
+  if not os.path.exists(reference):
+    feature_extraction.extract_to_file(**dict(kwargs, output_file=reference,
+                                              precision="float32"))
+  for i, (line, line32) in enumerate(zip(_load(out), _load(reference))):
     num_tokens = len(line["features"])
     assert served["input_mask"].numpy()[i].sum() == num_tokens
     want = np.array([[l["values"] for l in t["layers"]]
                      for t in line["features"]])
-    np.testing.assert_allclose(vectors[i, :num_tokens], want, atol=2e-6)
+    np.testing.assert_allclose(vectors[i, :num_tokens], want, atol=atol)
+    float32 = np.array([[l["values"] for l in t["layers"]]
+                        for t in line32["features"]])
+    assert np.array_equal(want, float32) == (precision is None)
+
+
+def test_precision_flag_refuses_another_value(setup):
+  with pytest.raises(InputError, match=r"^--precision=int8: expected one "
+                     "of float32, bfloat16$"):
+    feature_extraction.extract_to_file(
+        input_file=setup["input_file"], output_file=str(setup["tmp"] / "x"),
+        bert_config_file=setup["config"], init_checkpoint=setup["ckpt"],
+        vocab_file=setup["vocab"], precision="int8")

@@ -52,7 +52,7 @@ print("RESULT" + json.dumps({"probabilities": out["probabilities"].numpy().tolis
 """
 
 @pytest.fixture(scope="module")
-def run(tmp_path_factory):
+def run(bfloat16_cpu, tmp_path_factory):
   """(settings, the trained BertMultipleChoice of the exported checkpoint)."""
   keras.utils.set_random_seed(0)
   root = str(tmp_path_factory.mktemp("mc_paths"))

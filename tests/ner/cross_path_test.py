@@ -89,7 +89,7 @@ def _write_conll(path, sentences):
 
 
 @pytest.fixture(scope="module")
-def trained(tmp_path_factory):
+def trained(bfloat16_cpu, tmp_path_factory):
   """The script's run: options, and the words of TEXTS it tagged."""
   keras.utils.set_random_seed(0)
   root = str(tmp_path_factory.mktemp("ner_paths"))

@@ -1,6 +1,7 @@
-"""Inference precision: the choice of "auto" on a faked CPU, the override,
-and every inference path built with precision="bfloat16" answering as in
-float32 within bfloat16 round-off.
+"""Inference precision: the default (the run's recorded precision, on any
+CPU), the choice of "auto" on a faked CPU, the override, and every
+inference path built with precision="bfloat16" answering as in float32
+within bfloat16 round-off.
 
 Tiny random-weight classifier (a run's output_dir with model.json) and
 encoder, initializer_range 0.2 so that texts get logit margins well above
@@ -36,7 +37,8 @@ VECTOR_COSINE = 0.999
 
 
 def resolve(requested="auto", flags=("avx512_bf16",), ratio=2.0,
-            accelerator=False, environ=None, offered=None):
+            accelerator=False, environ=None, offered=None,
+            recorded="float32"):
   calls = []
 
   def bfloat16_ratio():
@@ -44,10 +46,23 @@ def resolve(requested="auto", flags=("avx512_bf16",), ratio=2.0,
     return ratio
   chosen = speed_defaults.resolve_inference_precision(
       requested, "test", offered=offered or
-      speed_defaults.INFERENCE_PRECISIONS, environ=environ or {},
-      cpu_flags=flags, bfloat16_ratio=bfloat16_ratio,
+      speed_defaults.INFERENCE_PRECISIONS, recorded=recorded,
+      environ=environ or {}, cpu_flags=flags, bfloat16_ratio=bfloat16_ratio,
       accelerator=accelerator)
   return chosen, len(calls)
+
+
+def test_the_default_is_the_recorded_precision_on_every_cpu():
+  for flags in (("avx512_bf16",), ("amx_bf16", "avx2"), ("avx2",)):
+    assert resolve(None, flags=flags) == ("float32", 0)
+    assert resolve(None, flags=flags, recorded="bfloat16") == ("bfloat16", 0)
+  assert resolve(None, accelerator=True, recorded="float16") == ("float16",
+                                                                 0)
+  with pytest.raises(InputError, match=r"^test: the recorded precision "
+                     "'float16' is not offered here \(expected one of auto,"
+                     " float32, bfloat16\); give precision=$"):
+    resolve(None, recorded="float16", offered=("auto", "float32",
+                                               "bfloat16"))
 
 
 def test_auto_picks_bfloat16_only_where_the_cpu_multiplies_it_fast():
@@ -66,25 +81,31 @@ def test_an_asked_precision_or_the_environment_overrides_auto():
   assert resolve("float32") == ("float32", 0)
   assert resolve("bfloat16", flags=("avx2",)) == ("bfloat16", 0)
   env = {speed_defaults.INFERENCE_PRECISION_ENV: "float32"}
-  assert resolve(environ=env) == ("float32", 0)
+  assert resolve(None, environ=env, recorded="bfloat16") == ("float32", 0)
   assert resolve("bfloat16", environ=env) == ("bfloat16", 0)  # Argument wins.
+  assert resolve("auto", environ=env) == ("bfloat16", 1)
+  env = {speed_defaults.INFERENCE_PRECISION_ENV: "auto"}
+  assert resolve(None, environ=env) == ("bfloat16", 1)
   with pytest.raises(InputError, match=r"^test: precision='int8': expected "
                      "one of auto, float32, bfloat16$"):
     resolve("int8", offered=("auto", "float32", "bfloat16"))
   with pytest.raises(InputError, match="BERT_TF2_INFERENCE_PRECISION='fp8'"
                      ".*from the environment"):
-    resolve(environ={speed_defaults.INFERENCE_PRECISION_ENV: "fp8"})
+    resolve(None, environ={speed_defaults.INFERENCE_PRECISION_ENV: "fp8"})
 
 
 def test_the_choice_is_logged_in_one_line(caplog):
   import logging  # pylint: disable=g-import-not-at-top
   with caplog.at_level(logging.INFO, logger="absl"):
     resolve()
+    resolve(None)
   lines = [r.getMessage() for r in caplog.records
            if "precision:" in r.getMessage()]
-  assert lines == ["test precision: bfloat16 (this CPU has avx512_bf16 and "
-                   "its bfloat16 matmuls run 2.00x float32); precision=... "
-                   "or BERT_TF2_INFERENCE_PRECISION overrides"]
+  assert lines == ["test precision: bfloat16 (auto: this CPU has avx512_bf16 "
+                   "and its bfloat16 matmuls run 2.00x float32)",
+                   "test precision: float32 (the precision its run answered "
+                   "in); precision=... or BERT_TF2_INFERENCE_PRECISION "
+                   "overrides"]
 
 
 @pytest.fixture(scope="module")

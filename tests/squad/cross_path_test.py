@@ -46,7 +46,7 @@ print("RESULT" + json.dumps({
 """
 
 @pytest.fixture(scope="module")
-def run(tmp_path_factory):
+def run(bfloat16_cpu, tmp_path_factory):
   """The script's settings after --do_predict --export_dir of a checkpoint
   with widely spread weights (so spans differ by far more than 1e-5)."""
   keras.utils.set_random_seed(0)
