@@ -24,7 +24,8 @@ model.json:
                                     # loader's default; absent: float32
    "preprocessor": {"do_lower_case": true, "max_seq_length": 128, ...},
    "model": {"num_labels": 2, "multi_label": true, ...},
-   "outputs": {"labels": ["no", "yes"], ...}}
+   "outputs": {"labels": ["no", "yes"], ...},
+   "flags": {"data_dir": "...", "max_seq_length": 128, ...}}
 
 "preprocessor" holds the raw-text side (casing, length, windows),
 "model" the task model's constructor arguments (the head's settings:
@@ -32,7 +33,10 @@ num_labels, multi_label, crf and its `allowed` transitions, pooling_mode
 and normalize, ...), "outputs" how outputs are named and decoded (labels,
 SQuAD's n-best settings), "precision" the one its answers were made in,
 which every loader answers in unless asked another
-(`bert_tf2.runner.speed_defaults`). `bert_tf2.models.load(dir)` passes the three to
+(`bert_tf2.runner.speed_defaults`). "flags" holds the training script's
+own flags that define the run, which the script reads back when it
+predicts, evaluates or exports on the finished run
+(`bert_tf2.finetune.recorded_flags`); the loaders do not read it. `bert_tf2.models.load(dir)` passes the three to
 the task's text-model builder (`bert_tf2.models.text_model`), so recorded
 and explicit arguments are the same words. A pretrained directory
 (bert_config.json + vocab.txt + bert_model.ckpt, or Hugging Face's) is the
@@ -86,11 +90,11 @@ DEFAULT_PRECISION = "float32"  # Records without the key.
 class Artifact(collections.namedtuple(
     "Artifact", ["directory", "task", "config_file", "vocab_file",
                  "checkpoint", "preprocessor", "model", "outputs",
-                 "precision"])):
+                 "precision", "flags"])):
   """What model.json says, with paths resolved inside `directory`
   (vocab_file None: none recorded, e.g. pretraining; checkpoint None: the
   latest of the directory; precision: the one the run's answers were made
-  in, one of PRECISIONS)."""
+  in, one of PRECISIONS; flags: the training script's, or None)."""
 
   def settings(self):
     """The builder's keyword arguments: preprocessor, model and outputs."""
@@ -143,7 +147,7 @@ def _digest(data):
 
 def write(output_dir, task, bert_config_file, vocab_file=None,
           preprocessor=None, model=None, outputs=None, checkpoint=None,
-          precision=DEFAULT_PRECISION):
+          precision=DEFAULT_PRECISION, flags=None):
   """Writes output_dir/{bert_config.json,vocab.txt,model.json}, each
   atomically, model.json last (so a model.json always names complete
   copies).
@@ -158,6 +162,8 @@ def write(output_dir, task, bert_config_file, vocab_file=None,
       best/ (None: the latest at load time).
     precision: the precision the run's answers are made in (one of
       PRECISIONS: the run's --precision).
+    flags: the training script's flags that define the run ({name:
+      JSON value}: `bert_tf2.finetune.recorded_flags`), or None.
   """
   if task not in TASKS:
     raise ValueError("task %r: expected one of %s" % (task, TASKS))
@@ -180,6 +186,8 @@ def write(output_dir, task, bert_config_file, vocab_file=None,
     record["checkpoint"] = relative_checkpoint(output_dir, checkpoint)
   for name, section in zip(_SECTIONS, (preprocessor, model, outputs)):
     record[name] = dict(section or {})
+  if flags is not None:
+    record["flags"] = dict(flags)
   atomic_write_text(os.path.join(output_dir, FILE),
                     json.dumps(record, indent=2, sort_keys=True) + "\n")
 
@@ -268,6 +276,10 @@ def read(directory):
                        "emptied, cut short or overwritten); rerun the "
                        "training script on this --output_dir to rewrite "
                        "it" % file_path)
+  flags = record.get("flags")
+  if flags is not None and not isinstance(flags, dict):
+    raise InputError("%s is damaged: \"flags\" is not a JSON object"
+                     % path)
   precision = record.get("precision", DEFAULT_PRECISION)
   if precision not in PRECISIONS:
     raise InputError("%s: \"precision\" is %r; expected one of %s"
@@ -275,4 +287,4 @@ def read(directory):
   if checkpoint is not None:
     check_regular(checkpoint + ".index", "the recorded checkpoint's index")
   return Artifact(directory, record["task"], config_file, vocab_file,
-                  checkpoint, *sections, precision=precision)
+                  checkpoint, *sections, precision=precision, flags=flags)

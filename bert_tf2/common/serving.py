@@ -96,8 +96,9 @@ class TextServer(tf.Module):
     self._check = check
     self._ids_outputs = ids_outputs
     self.extra_files = dict(extra_files or {})
-    self.precision = tf.Variable(precision or compute_precision(model),
-                                 trainable=False, name="precision")
+    # A string; `write_saved_model` saves it as a variable (made there,
+    # not here: a text model builds a server inside its traced call).
+    self.precision_name = precision or compute_precision(model)
 
   def logits(self, features, model_fn=None):
     """The model on features' MODEL_INPUTS, chunk_size rows per call
@@ -200,6 +201,8 @@ def write_saved_model(server, export_dir, what="export_dir"):
 
   what: the name error messages give export_dir (e.g. "--export_dir").
   """
+  server.precision = tf.Variable(server.precision_name, trainable=False,
+                                 name="precision")
   return saved_model.write_saved_model(
       server, export_dir, server.signature_functions(), what=what,
       extra_files=server.extra_files or None)

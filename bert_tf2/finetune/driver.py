@@ -1,6 +1,7 @@
 """The fine-tuning lifecycle, once for every task: `run(job)`.
 
-  start the strategy -> job.prepare (checks, no output) -> export and
+  start the strategy -> job.prepare (checks, no output) -> on a finished
+  run, the flags against its model.json (`recorded_flags`) -> export and
   periodic-evaluation checks -> run config and batch-size checks ->
   output_dir, job.save_assets, model.json (job.model_record) ->
   train.tf_record -> Estimator ->
@@ -29,6 +30,7 @@ from bert_tf2.common import InputError
 from bert_tf2.common import artifact
 from bert_tf2 import runner
 from bert_tf2.finetune import checks
+from bert_tf2.finetune import recorded_flags
 from bert_tf2.finetune import records
 from bert_tf2.runner import checkpoints
 from bert_tf2.runner import estimator as estimator_lib
@@ -128,7 +130,8 @@ def write_model_record(job):
                  getattr(s, "vocab_file", None),
                  preprocessor=record.get("preprocessor"),
                  model=record.get("model"), outputs=record.get("outputs"),
-                 precision=s.precision)
+                 precision=s.precision,
+                 flags=recorded_flags.recordable(s))
 
 
 def print_results(result):
@@ -186,6 +189,7 @@ def run(job):
   s = job.settings
   runner.start_strategy(s)  # Before any other TensorFlow op (multi-worker).
   job.prepare()
+  recorded_flags.check_model_record(job)
   do_eval = job.evaluates()
   if job.exports:
     check_export_flags(s)

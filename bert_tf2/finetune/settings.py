@@ -20,6 +20,8 @@ Example:
   []
   >>> s.replace(max_seq_length=64).max_seq_length
   64
+  >>> sorted(s.given())
+  ['do_train']
 """
 
 import types
@@ -36,11 +38,12 @@ class Settings(types.SimpleNamespace):
   A SimpleNamespace (vars(), ==, repr work as usual) whose reads are
   recorded in a slot outside the values.
   """
-  __slots__ = ("_read",)
+  __slots__ = ("_read", "_given")
 
-  def __init__(self, **values):
+  def __init__(self, given=(), **values):
     super().__init__(**values)
     object.__setattr__(self, "_read", set())
+    object.__setattr__(self, "_given", frozenset(given))
 
   def __getattribute__(self, name):
     if name in object.__getattribute__(self, "__dict__"):
@@ -57,9 +60,14 @@ class Settings(types.SimpleNamespace):
     unknown = set(changes) - set(vars(self))
     if unknown:
       raise TypeError("unknown settings: %s" % sorted(unknown))
-    copy = Settings(**dict(vars(self), **changes))
+    copy = Settings(given=self._given, **dict(vars(self), **changes))
     object.__setattr__(copy, "_read", self._read)
     return copy
+
+  def given(self):
+    """Names given explicitly (on the command line, or to
+    `settings_with_defaults`), not left at their defaults."""
+    return set(self._given)
 
   def unread(self):
     """Names never read since construction."""
@@ -68,13 +76,15 @@ class Settings(types.SimpleNamespace):
   @classmethod
   def from_flags(cls, flag_values=flags.FLAGS):
     """The parsed values of the script's own flags (absl's excluded)."""
-    values = {}
+    values, given = {}, set()
     for module, defined in flag_values.flags_by_module_dict().items():
       if module.startswith(_FOREIGN_MODULES):
         continue
       for flag in defined:
         values[flag.name] = flag.value
-    return cls(**values)
+        if flag.present:
+          given.add(flag.name)
+    return cls(given=given, **values)
 
 
 def settings_with_defaults(define_flags, **overrides):
@@ -87,4 +97,4 @@ def settings_with_defaults(define_flags, **overrides):
   if unknown:
     raise TypeError("unknown options: %s" % sorted(unknown))
   values.update(overrides)
-  return Settings(**values)
+  return Settings(given=overrides, **values)

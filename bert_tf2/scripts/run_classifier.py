@@ -29,15 +29,19 @@ FLAGS = flags.FLAGS
 classifier_flags.define_flags()
 
 
+# Required unless --output_dir holds a finished run whose model.json
+# records them (`finetune.recorded_flags`: --do_predict, --do_eval or
+# --export_dir on it take every flag not given from the record).
+REQUIRED = ("data_dir", "task_name", "vocab_file", "bert_config_file")
+
+
 def main(_):
-  pipeline.run(finetune.Settings.from_flags(FLAGS))
+  pipeline.run(finetune.run_settings(FLAGS, REQUIRED))
 
 
 def run():
   """Console entry point: `bert-run-classifier ...`, the same flags as `python run_classifier.py ...`."""
-  for name in ("data_dir", "task_name", "vocab_file", "bert_config_file",
-               "output_dir"):
-    flags.mark_flag_as_required(name)
+  flags.mark_flag_as_required("output_dir")
   cli.run(main)
 
 

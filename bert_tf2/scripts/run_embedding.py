@@ -25,14 +25,19 @@ FLAGS = flags.FLAGS
 embedding_flags.define_flags()
 
 
+# Required unless --output_dir holds a finished run whose model.json
+# records them (`finetune.recorded_flags`: --do_predict, --do_eval or
+# --export_dir on it take every flag not given from the record).
+REQUIRED = ("data_dir", "vocab_file", "bert_config_file")
+
+
 def main(_):
-  driver.run(EmbeddingJob(finetune.Settings.from_flags(FLAGS)))
+  driver.run(EmbeddingJob(finetune.run_settings(FLAGS, REQUIRED)))
 
 
 def run():
   """Console entry point: `bert-run-embedding ...`."""
-  for name in ("data_dir", "vocab_file", "bert_config_file", "output_dir"):
-    flags.mark_flag_as_required(name)
+  flags.mark_flag_as_required("output_dir")
   cli.run(main)
 
 

@@ -24,14 +24,18 @@ FLAGS = flags.FLAGS
 squad_flags.define_flags()
 
 
+# Required unless --output_dir holds a finished run whose model.json
+# records them (`finetune.recorded_flags`: --do_predict, --do_eval or
+# --export_dir on it take every flag not given from the record).
+REQUIRED = ("vocab_file", "bert_config_file")
+
+
 def main(_):
-  squad_job.run(finetune.Settings.from_flags(FLAGS))
+  squad_job.run(finetune.run_settings(FLAGS, REQUIRED))
 
 
 def run():
   """Console entry point: `bert-run-squad ...`, the same flags as `python run_squad.py ...`."""
-  flags.mark_flag_as_required("vocab_file")
-  flags.mark_flag_as_required("bert_config_file")
   flags.mark_flag_as_required("output_dir")
   cli.run(main)
 

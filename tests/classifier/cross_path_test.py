@@ -21,6 +21,7 @@ refused in one line).
 import json
 import os
 import random
+import shutil
 import subprocess
 
 import keras
@@ -190,6 +191,36 @@ def test_every_path_answers_in_the_runs_precision_on_a_bfloat16_cpu(paths):
   # The module runs on a faked bfloat16 CPU (`bfloat16_cpu`), where "auto"
   # would pick bfloat16: the default is the run's recorded float32.
   assert paths["precisions"] == dict.fromkeys(paths["precisions"], "float32")
+
+
+def test_do_predict_on_the_finished_run_needs_no_other_flag(trained,
+                                                            tmp_path):
+  """`run_classifier.py --do_predict --output_dir=<run>`: every other flag
+  (data, columns, labels, length, windows, config, vocabulary) is the
+  record's; the predictions are the run's, byte for byte."""
+  again = cross_path.predict_again(trained.output_dir, str(tmp_path / "run"),
+                                   "run_classifier.py", ["test_results.tsv"])
+  with open(os.path.join(trained.output_dir, "test_results.tsv")) as f:
+    assert again["test_results.tsv"] == f.read()
+
+
+def test_a_flag_that_builds_another_model_is_one_line(trained, tmp_path):
+  directory = str(tmp_path / "run")
+  shutil.copytree(trained.output_dir, directory, ignore=shutil.ignore_patterns(
+      "*.tf_record", "events.out.*", "test_results.tsv"))
+  proc = subprocess.run(
+      [warm_python.command(), os.path.join(cross_path.REPO,
+                                           "run_classifier.py"),
+       "--do_predict", "--output_dir=" + directory, "--max_seq_length=16",
+       "--predict_batch_size=3"],
+      capture_output=True, text=True, cwd=directory, timeout=600,
+      env=dict(os.environ, PYTHONPATH=cross_path.REPO))
+  assert proc.returncode == 1
+  assert proc.stderr.strip().splitlines()[-1] == (
+      "error: %s/model.json records --max_seq_length=%d; given "
+      "--max_seq_length=16, which builds another model than the run's: "
+      "leave it out, or train a new run" % (directory, SEQ))
+  assert not os.path.exists(os.path.join(directory, "test_results.tsv"))
 
 
 def test_the_saved_model_runs_without_the_project(paths):

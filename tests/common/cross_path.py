@@ -67,3 +67,28 @@ def without_setting(output_dir, section, key, destination):
   with open(path, "w") as f:
     json.dump(record, f)
   return destination
+
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))))
+
+
+def predict_again(output_dir, destination, script, outputs):
+  """A copy of a finished run's output_dir (no records, event files or
+  outputs) at `destination`, then `python <script> --do_predict
+  --output_dir=<destination>` with no other flag, as a user runs it (a
+  fresh process). Returns {name: text} of each of `outputs` it wrote."""
+  import shutil  # pylint: disable=g-import-not-at-top
+  shutil.copytree(output_dir, destination, ignore=shutil.ignore_patterns(
+      "*.tf_record", "events.out.*", *outputs))
+  proc = subprocess.run(
+      [warm_python.command(), os.path.join(REPO, script), "--do_predict",
+       "--output_dir=" + destination],
+      capture_output=True, text=True, cwd=destination, timeout=600,
+      env=dict(os.environ, PYTHONPATH=REPO))
+  assert proc.returncode == 0, proc.stderr[-3000:]
+  found = {}
+  for name in outputs:
+    with open(os.path.join(destination, name), encoding="utf-8") as f:
+      found[name] = f.read()
+  return found

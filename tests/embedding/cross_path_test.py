@@ -138,3 +138,14 @@ def test_dropping_a_recorded_setting_changes_the_vectors(run, tmp_path,
   for path in (_python, _keras, _loaded):
     assert np.abs(path(directory) - _python(s.output_dir)).max() > 1e-3, (
         key, path.__name__)
+
+
+def test_do_predict_on_the_finished_run_needs_no_other_flag(run, tmp_path):
+  """`run_embedding.py --do_predict --output_dir=<run>`: every other flag is the
+  record's; the predictions are the run's, byte for byte."""
+  s, _ = run
+  again = cross_path.predict_again(s.output_dir, str(tmp_path / "run"),
+                                   "run_embedding.py", ['test_results.tsv'])
+  for name, text in again.items():
+    with open(os.path.join(s.output_dir, name), encoding="utf-8") as f:
+      assert text == f.read(), name

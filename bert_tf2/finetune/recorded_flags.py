@@ -1,0 +1,176 @@
+"""A finished run's flags, read back: `--do_predict --output_dir=<run>` alone.
+
+A fine-tuning script records, in its output_dir's model.json (section
+"flags", `bert_tf2.common.artifact`), the value of every flag of its own
+that defines the run: data, columns, labels, casing, lengths, windows,
+head and training settings. It leaves out the flags of one invocation
+(`PER_INVOCATION`: what to do, where to write, which machine).
+
+A later run of the same script on that output_dir that does not train
+(`--do_predict`, `--do_eval`, `--export_dir`) takes every flag it is not
+given from the record, and the config and vocabulary from the run's own
+copies, so
+
+    python run_classifier.py --do_predict --output_dir=/tmp/mrpc_output
+
+predicts as the run did. A flag given explicitly stands where it leaves the
+model as recorded (another --data_dir, --predict_batch_size); one that
+would build another model than the record's (`check_model_record`, after
+the job has read its inputs) is one InputError line naming the flag, both
+values and model.json.
+
+Example:
+  >>> from bert_tf2.finetune.settings import Settings
+  >>> s = Settings(output_dir="/run", do_predict=True, max_seq_length=128,
+  ...              vocab_file=None, bert_config_file=None)
+  >>> sorted(recordable(s))
+  ['max_seq_length']
+"""
+
+import os
+
+from bert_tf2.common import InputError
+from bert_tf2.common import artifact
+
+# Flags of one invocation: never recorded, never taken from a record.
+PER_INVOCATION = frozenset([
+    "do_train", "do_eval", "do_predict", "output_dir", "export_dir",
+    "init_checkpoint", "use_tpu", "tpu_name", "tpu_zone", "gcp_project",
+    "master", "num_tpu_cores", "strategy", "worker_timeout_secs",
+    "iterations_per_loop", "allow_new_batch_shape", "skip_consumed_batches"])
+# Files the record holds copies of: model.json's "config", "vocabulary".
+_COPIED = {"bert_config_file": "config_file", "vocab_file": "vocab_file"}
+# Values the record can hold (JSON).
+_PLAIN_TYPES = (str, int, float, bool, type(None))
+
+
+def recordable(settings):
+  """{flag: value} of `settings` that model.json records (see module)."""
+  values = {}
+  for name in settings.fields():
+    if name in PER_INVOCATION or name in _COPIED:
+      continue
+    value = getattr(settings, name)
+    if isinstance(value, (list, tuple)):
+      value = list(value)
+    if isinstance(value, _PLAIN_TYPES) or isinstance(value, list):
+      values[name] = value
+  return values
+
+
+def finished_run(settings):
+  """The `artifact.Artifact` of the finished run in --output_dir that this
+  invocation continues without training, or None (it trains, or there is
+  no record)."""
+  output_dir = getattr(settings, "output_dir", None)
+  if (getattr(settings, "do_train", False) or not output_dir or
+      not artifact.exists(output_dir)):
+    return None
+  return artifact.read(output_dir)
+
+
+def fill(settings):
+  """`settings` with every flag not given explicitly (`settings.given()`)
+  taken from the finished run's record, config and vocabulary its copies;
+  `settings` itself when there is no finished run (see `finished_run`).
+
+  Raises:
+    InputError: the record is damaged; a record of another kind of run; a
+      --bert_config_file or --vocab_file given that is not the run's.
+  """
+  found = finished_run(settings)
+  if found is None or found.flags is None:
+    return settings
+  given = settings.given()
+  changes = {}
+  for name, value in found.flags.items():
+    if name in PER_INVOCATION or name not in settings.fields():
+      raise InputError("%s: \"flags\" records %r, which is not a flag of "
+                       "this script: a record of another kind of run"
+                       % (os.path.join(found.directory, artifact.FILE), name))
+    if name not in given:
+      changes[name] = value
+  for name, field in _COPIED.items():
+    copy = getattr(found, field)
+    if name not in settings.fields() or copy is None:
+      continue
+    if name in given and getattr(settings, name):
+      _check_same_file(name, getattr(settings, name), copy)
+    changes[name] = copy
+  return settings.replace(**changes)
+
+
+def _check_same_file(flag, given, copy):
+  """Refuses --<flag>=given unless it holds the run's copy's bytes."""
+  try:
+    same = artifact.read_bytes(given, flag) == artifact.read_bytes(copy, flag)
+  except InputError:
+    same = False
+  if not same:
+    raise InputError("--%s=%s is not the file the run in %s was trained "
+                     "with (its copy: %s); leave the flag out to use it"
+                     % (flag, given, os.path.dirname(copy), copy))
+
+
+def check_model_record(job):
+  """Refuses, in one line, an invocation on a finished run whose flags
+  build another model than model.json records (call after job.prepare:
+  the record may depend on the job's inputs, e.g. NER's labels).
+
+  Raises:
+    InputError: naming the explicitly given flags whose values differ from
+      the recorded ones, with both values (or, with none, the record's
+      sections that the recorded flags do not rebuild: a damaged record).
+  """
+  settings = job.settings
+  found = finished_run(settings)
+  if found is None or found.flags is None:
+    return
+  record = job.model_record()
+  if record is None:
+    return
+  path = os.path.join(found.directory, artifact.FILE)
+  differs = [name for name in ("preprocessor", "model", "outputs")
+             if dict(record.get(name) or {}) != getattr(found, name)]
+  if not differs and record.get("task") == found.task:
+    return
+  given = _culprits(job, record, sorted(
+      name for name in settings.given()
+      if name in found.flags and getattr(settings, name) != found.flags[name]
+  ), found.flags)
+  if given:
+    raise InputError("%s records %s; given %s, which builds another model "
+                     "than the run's: leave %s out, or train a new run" % (
+                         path, ", ".join("--%s=%s" % (n, found.flags[n])
+                                         for n in given),
+                         ", ".join("--%s=%s" % (n, getattr(settings, n))
+                                   for n in given),
+                         "them" if len(given) > 1 else "it"))
+  raise InputError("%s is damaged: its \"flags\" do not rebuild its %s; "
+                   "rerun the training script on this --output_dir to "
+                   "rewrite it" % (path, " and ".join(differs)))
+
+
+def _culprits(job, record, names, recorded):
+  """The flags among `names` (given, not the recorded values) that change
+  job.model_record() (`record`) when each alone is set back to its
+  recorded value; all of `names` when none does alone (a flag that acts
+  through the job's inputs, e.g. labels read at prepare)."""
+  settings, found = job.settings, []
+  try:
+    for name in names:
+      job.settings = settings.replace(**{name: recorded[name]})
+      if job.model_record() != record:
+        found.append(name)
+  finally:
+    job.settings = settings
+  return found or names
+
+
+def check_required(settings, required):
+  """Refuses, in one line, a required flag that is neither given nor
+  recorded by a finished run in --output_dir."""
+  for name in required:
+    if getattr(settings, name, None) in (None, ""):
+      raise InputError("--%s is required (or --output_dir of a finished "
+                       "run whose model.json records it)" % name)
