@@ -7,9 +7,14 @@ bfloat16 matmuls ran at 160-249 GFLOP/s against about 300 for float32,
 while on an AMD EPYC with AVX512-BF16 mixed bfloat16 pretraining ran 1.4x
 the steps a second of float32. No rule on CPU flags predicts both, so
 `bfloat16_speedup` times one matmul of a BERT layer's feed-forward shape in
-both dtypes (about half a second) and caches the ratio per machine (CPU
-model, its flags and the TensorFlow version) in
-`$XDG_CACHE_HOME/bert_tf2/matmul_probe.json` (default `~/.cache`).
+both dtypes, interleaved (float32, bfloat16, float32, ... for
+PROBE_ROUNDS rounds: a drift of the host's speed hits both alike; the
+ratio is the median of the rounds' ratios; about a second), and caches it
+under a key of everything that changes the answer (`machine_key`: CPU
+model and flags, the cores this process may use, TensorFlow's version and
+thread settings, and the environment variables that change its kernels
+or threads, `PROBE_ENVIRONMENT`): another key is measured anew. The cache
+is `$XDG_CACHE_HOME/bert_tf2/matmul_probe.json` (default `~/.cache`).
 
 `warn_if_bfloat16_slower(precision)` logs one warning line when bfloat16 is
 slower; the run goes on as asked.
@@ -24,6 +29,11 @@ from absl import logging
 
 # A BERT-Base feed-forward matmul on 512 tokens: [512, 768] x [768, 3072].
 PROBE_SHAPE = (512, 768, 3072)
+PROBE_ROUNDS = 5
+# Environment variables that change TensorFlow's CPU kernels or threads.
+PROBE_ENVIRONMENT = ("TF_ENABLE_ONEDNN_OPTS", "OMP_NUM_THREADS",
+                     "TF_NUM_INTRAOP_THREADS", "TF_NUM_INTEROP_THREADS",
+                     "ONEDNN_MAX_CPU_ISA", "DNNL_MAX_CPU_ISA")
 _warned = []
 
 
@@ -44,11 +54,24 @@ def cpu_model_and_flags(cpuinfo="/proc/cpuinfo"):
   return model, flags
 
 
-def machine_key(cpuinfo="/proc/cpuinfo"):
-  """A string naming this CPU (model and flags) and the TensorFlow version."""
+def machine_key(cpuinfo="/proc/cpuinfo", environ=None):
+  """A string naming what changes the probe's answer: this CPU (model and
+  flags), the cores this process may use, the TensorFlow version, its
+  thread settings and `PROBE_ENVIRONMENT`'s variables (set ones only)."""
   import tensorflow as tf  # pylint: disable=g-import-not-at-top
+  environ = os.environ if environ is None else environ
   model, flags = cpu_model_and_flags(cpuinfo)
-  return "%s|%s|tf %s" % (model, " ".join(flags), tf.__version__)
+  try:
+    cores = len(os.sched_getaffinity(0))
+  except AttributeError:  # Not Linux.
+    cores = os.cpu_count()
+  threads = (tf.config.threading.get_intra_op_parallelism_threads(),
+             tf.config.threading.get_inter_op_parallelism_threads())
+  env = " ".join("%s=%s" % (k, environ[k]) for k in PROBE_ENVIRONMENT
+                 if k in environ)
+  return "%s|%s|tf %s|cores %s|threads %d/%d|%s" % (
+      model, " ".join(flags), tf.__version__, cores, threads[0], threads[1],
+      env)
 
 
 def cache_path():
@@ -97,8 +120,24 @@ def _write_cache(path, cache):
     pass  # a read-only home: the probe is simply repeated next time.
 
 
+def interleaved_rates(measure, rounds=PROBE_ROUNDS):
+  """{"float32", "bfloat16": median GFLOP/s, "ratio": median of the rounds'
+  bfloat16 / float32}, measured float32, bfloat16, float32, ...
+
+    >>> rates = iter([100.0, 150.0, 200.0, 220.0, 100.0, 160.0])
+    >>> got = interleaved_rates(lambda dtype: next(rates), rounds=3)
+    >>> got["float32"], got["bfloat16"], got["ratio"]
+    (100.0, 160.0, 1.5)
+  """
+  pairs = [(measure("float32"), measure("bfloat16")) for _ in range(rounds)]
+  return {"float32": statistics.median(f for f, _ in pairs),
+          "bfloat16": statistics.median(b for _, b in pairs),
+          "ratio": statistics.median(b / f for f, b in pairs)}
+
+
 def bfloat16_speedup(measure=measure_gflops, path=None, key=None):
-  """bfloat16 GFLOP/s over float32 GFLOP/s on this machine (cached).
+  """bfloat16 GFLOP/s over float32 GFLOP/s on this machine (cached under
+  `machine_key()`; measured by `interleaved_rates`).
 
   Args:
     measure: fn(dtype) -> GFLOP/s (default: `measure_gflops`).
@@ -113,12 +152,11 @@ def bfloat16_speedup(measure=measure_gflops, path=None, key=None):
   cache = _read_cache(path)
   entry = cache.get(key)
   if (isinstance(entry, dict) and
-      all(isinstance(entry.get(k), (int, float)) and entry[k] > 0
-          for k in ("float32", "bfloat16"))):
-    entry["ratio"] = entry["bfloat16"] / entry["float32"]
+      all(isinstance(entry.get(k), (int, float)) and
+          not isinstance(entry.get(k), bool) and entry[k] > 0
+          for k in ("float32", "bfloat16", "ratio"))):
     return entry
-  entry = {"float32": measure("float32"), "bfloat16": measure("bfloat16")}
-  entry["ratio"] = entry["bfloat16"] / entry["float32"]
+  entry = interleaved_rates(measure)
   cache[key] = entry
   _write_cache(path, cache)
   return entry

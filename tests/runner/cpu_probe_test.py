@@ -19,11 +19,12 @@ def test_speedup_is_measured_once_and_cached(tmp_path):
   measure, calls = _counting({"float32": 300.0, "bfloat16": 200.0})
   first = cpu_probe.bfloat16_speedup(measure, path=path, key="cpu A")
   again = cpu_probe.bfloat16_speedup(measure, path=path, key="cpu A")
-  assert calls == ["float32", "bfloat16"]
+  rounds = cpu_probe.PROBE_ROUNDS
+  assert calls == ["float32", "bfloat16"] * rounds  # Interleaved.
   assert first["ratio"] == again["ratio"] == 200.0 / 300.0
   # Another machine (or TensorFlow version) is measured anew.
   cpu_probe.bfloat16_speedup(measure, path=path, key="cpu B")
-  assert calls == ["float32", "bfloat16"] * 2
+  assert calls == ["float32", "bfloat16"] * rounds * 2
   with open(path) as f:
     assert set(json.load(f)) == {"cpu A", "cpu B"}
 
@@ -35,7 +36,7 @@ def test_damaged_cache_is_measured_again(tmp_path):
     path.write_bytes(content)
     measure, calls = _counting({"float32": 100.0, "bfloat16": 150.0})
     got = cpu_probe.bfloat16_speedup(measure, path=str(path), key="cpu A")
-    assert calls == ["float32", "bfloat16"], content
+    assert calls == ["float32", "bfloat16"] * cpu_probe.PROBE_ROUNDS, content
     assert got["ratio"] == 1.5
 
 
@@ -52,6 +53,23 @@ def test_warning_only_when_bfloat16_is_slower_on_a_cpu(monkeypatch):
   assert "\n" not in text
   # Once per process.
   assert cpu_probe.warn_if_bfloat16_slower("bfloat16", slow) is None
+
+
+def test_the_key_names_what_changes_the_answer():
+  key = cpu_probe.machine_key(environ={})
+  assert "|cores " in key and "|threads " in key
+  assert cpu_probe.machine_key(environ={}) == key
+  for name in cpu_probe.PROBE_ENVIRONMENT:
+    other = cpu_probe.machine_key(environ={name: "1"})
+    assert other != key and ("%s=1" % name) in other, name
+
+
+def test_a_drift_between_rounds_hits_both_precisions_alike():
+  # The host slows down 2x after the first round: the per-round ratio
+  # stays 1.5, where one measure of each (before and after) read 0.75.
+  rates = iter([100.0, 150.0] + [50.0, 75.0] * 4)
+  got = cpu_probe.interleaved_rates(lambda dtype: next(rates), rounds=5)
+  assert got["ratio"] == 1.5
 
 
 def test_probe_measures_a_positive_rate():
