@@ -186,6 +186,8 @@ def text_model(cls, directory, max_seq_length=None, do_lower_case=None,
   chosen = speed_defaults.resolve_inference_precision(
       precision, "%s text model" % cls.__name__,
       offered=TEXT_MODEL_PRECISIONS, recorded=recorded)
+  if "precision" in _named_parameters(build):  # Builds in it itself.
+    settings["precision"] = chosen
   with precision_lib.policy_scope(chosen):
     model = build(cls, directory, **settings)
   model.compile(optimizer=keras.optimizers.Adam(DEFAULT_LEARNING_RATE))

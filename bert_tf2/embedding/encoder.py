@@ -37,6 +37,11 @@ from bert_tf2.embedding import text_model as text_model_lib
 from modeling import inputs as model_inputs
 from modeling import lora
 from modeling import quantized
+from bert_tf2.runner import precision as precision_lib
+from bert_tf2.runner import speed_defaults
+
+# The precisions `SentenceEncoder.from_dir` offers.
+PRECISIONS = ("auto", "float32", "bfloat16", "float16")
 
 DEFAULT_MAX_SEQ_LENGTH = 128
 
@@ -122,67 +127,85 @@ class SentenceEncoder(lora.Adaptable, keras.Model):
 
   @classmethod
   def from_dir(cls, model_dir, pooling_mode=None, normalize=None,
-               max_seq_length=None, do_lower_case=None):
+               max_seq_length=None, do_lower_case=None, precision=None):
     """The encoder of a model directory (see module docstring).
 
     Args:
-      model_dir: HF/sentence-transformers or original-format directory.
+      model_dir: HF/sentence-transformers or original-format directory,
+        or a run_embedding.py output_dir (its model.json).
       pooling_mode, normalize: override what the directory says.
       max_seq_length: override (default: sentence_bert_config.json, else
         128).
       do_lower_case: override (default: tokenizer_config.json /
         sentence_bert_config.json, else True).
+      precision: None (the default: the one the run's answers were made
+        in, model.json's; float32 for a pretrained directory), "float32",
+        "bfloat16", "float16" or "auto" (bfloat16 on a CPU that multiplies
+        it fast): see `bert_tf2.runner.speed_defaults`.
     """
-    import tokenization  # pylint: disable=g-import-not-at-top
-    from modeling import hf_import  # pylint: disable=g-import-not-at-top
     if not os.path.isdir(model_dir):
       raise InputError("%s: not a directory" % model_dir)
-    if artifact.exists(model_dir):
-      return _from_run(cls, model_dir, pooling_mode, normalize,
-                           max_seq_length, do_lower_case)
-    vocab = os.path.join(model_dir, "vocab.txt")
-    if not os.path.exists(vocab):
-      raise InputError("%s: no vocab.txt" % model_dir)
-    config_pooling = pooling.pooling_from_dir(model_dir)
-    st_config = _optional_json(os.path.join(model_dir,
-                                            "sentence_bert_config.json"))
-    tok_config = _optional_json(os.path.join(model_dir,
-                                             "tokenizer_config.json"))
-    if do_lower_case is None:
-      do_lower_case = tok_config.get("do_lower_case", True)
-    if os.path.exists(os.path.join(model_dir, "model.safetensors")):
-      with tempfile.TemporaryDirectory() as tmp:
-        bert_config, _ = hf_import.convert_hf_checkpoint(model_dir, tmp,
-                                                         exact_gelu=True)
-        encoder = cls(bert_config,
-                      pooling_mode or config_pooling.mode,
-                      config_pooling.normalize if normalize is None
-                      else normalize)
-        modeling.init_from_checkpoint(encoder.bert, tmp, flag=model_dir)
-    else:
-      config_file = os.path.join(model_dir, "bert_config.json")
-      bert_config = modeling.BertConfig.from_json_file(config_file)
-      modeling.check_config_matches_checkpoint(
-          bert_config, model_dir, flag=model_dir, config_file=config_file)
-      encoder = cls(bert_config, pooling_mode or config_pooling.mode,
+    found = artifact.read(model_dir) if artifact.exists(model_dir) else None
+    chosen = speed_defaults.resolve_inference_precision(
+        precision, cls.__name__, offered=PRECISIONS,
+        recorded=found.precision if found else artifact.DEFAULT_PRECISION)
+    with precision_lib.policy_scope(chosen):
+      if found is not None:
+        return _from_run(cls, found, pooling_mode, normalize,
+                         max_seq_length, do_lower_case)
+      return _from_directory(cls, model_dir, pooling_mode, normalize,
+                             max_seq_length, do_lower_case)
+
+
+def _from_directory(cls, model_dir, pooling_mode, normalize, max_seq_length,
+                    do_lower_case):
+  """SentenceEncoder.from_dir of a pretrained directory."""
+  import tokenization  # pylint: disable=g-import-not-at-top
+  from modeling import hf_import  # pylint: disable=g-import-not-at-top
+  vocab = os.path.join(model_dir, "vocab.txt")
+  if not os.path.exists(vocab):
+    raise InputError("%s: no vocab.txt" % model_dir)
+  config_pooling = pooling.pooling_from_dir(model_dir)
+  st_config = _optional_json(os.path.join(model_dir,
+                                          "sentence_bert_config.json"))
+  tok_config = _optional_json(os.path.join(model_dir,
+                                           "tokenizer_config.json"))
+  if do_lower_case is None:
+    do_lower_case = tok_config.get("do_lower_case", True)
+  if os.path.exists(os.path.join(model_dir, "model.safetensors")):
+    with tempfile.TemporaryDirectory() as tmp:
+      bert_config, _ = hf_import.convert_hf_checkpoint(model_dir, tmp,
+                                                       exact_gelu=True)
+      encoder = cls(bert_config,
+                    pooling_mode or config_pooling.mode,
                     config_pooling.normalize if normalize is None
                     else normalize)
-      modeling.init_from_checkpoint(encoder.bert, model_dir, flag=model_dir)
-    encoder.tokenizer = tokenization.FullTokenizer(
-        vocab, do_lower_case=do_lower_case)
-    encoder.max_seq_length = int(max_seq_length or st_config.get(
-        "max_seq_length", DEFAULT_MAX_SEQ_LENGTH))
-    modeling.check_sequence_length(bert_config, encoder.max_seq_length)
-    return encoder
+      modeling.init_from_checkpoint(encoder.bert, tmp, flag=model_dir)
+  else:
+    config_file = os.path.join(model_dir, "bert_config.json")
+    bert_config = modeling.BertConfig.from_json_file(config_file)
+    modeling.check_config_matches_checkpoint(
+        bert_config, model_dir, flag=model_dir, config_file=config_file)
+    encoder = cls(bert_config, pooling_mode or config_pooling.mode,
+                  config_pooling.normalize if normalize is None
+                  else normalize)
+    modeling.init_from_checkpoint(encoder.bert, model_dir, flag=model_dir)
+  encoder.tokenizer = tokenization.FullTokenizer(
+      vocab, do_lower_case=do_lower_case)
+  encoder.max_seq_length = int(max_seq_length or st_config.get(
+      "max_seq_length", DEFAULT_MAX_SEQ_LENGTH))
+  modeling.check_sequence_length(bert_config, encoder.max_seq_length)
+  return encoder
 
 
-def _from_run(cls, model_dir, pooling_mode, normalize, max_seq_length,
+def _from_run(cls, found, pooling_mode, normalize, max_seq_length,
               do_lower_case):
-  """SentenceEncoder.from_dir of a run_embedding.py output_dir: its
-  model.json's pooling, normalisation, length and casing (each overridden
-  by an argument given), the recorded checkpoint's weights."""
+  """SentenceEncoder.from_dir of a run_embedding.py output_dir (`found`,
+  its `artifact.Artifact`): its model.json's pooling, normalisation,
+  length and casing (each overridden by an argument given), the recorded
+  checkpoint's weights."""
   import tokenization  # pylint: disable=g-import-not-at-top
-  found = artifact.read(model_dir)
+  model_dir = found.directory
   if found.task != "embedding":
     raise InputError("%s: holds a %r model, not a sentence encoder"
                      % (model_dir, found.task))

@@ -79,12 +79,14 @@ class SentenceTextModel(TextModel):
 
 
 def build(cls, directory, max_seq_length=None, do_lower_case=None,
-          scale=20.0, **kwargs):
+          scale=20.0, precision=None, **kwargs):
   """`SentenceTextModel` of `cls.from_dir(directory, ...)` (kwargs:
   pooling_mode, normalize; max_seq_length None: the directory's); scale:
-  the ranking loss's (run_embedding.py's --scale)."""
+  the ranking loss's (run_embedding.py's --scale); precision: from_dir's
+  (`bert_tf2.models.text_model` passes the one it chose)."""
   encoder = cls.from_dir(directory, max_seq_length=max_seq_length,
-                         do_lower_case=do_lower_case, **kwargs)
+                         do_lower_case=do_lower_case, precision=precision,
+                         **kwargs)
   return wrap(encoder, scale)
 
 

@@ -189,7 +189,8 @@ def run(job):
   s = job.settings
   runner.start_strategy(s)  # Before any other TensorFlow op (multi-worker).
   job.prepare()
-  recorded_flags.check_model_record(job)
+  finished = recorded_flags.finished_run(s)  # A run continued, not trained.
+  recorded_flags.check_model_record(job, finished)
   do_eval = job.evaluates()
   if job.exports:
     check_export_flags(s)
@@ -248,6 +249,8 @@ def run(job):
         logging.info("  %s = %s", key, result[key])
       print_results(result)
     best = keep_best and runner.best_checkpoint(s.output_dir)
+    if finished is not None and not best:  # The run's recorded answer.
+      best = finished.checkpoint
     if s.do_train:  # The answer: what --do_predict and --export_dir use.
       answer = best or estimator.latest_checkpoint()
       if answer:

@@ -32,12 +32,17 @@ import os
 from bert_tf2.common import InputError
 from bert_tf2.common import artifact
 
-# Flags of one invocation: never recorded, never taken from a record.
+# Flags of one invocation: never recorded, never taken from a record. The
+# training-time evaluation flags are among them: a finished run predicts
+# and exports with the checkpoint model.json names (the kept best one when
+# it kept one), whatever they were.
 PER_INVOCATION = frozenset([
     "do_train", "do_eval", "do_predict", "output_dir", "export_dir",
     "init_checkpoint", "use_tpu", "tpu_name", "tpu_zone", "gcp_project",
     "master", "num_tpu_cores", "strategy", "worker_timeout_secs",
-    "iterations_per_loop", "allow_new_batch_shape", "skip_consumed_batches"])
+    "iterations_per_loop", "allow_new_batch_shape", "skip_consumed_batches",
+    "eval_every_n_steps", "early_stopping_metric", "early_stopping_mode",
+    "early_stopping_patience", "keep_best_checkpoint"])
 # Files the record holds copies of: model.json's "config", "vocabulary".
 _COPIED = {"bert_config_file": "config_file", "vocab_file": "vocab_file"}
 # Values the record can hold (JSON).
@@ -112,10 +117,11 @@ def _check_same_file(flag, given, copy):
                      % (flag, given, os.path.dirname(copy), copy))
 
 
-def check_model_record(job):
-  """Refuses, in one line, an invocation on a finished run whose flags
-  build another model than model.json records (call after job.prepare:
-  the record may depend on the job's inputs, e.g. NER's labels).
+def check_model_record(job, found):
+  """Refuses, in one line, an invocation on a finished run (`found`, its
+  `finished_run`) whose flags build another model than model.json records
+  (call after job.prepare: the record may depend on the job's inputs,
+  e.g. NER's labels).
 
   Raises:
     InputError: naming the explicitly given flags whose values differ from
@@ -123,7 +129,6 @@ def check_model_record(job):
       sections that the recorded flags do not rebuild: a damaged record).
   """
   settings = job.settings
-  found = finished_run(settings)
   if found is None or found.flags is None:
     return
   record = job.model_record()

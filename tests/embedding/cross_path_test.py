@@ -149,3 +149,20 @@ def test_do_predict_on_the_finished_run_needs_no_other_flag(run, tmp_path):
   for name, text in again.items():
     with open(os.path.join(s.output_dir, name), encoding="utf-8") as f:
       assert text == f.read(), name
+
+
+def test_sentence_encoder_takes_the_recorded_or_an_asked_precision(run):
+  """On the faked bfloat16 CPU: the run's float32 by default; bfloat16 one
+  argument away, its vectors within bfloat16 round-off (cosine 0.999)."""
+  s, _ = run
+  default = SentenceEncoder.from_dir(s.output_dir)
+  assert default.bert.compute_dtype == "float32"
+  b16 = SentenceEncoder.from_dir(s.output_dir, precision="bfloat16")
+  assert b16.bert.compute_dtype == "bfloat16"
+  want, got = default.encode(TEXTS), b16.encode(TEXTS)
+  cosine = np.sum(want * got, -1) / (np.linalg.norm(want, axis=-1) *
+                                     np.linalg.norm(got, axis=-1))
+  assert np.all(cosine > 0.999), cosine
+  assert not np.array_equal(want, got)
+  assert models.load(s.output_dir, precision="bfloat16").task.compute_dtype \
+      == "bfloat16"

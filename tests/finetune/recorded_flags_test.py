@@ -106,6 +106,11 @@ def test_required_flags_neither_given_nor_recorded_are_one_line():
   recorded_flags.check_required(_settings(), ["data_dir"])
 
 
+def _check(job):
+  recorded_flags.check_model_record(
+      job, recorded_flags.finished_run(job.settings))
+
+
 class _Job(object):
   """A job whose record holds max_seq_length (not the batch size)."""
 
@@ -125,7 +130,7 @@ def test_a_given_flag_that_builds_another_model_is_named(run):
                                     given={"max_seq_length",
                                            "predict_batch_size"}))
   with pytest.raises(InputError) as e:
-    recorded_flags.check_model_record(_Job(s))
+    _check(_Job(s))
   assert str(e.value) == (
       "%s/model.json records --max_seq_length=32; given --max_seq_length=64,"
       " which builds another model than the run's: leave it out, or train a"
@@ -133,7 +138,7 @@ def test_a_given_flag_that_builds_another_model_is_named(run):
   # The batch size alone leaves the model as recorded.
   s = recorded_flags.fill(_settings(output_dir=out, predict_batch_size=3,
                                     given={"predict_batch_size"}))
-  recorded_flags.check_model_record(_Job(s))
+  _check(_Job(s))
 
 
 def test_flags_that_do_not_rebuild_the_record_are_a_damaged_record(run):
@@ -144,4 +149,4 @@ def test_flags_that_do_not_rebuild_the_record_are_a_damaged_record(run):
                               "preprocessor": dict(max_seq_length=16)}
   with pytest.raises(InputError, match=r"model.json is damaged: its "
                      "\"flags\" do not rebuild its preprocessor and outputs"):
-    recorded_flags.check_model_record(job)
+    _check(job)
