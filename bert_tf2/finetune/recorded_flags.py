@@ -52,10 +52,11 @@ _PLAIN_TYPES = (str, int, float, bool, type(None))
 def recordable(settings):
   """{flag: value} of `settings` that model.json records (see module)."""
   values = {}
-  for name in settings.fields():
+  # vars(): looking at every value is not reading the flags (see
+  # `Settings.unread`, which finds flags that act nowhere).
+  for name, value in sorted(vars(settings).items()):
     if name in PER_INVOCATION or name in _COPIED:
       continue
-    value = getattr(settings, name)
     if isinstance(value, (list, tuple)):
       value = list(value)
     if isinstance(value, _PLAIN_TYPES) or isinstance(value, list):
@@ -99,8 +100,8 @@ def fill(settings):
     copy = getattr(found, field)
     if name not in settings.fields() or copy is None:
       continue
-    if name in given and getattr(settings, name):
-      _check_same_file(name, getattr(settings, name), copy)
+    if name in given and vars(settings)[name]:
+      _check_same_file(name, vars(settings)[name], copy)
     changes[name] = copy
   return settings.replace(**changes)
 
@@ -139,16 +140,17 @@ def check_model_record(job, found):
              if dict(record.get(name) or {}) != getattr(found, name)]
   if not differs and record.get("task") == found.task:
     return
+  values = vars(settings)  # Not reads (see `recordable`).
   given = _culprits(job, record, sorted(
       name for name in settings.given()
-      if name in found.flags and getattr(settings, name) != found.flags[name]
+      if name in found.flags and values[name] != found.flags[name]
   ), found.flags)
   if given:
     raise InputError("%s records %s; given %s, which builds another model "
                      "than the run's: leave %s out, or train a new run" % (
                          path, ", ".join("--%s=%s" % (n, found.flags[n])
                                          for n in given),
-                         ", ".join("--%s=%s" % (n, getattr(settings, n))
+                         ", ".join("--%s=%s" % (n, values[n])
                                    for n in given),
                          "them" if len(given) > 1 else "it"))
   raise InputError("%s is damaged: its \"flags\" do not rebuild its %s; "

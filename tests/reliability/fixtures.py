@@ -264,8 +264,8 @@ IN_PROCESS = {
 
 def _check_script_main(script, flags_module, main_module, function):
   """Asserts bert_tf2/scripts/<script> defines those flags and its main
-  calls that function on FLAGS (or on `finetune.Settings.from_flags(FLAGS)`:
-  returns True), so the in-process run is the script's."""
+  calls that function on FLAGS (or on `finetune.run_settings(FLAGS,
+  REQUIRED)`: returns True), so the in-process run is the script's."""
   path = os.path.join(REPO_ROOT, "bert_tf2", "scripts", script)
   with open(path, encoding="utf-8") as f:
     source = f.read()
@@ -275,7 +275,7 @@ def _check_script_main(script, flags_module, main_module, function):
   assert "from %s import %s" % (package, name) in source, script
   main = source[source.index("def main("):source.index("def run(")]
   # The fine-tuning scripts turn FLAGS into typed settings at the edge.
-  settings = "%s(finetune.Settings.from_flags(FLAGS))" % function in main
+  settings = "%s(finetune.run_settings(FLAGS, REQUIRED))" % function in main
   assert settings or "%s(FLAGS)" % function in main, (script, main)
   return settings
 
@@ -337,7 +337,7 @@ def run_in_process(script, args, env=None):
     try:
       if settings:
         from bert_tf2 import finetune  # pylint: disable=g-import-not-at-top
-        run_main = lambda _: main(finetune.Settings.from_flags(values))
+        run_main = lambda _: main(finetune.run_settings(values))
       else:
         run_main = lambda _: main(values)
       cli._guarded(run_main, values)(argv)  # pylint: disable=protected-access
