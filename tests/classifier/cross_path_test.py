@@ -198,10 +198,8 @@ def test_do_predict_on_the_finished_run_needs_no_other_flag(trained,
   """`run_classifier.py --do_predict --output_dir=<run>`: every other flag
   (data, columns, labels, length, windows, config, vocabulary) is the
   record's; the predictions are the run's, byte for byte."""
-  again = cross_path.predict_again(trained.output_dir, str(tmp_path / "run"),
+  cross_path.assert_predicts_again(trained.output_dir, str(tmp_path / "run"),
                                    "run_classifier.py", ["test_results.tsv"])
-  with open(os.path.join(trained.output_dir, "test_results.tsv")) as f:
-    assert again["test_results.tsv"] == f.read()
 
 
 def test_a_flag_that_builds_another_model_is_one_line(trained, tmp_path):

@@ -92,3 +92,11 @@ def predict_again(output_dir, destination, script, outputs):
     with open(os.path.join(destination, name), encoding="utf-8") as f:
       found[name] = f.read()
   return found
+
+
+def assert_predicts_again(output_dir, destination, script, outputs):
+  """`predict_again` gives the run's own `outputs`, byte for byte."""
+  again = predict_again(output_dir, destination, script, outputs)
+  for name, text in again.items():
+    with open(os.path.join(output_dir, name), encoding="utf-8") as f:
+      assert text == f.read(), name

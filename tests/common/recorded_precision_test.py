@@ -116,17 +116,23 @@ def test_every_path_answers_in_the_recorded_precision(run):
                                     directory).predict(TEXTS)))
 
 
-def test_dropping_the_recorded_precision_answers_in_float32(run, tmp_path):
-  options, _ = run
-  copy = str(tmp_path / "run")
-  shutil.copytree(options.output_dir, copy, ignore=shutil.ignore_patterns(
+def _edited_copy(output_dir, destination, edit):
+  """A copy of the run whose model.json is `edit(record)`; its path."""
+  shutil.copytree(output_dir, destination, ignore=shutil.ignore_patterns(
       "*.tf_record", "events.out.*"))
-  path = os.path.join(copy, "model.json")
+  path = os.path.join(destination, "model.json")
   with open(path) as f:
     record = json.load(f)
-  del record["precision"]
+  edit(record)
   with open(path, "w") as f:
     json.dump(record, f)
+  return destination
+
+
+def test_dropping_the_recorded_precision_answers_in_float32(run, tmp_path):
+  options, _ = run
+  copy = _edited_copy(options.output_dir, str(tmp_path / "run"),
+                      lambda record: record.pop("precision"))
   dropped = models.load_predictor(copy)
   assert dropped.model.task.compute_dtype == "float32"
   float32 = models.load_predictor(options.output_dir, precision="float32")
@@ -140,15 +146,9 @@ def test_dropping_the_recorded_precision_answers_in_float32(run, tmp_path):
 
 def test_a_recorded_precision_of_another_kind_is_one_line(run, tmp_path):
   options, _ = run
-  copy = str(tmp_path / "run")
-  shutil.copytree(options.output_dir, copy, ignore=shutil.ignore_patterns(
-      "*.tf_record", "events.out.*"))
+  copy = _edited_copy(options.output_dir, str(tmp_path / "run"),
+                      lambda record: record.update(precision="fp8"))
   path = os.path.join(copy, "model.json")
-  with open(path) as f:
-    record = json.load(f)
-  record["precision"] = "fp8"
-  with open(path, "w") as f:
-    json.dump(record, f)
   with pytest.raises(InputError) as e:
     models.load(copy)
   assert str(e.value) == ("%s: \"precision\" is 'fp8'; expected one of "

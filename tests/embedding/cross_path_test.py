@@ -144,11 +144,8 @@ def test_do_predict_on_the_finished_run_needs_no_other_flag(run, tmp_path):
   """`run_embedding.py --do_predict --output_dir=<run>`: every other flag is the
   record's; the predictions are the run's, byte for byte."""
   s, _ = run
-  again = cross_path.predict_again(s.output_dir, str(tmp_path / "run"),
-                                   "run_embedding.py", ['test_results.tsv'])
-  for name, text in again.items():
-    with open(os.path.join(s.output_dir, name), encoding="utf-8") as f:
-      assert text == f.read(), name
+  cross_path.assert_predicts_again(s.output_dir, str(tmp_path / "run"),
+                                   "run_embedding.py", ["test_results.tsv"])
 
 
 def test_sentence_encoder_takes_the_recorded_or_an_asked_precision(run):

@@ -317,8 +317,5 @@ def test_do_predict_on_the_finished_run_needs_no_other_flag(trained, tmp_path):
   """`run_ner.py --do_predict --output_dir=<run>`: every other flag is the
   record's; the predictions are the run's, byte for byte."""
   options, _ = trained
-  again = cross_path.predict_again(options.output_dir, str(tmp_path / "run"),
-                                   "run_ner.py", ['test_predictions.txt'])
-  for name, text in again.items():
-    with open(os.path.join(options.output_dir, name), encoding="utf-8") as f:
-      assert text == f.read(), name
+  cross_path.assert_predicts_again(options.output_dir, str(tmp_path / "run"),
+                                   "run_ner.py", ["test_predictions.txt"])

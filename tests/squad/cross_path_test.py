@@ -166,8 +166,6 @@ def test_do_predict_on_the_finished_run_needs_no_other_flag(run, tmp_path):
   """`run_squad.py --do_predict --output_dir=<run>`: every other flag is the
   record's; the predictions are the run's, byte for byte."""
   o = run
-  again = cross_path.predict_again(o.output_dir, str(tmp_path / "run"),
-                                   "run_squad.py", ['predictions.json', 'nbest_predictions.json'])
-  for name, text in again.items():
-    with open(os.path.join(o.output_dir, name), encoding="utf-8") as f:
-      assert text == f.read(), name
+  cross_path.assert_predicts_again(
+      o.output_dir, str(tmp_path / "run"), "run_squad.py",
+      ["predictions.json", "nbest_predictions.json"])
