@@ -27,13 +27,14 @@ Example:
 import apache_beam as beam
 from apache_beam.io.filesystem import CompressionTypes
 from apache_beam.io.filesystems import FileSystems
-from apache_beam.metrics import Metrics
 
 from bert_tf2.common import InputError
 from bert_tf2.pretraining_data import documents as documents_lib
 from bert_tf2.pretraining_data import parallel
 
 NAMESPACE = "create_pretraining_data"
+# The tagged output of CorpusStats counts ({name: int} dicts).
+STATS = "stats"
 # The counts the reader makes (the shard function makes the others).
 READER_STATS = ("files", "lines", "undecodable_bytes")
 
@@ -93,12 +94,14 @@ class _ReadShardsFn(beam.DoFn):
     stats = documents_lib.CorpusStats()
     for shard in read_shards(self._input_files, self._shard_documents, stats):
       yield shard
-    for name in READER_STATS:
-      Metrics.counter(NAMESPACE, name).inc(getattr(stats, name))
+    yield beam.pvalue.TaggedOutput(STATS, {name: getattr(stats, name)
+                                           for name in READER_STATS})
 
 
 class ReadShards(beam.PTransform):
-  """PBegin -> PCollection of (shard index, list of documents), spread out.
+  """PBegin -> (shards, stats): PCollections of (shard index, list of
+  documents), spread over the workers, and of the reader's counts (one
+  {name: int} dict; see pretraining_data.CountStats).
 
   Each document is a list of stripped non-empty lines (str).
   """
@@ -109,8 +112,9 @@ class ReadShards(beam.PTransform):
     self._shard_documents = shard_documents
 
   def expand(self, pbegin):
-    return (pbegin
+    read = (pbegin
             | "Start" >> beam.Create([None])
-            | "Read" >> beam.ParDo(_ReadShardsFn(self._input_files,
-                                                 self._shard_documents))
-            | "Spread" >> beam.Reshuffle())
+            | "Read" >> beam.ParDo(_ReadShardsFn(
+                self._input_files, self._shard_documents)).with_outputs(
+                    STATS, main="shards"))
+    return read.shards | "Spread" >> beam.Reshuffle(), read[STATS]

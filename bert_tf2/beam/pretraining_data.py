@@ -74,11 +74,40 @@ class ShardRecords(beam.DoFn):
   def process(self, shard):
     index, document_lines = shard
     records, stats = self.make(index, document_lines)
-    for name, value in stats.items():
-      if name not in corpus.READER_STATS:
-        Metrics.counter(corpus.NAMESPACE, name).inc(value)
+    yield beam.pvalue.TaggedOutput(corpus.STATS, {
+        name: value for name, value in stats.items()
+        if name not in corpus.READER_STATS})
     if records:
       yield index, records
+
+
+def _sum_stats(dicts):
+  total = {}
+  for counts in dicts:
+    for name, value in counts.items():
+      total[name] = total.get(name, 0) + value
+  return total
+
+
+def _count(total):
+  for name, value in total.items():
+    Metrics.counter(corpus.NAMESPACE, name).inc(value)
+
+
+class CountStats(beam.PTransform):
+  """Stats dicts -> the run's Metrics counters, counted once.
+
+  The counts travel as data and are summed before one step adds them to
+  the counters: a retried bundle's output is dropped by the runner, so a
+  worker that failed mid-shard is not counted twice (counters incremented
+  inside a failed bundle are kept by some runners, the DirectRunner's
+  bundle engine among them).
+  """
+
+  def expand(self, stats):
+    return (stats
+            | "Sum" >> beam.CombineGlobally(_sum_stats)
+            | "Count" >> beam.Map(_count))
 
 
 class CreatePretrainingData(beam.PTransform):
@@ -102,12 +131,14 @@ class CreatePretrainingData(beam.PTransform):
     self._shard_documents = options.shard_documents
 
   def expand(self, pbegin):
-    return (pbegin
-            | "ReadShards" >> corpus.ReadShards(self._input_files,
-                                                self._shard_documents)
-            | "ShardRecords" >> beam.ParDo(self._shard_fn)
-            | "Write" >> records_sink.write_shards(self._output_prefix,
-                                                   self._num_output_files))
+    shards, read_stats = pbegin | "ReadShards" >> corpus.ReadShards(
+        self._input_files, self._shard_documents)
+    made = shards | "ShardRecords" >> beam.ParDo(self._shard_fn).with_outputs(
+        corpus.STATS, main="records")
+    _ = ((read_stats, made[corpus.STATS])
+         | "AllStats" >> beam.Flatten() | "CountStats" >> CountStats())
+    return made.records | "Write" >> records_sink.write_shards(
+        self._output_prefix, self._num_output_files)
 
 
 def _stats_of(result):
