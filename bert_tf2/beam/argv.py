@@ -15,8 +15,8 @@ This module does not import apache_beam until `check_pipeline_args`.
 Example:
   >>> from absl import flags
   >>> fv = flags.FlagValues()
-  >>> flags.DEFINE_string("input_file", None, "", flag_values=fv)
-  >>> flags.DEFINE_bool("do_lower_case", True, "", flag_values=fv)
+  >>> _ = flags.DEFINE_string("input_file", None, "", flag_values=fv)
+  >>> _ = flags.DEFINE_bool("do_lower_case", True, "", flag_values=fv)
   >>> split(["prog", "--input_file=a.txt", "--nodo_lower_case"], fv)
   (['prog', '--input_file=a.txt', '--nodo_lower_case'], None)
   >>> split(["prog", "--input_file", "a.txt", "--runner=DirectRunner",
