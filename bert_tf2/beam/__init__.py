@@ -3,6 +3,7 @@
   pretraining_data  create_pretraining_data as a Beam pipeline: the same
                     shards, shard function and per-shard seeds as
                     `--num_workers N` mode, so the same examples.
+  pretraining_script  the script's flags run as that pipeline (--runner).
   corpus            reading the corpus through Beam's filesystems and
                     cutting it into those shards.
   records_sink      TFRecord files written a shard at a time (temp files,

@@ -100,12 +100,14 @@ def find_input_error(exc):
   """
   import re  # pylint: disable=g-import-not-at-top
   seen = exc
-  while seen is not None:
-    if isinstance(seen, InputError):
-      return seen
+  while seen is not None and not isinstance(seen, InputError):
     seen = seen.__cause__ or seen.__context__
-  match = re.search(r"InputError: ([^\n]*)", str(exc))
-  if not match:
-    return None
-  line = re.sub(r"\s*\[while running [^\]]*\]\s*$", "", match.group(1))
-  return InputError(line)
+  if seen is not None:
+    text = str(seen)
+  else:
+    match = re.search(r"InputError: ([^\n]*)", str(exc))
+    if not match:
+      return None
+    text = match.group(1)
+  # Beam appends the step to the message: " [while running 'Read']".
+  return InputError(re.sub(r"\s*\[while running [^\]]*\]\s*$", "", text))

@@ -53,7 +53,10 @@ def test_an_input_error_is_found_in_a_wrapped_failure():
     except InputError as e:
       raise RuntimeError("pipeline failed") from e
   except RuntimeError as wrapped:
-    assert argv.find_input_error(wrapped) is inner
+    assert str(argv.find_input_error(wrapped)) == str(inner)
+  inner.args = (inner.args[0] + " [while running 'Read']",)  # As Beam does.
+  assert str(argv.find_input_error(inner)) == str(InputError(
+      "--input_file: cannot read /x: gone"))
   # A worker process's failure arrives as text.
   text = RuntimeError("Traceback ...\nInputError: --input_file: cannot read "
                       "/x: gone [while running 'Read']\n")

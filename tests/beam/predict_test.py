@@ -12,13 +12,14 @@ from bert_tf2 import models
 from bert_tf2.beam import inference
 from bert_tf2.beam import predict
 from bert_tf2.common import InputError
+from tests.beam import shards as shards_lib
 from tests.common.models_load_docs_test import _ner_run
 from tests.common.models_load_test import _classifier_run
 
 TEXTS = ["angela merkel visited paris", "the cat sat on the mat",
          "bob met ann in paris .", "a dog ran", "ann sat on a mat in paris",
          "the cats sat", "merkel met bob", "江泽民在北京。"]
-IN_PROCESS = ["--runner=DirectRunner"]
+IN_PROCESS = shards_lib.BEAM_IN_PROCESS
 
 
 @pytest.fixture(scope="module")
@@ -45,6 +46,7 @@ def _jsonl(path, texts, key):
   return path
 
 
+@pytest.mark.slow  # ~20-40 s: tiny runs exported, a SavedModel per worker.
 def test_classifier_answers_equal_the_predictors(runs):
   root, out = runs
   predictor, export = out["classifier"]
@@ -64,6 +66,7 @@ def test_classifier_answers_equal_the_predictors(runs):
                                atol=1e-6)
 
 
+@pytest.mark.slow  # ~20-40 s: tiny runs exported, a SavedModel per worker.
 def test_ner_answers_equal_the_predictors(runs):
   root, out = runs
   predictor, export = out["ner"]

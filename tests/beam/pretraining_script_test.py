@@ -1,5 +1,5 @@
-"""create_pretraining_data.py with --runner: the script, on the DirectRunner
-with 2 worker processes, writes `--num_workers=2` mode's examples; flags
+"""create_pretraining_data.py with --runner: the script, on the DirectRunner's
+engine with 2 worker processes, writes `--num_workers=2` mode's examples; flags
 that cannot act in a Beam run are refused in one line."""
 
 import collections
@@ -41,7 +41,8 @@ def test_script_on_two_direct_runner_workers_equals_num_workers_2(tmp_path):
   proc = _script("--input_file=" + text, "--output_file=" + prefix,
                  "--vocab_file=" + corpus.minilm_vocab(),
                  "--num_output_files=3", *COMMON,
-                 "--runner=DirectRunner", "--direct_num_workers=2",
+                 # The DirectRunner's engine (shards.BEAM_IN_PROCESS).
+                 "--runner=FnApiRunner", "--direct_num_workers=2",
                  "--direct_running_mode=multi_processing")
   assert proc.returncode == 0, proc.stderr[-3000:]
   assert "summary:" in proc.stderr

@@ -15,7 +15,10 @@ import tensorflow as tf
 from bert_tf2.pretraining_data import documents
 from bert_tf2.pretraining_data import parallel
 
-BEAM_IN_PROCESS = ["--runner=DirectRunner"]
+# The DirectRunner's portable engine, named: Beam 2.77's DirectRunner first
+# tries its Prism runner, downloading a binary from GitHub when it can (no
+# downloads in tests), and falls back to this one.
+BEAM_IN_PROCESS = ["--runner=FnApiRunner"]
 
 
 def local_shards(input_files, tokenizer, options):
