@@ -4,6 +4,9 @@ classifier and NER; bad input lines are one error naming the file."""
 
 import glob
 import json
+import os
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -15,6 +18,7 @@ from bert_tf2.common import InputError
 from tests.beam import shards as shards_lib
 from tests.common.models_load_docs_test import _ner_run
 from tests.common.models_load_test import _classifier_run
+from tests.golden import REPO_ROOT
 
 TEXTS = ["angela merkel visited paris", "the cat sat on the mat",
          "bob met ann in paris .", "a dog ran", "ann sat on a mat in paris",
@@ -100,3 +104,29 @@ def test_bad_input_lines_name_the_file(runs):
   with pytest.raises(InputError, match="matches no file"):
     predict.run(export, str(root / "none*.jsonl"), str(root / "d_out"),
                 IN_PROCESS, "jsonl")
+
+
+@pytest.mark.slow  # ~20 s: a Python process importing Beam and TensorFlow.
+def test_python_m_pipeline_labels_a_jsonl_file(runs):
+  root, out = runs
+  predictor, export = out["classifier"]
+  source = _jsonl(str(root / "cli.jsonl"), TEXTS[:4], "text_a")
+  command = [sys.executable, "-m", "bert_tf2.beam.predict",
+             "--saved_model=" + export, "--input=" + source,
+             "--input_format=jsonl", "--output=" + str(root / "cli_out"),
+             "--batch_size=2", "--num_output_files=1"] + IN_PROCESS
+  env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2", CUDA_VISIBLE_DEVICES="")
+  proc = subprocess.run(command, capture_output=True, text=True, env=env,
+                        cwd=REPO_ROOT, timeout=300, check=False)
+  assert proc.returncode == 0, proc.stderr[-3000:]
+  got = {r["id"]: r["prediction"]["label"]
+         for r in _answers(str(root / "cli_out"))}
+  assert got == {i: a["label"]
+                 for i, a in enumerate(predictor.predict(TEXTS[:4]))}
+  bad = subprocess.run(command[:4] + ["--input=" + str(root / "no*.jsonl"),
+                                      "--output=" + str(root / "x")],
+                       capture_output=True, text=True, env=env, cwd=REPO_ROOT,
+                       timeout=300, check=False)
+  assert bad.returncode == 1
+  assert bad.stderr.strip().splitlines()[-1] == (
+      "error: --input: %r matches no file" % str(root / "no*.jsonl"))
