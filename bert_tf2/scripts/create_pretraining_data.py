@@ -47,6 +47,8 @@ def main(_, beam_args=None):
   (the command line's Beam pipeline options, when it names --runner)."""
   logging.set_verbosity(logging.INFO)
   if beam_args is not None:
+    # First: without apache-beam installed, one line saying how to get it.
+    beam_argv.check_pipeline_args(beam_args, "create_pretraining_data.py")
     from bert_tf2.beam import pretraining_script  # pylint: disable=g-import-not-at-top
     pretraining_script.run_from_flags(FLAGS, beam_args)
     return

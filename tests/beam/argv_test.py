@@ -62,3 +62,11 @@ def test_an_input_error_is_found_in_a_wrapped_failure():
                       "/x: gone [while running 'Read']\n")
   assert str(argv.find_input_error(text)) == "--input_file: cannot read /x: gone"
   assert argv.find_input_error(RuntimeError("other")) is None
+
+
+def test_without_beam_installed_runner_is_one_line(monkeypatch):
+  import sys  # pylint: disable=g-import-not-at-top
+  monkeypatch.setitem(sys.modules, "apache_beam.options", None)
+  with pytest.raises(InputError, match=r'^--runner: Beam pipelines need '
+                     r'apache-beam: pip install -e "\.\[beam\]"'):
+    argv.check_pipeline_args(["--runner=DirectRunner"], "x.py")
