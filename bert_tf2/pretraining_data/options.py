@@ -78,9 +78,9 @@ class DataOptions(object):
     if self.word_boundaries not in ("none", "spaces", "jieba"):
       raise InputError("--word_boundaries=%s: expected none, spaces or jieba"
                        % self.word_boundaries)
-    if self.word_boundaries != "none" and self.num_workers > 1:
-      raise InputError("--word_boundaries=%s: needs --num_workers=1"
-                       % self.word_boundaries)
+    if self.segmented_file and self.num_workers > 1:
+      raise InputError("--segmented_file: needs --num_workers=1 (its lines "
+                       "pair with the input's in one sequential read)")
     if self.segmented_file and self.word_boundaries != "spaces":
       raise InputError("--segmented_file needs --word_boundaries=spaces")
     return self
@@ -93,6 +93,27 @@ def check_vocab(vocab, vocab_file, flag_name="vocab_file"):
     raise InputError("--%s=%s: vocabulary lacks %s (needed for BERT "
                      "pretraining data)" % (flag_name, vocab_file,
                                             ", ".join(missing)))
+
+
+def output_file_list(output_file, num_output_files, flag_name="output_file"):
+  """The output paths of --output_file and --num_output_files.
+
+  Example:
+    >>> output_file_list("a.tfrecord,b.tfrecord", 0)
+    ['a.tfrecord', 'b.tfrecord']
+    >>> output_file_list("out/records", 2)
+    ['out/records-00000-of-00002', 'out/records-00001-of-00002']
+  """
+  if num_output_files < 0:
+    raise InputError("--num_output_files=%d: must be at least 0"
+                     % num_output_files)
+  if not num_output_files:
+    return (output_file or "").split(",")
+  if not output_file or "," in output_file:
+    raise InputError("--%s=%s: with --num_output_files, one path prefix "
+                     "(no commas)" % (flag_name, output_file))
+  return ["%s-%05d-of-%05d" % (output_file, i, num_output_files)
+          for i in range(num_output_files)]
 
 
 def check_output_files(output_files, input_files, flag_name="output_file"):

@@ -65,25 +65,45 @@ def shard_rng(random_seed, shard_index):
   return random.Random("%d/%d" % (random_seed, shard_index))
 
 
+def shard_tokenize_ids(tokenizer, options):
+  """text -> token ids for a shard: with continuation marks under
+  `--word_boundaries` spaces/jieba (no --segmented_file: its lines pair with
+  the input's in one sequential read), else the tokenizer's own ids."""
+  if options.word_boundaries == "none":
+    return stages.make_tokenize_ids(tokenizer)
+  from bert_tf2.pretraining_data import word_boundaries  # pylint: disable=g-import-not-at-top
+  return word_boundaries.make_tokenize_ids(tokenizer, options.word_boundaries)
+
+
 def _init_worker(tokenizer, options):
   _WORKER["tokenizer"] = tokenizer
   _WORKER["options"] = options
-  _WORKER["tokenize_ids"] = stages.make_tokenize_ids(tokenizer)
+  _WORKER["tokenize_ids"] = shard_tokenize_ids(tokenizer, options)
 
 
 def process_shard(shard_index, document_lines):
+  """`shard_records` in a worker process of `run_sharded`."""
+  return shard_records(shard_index, document_lines, _WORKER["tokenizer"],
+                       _WORKER["options"], _WORKER["tokenize_ids"])
+
+
+def shard_records(shard_index, document_lines, tokenizer, options,
+                  tokenize_ids):
   """Tokenizes one shard and makes its shuffled serialized instances.
+
+  The one shard function of every sharded run: `run_sharded`'s processes
+  and the Beam pipeline (bert_tf2/beam/pretraining_data.py) call it.
 
   Args:
     shard_index: int.
     document_lines: list of documents, each a list of stripped lines.
+    tokenizer: tokenization.FullTokenizer.
+    options: DataOptions.
+    tokenize_ids: `shard_tokenize_ids(tokenizer, options)`.
 
   Returns:
     (records, stats_dict): list of serialized Examples, CorpusStats counts.
   """
-  tokenizer = _WORKER["tokenizer"]
-  options = _WORKER["options"]
-  tokenize_ids = _WORKER["tokenize_ids"]
   stats = documents_lib.CorpusStats()
   docs = []
   for lines in document_lines:

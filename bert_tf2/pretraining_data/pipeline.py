@@ -120,7 +120,8 @@ def run_from_flags(f):
       segmented_file=f.segmented_file).validate()
   input_files = documents_lib.expand_input_patterns("input_file",
                                                     f.input_file)
-  output_files = f.output_file.split(",")
+  output_files = options_lib.output_file_list(f.output_file,
+                                              f.num_output_files)
   options_lib.check_output_files(output_files, input_files)
   tokenizer = tokenization.FullTokenizer(
       vocab_file=f.vocab_file, do_lower_case=f.do_lower_case)

@@ -150,9 +150,13 @@ def test_bad_flag_combinations():
     options_lib.DataOptions(word_boundaries="foo").validate()
   with pytest.raises(InputError, match="--segmented_file needs"):
     options_lib.DataOptions(segmented_file="x").validate()
-  with pytest.raises(InputError, match="needs --num_workers=1"):
-    options_lib.DataOptions(word_boundaries="spaces",
+  with pytest.raises(InputError, match="--segmented_file: needs "
+                     "--num_workers=1"):
+    options_lib.DataOptions(word_boundaries="spaces", segmented_file="x",
                             num_workers=2).validate()
+  # Without --segmented_file, word boundaries work in sharded mode
+  # (tests/beam/pretraining_data_test.py: the Beam pipeline's examples).
+  options_lib.DataOptions(word_boundaries="jieba", num_workers=2).validate()
 
 
 def test_jieba_mode_uses_the_segmenter(monkeypatch, tokenizer):
