@@ -117,6 +117,28 @@ def transfer_scores(near, far):
                     np.nan)
 
 
+def determined(num_rows, max_offset):
+  """Whether both halves keep MIN_STARTS starts at offset max_offset.
+
+  >>> determined(32, 8), determined(28, 7)
+  (True, False)
+  """
+  h = num_rows // 2
+  return min(h - max_offset, num_rows - h - max_offset) >= MIN_STARTS
+
+
+def min_rows():
+  """The fewest rows that give a verdict at the default offsets.
+
+  >>> min_rows()
+  30
+  """
+  n = 2
+  while not determined(n, shift_map.default_max_offset(n)):
+    n += 1
+  return n
+
+
 def verdict_from(passing):
   """("yes" | "partial" | "no", m): m = how many leading offsets pass.
 
@@ -191,8 +213,7 @@ def relative_position_verdict(table, max_offset=None, first=0,
   if not 1 <= k_max < n:
     raise ValueError("max_offset=%d must be in [1, %d)" % (k_max, n))
   h, near, far = half_cosines(rows, k_max)
-  determined = min(h - k_max, n - h - k_max) >= MIN_STARTS
-  if determined:
+  if determined(n, k_max):
     score = transfer_scores(near, far)
     passing = np.nan_to_num(score, nan=-np.inf) >= TRANSFER_MIN
     verdict, up_to = verdict_from(passing)
