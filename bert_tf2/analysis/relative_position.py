@@ -59,7 +59,7 @@ import numpy as np
 from bert_tf2.analysis import shift_map
 
 TRANSFER_MIN = 0.5
-MIN_STARTS = 8
+MIN_STARTS = 6
 VERDICTS = ("yes", "partial", "no", "undetermined")
 # The per-offset lists of a verdict dict shown in tables, in column order.
 PER_OFFSET = ("transfer_score", "near_cosine", "far_cosine",
@@ -120,7 +120,7 @@ def transfer_scores(near, far):
 def determined(num_rows, max_offset):
   """Whether both halves keep MIN_STARTS starts at offset max_offset.
 
-  >>> determined(32, 8), determined(28, 7)
+  >>> determined(32, 8), determined(20, 5)
   (True, False)
   """
   h = num_rows // 2
@@ -131,7 +131,7 @@ def min_rows():
   """The fewest rows that give a verdict at the default offsets.
 
   >>> min_rows()
-  30
+  22
   """
   n = 2
   while not determined(n, shift_map.default_max_offset(n)):
