@@ -3,8 +3,13 @@
 Modules (one concept each):
   checkpoint_io     read a variable from an original-format checkpoint
   position_stats    value statistics, PCA, cosine similarity, outliers
-  relative_position relative-position measures and verdict (controls for
-                    absolute position)
+  relative_position the relative-position verdict: the near half's offset
+                    cosines transferred to the far half (yes / partial /
+                    no / undetermined)
+  shift_map         the old interpolation measures and verdict, kept for
+                    the record
+  position_controls control tables with known answers (the verdict's
+                    test suite; python -m ... prints every verdict)
   probe             pos_b - pos_a probe (linear / boosted trees) and its
                     absolute-position control
   extra             the optional dependencies: one-line error when missing

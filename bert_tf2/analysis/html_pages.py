@@ -265,21 +265,21 @@ def position_page(report, figure_paths, title="Position embeddings"):
   body = (
       "<h1>%s</h1>\n<p>%s, %d positions x %d dimensions (positions %d.. in "
       "the verdict).</p>\n<p class=\"verdict\">Relative position: %s</p>\n"
-      "<p>An offset passes when one map per offset explains &gt;= %g of "
-      "the move on held-out positions (beyond the same map on the rows "
-      "shuffled) and the spread of cos(p[i], p[i+k]) across i is "
-      "&lt;= %g times its spread across k (docs/analysis.md).</p>\n"
+      "<p>An offset k passes when the near half's mean cos(p[i], p[i+k]) "
+      "predicts the far half's (positions from %d) with a score &gt;= %g "
+      "against the better of \"no move\" and \"offset blind\" "
+      "(docs/analysis.md).</p>\n"
       "<div class=\"controls\"><label>Figure <select id=\"figure\"></select>"
       "</label></div><div id=\"state\"></div>\n%s\n<h2>Per offset</h2>\n"
-      "<table class=\"numbers\"><tr><th>offset</th><th>map skill</th>"
-      "<th>map score, shuffled rows</th><th>mean cos</th><th>cos spread across i</th><th>spread ratio</th>"
+      "<table class=\"numbers\"><tr><th>offset</th><th>transfer score</th>"
+      "<th>near cos</th><th>far cos</th><th>far cos spread</th>"
       "</tr>%s</table>" % (
           html.escape(title), html.escape(str(src.get("checkpoint", "table"))),
           report["num_positions"], report["hidden_size"],
           rel["first_position"],
           html.escape(relative_position.verdict_text(rel)),
-          rel["thresholds"]["map_skill_min"],
-          rel["thresholds"]["cosine_spread_ratio_max"], figures,
+          rel["first_position"] + rel["split_position"],
+          rel["thresholds"]["transfer_min"], figures,
           "".join(rows)))
   return page(title, body, {"figures": names,
                             "relative_position": rel}, _POSITION_JS)

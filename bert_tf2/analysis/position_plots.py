@@ -179,7 +179,11 @@ def plot_cosine_similarity(similarity, path):
 
 
 def plot_relative_position(rel, path):
-  """The two relative-position measures per offset, thresholds and verdict.
+  """The far-range transfer per offset, its threshold and the verdict.
+
+  Left: the transfer score per offset (clipped below at -1; both axes
+  linear). Right: the near half's mean cosine c_k against the far half's
+  mean and spread, the numbers the score compares.
 
   Args:
     rel: dict from relative_position.relative_position_verdict.
@@ -189,24 +193,26 @@ def plot_relative_position(rel, path):
   k = np.arange(1, rel["max_offset"] + 1)
   as_float = lambda v: np.array([np.nan if x is None else x for x in v])
   fig, (left, right) = plots.new_figure(1, 2, figsize=(11.0, 4.0))
-  skill = as_float(rel["map_skill"])
-  shuffled = as_float(rel["shift_map_r2_shuffled"])
-  left.plot(k, skill, "o-", ms=3, label="map skill")
-  left.plot(k, shuffled, "x:", ms=3, color="tab:gray",
-            label="shuffled rows (control)")
-  left.axhline(rel["thresholds"]["map_skill_min"], color="r", ls="--",
-               lw=1, label="threshold")
-  left.set_ylim(max(-1.0, np.nanmin(np.r_[skill, shuffled]) - 0.1), 1.05)
+  score = np.maximum(as_float(rel["transfer_score"]), -1.0)
+  left.plot(k, score, "o-", ms=3, label="transfer score (below -1 shown as -1)")
+  left.axhline(rel["thresholds"]["transfer_min"], color="r", ls="--", lw=1,
+               label="threshold")
+  left.set_ylim(-1.05, 1.05)
   left.set_xlabel("offset k")
-  left.set_ylabel("held-out score over the better of no move / mean")
-  left.set_title("One map per offset, p[i+k] ~ R_k p[i] + c_k", fontsize=9)
-  right.plot(k, as_float(rel["cosine_spread_ratio"]), "o-", ms=3)
-  right.axhline(rel["thresholds"]["cosine_spread_ratio_max"], color="r",
-                ls="--", lw=1, label="threshold")
-  right.set_yscale("symlog", linthresh=0.1)
+  left.set_ylabel("1 - SSE / min(no move, offset blind)")
+  left.set_title("Near half's c_k predicting the far half's cosines",
+                 fontsize=9)
+  far, spread = as_float(rel["far_cosine"]), as_float(rel["far_cosine_spread"])
+  right.plot(k, as_float(rel["near_cosine"]), "o-", ms=3,
+             label="near half: c_k")
+  right.plot(k, far, "s:", ms=3, color="tab:orange",
+             label="far half: mean (band: +- 1 sd)")
+  right.fill_between(k, far - spread, far + spread, color="tab:orange",
+                     alpha=0.2, lw=0)
   right.set_xlabel("offset k")
-  right.set_ylabel("spread across i / spread across k")
-  right.set_title("cos(p[i], p[i+k]): does it depend on k only?",
+  right.set_ylabel("cos(p[i], p[i+k])")
+  right.set_title("Split at position %d" % (rel["first_position"]
+                                            + rel["split_position"]),
                   fontsize=9)
   for ax in (left, right):
     for i, offset in enumerate(rel["passing"]):

@@ -231,7 +231,9 @@ def track(run_dir, init_checkpoint, records_file, max_positions=None):
 
   Returns:
     dict: "checkpoints" (list of {step, verdict, up_to_offset, max_offset,
-    map_skill, cosine_ratio, cosine_mean (lists per offset), mean_movement}),
+    transfer_score (list per offset), graded, interpolation_verdict (the
+    old verdict, for the record), map_skill, cosine_ratio, cosine_mean
+    (lists per offset), mean_movement}),
     "position_use" (float [S]), "movement" (float [P], last checkpoint),
     "use_movement_corr" (Spearman correlation over the positions of the
     records' length), "analysed_positions" (int).
@@ -250,6 +252,9 @@ def track(run_dir, init_checkpoint, records_file, max_positions=None):
     rows.append({
         "step": step, "verdict": rel["verdict"],
         "up_to_offset": rel["up_to_offset"], "max_offset": rel["max_offset"],
+        "transfer_score": rel["transfer_score"],
+        "graded": rel["mean_map_skill"],
+        "interpolation_verdict": rel["interpolation_verdict"],
         "map_skill": rel["map_skill"],
         "cosine_ratio": rel["cosine_spread_ratio"],
         "cosine_mean": rel["cosine_mean"],

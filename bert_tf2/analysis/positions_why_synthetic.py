@@ -19,7 +19,7 @@ Every `every` steps the position table goes through
 relative_position.relative_position_verdict on the arm's own positions
 (those that ever hold text: all for random and packed, 0..text_length-1
 for fixed and absolute) and on the positions all arms share
-(0..text_length-1): verdict and the graded mean_map_skill; and the same
+(0..text_length-1): verdict and the graded score (mean_map_skill); and the same
 on what training added to the table (table - initial table, the arm's own
 positions), which the random initial rows otherwise hide. Each (arm, seed)
 starts from the same weights as the other arms of that seed.
@@ -158,7 +158,8 @@ def measure(table, init, arm, sizes):
   where["moved"] = where["own"]
   for name, where in where.items():
     rows = table - init if name == "moved" else table
-    rel = relative_position.relative_position_verdict(rows[where])
+    rel = relative_position.relative_position_verdict(rows[where],
+                                                    interpolation=False)
     out[name] = {key: rel[key] for key in ("verdict", "up_to_offset",
                                           "passing", "mean_map_skill",
                                           "max_offset")}
@@ -225,14 +226,14 @@ def summary(runs):
 
 
 def plot_curves(result, path):
-  """Accuracy and mean map skill (own and shared positions) over training,
+  """Accuracy and the graded score (own and shared positions) over training,
   one line per arm (mean over seeds, the band: min..max)."""
   from bert_tf2.analysis import plots  # pylint: disable=g-import-not-at-top
   fig, axes = plots.new_figure(1, 4, figsize=(19, 4.2))
-  titles = ("copy accuracy", "mean map skill, the arm's own positions",
-            "mean map skill, positions 0..%d (all arms)"
+  titles = ("copy accuracy", "graded score, the arm's own positions",
+            "graded score, positions 0..%d (all arms)"
             % (result["sizes"]["text_length"] - 1),
-            "mean map skill of table - init, own positions")
+            "graded score of table - init, own positions")
   for arm in result["summary"]:
     mine = [r["checkpoints"] for r in result["runs"] if r["arm"] == arm]
     steps = [p["step"] for p in mine[0]]
@@ -250,8 +251,6 @@ def plot_curves(result, path):
     ax.set_title(title, fontsize=10)
     ax.set_xlabel("step")
     ax.set_ylim(-0.02, 1.02)
-  for ax in axes[1:]:
-    ax.axhline(relative_position.MAP_SKILL_MIN, color="grey", ls=":")
   axes[0].legend()
   plots.save_figure(fig, path)
 
@@ -300,7 +299,7 @@ def parse_sizes(args):
   offsets = tuple(args.offsets)
   if not offsets or min(offsets) < 1:
     raise InputError("--offsets: each must be at least 1")
-  least = max(2 * relative_position.BLOCK + 4, max(offsets) + 1)
+  least = max(relative_position.min_rows(), max(offsets) + 1)
   if not least <= args.text_length <= args.seq_length:
     raise InputError("--text_length=%d: must be in [%d, --seq_length=%d] (the "
                      "measures need %d positions)"
@@ -352,9 +351,9 @@ def main(argv=None):
 
 def print_table(result):
   """The Markdown table of the summary: every arm at every checkpoint."""
-  print("| arm | step | copy accuracy | mean map skill, own (sd) | verdicts, "
-        "own | mean map skill, 0..%d (sd) | verdicts, 0..%d | mean map "
-        "skill, table - init (sd) | verdicts, table - init |"
+  print("| arm | step | copy accuracy | graded score, own (sd) | verdicts, "
+        "own | graded score, 0..%d (sd) | verdicts, 0..%d | graded "
+        "score, table - init (sd) | verdicts, table - init |"
         % ((result["sizes"]["text_length"] - 1,) * 2))
   print("|---|---|---|---|---|---|---|---|---|")
   for arm, rows in result["summary"].items():

@@ -1,309 +1,159 @@
-"""Does a position table carry relative position? Measures and a verdict.
+"""Does a position table carry relative position? The far-range verdict.
 
-A table carries relative position when what relates position i to position
-i + k depends on the offset k and not on where i is (Vaswani et al.: "for
-any fixed offset k, PE[pos+k] can be represented as a linear function of
-PE[pos]"). Reading absolute position off each row and subtracting (what a
-probe regressing b - a from both rows can do) does not count: independent
-random rows make every position identifiable, yet nothing in them depends
-on the offset. Two measures only relative structure passes, each per
-offset k = 1..max_offset:
+A table carries relative position when what relates position i to i + k
+depends on the offset k and not on where i is (Vaswani et al.: "for any
+fixed offset k, PE[pos+k] can be represented as a linear function of
+PE[pos]"). For a shift that is an isometry (a rotation: the sinusoid,
+p[i] = R^i p[0]) this has an exact, size-free test: the rows' cosine
+matrix is Toeplitz, cos(p[i], p[i+k]) = c_k for every i. (If
+p[i+1] = Q p[i] with Q orthogonal the cosines are Toeplitz; conversely
+Toeplitz cosines make p[i] -> p[i+1] an isometry of the rows.) Unlike a
+linear map fitted in the hidden space, it needs no more rows than
+dimensions: a map from 128 rows in 384 dimensions can memorise them.
 
-  * shift map: one affine map per offset, p[i+k] ~ R_k p[i] + c_k, shared by
-    all positions, fitted by ridge least squares in the whole hidden space
-    and scored on held-out starts: every block of BLOCK consecutive starts
-    is held out in turn and predicted by the map fitted on all the other
-    starts (exact leave-one-block-out, in closed form). The score is
-    1 - SSE(map) / SSE(best trivial predictor), the trivial predictors being
-    "no move" (p[i+k] ~ p[i], which smooth tables win at small k) and the
-    mean training target: the share of the move from i to i + k that one
-    shared map explains. The ridge penalty (relative to the mean squared
-    centred row norm) is chosen per offset among RIDGES by the same
-    held-out error, and the same procedure is run on the table with its
-    rows shuffled (independent rows with the table's own values): the
-    offset's map skill is the score minus the shuffled score (when that is
-    above 0). Training on all but one block matters: a table of P rows in
-    H dimensions can be full rank (the sinusoid of 127 positions x 384
-    dimensions is), and a held-out row is predictable only from a training
-    set that spans it; half the rows do not (the earlier alternating-halves
-    design called that sinusoid "no" at offset 1).
-  * cosine spread: cos(p[i], p[i+k]) over i. If it depends on the offset
-    only, its spread across i (for one k) is small against the spread of
-    its mean across k. The ratio within / across is 0 for the sinusoidal
-    table and grows with sqrt(positions) for random rows. It also rejects
-    what the map alone would pass at large offsets: a random walk
-    (p[i+1] = p[i] + independent steps), smooth but with no shared move,
-    whose map predicts far offsets by recalling neighbouring training
-    positions; its cosines depend on i (about sqrt(i / (i + k))).
+The verdict is a transfer test. The analysed rows are cut in half at
+h = P // 2. For each offset k = 1..K, c_k is estimated on the near half
+(starts i with i + k < h) and used to predict the far half's cosines
+(starts i >= h): score_k = 1 - SSE(c_k) / min(SSE(no move), SSE(offset
+blind)), the two non-relative explanations being "no move" (cos = 1: what
+wins for a smooth table at small offsets) and "offset blind" (every offset
+has the near half's mean cosine over all offsets: what independent rows
+look like; its error is averaged over the offsets). A table only smooth in
+position (phase sqrt(i), log(i), i^2, a random walk) moves at a different
+speed in the far half, so the near cosines mispredict the far ones by more
+than "no move" does; independent rows (i.i.d., clipped init, shuffled)
+have no offset structure for the near half to teach.
 
-An offset k passes when both do (MAP_SKILL_MIN, COSINE_RATIO_MAX). The
-verdict is "yes" when every offset up to max_offset passes, "no" when none
-does, and "partial" otherwise (up_to_offset: how many leading offsets pass;
-passing: which). The thresholds sit halfway between the two controls
-(sinusoid: 1 and 0; random rows: <= 0 and >> 1), not tuned on a real model.
-Tested at BERT's sizes (512 x 768, 384, 128), both sinusoid layouts, a
-noisy sinusoid at growing noise (the verdict falls), random rows, shuffled
-rows and random walks (tests/analysis/relative_position_test.py).
+An offset passes when score_k >= TRANSFER_MIN. Verdict: "yes" when every
+offset passes, "partial" when offsets 1..m pass (m >= 1, up_to_offset) but
+not all, "no" when offset 1 fails, "undetermined" when a half has fewer
+than MIN_STARTS starts at offset K (too few rows to test). The graded score
+(kept under the key mean_map_skill) is the sum of the clipped scores over
+the leading passing offsets, divided by K: 0 for "no", 1 for an exact
+relative table. The old interpolation measures (`shift_map`) are kept in
+the dict for the record; they do not decide.
 
-Example (the two controls):
+Failure modes: a shift that is linear but not an isometry in the analysed
+basis (a rotation seen through a skewing matrix) has non-Toeplitz cosines
+and reads less relative than it is; a relative table plus a large constant
+offset not orthogonal to its rotating part likewise (the cosines are
+uncentred, as the sinusoid's exact test needs); i.i.d. noise added to a
+relative table keeps it relative (noise is offset-blind in both halves).
+
+Example (a rotation, a square-root phase, random rows):
   >>> import numpy as np
-  >>> pos = np.arange(64)[:, None]
+  >>> i = np.arange(64)[:, None]
   >>> freq = 10000.0 ** (-np.arange(16)[None] / 16.0)
-  >>> sinusoid = np.concatenate([np.sin(pos * freq), np.cos(pos * freq)], 1)
-  >>> relative_position_verdict(sinusoid)["verdict"]
+  >>> table = lambda ph: np.concatenate([np.sin(ph * freq), np.cos(ph * freq)], 1)
+  >>> relative_position_verdict(table(i))["verdict"]
   'yes'
-  >>> rows = np.random.RandomState(0).normal(size=sinusoid.shape)
-  >>> rows *= 4.0 / np.linalg.norm(rows, axis=1, keepdims=True)
+  >>> relative_position_verdict(table(8.0 * np.sqrt(i)))["verdict"]
+  'no'
+  >>> rows = np.random.RandomState(0).normal(size=(64, 32))
   >>> relative_position_verdict(rows)["verdict"]
   'no'
 """
 
-import contextlib
-
 import numpy as np
 
-BLOCK = 8
-MAP_SKILL_MIN = 0.5
-COSINE_RATIO_MAX = 0.5
-MAX_OFFSET_CAP = 32
-RIDGES = (1e-8, 1e-5, 1e-2)
-SHUFFLE_SEED = 0
+from bert_tf2.analysis import shift_map
+
+TRANSFER_MIN = 0.5
+MIN_STARTS = 6
+VERDICTS = ("yes", "partial", "no", "undetermined")
 # The per-offset lists of a verdict dict shown in tables, in column order.
-PER_OFFSET = ("map_skill", "shift_map_r2_shuffled", "cosine_mean",
-              "cosine_within_spread", "cosine_spread_ratio")
+PER_OFFSET = ("transfer_score", "near_cosine", "far_cosine",
+              "far_cosine_spread")
 
 
-def default_max_offset(num_positions):
-  """Offsets tested by default: a quarter of the positions, at most 32.
-
-  >>> default_max_offset(127), default_max_offset(511), default_max_offset(40)
-  (31, 32, 10)
-  """
-  return int(max(1, min(MAX_OFFSET_CAP, num_positions // 4)))
-
-
-def offset_cosines(table, max_offset):
-  """cos(p[i], p[i+k]) for every start i and offset k = 1..max_offset.
-
-  Args:
-    table: float [P, H], row i = position i (e.g. positions 1.. only).
-    max_offset: int K, 1 <= K < P.
-
-  Returns:
-    (mean, within): float [K] each: the mean over i of the cosine at offset
-    k = index + 1, and its standard deviation over i.
-  """
-  table = np.asarray(table, dtype=np.float64)
-  norms = np.linalg.norm(table, axis=1, keepdims=True)
-  unit = table / np.where(norms > 0, norms, 1.0)
-  mean, within = np.zeros(max_offset), np.zeros(max_offset)
-  for k in range(1, max_offset + 1):
-    cos = np.sum(unit[:-k] * unit[k:], axis=1)
-    mean[k - 1], within[k - 1] = cos.mean(), cos.std()
-  return mean, within
-
-
-def cosine_spread_ratio(mean, within):
-  """Per offset: spread across i over the spread of the mean across k.
-
-  Args:
-    mean, within: float [K] from `offset_cosines`.
-
-  Returns:
-    float [K]: within / std(mean) (inf where the mean does not vary).
-  """
-  across = float(np.std(mean))
-  if across == 0.0:
-    return np.full(np.shape(within), np.inf)
-  return np.asarray(within) / across
-
-
-def block_cv_sse(x, targets, ridges, block=BLOCK):
-  """Leave-one-block-out squared error of ridge maps y ~ x W + c.
-
-  Each block of `block` consecutive rows is predicted by the map fitted on
-  all other rows, in closed form: for a linear smoother with hat matrix
-  S = X (X'X + lam)^-1 X', the held-out residuals of block b are
-  (I - S_bb)^-1 r_b (r: the full fit's residuals); in the dual (kernel)
-  form, with A = (XX' + lam)^-1, they are A_bb^-1 (A y)_b. The intercept is
-  a constant feature large enough that its penalty is negligible. One
-  eigendecomposition serves every penalty and every target.
-
-  Args:
-    x: float [n, H] inputs, n a multiple of `block`.
-    targets: iterable of float [n, H'] targets (one map each).
-    ridges: relative penalties: lam = ridge x mean squared centred row norm
-      of x.
-    block: rows per held-out block.
-
-  Returns:
-    float [len(targets), len(ridges)]: the summed held-out squared error.
-  """
-  return block_cv_sse_of_grams(x, (y @ y.T for y in targets), ridges, block)
-
-
-def block_cv_sse_of_grams(x, grams, ridges, block=BLOCK):
-  """`block_cv_sse` from each target's Gram matrix y y' [n, n].
-
-  The held-out residuals are linear in y, e = G y with G [n, n] per
-  penalty (the blocks' (I - S_bb)^-1 or A_bb^-1 applied to the full fit's
-  residual operator), so the squared error is sum(G'G * y y'): G'G is made
-  once per penalty, and each target costs one elementwise [n, n] product.
-  Shift maps pass the blocks of one table's Gram matrix, x x' computed once
-  (`shift_map_r2`), instead of a product per target and penalty (about
-  4-6x faster for BERT-size tables; the verdicts of a 512 x 768 sinusoid,
-  random and noisy table and of all-MiniLM-L6-v2 came out the same, every
-  measure within 1e-10 relative).
-
-  Args:
-    x: float [n, H] inputs, n a multiple of `block`.
-    grams: iterable of float [n, n], y y' of each target y.
-    ridges, block: as `block_cv_sse`.
-
-  Returns:
-    float [len(grams), len(ridges)].
-  """
-  n = x.shape[0]
-  if n % block:
-    raise ValueError("%d rows are not whole blocks of %d" % (n, block))
-  scale = float(np.mean(np.sum((x - x.mean(axis=0)) ** 2, axis=1)))
-  scale = scale if scale > 0 else 1.0
-  xa = np.concatenate([x, np.full((n, 1), 10.0 * np.sqrt(scale))], axis=1)
-  dual = xa.shape[1] >= n
-  s, u = np.linalg.eigh(xa @ xa.T if dual else xa.T @ xa)
-  s = np.maximum(s, 0.0)
-  # The rows seen through the decomposition: [n, m], and in blocks.
-  flat = u if dual else xa @ u
-  rows = flat.reshape(n // block, block, -1)
-  errors = []  # Per penalty, G'G.
-  for ridge in ridges:
-    w = 1.0 / (s + ridge * scale)
-    # The [n / block, block, block] matrices that turn a block's residuals
-    # (dual: (A y)_b) into its held-out residuals.
-    local = np.matmul(rows * w, rows.transpose(0, 2, 1))
-    fix = np.linalg.inv(local if dual else np.eye(block) - local)
-    # The full fit's residual operator: dual A, primal I - S.
-    full = (flat * w) @ flat.T
-    residual = full if dual else np.eye(n) - full
-    g = np.matmul(fix, residual.reshape(n // block, block, n)).reshape(n, n)
-    errors.append(g.T @ g)
-  return np.array([[float(np.sum(e * gram)) for e in errors]
-                   for gram in grams])
-
-
-def trivial_sse(x, y, block=BLOCK):
-  """Held-out error of the better trivial predictor of y from x.
-
-  "No move" predicts y ~ x; "mean" predicts each block by the mean of the
-  other blocks' targets.
-
-  Returns:
-    float: min(SSE no move, SSE mean).
-  """
-  n = y.shape[0]
-  per_block = y.reshape(n // block, block, -1)
-  rest = (y.sum(axis=0) - per_block.sum(axis=1)) / (n - block)
-  mean_sse = float(np.sum((per_block - rest[:, None]) ** 2))
-  return min(float(np.sum((y - x) ** 2)), mean_sse)
-
-
-def row_space_coordinates(table):
-  """The rows in an orthonormal basis of their span (an isometry).
-
-  Distances, inner products and every least-squares map between rows are
-  unchanged; a table wider than it is long gets min(P, H) columns, which
-  makes the maps cheaper.
-
-  Args:
-    table: float [P, H].
-
-  Returns:
-    float [P, min(P, H)] (the table itself when H <= P).
-  """
-  x = np.asarray(table, dtype=np.float64)
-  if x.shape[1] <= x.shape[0]:
-    return x
-  _, _, vt = np.linalg.svd(x, full_matrices=False)
-  return x @ vt.T
-
-
-def shift_map_r2(table, max_offset, block=BLOCK, ridges=RIDGES):
-  """Held-out score of one affine map per offset (see module docstring).
-
-  Every offset is fitted and scored on the same starts 0..n-1, n the
-  largest multiple of `block` with n + max_offset <= P.
+def half_cosines(table, max_offset):
+  """The offset cosines of the near and far halves.
 
   Args:
     table: float [P, H], row i = position i.
     max_offset: int K.
-    block: starts per held-out block.
-    ridges: relative ridge penalties tried; the one with the smallest
-      held-out error is kept, per offset.
 
   Returns:
-    (scores, ridge): float [K] each: 1 - SSE(map) / SSE(better trivial
-    predictor) on the held-out starts of offset k = index + 1, and the
-    penalty kept (all nan when there are fewer than 2 blocks of starts).
+    (h, near, far): h = P // 2; near[k - 1]: float [h - k], cos(p[i],
+    p[i+k]) for i + k < h; far[k - 1]: float [P - h - k], for i >= h.
   """
-  x = row_space_coordinates(table)
-  n = (x.shape[0] - max_offset) // block * block
-  if n < 2 * block:
-    return np.full(max_offset, np.nan), np.full(max_offset, np.nan)
-  ks = range(1, max_offset + 1)
-  gram = x @ x.T  # Every target's y y' is a block of it.
-  sse = block_cv_sse_of_grams(x[:n], (gram[k:k + n, k:k + n] for k in ks),
-                              ridges, block)
-  trivial = np.array([trivial_sse(x[:n], x[k:k + n], block) for k in ks])
-  best = np.argmin(sse, axis=1)
-  kept = sse[np.arange(max_offset), best]
-  scores = np.where(trivial > 0, 1.0 - kept / np.where(trivial > 0, trivial,
-                                                       1.0), np.nan)
-  return scores, np.asarray(ridges, dtype=np.float64)[best]
+  x = np.asarray(table, dtype=np.float64)
+  norms = np.linalg.norm(x, axis=1, keepdims=True)
+  unit = x / np.where(norms > 0, norms, 1.0)
+  h = x.shape[0] // 2
+  near, far = [], []
+  for k in range(1, max_offset + 1):
+    cos = np.sum(unit[:-k] * unit[k:], axis=1)
+    near.append(cos[:h - k])
+    far.append(cos[h:])
+  return h, near, far
 
 
-def shuffled_rows(table, seed=SHUFFLE_SEED):
-  """The table's rows in a random order (seeded): independent rows."""
-  table = np.asarray(table)
-  return table[np.random.RandomState(seed).permutation(table.shape[0])]
+def transfer_scores(near, far):
+  """Per offset: how well the near half's c_k predicts the far cosines.
 
+  Args:
+    near, far: lists of K float arrays from `half_cosines`.
 
-def map_skill(scores, shuffled):
-  """Per offset: the map score minus the shuffled-rows score when > 0.
+  Returns:
+    float [K]: 1 - SSE(c_k) / min(SSE(no move), mean SSE(offset blind));
+    nan where both baselines are 0.
 
-  >>> map_skill([0.9, 0.4], [-0.1, 0.2]).tolist()
-  [0.9, 0.2]
+  >>> near = [np.array([0.9, 0.9]), np.array([0.5, 0.5])]
+  >>> transfer_scores(near, [np.array([0.9]), np.array([0.5])]).tolist()
+  [1.0, 1.0]
+  >>> # The far half barely moves: "no move" wins by far.
+  >>> transfer_scores(near, [np.array([0.99]), np.array([0.9])]).round(2).tolist()
+  [-80.0, -15.0]
   """
-  return (np.asarray(scores, dtype=np.float64)
-          - np.maximum(np.asarray(shuffled, dtype=np.float64), 0.0))
+  c = np.array([np.mean(n) for n in near])
+  blind = float(np.mean(np.concatenate(near)))
+  fit = np.array([np.sum((f - ck) ** 2) for f, ck in zip(far, c)])
+  no_move = np.array([np.sum((f - 1.0) ** 2) for f in far])
+  offset_blind = float(np.mean([np.sum((f - blind) ** 2) for f in far]))
+  base = np.minimum(no_move, offset_blind)
+  with np.errstate(divide="ignore", invalid="ignore"):
+    return np.where(base > 0, 1.0 - fit / np.where(base > 0, base, 1.0),
+                    np.nan)
 
 
-def passing_offsets(skill, cosine_ratio):
-  """Bool [K]: offset k = index + 1 passes both thresholds (nan fails)."""
-  skill = np.nan_to_num(np.asarray(skill, dtype=np.float64), nan=-np.inf)
-  ratio = np.nan_to_num(np.asarray(cosine_ratio, dtype=np.float64),
-                        nan=np.inf)
-  return (skill >= MAP_SKILL_MIN) & (ratio <= COSINE_RATIO_MAX)
+def determined(num_rows, max_offset):
+  """Whether both halves keep MIN_STARTS starts at offset max_offset.
+
+  >>> determined(32, 8), determined(20, 5)
+  (True, False)
+  """
+  h = num_rows // 2
+  return min(h - max_offset, num_rows - h - max_offset) >= MIN_STARTS
+
+
+def min_rows():
+  """The fewest rows that give a verdict at the default offsets.
+
+  >>> min_rows()
+  22
+  """
+  n = 2
+  while not determined(n, shift_map.default_max_offset(n)):
+    n += 1
+  return n
 
 
 def verdict_from(passing):
-  """("yes" | "partial" | "no", K): K = how many leading offsets pass.
-
-  "yes": every offset passes; "no": none does; "partial" otherwise.
+  """("yes" | "partial" | "no", m): m = how many leading offsets pass.
 
   >>> verdict_from([True, True, False, True])
   ('partial', 2)
   >>> verdict_from([True, True]), verdict_from([False, True])
-  (('yes', 2), ('partial', 0))
-  >>> verdict_from([False, False])
-  ('no', 0)
+  (('yes', 2), ('no', 0))
   """
   passing = list(passing)
-  k = 0
-  while k < len(passing) and passing[k]:
-    k += 1
-  if k == len(passing):
-    return "yes", k
-  return ("partial" if any(passing) else "no"), k
+  m = 0
+  while m < len(passing) and passing[m]:
+    m += 1
+  if m == len(passing):
+    return "yes", m
+  return ("partial" if m else "no"), m
 
 
 def offset_ranges(offsets):
@@ -322,75 +172,82 @@ def offset_ranges(offsets):
 
 
 def verdict_text(rel):
-  """One line for a verdict dict, e.g. "partial (offsets 1..6 of 31)"."""
+  """One line for a verdict dict.
+
+  >>> verdict_text({"verdict": "partial", "up_to_offset": 6, "max_offset": 31})
+  'partial (offsets 1..6 of 31)'
+  """
   if rel["verdict"] == "partial":
-    return "partial (offsets %s of %d)" % (offset_ranges(rel["passing"]),
-                                           rel["max_offset"])
+    return "partial (offsets 1..%d of %d)" % (rel["up_to_offset"],
+                                             rel["max_offset"])
+  if rel["verdict"] == "undetermined":
+    return "undetermined (too few rows for offsets 1..%d)" % rel["max_offset"]
   return "%s (offsets 1..%d tested)" % (rel["verdict"], rel["max_offset"])
 
 
-def one_blas_thread():
-  """A context with BLAS on one thread (threadpoolctl, scikit-learn's
-  dependency, when installed). The maps are hundreds of small products:
-  on 2 busy cores a multi-threaded BLAS spends its time waiting (measured:
-  5 s against 0.1 s for a 128 x 384 table)."""
-  try:
-    import threadpoolctl  # pylint: disable=g-import-not-at-top
-  except ImportError:
-    return contextlib.nullcontext()
-  return threadpoolctl.threadpool_limits(1, user_api="blas")
-
-
-def relative_position_verdict(table, max_offset=None, first=0):
-  """All the measures and the verdict for one table.
+def relative_position_verdict(table, max_offset=None, first=0,
+                              interpolation=True):
+  """The far-range verdict (and, for the record, the old measures).
 
   Args:
     table: float [P, H]; rows first.. are analysed (first=1 leaves out
       position 0, always [CLS] in BERT, often an outlier).
-    max_offset: int K, default `default_max_offset` of the rows analysed.
+    max_offset: int K, default shift_map.default_max_offset of the rows.
     first: int, first position analysed.
+    interpolation: also compute the old interpolation measures (keys
+      shift_map_r2, map_skill, cosine_spread_ratio, ... and
+      interpolation_verdict); False skips them (faster).
 
   Returns:
-    dict: verdict, up_to_offset (leading offsets passing), passing (the
-    offsets passing), share_passing, mean_map_skill (the map skill clipped
-    to [0, 1], averaged over offsets: a graded score), max_offset,
-    first_position, block, ridges, shuffle_seed, thresholds, and per offset
-    k = 1..K (lists of K floats, None for nan) shift_map_r2 (held-out
-    score), shift_map_r2_shuffled (the same on shuffled rows), map_skill,
-    ridge (the penalty kept), cosine_mean, cosine_within_spread,
-    cosine_spread_ratio; cosine_across_spread (float).
+    dict: verdict (one of VERDICTS), up_to_offset, passing (offsets whose
+    score passes, leading or not), share_passing, mean_map_skill (the
+    graded score), max_offset, first_position, split_position (h, relative
+    to first), thresholds, and per offset k = 1..K (lists, None for nan)
+    transfer_score, near_cosine (c_k), far_cosine (far mean),
+    far_cosine_spread (far std); plus the old measures when asked.
   """
   rows = np.asarray(table, dtype=np.float64)[first:]
   n = rows.shape[0]
-  k_max = default_max_offset(n) if max_offset is None else int(max_offset)
+  k_max = (shift_map.default_max_offset(n) if max_offset is None
+           else int(max_offset))
   if not 1 <= k_max < n:
     raise ValueError("max_offset=%d must be in [1, %d)" % (k_max, n))
-  with one_blas_thread():
-    r2, ridge = shift_map_r2(rows, k_max)
-    r2_shuffled, _ = shift_map_r2(shuffled_rows(rows), k_max)
-  skill = map_skill(r2, r2_shuffled)
-  mean, within = offset_cosines(rows, k_max)
-  ratio = cosine_spread_ratio(mean, within)
-  passing = passing_offsets(skill, ratio)
-  verdict, up_to = verdict_from(passing)
+  h, near, far = half_cosines(rows, k_max)
+  if determined(n, k_max):
+    score = transfer_scores(near, far)
+    passing = np.nan_to_num(score, nan=-np.inf) >= TRANSFER_MIN
+    verdict, up_to = verdict_from(passing)
+  else:
+    score = np.full(k_max, np.nan)
+    passing = np.zeros(k_max, dtype=bool)
+    verdict, up_to = "undetermined", 0
+  graded = float(np.sum(np.clip(score[:up_to], 0.0, 1.0)) / k_max)
 
   def floats(a):
     return [float(v) if np.isfinite(v) else None for v in a]
 
-  return {
+  def stat(parts, fn):
+    return floats([fn(p) if len(p) else np.nan for p in parts])
+
+  rel = {
       "verdict": verdict, "up_to_offset": int(up_to),
       "passing": [int(k) + 1 for k in np.nonzero(passing)[0]],
       "share_passing": float(np.mean(passing)),
-      "mean_map_skill": float(np.mean(np.clip(
-          np.nan_to_num(skill, nan=0.0), 0.0, 1.0))),
+      "mean_map_skill": graded,
       "max_offset": int(k_max), "first_position": int(first),
-      "block": BLOCK, "ridges": list(RIDGES), "shuffle_seed": SHUFFLE_SEED,
-      "thresholds": {"map_skill_min": MAP_SKILL_MIN,
-                     "cosine_spread_ratio_max": COSINE_RATIO_MAX},
-      "shift_map_r2": floats(r2), "shift_map_r2_shuffled": floats(r2_shuffled),
-      "map_skill": floats(skill), "ridge": floats(ridge),
-      "cosine_mean": floats(mean),
-      "cosine_within_spread": floats(within),
-      "cosine_across_spread": float(np.std(mean)),
-      "cosine_spread_ratio": floats(ratio),
+      "split_position": int(h), "min_starts": MIN_STARTS,
+      "thresholds": {"transfer_min": TRANSFER_MIN},
+      "transfer_score": floats(score),
+      "near_cosine": stat(near, np.mean), "far_cosine": stat(far, np.mean),
+      "far_cosine_spread": stat(far, np.std),
   }
+  if interpolation:
+    old = shift_map.interpolation_verdict(rows, max_offset=k_max)
+    rel["interpolation_verdict"] = old["verdict"]
+    rel["thresholds"].update(old["thresholds"])
+    for key in ("block", "ridges", "shuffle_seed", "shift_map_r2",
+                "shift_map_r2_shuffled", "map_skill", "ridge", "cosine_mean",
+                "cosine_within_spread", "cosine_across_spread",
+                "cosine_spread_ratio"):
+      rel[key] = old[key]
+  return rel

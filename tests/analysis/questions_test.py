@@ -516,3 +516,23 @@ def test_a_patch_reaches_a_graph_forward_traced_inside_it(tiny):
   trained = common.graph_forward(model, return_attention_probs=True)
   probs = np.asarray(trained(inputs)["attention_probs"][0])
   assert np.abs(probs - 0.2).max() > 0.01
+
+
+def test_masking_table_has_the_docs_columns_and_both_noise_tests():
+  # The per-seed accuracies docs/questions.md publishes: the table gives
+  # the predictions a sequence, and the two tests the page quotes (every
+  # rate: 0.245 against 0.092; 15/25/40%: 0.029 against 0.050, 0.051 from
+  # the 3-digit accuracies printed there).
+  per_seed = [[0.670, 0.768, 0.664, 0.486], [0.890, 0.850, 0.906, 0.870],
+              [0.850, 0.882, 0.948, 0.888], [0.918, 0.816, 0.862, 0.856]]
+  acc = [[(0.319, a) for a in seeds] for seeds in per_seed]
+  text = masking.masking_table([0.1, 0.15, 0.25, 0.4], acc, 32)
+  lines = text.splitlines()
+  assert lines[0].startswith("| masking rate | predictions per sequence |")
+  assert [l.split(" | ")[1] for l in lines[2:6]] == ["3", "5", "8", "13"]
+  assert ("every rate: largest gap between rates 0.245, noise (95% of a "
+          "difference of two means) 0.092: the rates differ beyond the "
+          "noise") in lines
+  assert ("without the lowest (15%, 25%, 40%): largest gap between rates "
+          "0.029, noise (95% of a difference of two means) 0.051: the rates "
+          "do not differ beyond the noise") in lines

@@ -41,6 +41,15 @@ def topic_sequences(shifts, count, seq_length, vocab_size, stay, rng):
   return (ids + 1).astype(np.int32), topic
 
 
+def predictions_per_sequence(rate, seq_length):
+  """round(rate x seq_length), at least 1: the masked positions a sequence.
+
+  >>> [predictions_per_sequence(r, 32) for r in (0.1, 0.15, 0.25, 0.4)]
+  [3, 5, 8, 13]
+  """
+  return max(1, int(round(rate * seq_length)))
+
+
 def mask_tokens(ids, rate, mask_id, vocab_size, rng):
   """BERT's masking at `rate`: round(rate x length) positions (at least 1)
   per sequence are predicted; of those 80% become mask_id, 10% a random
@@ -59,7 +68,7 @@ def mask_tokens(ids, rate, mask_id, vocab_size, rng):
   [4.0, 4.0]
   """
   b, s = ids.shape
-  m = max(1, int(round(rate * s)))
+  m = predictions_per_sequence(rate, s)
   chosen = np.argsort(rng.rand(b, s), axis=1)[:, :m]
   weights = np.zeros((b, s), np.float32)
   np.put_along_axis(weights, chosen, 1.0, axis=1)
@@ -164,18 +173,42 @@ def run_masking(args):
            args.seq_length, args.layers, args.hidden_size, args.steps,
            args.batch, args.seeds, 1.0 / len(MASKING_SHIFTS),
            args.probe_examples))
-  print("| masking rate | probe accuracy, untrained | probe accuracy, "
-        "pretrained (per seed) | mean | sd |")
-  print("|---|---|---|---|---|")
-  for rate, runs in zip(args.rates, acc):
+  print(masking_table(args.rates, acc, args.seq_length))
+
+
+def masking_table(rates, acc, seq_length):
+  """The printed table and the noise tests, as text.
+
+  Args:
+    rates: R floats; acc: R lists of (untrained, pretrained) accuracies,
+      one per seed; seq_length: int.
+
+  Returns:
+    str: the Markdown table (a row per rate: predictions per sequence,
+    untrained accuracy, pretrained per seed, mean, sd), then one line per
+    test of `rates_differ` (every rate; every rate but the lowest, when
+    there are 3 or more), with 2 seeds or more.
+  """
+  lines = ["| masking rate | predictions per sequence | probe accuracy, "
+           "untrained | pretrained, per seed | mean | sd |",
+           "|---|---|---|---|---|---|"]
+  for rate, runs in zip(rates, acc):
     after = [a for _, a in runs]
-    print("| %g%% | %.3f | %s | %.3f | %.3f |" % (
-        100 * rate, np.mean([b for b, _ in runs]),
-        " ".join("%.3f" % a for a in after), np.mean(after),
-        np.std(after, ddof=1) if len(after) > 1 else 0.0))
-  if args.seeds > 1 and len(args.rates) > 1:
-    gap, noise = rates_differ([[a for _, a in runs] for runs in acc])
-    print("largest gap between rates %.3f, noise (95%% of a difference of "
-          "two means) %.3f: the rates %s" % (
-              gap, noise, "differ beyond the noise" if gap > noise
+    lines.append("| %g%% | %d | %.3f | %s | %.3f | %.3f |" % (
+        100 * rate, predictions_per_sequence(rate, seq_length),
+        np.mean([b for b, _ in runs]), " ".join("%.3f" % a for a in after),
+        np.mean(after), np.std(after, ddof=1) if len(after) > 1 else 0.0))
+  if len(acc[0]) > 1 and len(rates) > 1:
+    order = np.argsort(rates)
+    groups = [("every rate", order)]
+    if len(rates) > 2:
+      groups.append(("without the lowest (%s)" % ", ".join(
+          "%g%%" % (100 * rates[i]) for i in order[1:]), order[1:]))
+    for name, which in groups:
+      gap, noise = rates_differ([[a for _, a in acc[i]] for i in which])
+      lines.append(
+          "%s: largest gap between rates %.3f, noise (95%% of a difference "
+          "of two means) %.3f: the rates %s" % (
+              name, gap, noise, "differ beyond the noise" if gap > noise
               else "do not differ beyond the noise"))
+  return "\n".join(lines)
