@@ -38,7 +38,6 @@ import contextlib
 import contextvars
 import hashlib
 import os
-import re
 import stat
 
 import tensorflow as tf
@@ -129,16 +128,11 @@ def check_digest(path, digest, what):
 
 
 def checkpoint_files(prefix):
-  """[prefix.index, prefix.data-*-of-*...]: the checkpoint's files that
-  exist (listed, not opened)."""
-  directory, base = os.path.split(prefix)
-  shard = re.compile(r"^%s\.data-\d{5}-of-\d{5}$" % re.escape(base))
-  try:
-    names = tf.io.gfile.listdir(directory or ".")
-  except tf.errors.NotFoundError:
-    names = []
-  data = sorted(n for n in names if shard.match(n))
-  return [prefix + ".index"] + [os.path.join(directory, n) for n in data]
+  """[prefix.index, prefix.data-*-of-*...]: the index (whether or not it
+  exists) and the data shards that exist (listed, not opened)."""
+  return [prefix + ".index"] + [
+      f for f in literal_paths.checkpoint_files(prefix)
+      if not f.endswith(".index")]
 
 
 def checkpoints_inside(folder, root):

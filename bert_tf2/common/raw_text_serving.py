@@ -110,7 +110,11 @@ def check_texts(texts, what="texts", pairs=True):
   >>> check_texts(["a", (b"b", "c")])
   [('a', None), ('b', 'c')]
   """
-  if isinstance(texts, (str, bytes)) or not isinstance(texts, (list, tuple)):
+  if _is_text(texts):
+    raise InputError("%s: expected a list of texts, got a single %s (wrap "
+                     "one text in a list: [text])"
+                     % (what, type(texts).__name__))
+  if not isinstance(texts, (list, tuple)):
     raise InputError("%s: expected a list of strings%s, got %s" % (
         what, " or (text_a, text_b) pairs" if pairs else "",
         type(texts).__name__))
@@ -123,9 +127,16 @@ def check_texts(texts, what="texts", pairs=True):
     elif isinstance(item, (str, bytes, bytearray)):
       out.append((check_text(item, name), None))
     else:
-      raise InputError("%s: expected a str%s, got %r" % (
-          name, " or a (str, str) pair" if pairs else "", item))
+      raise InputError("%s: expected a str%s, got %s %s" % (
+          name, " or a (str, str) pair" if pairs else "",
+          type(item).__name__, _show_item(item)))
   return out
+
+
+def _show_item(item):
+  """repr(item), cut to 40 characters."""
+  text = repr(item)
+  return text if len(text) <= 40 else text[:37] + "..."
 
 
 def _is_text(x):
@@ -158,8 +169,8 @@ def _nested(x, what):
 
 def check_nested_texts(x, what="x"):
   """A nest of lists/tuples of texts with bytes decoded (`check_text`);
-  numpy arrays of str/bytes count as lists; Tensors, Datasets and None
-  are returned as they are (the graph checks them). A bare string, an
+  numpy arrays of str/bytes count as lists; Tensors and Datasets are
+  returned as they are (the graph checks them). None, a bare string, an
   empty list, a leaf that is not a text (None, a number) and lists mixed
   with texts at one level are each one InputError line naming the item.
 
@@ -171,9 +182,10 @@ def check_nested_texts(x, what="x"):
   ...   print(e)
   x[1]: expected a str (or UTF-8 bytes), got None
   """
-  if x is None or isinstance(x, (tf.Tensor, tf.data.Dataset,
-                                 tf.RaggedTensor)):
+  if isinstance(x, (tf.Tensor, tf.data.Dataset, tf.RaggedTensor)):
     return x
+  if x is None:
+    raise InputError("%s: expected a list of texts, got None" % what)
   if _is_text(x):
     raise InputError("%s: expected a list of texts, got a single %s (wrap "
                      "one text in a list: [text])" % (what, type(x).__name__))

@@ -348,9 +348,13 @@ def test_the_recorded_checkpoint_has_its_digests(run):
       ["bert_config.json", "vocab.txt", INDEX, DATA])
 
 
-@pytest.mark.parametrize("case", ["weights_symlinked_to_other_run",
-                                  "weights_copied_from_other_run"])
-def test_the_scripts_do_predict_refuses_other_weights(run, tmp_path, case):
+@pytest.mark.parametrize("case,words", [
+    ("weights_symlinked_to_other_run", ["leads outside", "other"]),
+    ("weights_copied_from_other_run", ["damaged", "model.ckpt-2"]),
+    ("vocab_tokens_swapped", ["vocab.txt", "damaged"]),
+    ("max_seq_length_string", ["model.json", "max_seq_length"])])
+def test_the_scripts_do_predict_refuses_a_damaged_run(run, tmp_path, case,
+                                                      words):
   mutation = dict((m[0], m[1]) for m in MUTATIONS)[case]
   directory = _mutated(run, tmp_path, mutation)
   options = copy.copy(run["options"])
@@ -359,6 +363,8 @@ def test_the_scripts_do_predict_refuses_other_weights(run, tmp_path, case):
   options.do_predict = True
   with pytest.raises(InputError) as e:
     pipeline.run(options)
-  assert "\n" not in str(e.value) and INDEX in str(e.value) or (
-      "damaged" in str(e.value)), str(e.value)
+  message = str(e.value)
+  assert "\n" not in message, message
+  for word in words:
+    assert word in message, (word, message)
   assert not os.path.exists(os.path.join(directory, "test_results.tsv"))
