@@ -68,6 +68,7 @@ import tensorflow as tf
 import modeling
 from bert_tf2.common import named_files
 from bert_tf2.common import record_schema
+from bert_tf2.common import strict_json
 from tokenization.atomic import atomic_write_text
 from tokenization.errors import InputError
 
@@ -204,8 +205,8 @@ def set_checkpoint(output_dir, checkpoint):
 
 
 def _load_json(path):
-  """model.json's object (`record_schema.parse`: bounded size and depth)."""
-  return record_schema.parse(path, read_bytes(path, "the model record"))
+  """model.json's object (`strict_json.parse`: bounded size and depth)."""
+  return strict_json.parse(path, read_bytes(path, "the model record"))
 
 
 def _missing_digest(path, name):

@@ -1,9 +1,8 @@
 """The schema of a run's model.json: every key typed and ranged, per task.
 
-`parse(path, data)` turns model.json's bytes into a dict (JSON nesting
-deeper than MAX_DEPTH, duplicate keys, NaN/Infinity, a file over MAX_BYTES
-refused before Python's parser could recurse or allocate), and `check(path,
-record)` refuses, in one `InputError` line naming model.json, the key, its
+`bert_tf2.common.strict_json.parse(path, data)` turns model.json's bytes
+into a dict (bounded size and depth, no duplicate keys or NaN), and
+`check(path, record)` refuses, in one `InputError` line naming model.json, the key, its
 value and what is allowed, anything a writer of this code would not have
 written: an unknown key (top level or in any section, per task), a
 boolean that is not true/false (not "false", not 1), a length that is not
@@ -16,7 +15,7 @@ record, shapes)` those that need the checkpoint's variable shapes (the
 label count of the head's weights).
 
 Example:
-  >>> record = parse("/run/model.json", b'{"format": "bert_tf2.model"}')
+  >>> record = {"format": "bert_tf2.model"}
   >>> try:
   ...   check("/run/model.json", dict(record, version=1, task="ner",
   ...         config="bert_config.json", sha256={},
@@ -32,12 +31,9 @@ import re
 
 from tokenization.errors import InputError
 
-MAX_BYTES = 4 << 20  # A record is a few KB (NER's transitions: tens).
-MAX_DEPTH = 8        # The deepest record: model.allowed's rows (depth 5).
 MAX_LABELS = 100000
 PRECISIONS = ("float32", "bfloat16", "int8")
 _HEX64 = re.compile(r"^[0-9a-f]{64}$")
-_STRINGS = re.compile(r'"(?:[^"\\]|\\.)*"', re.S)
 
 
 def _show(value):
@@ -53,53 +49,6 @@ def refuse(path, key, value, allowed):
   """The one line: `<path>: "<key>" is <value>; expected <allowed>`."""
   raise InputError('%s: "%s" is %s; expected %s'
                    % (path, key, _show(value), allowed))
-
-
-def _depth(text):
-  """The deepest nesting of [ and { in JSON `text` (strings skipped)."""
-  deepest = depth = 0
-  for match in re.finditer(r"[\[\]{}]", _STRINGS.sub('""', text)):
-    depth += 1 if match.group() in "[{" else -1
-    deepest = max(deepest, depth)
-  return deepest
-
-
-def _no_duplicates(pairs):
-  keys = [k for k, _ in pairs]
-  if len(set(keys)) != len(keys):
-    raise ValueError("duplicate key %r" % sorted(
-        k for k in keys if keys.count(k) > 1)[0])
-  return dict(pairs)
-
-
-def _no_constant(name):
-  raise ValueError("%s is not JSON" % name)
-
-
-def parse(path, data):
-  """The JSON object of model.json's bytes `data` (path names it)."""
-  damaged = ("%s is damaged: %%s; rerun the training script on this "
-             "--output_dir to rewrite it" % path)
-  if len(data) > MAX_BYTES:
-    raise InputError(damaged % ("%d bytes (a record is a few KB, at most %d)"
-                                % (len(data), MAX_BYTES)))
-  try:
-    text = data.decode("utf-8")
-  except UnicodeDecodeError as e:
-    raise InputError(damaged % ("not UTF-8 (%s)" % e.reason)) from None
-  depth = _depth(text)
-  if depth > MAX_DEPTH:
-    raise InputError(damaged % ("JSON nested %d deep (a record nests at "
-                                "most %d)" % (depth, MAX_DEPTH)))
-  try:
-    record = json.loads(text, object_pairs_hook=_no_duplicates,
-                        parse_constant=_no_constant)
-  except ValueError as e:  # Empty, cut short, garbage, duplicate keys.
-    raise InputError(damaged % ("not valid JSON (%s)" % (
-        str(e).splitlines() or ["empty"])[0])) from None
-  if not isinstance(record, dict):
-    raise InputError(damaged % "not a JSON object")
-  return record
 
 
 # Rules: fn(value) -> True when allowed; with the words for what is.
@@ -248,7 +197,6 @@ def check(path, record, fmt="bert_tf2.model", version=1):
 
 def _check_consistent(path, record):
   """The checks across keys that need no file."""
-  pre = record.get("preprocessor", {})
   model = record.get("model", {})
   outputs = record.get("outputs", {})
   labels = outputs.get("labels", model.get("labels"))
@@ -284,9 +232,6 @@ def check_against(path, record, max_position_embeddings):
   if stride is not None and task == "ner" and stride > length - 2:
     refuse(path, "preprocessor.doc_stride", stride, "an integer in [1, %d] "
            "(max_seq_length - 2)" % (length - 2))
-  if stride is not None and task == "squad" and stride >= length:
-    refuse(path, "preprocessor.doc_stride", stride, "an integer in [1, %d] "
-           "(below max_seq_length)" % (length - 1))
   query = pre.get("max_query_length")
   if query is not None and query + 3 >= length:
     refuse(path, "preprocessor.max_query_length", query, "an integer in "

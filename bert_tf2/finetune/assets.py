@@ -25,6 +25,7 @@ from bert_tf2.common import InputError
 from bert_tf2.common import artifact
 from bert_tf2.common import named_files
 from bert_tf2.common import record_schema
+from bert_tf2.common import strict_json
 from bert_tf2.runner import checkpoints
 
 # An earlier version's layout (read, no longer written).
@@ -101,7 +102,7 @@ def _load_legacy(output_dir, kind):
                      "bert_config_file, vocab_file, ... explicitly instead"
                      % (output_dir, artifact.FILE))
   named_files.inside(output_dir, path, "predictor settings")
-  info = record_schema.parse(path, artifact.read_bytes(path, "predictor "
+  info = strict_json.parse(path, artifact.read_bytes(path, "predictor "
                                                              "settings"))
   if "checkpoint" in info:
     raise InputError(
