@@ -75,15 +75,16 @@ def run(tmp_path_factory):
           "options": options}
 
 
-def _answers(loader, directory):
+def _answers(loader, directory, **kwargs):
   """The predictions of `loader` on TEXTS: [(label, probabilities)]."""
   if loader == "load":
-    logits = models.load(directory).predict(TEXTS, verbose=0)
+    logits = models.load(directory, **kwargs).predict(TEXTS, verbose=0)
     e = np.exp(logits - logits.max(-1, keepdims=True))
     probs = e / e.sum(-1, keepdims=True)
     return [("no", "yes")[int(np.argmax(p))] for p in probs], probs
-  predictor = (models.load_predictor(directory) if loader == "load_predictor"
-               else ClassifierPredictor.from_output_dir(directory))
+  predictor = (models.load_predictor(directory, **kwargs)
+               if loader == "load_predictor"
+               else ClassifierPredictor.from_output_dir(directory, **kwargs))
   answers = predictor.predict(TEXTS)
   return ([a["label"] for a in answers],
           np.array([a["probabilities"] for a in answers]))
@@ -302,9 +303,10 @@ MUTATIONS = [
     ("precision_float32", _set(None, "precision", "float32"), None),
 ]
 LOADERS = ("load", "load_predictor", "from_output_dir")
-# model.json is not what these loaders read for: answer "no model.json".
-_LEGACY_ONLY = {"legacy_predictor_json_absolute_checkpoint":
-                ("from_output_dir",)}
+# The earlier layout is read by from_output_dir only; the others find no
+# model.json, and say so in one line.
+_WORDS_OF_LOADER = {"legacy_predictor_json_absolute_checkpoint": {
+    "load": ["no model.json"], "load_predictor": ["no model.json"]}}
 
 
 @pytest.fixture(scope="module")
@@ -326,8 +328,7 @@ def _mutated(run, tmp_path, mutation):
                          ids=[m[0] for m in MUTATIONS])
 def test_mutation_is_refused_in_one_line_or_answers_the_same(
     run, answers, tmp_path, loader, case, mutation, words):
-  if loader not in _LEGACY_ONLY.get(case, LOADERS):
-    pytest.skip("%s reads model.json only" % loader)
+  words = _WORDS_OF_LOADER.get(case, {}).get(loader, words)
   directory = _mutated(run, tmp_path, mutation)
   if words is None:
     labels, probs = _answers(loader, directory)
@@ -368,3 +369,27 @@ def test_the_scripts_do_predict_refuses_a_damaged_run(run, tmp_path, case,
   for word in words:
     assert word in message, (word, message)
   assert not os.path.exists(os.path.join(directory, "test_results.tsv"))
+
+
+def _same_weights_linked(d, run):
+  """The checkpoint's files moved out of the run and linked back (a shared
+  drive): the same bytes."""
+  for name in (INDEX, DATA):
+    target = os.path.join(run["outside"], "linked-" + name)
+    shutil.copy(os.path.join(d, name), target)
+    os.remove(os.path.join(d, name))
+    os.symlink(target, os.path.join(d, name))
+
+
+@pytest.mark.parametrize("loader", LOADERS)
+def test_allow_outside_reads_a_linked_checkpoint_still_digest_checked(
+    run, answers, tmp_path, loader):
+  directory = _mutated(run, tmp_path, _same_weights_linked)
+  with pytest.raises(InputError, match="leads outside"):
+    _answers(loader, directory)
+  labels, probs = _answers(loader, directory, allow_outside=True)
+  assert labels == answers[loader][0]
+  np.testing.assert_array_equal(probs, answers[loader][1])
+  _other_weights(directory, run)  # Linked, but not the recorded bytes.
+  with pytest.raises(InputError, match="damaged"):
+    _answers(loader, directory, allow_outside=True)
