@@ -53,6 +53,7 @@ from bert_tf2.squad.preprocessor import SquadPreprocessor
 from bert_tf2.squad.text_model import SquadTextModel
 from bert_tf2.squad.text_model import squad_text_model
 from bert_tf2.common import artifact
+from bert_tf2.common import named_files
 from bert_tf2.common import text_model as _generic
 from bert_tf2.common import InputError
 from bert_tf2.embedding import text_model as _embedding
@@ -248,7 +249,7 @@ def check_arguments(cls, build, directory, settings):
                      "given)" % (directory, cls.__name__, ", ".join(missing)))
 
 
-def load(path, task=None, **kwargs):
+def load(path, task=None, allow_outside=False, **kwargs):
   """The raw-string Keras model of `path`: a run's output_dir (its
   model.json says the task and every setting) or a pretrained directory
   with `task` and the head's arguments.
@@ -259,8 +260,14 @@ def load(path, task=None, **kwargs):
   Arguments given override the recorded ones and are checked against the
   weights (a head of another shape is one InputError line). Tasks:
   classifier, ner, squad, multiple_choice, embedding.
+
+  A run's files are checked (`bert_tf2.common.artifact`): each inside
+  `path` after following symlinks, with the digest training recorded.
+  allow_outside=True reads files linked from outside `path` (a shared
+  checkpoint); their digests are still checked.
   """
-  return text_model(TASKS[_task(path, task)], path, **kwargs)
+  with named_files.allowing_outside(allow_outside):
+    return text_model(TASKS[_task(path, task)], path, **kwargs)
 
 
 def _task(path, task):
@@ -282,7 +289,8 @@ def _task(path, task):
   return task
 
 
-def load_predictor(path, task=None, batch_size=32, labels=None, **kwargs):
+def load_predictor(path, task=None, batch_size=32, labels=None,
+                   allow_outside=False, **kwargs):
   """The Python predictor of `path` (as `load`): a `TextPredictor`, the
   task's text model with batching, named answers (`predict(x)`: one dict
   per example) and `export(export_dir)` (its raw-string SavedModel); for
@@ -290,8 +298,14 @@ def load_predictor(path, task=None, batch_size=32, labels=None, **kwargs):
   (both `TextPredictor`s).
 
   labels: a classifier's label names (default: the run's, else "0", "1",
-  ...; NER: its tags, a model argument); other arguments as `load`.
+  ...; NER: its tags, a model argument); other arguments as `load`
+  (allow_outside included).
   """
+  with named_files.allowing_outside(allow_outside):
+    return _load_predictor(path, task, batch_size, labels, **kwargs)
+
+
+def _load_predictor(path, task, batch_size, labels, **kwargs):
   task = _task(path, task)
   if task != "classifier" and labels is not None:
     kwargs["labels"] = labels  # NER's tags: its model's argument.

@@ -37,6 +37,8 @@ from tokenization.errors import InputError
 
 
 _UTF8_BOM = b"\xef\xbb\xbf"
+# (file, hash of its bytes) whose byte-order mark was reported.
+_BOM_WARNED = set()
 
 
 class UnknownTokenError(KeyError):
@@ -79,11 +81,16 @@ def load_vocab(vocab_file, flag_name="vocab_file"):
   data = _read_bytes(vocab_file, flag_name)
   if not data:
     raise InputError("--%s=%s: file is empty" % (flag_name, vocab_file))
-  if data.startswith(_UTF8_BOM):
+  seen = (vocab_file, hash(data))
+  if data.startswith(_UTF8_BOM) and seen not in _BOM_WARNED:
+    # Once per file and content: a script reads its vocabulary several
+    # times (checks, tokenizer, preprocessor).
+    _BOM_WARNED.add(seen)
     logging.warning(
         "--%s=%s: starts with a UTF-8 byte-order mark; it is dropped (the "
         "original would read the first token as %r)", flag_name, vocab_file,
         data.split(b"\n", 1)[0].decode("utf-8", "replace").strip())
+  if data.startswith(_UTF8_BOM):
     data = data[len(_UTF8_BOM):]
   lines = data.split(b"\n")
   if not lines[-1]:

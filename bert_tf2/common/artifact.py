@@ -16,7 +16,9 @@ model.json:
    "task": "classifier",            # or ner, squad, multiple_choice,
                                     # embedding, pretraining
    "config": "bert_config.json", "vocabulary": "vocab.txt",
-   "sha256": {"bert_config.json": "...", "vocab.txt": "..."},
+   "sha256": {"bert_config.json": "...", "vocab.txt": "...",
+              "model.ckpt-12.index": "...",
+              "model.ckpt-12.data-00000-of-00001": "..."},
    "checkpoint": "model.ckpt-12",   # or "best/model.ckpt-9"; absent: the
                                     # latest checkpoint of the directory
    "precision": "float32",          # the precision the run's answers were
@@ -48,7 +50,12 @@ Names in model.json are plain file names inside the directory (the
 checkpoint alone may sit in best/); anything else ("../x", an absolute
 path, another subdirectory) is refused in one line before any file is
 opened, and so is a file that is not a regular file (a FIFO would hang the
-read).
+read) and one that leads outside the directory through a symlink (model.json
+itself included; `named_files.allowing_outside` opts in). Every key is
+typed and ranged by `record_schema` (unknown keys refused); every file the
+record names has its sha256 recorded at write time and checked at load (a
+missing digest is refused, not skipped; the checkpoint's files too, when
+the record names one: `set_checkpoint` records them).
 
 Example:
   >>> check_name("/run", "vocab.txt", "vocabulary")
@@ -61,14 +68,16 @@ Example:
 """
 
 import collections
-import hashlib
 import json
 import os
 import re
-import stat
 
 import tensorflow as tf
 
+import modeling
+from bert_tf2.common import named_files
+from bert_tf2.common import record_schema
+from bert_tf2.common import strict_json
 from tokenization.atomic import atomic_write_text
 from tokenization.errors import InputError
 
@@ -83,7 +92,7 @@ TASKS = ("classifier", "ner", "squad", "multiple_choice", "embedding",
 _PLAIN = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.=+-]*$")
 _SECTIONS = ("preprocessor", "model", "outputs")
 # The precisions a run's answers can be made in (its --precision).
-PRECISIONS = ("float32", "bfloat16", "float16")
+PRECISIONS = record_schema.PRECISIONS
 DEFAULT_PRECISION = "float32"  # Records without the key.
 
 
@@ -119,19 +128,7 @@ def check_name(directory, name, field, subdirs=()):
   return os.path.join(directory, *parts)
 
 
-def check_regular(path, what):
-  """Raises InputError unless `path` is a regular file (checked without
-  opening it: a FIFO or device would block or stream)."""
-  if "://" in path:  # Object stores hold plain objects only.
-    if not tf.io.gfile.exists(path):
-      raise InputError("%s: %s not found" % (path, what))
-    return
-  try:
-    mode = os.stat(path).st_mode
-  except OSError:
-    raise InputError("%s: %s not found" % (path, what)) from None
-  if not stat.S_ISREG(mode):
-    raise InputError("%s: %s is not a regular file" % (path, what))
+check_regular = named_files.check_regular
 
 
 def read_bytes(path, what):
@@ -141,8 +138,14 @@ def read_bytes(path, what):
     return f.read()
 
 
-def _digest(data):
-  return hashlib.sha256(data).hexdigest()
+def _checkpoint_digests(output_dir, name):
+  """{file name as model.json names it: sha256} of checkpoint `name`'s
+  files (name: "model.ckpt-N" or "best/model.ckpt-N")."""
+  prefix = os.path.join(output_dir, *name.split("/"))
+  folder = os.path.dirname(name)
+  return {(folder + "/" if folder else "") + os.path.basename(f):
+          named_files.sha256(f)
+          for f in named_files.checkpoint_files(prefix)}
 
 
 def write(output_dir, task, bert_config_file, vocab_file=None,
@@ -181,9 +184,12 @@ def write(output_dir, task, bert_config_file, vocab_file=None,
     with tf.io.gfile.GFile(source, "rb") as f:
       text = f.read().decode("utf-8")
     atomic_write_text(os.path.join(output_dir, name), text)
-    record["sha256"][name] = _digest(text.encode("utf-8"))
+    record["sha256"][name] = named_files.sha256(os.path.join(output_dir,
+                                                             name))
   if checkpoint:
     record["checkpoint"] = relative_checkpoint(output_dir, checkpoint)
+    record["sha256"].update(_checkpoint_digests(output_dir,
+                                                record["checkpoint"]))
   for name, section in zip(_SECTIONS, (preprocessor, model, outputs)):
     record[name] = dict(section or {})
   if flags is not None:
@@ -207,50 +213,95 @@ def relative_checkpoint(output_dir, checkpoint):
 
 def set_checkpoint(output_dir, checkpoint):
   """Names `checkpoint` the answer in output_dir/model.json (rewritten
-  atomically); nothing when there is no model.json."""
+  atomically, with the sha256 of its files in place of the previous
+  answer's); nothing when there is no model.json."""
   path = os.path.join(output_dir, FILE)
   if not tf.io.gfile.exists(path):
     return
   record = _load_json(path)
+  kept = [n for n in (record.get("config"), record.get("vocabulary")) if n]
+  record["sha256"] = {n: d for n, d in record.get("sha256", {}).items()
+                      if n in kept}
   record["checkpoint"] = relative_checkpoint(output_dir, checkpoint)
+  record["sha256"].update(_checkpoint_digests(output_dir,
+                                              record["checkpoint"]))
   atomic_write_text(path, json.dumps(record, indent=2, sort_keys=True) + "\n")
 
 
 def _load_json(path):
-  data = read_bytes(path, "the model record")
-  try:
-    record = json.loads(data.decode("utf-8"))
-  except (ValueError, UnicodeDecodeError) as e:  # Empty, cut short, garbage.
-    raise InputError("%s is damaged: not valid JSON (%s); rerun the "
-                     "training script on this --output_dir to rewrite it"
-                     % (path, (str(e).splitlines() or ["empty"])[0])) from None
-  if not isinstance(record, dict):
-    raise InputError("%s is damaged: not a JSON object; rerun the training "
-                     "script on this --output_dir to rewrite it" % path)
-  return record
+  """model.json's object (`strict_json.parse`: bounded size and depth)."""
+  return strict_json.parse(path, read_bytes(path, "the model record"))
+
+
+def _missing_digest(path, name):
+  raise InputError(
+      '%s: "sha256" has no digest of %r; every file the record names needs '
+      "one (a record of an earlier version, or edited: rerun the training "
+      "script on this --output_dir to rewrite it; it resumes from the "
+      "checkpoints)" % (path, name))
+
+
+def _checked_files(directory, path, record, checkpoint):
+  """Checks every file `record` names (inside the directory, regular, its
+  recorded sha256); returns {name: path}."""
+  names = {record["config"]: "config", record.get("vocabulary"):
+           "vocabulary"}
+  names.pop(None, None)
+  if checkpoint is not None:
+    folder = os.path.dirname(record["checkpoint"])
+    for f in named_files.checkpoint_files(checkpoint):
+      names[(folder + "/" if folder else "") + os.path.basename(f)] = (
+          "checkpoint")
+  files = {n: os.path.join(directory, *n.split("/")) for n in names}
+  for name, file_path in sorted(files.items()):
+    named_files.inside(directory, file_path, names[name])
+  digests = record["sha256"]
+  for name in sorted(set(digests) - set(files)):
+    record_schema.refuse(path, "sha256." + name, digests[name],
+                         "digests of the files the record names only (%s)"
+                         % ", ".join(sorted(files)))
+  for name in sorted(files):
+    if name not in digests:
+      _missing_digest(path, name)
+  for name, file_path in sorted(files.items()):
+    named_files.check_digest(file_path, digests[name],
+                             "copy" if names[name] != "checkpoint"
+                             else "checkpoint file")
+  return files
+
+
+def _check_model(path, record, config_file, checkpoint):
+  """The record's lengths against the config, its heads against the
+  checkpoint's shapes (read from its index)."""
+  config = modeling.BertConfig.from_json_file(config_file)
+  record_schema.check_against(path, record, config.max_position_embeddings)
+  if checkpoint is not None:
+    try:
+      shapes = tf.train.load_checkpoint(checkpoint).get_variable_to_shape_map()
+    except (tf.errors.OpError, ValueError) as e:
+      raise InputError("%s is damaged: %s; rerun the training script on "
+                       "this --output_dir to rewrite it" % (
+                           checkpoint, (str(e).splitlines() or ["?"])[0]))
+    record_schema.check_head(path, record, shapes)
 
 
 def read(directory):
-  """The `Artifact` of directory/model.json, its copies checked.
+  """The `Artifact` of directory/model.json, every file it names checked.
 
   Raises:
-    InputError: no model.json, a damaged one, a name that is not a plain
-      file name inside the directory, a file that is not a regular file,
-      or a copy that is not the one training wrote.
+    InputError: no model.json, a damaged one (`record_schema`: a key
+      unknown, mistyped or out of range), a name that is not a plain file
+      name inside the directory, a file that leads outside it (a symlink;
+      see `named_files.allowing_outside`) or is not a regular file, a
+      file without a recorded digest or not the one training wrote.
   """
   path = os.path.join(directory, FILE)
   if not tf.io.gfile.exists(path):
     raise InputError("%s: no %s (written by the training scripts)"
                      % (directory, FILE))
+  named_files.inside(directory, path, "model record")
   record = _load_json(path)
-  if record.get("format") != FORMAT or record.get("task") not in TASKS:
-    raise InputError("%s is damaged: not a %s record (format %r, task %r);"
-                     " rerun the training script on this --output_dir to "
-                     "rewrite it" % (path, FORMAT, record.get("format"),
-                                     record.get("task")))
-  if record.get("version") != VERSION:
-    raise InputError("%s: version %r; this code reads version %d"
-                     % (path, record.get("version"), VERSION))
+  record_schema.check(path, record, FORMAT, VERSION)
   # Every name is checked before any file is opened.
   config_file = check_name(directory, record.get("config"), "config")
   vocab_file = (check_name(directory, record["vocabulary"], "vocabulary")
@@ -258,33 +309,13 @@ def read(directory):
   checkpoint = (check_name(directory, record["checkpoint"], "checkpoint",
                            subdirs=("best",))
                 if record.get("checkpoint") is not None else None)
-  sections = []
-  for name in _SECTIONS:
-    section = record.get(name, {})
-    if not isinstance(section, dict):
-      raise InputError("%s is damaged: %r is not a JSON object"
-                       % (path, name))
-    sections.append(section)
-  digests = record.get("sha256") or {}
-  for file_path in (config_file, vocab_file):
-    if file_path is None:
-      continue
-    data = read_bytes(file_path, "the copy training wrote")
-    digest = digests.get(os.path.basename(file_path))
-    if digest is not None and _digest(data) != digest:
-      raise InputError("%s is damaged (not the copy training wrote: "
-                       "emptied, cut short or overwritten); rerun the "
-                       "training script on this --output_dir to rewrite "
-                       "it" % file_path)
-  flags = record.get("flags")
-  if flags is not None and not isinstance(flags, dict):
-    raise InputError("%s is damaged: \"flags\" is not a JSON object"
-                     % path)
-  precision = record.get("precision", DEFAULT_PRECISION)
-  if precision not in PRECISIONS:
-    raise InputError("%s: \"precision\" is %r; expected one of %s"
-                     % (path, precision, ", ".join(PRECISIONS)))
   if checkpoint is not None:
+    named_files.inside(directory, checkpoint + ".index", "checkpoint")
     check_regular(checkpoint + ".index", "the recorded checkpoint's index")
+  _checked_files(directory, path, record, checkpoint)
+  _check_model(path, record, config_file, checkpoint)
+  sections = [dict(record.get(name, {})) for name in _SECTIONS]
   return Artifact(directory, record["task"], config_file, vocab_file,
-                  checkpoint, *sections, precision=precision, flags=flags)
+                  checkpoint, *sections,
+                  precision=record.get("precision", DEFAULT_PRECISION),
+                  flags=record.get("flags"))

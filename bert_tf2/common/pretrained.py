@@ -40,6 +40,7 @@ import tensorflow as tf
 
 import modeling
 from bert_tf2.common import artifact
+from bert_tf2.common import named_files
 from tokenization.errors import InputError
 
 
@@ -135,8 +136,13 @@ def _read_artifact(directory, do_lower_case=None):
     do_lower_case = found.preprocessor.get("do_lower_case")
   if do_lower_case is None:
     do_lower_case = detect_lower_case(found.vocab_file)
-  checkpoint = found.checkpoint or modeling.resolve_checkpoint(
-      directory, flag="checkpoint")
+  if found.checkpoint:
+    checkpoint = found.checkpoint
+  else:  # None recorded (training did not finish): the latest, inside.
+    named_files.checkpoints_inside(directory, directory)
+    checkpoint = modeling.resolve_checkpoint(directory, flag="checkpoint")
+    for name in named_files.checkpoint_files(checkpoint):
+      named_files.inside(directory, name, "checkpoint")
   return PretrainedDir(directory, config, found.vocab_file,
                        bool(do_lower_case), checkpoint, False)
 

@@ -1,11 +1,10 @@
 """Raw-text input checks (in Python and in the graph) and bounded-memory
 batching for raw-text SavedModels.
 
-In Python, every raw-text entry point (the predictors, `EntityTagger`, the
-raw-string Keras models) reads its texts with `check_text` /
-`check_texts`: a `str`, or `bytes` that are valid UTF-8 (decoded); anything
-else, or invalid UTF-8, is one `InputError` naming the input and its index
-("texts[2]: not valid UTF-8 (byte 0xff at offset 1)").
+In Python, every raw-text entry point reads its texts with
+`bert_tf2.common.text_inputs` (re-exported here: `check_text`,
+`check_texts`, `check_nested_texts`, `is_empty`), which says what each odd
+input gets.
 
 In the graph:
 
@@ -42,7 +41,11 @@ Example:
 
 import tensorflow as tf
 
-from tokenization.errors import InputError
+# The Python-side checks, under the names the callers use.
+from bert_tf2.common.text_inputs import check_nested_texts  # pylint: disable=unused-import
+from bert_tf2.common.text_inputs import check_text  # pylint: disable=unused-import
+from bert_tf2.common.text_inputs import check_texts  # pylint: disable=unused-import
+from bert_tf2.common.text_inputs import is_empty  # pylint: disable=unused-import
 
 # The spec of every raw-text argument of a serving signature: rank left
 # open, checked in graph by check_text_inputs.
@@ -51,85 +54,6 @@ TEXT_SPEC = tf.TensorSpec(None, tf.string)
 # Rows per model call in the serving signatures (the Python predictors'
 # default batch_size).
 DEFAULT_CHUNK_SIZE = 32
-
-
-def check_text(item, what):
-  r"""`item` as a str: a str, or bytes decoded as UTF-8.
-
-  Raises:
-    InputError: `item` is neither, or its bytes are not valid UTF-8 (the
-      message names `what`, e.g. "texts[2]").
-
-  >>> check_text("Ann", "texts[0]"), check_text(b"B\xc3\xb6b", "texts[1]")
-  ('Ann', 'Böb')
-  >>> check_text(b"\xffx", "texts[2]")
-  Traceback (most recent call last):
-  ...
-  tokenization.errors.InputError: texts[2]: not valid UTF-8 (byte 0xff at offset 0)
-  """
-  if isinstance(item, str):
-    return item
-  if isinstance(item, (bytes, bytearray)):
-    try:
-      return bytes(item).decode("utf-8")
-    except UnicodeDecodeError as e:
-      raise InputError("%s: not valid UTF-8 (byte 0x%02x at offset %d)"
-                       % (what, item[e.start], e.start)) from None
-  raise InputError("%s: expected a str (or UTF-8 bytes), got %s"
-                   % (what, type(item).__name__))
-
-
-def check_texts(texts, what="texts", pairs=True):
-  """Validates a list of texts (or of (text_a, text_b) pairs); bytes are
-  decoded (`check_text`).
-
-  Returns:
-    list of (text_a, text_b or None), str each.
-
-  Raises:
-    InputError: `texts` is a single string, not a list, or holds an item
-      that is neither a text nor (with pairs=True) a pair of texts, or
-      bytes that are not valid UTF-8 (named by index: "texts[3]",
-      "texts[3][1]").
-
-  >>> check_texts(["a", (b"b", "c")])
-  [('a', None), ('b', 'c')]
-  """
-  if isinstance(texts, (str, bytes)) or not isinstance(texts, (list, tuple)):
-    raise InputError("%s: expected a list of strings%s, got %s" % (
-        what, " or (text_a, text_b) pairs" if pairs else "",
-        type(texts).__name__))
-  out = []
-  for i, item in enumerate(texts):
-    name = "%s[%d]" % (what, i)
-    if pairs and isinstance(item, (list, tuple)) and len(item) == 2:
-      out.append((check_text(item[0], name + "[0]"),
-                  check_text(item[1], name + "[1]")))
-    elif isinstance(item, (str, bytes, bytearray)):
-      out.append((check_text(item, name), None))
-    else:
-      raise InputError("%s: expected a str%s, got %r" % (
-          name, " or a (str, str) pair" if pairs else "", item))
-  return out
-
-
-def check_nested_texts(x, what="x"):
-  """A nest of lists/tuples of texts with bytes decoded (`check_text`);
-  numpy arrays of str/bytes count as lists. Other leaves (Tensors,
-  Datasets, numbers) are returned as they are.
-
-  >>> check_nested_texts(([b"a", "b"], [["c", b"d"]]))
-  (['a', 'b'], [['c', 'd']])
-  """
-  if isinstance(x, (str, bytes, bytearray)):
-    return check_text(x, what)
-  if hasattr(x, "dtype") and hasattr(x, "tolist") and x.dtype.kind in "OSU":
-    x = x.tolist()  # numpy arrays of text.
-  if isinstance(x, (list, tuple)):
-    out = [check_nested_texts(item, "%s[%d]" % (what, i))
-           for i, item in enumerate(x)]
-    return tuple(out) if isinstance(x, tuple) else out
-  return x
 
 
 def check_text_inputs(*texts, names=None):

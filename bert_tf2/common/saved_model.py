@@ -79,10 +79,14 @@ def write_saved_model(module, export_dir, signatures, what="export_dir",
   tmp = export_dir + TMP_SUFFIX
   if tf.io.gfile.exists(tmp):
     tf.io.gfile.rmtree(tmp)
-  tf.saved_model.save(module, tmp, signatures=signatures)
-  for name, text in (extra_files or {}).items():
-    with tf.io.gfile.GFile(os.path.join(tmp, name), "w") as f:
-      f.write(text)
+  try:
+    tf.saved_model.save(module, tmp, signatures=signatures)
+    for name, text in (extra_files or {}).items():
+      with tf.io.gfile.GFile(os.path.join(tmp, name), "w") as f:
+        f.write(text)
+  except BaseException:  # A full disk, Ctrl-C: free what was written.
+    _remove_quietly(tmp)
+    raise
   # The previous export is moved aside, not deleted, until the new one is
   # in place: a kill at any point leaves a complete SavedModel at
   # export_dir, or (between the two renames) at export_dir + ".old-export".
@@ -96,6 +100,16 @@ def write_saved_model(module, export_dir, signatures, what="export_dir",
     tf.io.gfile.rmtree(old)
   logging.info("SavedModel written to %s", export_dir)
   return export_dir
+
+
+def _remove_quietly(path):
+  """Removes directory `path` if it exists; an error doing so is logged
+  (the caller is raising the error that matters)."""
+  try:
+    if tf.io.gfile.exists(path):
+      tf.io.gfile.rmtree(path)
+  except (OSError, tf.errors.OpError) as e:
+    logging.warning("Could not remove the partial export %s: %s", path, e)
 
 
 def check_export_dir(export_dir):

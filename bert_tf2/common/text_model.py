@@ -161,7 +161,7 @@ class TextModel(lora.Adaptable, keras.Model):
 
 def _as_dataset(x, y, batch_size, sample_weight=None, shuffle=False):
   """(x, y, batch_size) as Keras takes them, texts made a Dataset."""
-  if isinstance(x, tf.data.Dataset) or x is None:
+  if isinstance(x, tf.data.Dataset):
     return x, y, batch_size
   x = raw_text_serving.check_nested_texts(x)  # bytes ok, bad UTF-8 named.
   if isinstance(x, list) and x and isinstance(x[0], (tuple, list)):

@@ -28,6 +28,7 @@ import tensorflow as tf
 
 from bert_tf2.common import InputError
 from bert_tf2.common import artifact
+from bert_tf2.common import named_files
 from bert_tf2 import runner
 from bert_tf2.finetune import checks
 from bert_tf2.finetune import recorded_flags
@@ -116,6 +117,16 @@ def periodic_eval_options(job, task, do_eval):
   return every, stopping, keep_best
 
 
+def check_output_dir_files(s):
+  """Before any checkpoint of --output_dir is read: each resolves inside
+  it (a symlink to another run's weights is refused in one line); without
+  --do_train, a model.json there is checked in full (its files' digests:
+  `bert_tf2.common.artifact.read`)."""
+  named_files.checkpoints_inside(s.output_dir, s.output_dir)
+  if not s.do_train and artifact.exists(s.output_dir):
+    artifact.read(s.output_dir)
+
+
 def write_model_record(job):
   """output_dir/model.json and its copies of config and vocabulary
   (`bert_tf2.common.artifact`), when training: the record of what
@@ -202,6 +213,7 @@ def run(job):
   estimator_lib.check_batch_sizes(config, s.train_batch_size,
                                   eval_batch_size, s.predict_batch_size)
   tf.io.gfile.makedirs(s.output_dir)
+  check_output_dir_files(s)
   checkpoints.refuse_other_model(s.output_dir, task)
   if s.do_train:
     checkpoints.check_batch_shape(

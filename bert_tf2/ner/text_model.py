@@ -119,10 +119,11 @@ class TokenTextModel(TextModel):
   def _inputs(self, x, y):
     """Texts or word lists -> tf.string [n] or RaggedTensor [n, (words)];
     tag lists -> int32 [n, max_words] (checked against the words)."""
-    if isinstance(x, tf.data.Dataset) or x is None:
+    if isinstance(x, tf.data.Dataset):
       return x, y
     # bytes accepted wherever str is (texts and words); bad UTF-8 named.
-    x = raw_text_serving.check_nested_texts(list(x), "x")
+    x = raw_text_serving.check_nested_texts(x, "x")
+    x = list(x)
     if x and not isinstance(x[0], str):
       words = [list(w) for w in x]
       x = tf.ragged.constant(words, dtype=tf.string,

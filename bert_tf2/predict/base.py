@@ -7,6 +7,7 @@ import tensorflow as tf
 import modeling
 import tokenization
 from bert_tf2.common import InputError
+from bert_tf2.common import named_files
 from bert_tf2.finetune import assets as assets_lib
 from bert_tf2.runner import precision as precision_lib
 from bert_tf2.runner import speed_defaults
@@ -135,7 +136,8 @@ class Predictor(object):
     raise NotImplementedError
 
   @classmethod
-  def from_output_dir(cls, output_dir, best=False, **overrides):
+  def from_output_dir(cls, output_dir, best=False, allow_outside=False,
+                      **overrides):
     """A predictor from a training output_dir (its model.json, or an
     earlier version's predictor/predictor.json).
 
@@ -144,13 +146,17 @@ class Predictor(object):
       best: load output_dir/best/ (the kept best checkpoint) instead of the
         recorded one (the checkpoint the run predicted with and exported;
         the latest when none is recorded).
+      allow_outside: read files that lead outside output_dir (symlinks
+        to a shared checkpoint); by default each is refused in one line
+        before it is opened (`bert_tf2.common.named_files`).
       **overrides: constructor arguments replacing the saved ones (e.g.
         batch_size, or checkpoint).
     """
-    info = assets_lib.load_assets(output_dir, cls.kind)
-    info.pop("kind")
-    if best or "checkpoint" not in info:
-      info["checkpoint"] = assets_lib.checkpoint_of(output_dir, best=best)
+    with named_files.allowing_outside(allow_outside):
+      info = assets_lib.load_assets(output_dir, cls.kind)
+      info.pop("kind")
+      if best or "checkpoint" not in info:
+        info["checkpoint"] = assets_lib.checkpoint_of(output_dir, best=best)
     info.update(overrides)
     # Settings the constructor does not take are implied by those it does
     # (a classifier's num_labels and regression by its label_list).

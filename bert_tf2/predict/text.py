@@ -20,7 +20,13 @@ Example:
   ...                   lambda m, d: d)
   >>> p.predict(["ab", "c"])
   [{'n': 2}, {'n': 1}]
+  >>> p.predict([])
+  []
 """
+
+import tensorflow as tf
+
+from bert_tf2.common import raw_text_serving
 
 
 class TextPredictor(object):
@@ -36,7 +42,13 @@ class TextPredictor(object):
     self.batch_size = int(batch_size)
 
   def predict(self, x, batch_size=None):
-    """One dict of named answers per example of x (the task's inputs)."""
+    """One dict of named answers per example of x (the task's inputs; []
+    for an empty batch; bad items: one InputError line naming the item,
+    `raw_text_serving.check_nested_texts`)."""
+    if raw_text_serving.is_empty(x):
+      return []
+    if not isinstance(x, (tf.data.Dataset, tf.Tensor)):
+      raw_text_serving.check_nested_texts(x)
     return self._answers(self.model, x, int(batch_size or self.batch_size))
 
   def export(self, export_dir):

@@ -168,11 +168,16 @@ def set_aside(prefix, tag):
   """Renames checkpoint `prefix`'s files to `prefix.tag.*` (index first), so
   that no resume, evaluation or export takes it; returns the new prefix.
 
-  The files stay, readable as the checkpoint `prefix.tag`, for inspection.
+  The files stay, readable as the checkpoint `prefix.tag`, for inspection;
+  when an earlier run set one aside under that name already, this one is
+  `prefix.tag-2` (then -3, ...): nothing set aside is replaced.
   """
-  new = "%s.%s" % (prefix, tag)
+  new, n = "%s.%s" % (prefix, tag), 1
+  while literal_paths.checkpoint_files(new):
+    n += 1
+    new = "%s.%s-%d" % (prefix, tag, n)
   for path in literal_paths.checkpoint_files(prefix):  # The index first.
-    tf.io.gfile.rename(path, new + path[len(prefix):], overwrite=True)
+    tf.io.gfile.rename(path, new + path[len(prefix):], overwrite=False)
   return new
 
 

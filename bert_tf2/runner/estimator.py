@@ -417,17 +417,16 @@ class Estimator(object):
     """
     present = [p for p in dict.fromkeys(self._continued)
                if tf.io.gfile.exists(p + ".index")]
+    aside = ["%s.%s" % (p, NON_FINITE_TAG) for p in present]
     if present and self._strategy.extended.should_checkpoint:
-      for prefix in present:
-        checkpoints.set_aside(prefix, NON_FINITE_TAG)
+      aside = [checkpoints.set_aside(p, NON_FINITE_TAG) for p in present]
       checkpoints.relist(self._config.output_dir)
     said = ""
     if present:
       said = ("Training continued from %s: set aside as %s (never resumed "
               "from; rename one back to resume from it). " % (
                   ", ".join(os.path.basename(p) for p in present),
-                  ", ".join("%s.%s.*" % (os.path.basename(p), NON_FINITE_TAG)
-                            for p in present)))
+                  ", ".join("%s.*" % os.path.basename(a) for a in aside)))
     try:
       latest = self.latest_checkpoint()
     except InputError:  # Only damaged ones left: its own error at rerun.

@@ -28,6 +28,9 @@ def pair_columns(x):
   questions, contexts = (
       [raw_text_serving.check_text(t, "x[%d][%d]" % (side, i))
        for i, t in enumerate(column)] for side, column in enumerate(x))
+  if not questions and not contexts:
+    raise InputError("x: no questions (two empty lists); give at least one "
+                     "(the predictors answer [] for ([], []))")
   if len(questions) != len(contexts):
     raise InputError("x: %d questions but %d contexts" % (len(questions),
                                                           len(contexts)))

@@ -6,6 +6,7 @@ import os
 import tempfile
 
 import pytest
+import tensorflow as tf
 
 from bert_tf2.common import InputError
 from bert_tf2.common import saved_model
@@ -56,3 +57,20 @@ def test_a_name_too_long_with_the_export_suffix_is_refused(tmp_path):
   assert os.listdir(tmp_path) == []
   assert saved_model.check_export_dir(str(tmp_path / ("e" * 244))) == str(
       tmp_path / ("e" * 244))
+
+
+def test_a_failed_export_leaves_no_partial_directory(tmp_path, monkeypatch):
+  """Issue 63: an export that failed half-way (a full disk) left
+  <export_dir>.tmp-export behind, and the disk full."""
+  def fill_the_disk(module, path, signatures=None):
+    del module, signatures
+    os.makedirs(os.path.join(path, "variables"))
+    with open(os.path.join(path, "variables", "part"), "wb") as f:
+      f.write(b"x" * 1000)
+    raise OSError(errno.ENOSPC, "No space left on device")
+
+  monkeypatch.setattr(tf.saved_model, "save", fill_the_disk)
+  export_dir = str(tmp_path / "export")
+  with pytest.raises(OSError, match="No space left"):
+    saved_model.write_saved_model(tf.Module(), export_dir, {})
+  assert sorted(os.listdir(tmp_path)) == []

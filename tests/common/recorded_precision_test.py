@@ -151,5 +151,5 @@ def test_a_recorded_precision_of_another_kind_is_one_line(run, tmp_path):
   path = os.path.join(copy, "model.json")
   with pytest.raises(InputError) as e:
     models.load(copy)
-  assert str(e.value) == ("%s: \"precision\" is 'fp8'; expected one of "
-                          "float32, bfloat16, float16" % path)
+  assert str(e.value) == ('%s: "precision" is "fp8"; expected one of '
+                          '"float32", "bfloat16", "float16"' % path)

@@ -10,12 +10,15 @@ directory, or a FIFO, is refused in one line before any file is opened
 (issue 46 item 3).
 """
 
+import hashlib
 import json
 import os
 import threading
 
+import numpy as np
 import pytest
 
+import modeling
 from bert_tf2.common import InputError
 from bert_tf2.common import artifact
 from bert_tf2.classifier.predictor import ClassifierPredictor
@@ -43,7 +46,7 @@ def _legacy(tmp_path):
   for source, name in ((config, "bert_config.json"), (vocab, "vocab.txt")):
     data = open(source, "rb").read()
     (directory / name).write_bytes(data)
-    digests[name] = assets._digest(data)  # pylint: disable=protected-access
+    digests[name] = hashlib.sha256(data).hexdigest()
   (directory / "predictor.json").write_text(json.dumps(dict(
       kind="classifier", do_lower_case=True, max_seq_length=8,
       label_list=["0", "1"], sha256=digests)))
@@ -139,9 +142,12 @@ def test_a_fifo_is_refused_without_opening_it(tmp_path, name):
 def test_the_best_checkpoint_is_named_under_best(tmp_path):
   out = _record(tmp_path)
   best = os.path.join(out, "best")
-  os.makedirs(best)
-  open(os.path.join(best, "model.ckpt-3.index"), "w").close()
+  modeling.write_checkpoint({"global_step": np.int64(3)},
+                            os.path.join(best, "model.ckpt-3"))
   artifact.set_checkpoint(out, os.path.join(best, "model.ckpt-3"))
   assert artifact.read(out).checkpoint == os.path.join(best, "model.ckpt-3")
+  record = json.load(open(os.path.join(out, artifact.FILE)))
+  assert sorted(n for n in record["sha256"] if n.startswith("best/")) == [
+      "best/model.ckpt-3.data-00000-of-00001", "best/model.ckpt-3.index"]
   with pytest.raises(ValueError, match="not in"):
     artifact.set_checkpoint(out, str(tmp_path / "elsewhere" / "model.ckpt-1"))

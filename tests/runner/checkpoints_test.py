@@ -115,3 +115,19 @@ def test_restoring_a_named_damaged_checkpoint_is_one_error(trained, tmp_path):
   with pytest.raises(InputError, match=r"model.ckpt-5 is damaged: Read less"):
     est.evaluate(toy.make_input_fn(16, repeat=False), steps=1,
                  checkpoint_path=str(out / "model.ckpt-5"))
+
+
+def test_setting_aside_never_replaces_an_earlier_set_aside_one(tmp_path):
+  """Issue 63: a rerun's NaN checkpoint of the same step replaced the one
+  an earlier run had set aside."""
+  prefix = str(tmp_path / "model.ckpt-5")
+  names = []
+  for value in (1.0, 2.0, 3.0):
+    modeling.write_checkpoint({"w": np.float32(value)}, prefix)
+    names.append(checkpoints.set_aside(prefix, "nonfinite-loss"))
+  assert [os.path.basename(n) for n in names] == [
+      "model.ckpt-5.nonfinite-loss", "model.ckpt-5.nonfinite-loss-2",
+      "model.ckpt-5.nonfinite-loss-3"]
+  assert [float(tf.train.load_checkpoint(n).get_tensor("w"))
+          for n in names] == [1.0, 2.0, 3.0]
+  assert not os.path.exists(prefix + ".index")

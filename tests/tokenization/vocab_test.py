@@ -48,6 +48,19 @@ def test_utf8_byte_order_mark_is_dropped_with_a_warning(tmp_path, caplog):
       4, 5]
 
 
+def test_byte_order_mark_is_reported_once_per_file(tmp_path, caplog):
+  """Issue 63: a script reads its vocabulary several times; the warning
+  was printed for each read."""
+  marked = tmp_path / "marked.txt"
+  marked.write_bytes(b"\xef\xbb\xbf[PAD]\n[UNK]\n")
+  for _ in range(3):
+    tokenization.load_vocab(str(marked))
+  assert caplog.text.count("byte-order mark") == 1, caplog.text
+  marked.write_bytes(b"\xef\xbb\xbf[PAD]\n[UNK]\nnew\n")  # Rewritten.
+  tokenization.load_vocab(str(marked))
+  assert caplog.text.count("byte-order mark") == 2, caplog.text
+
+
 def test_missing_file_is_a_clear_error(tmp_path):
   with pytest.raises(InputError, match=r"--vocab_file=.*nope.txt: file not "
                      r"found"):
