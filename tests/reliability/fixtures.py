@@ -264,8 +264,10 @@ IN_PROCESS = {
 
 def _check_script_main(script, flags_module, main_module, function):
   """Asserts bert_tf2/scripts/<script> defines those flags and its main
-  calls that function on FLAGS (or on `finetune.run_settings(FLAGS,
-  REQUIRED)`: returns True), so the in-process run is the script's."""
+  calls that function on FLAGS, or on settings made from them; returns
+  None, or the name of the `finetune` function that makes the settings
+  (`run_settings` of the fine-tuning scripts, `Settings.from_flags`), so
+  the in-process run is the script's."""
   path = os.path.join(REPO_ROOT, "bert_tf2", "scripts", script)
   with open(path, encoding="utf-8") as f:
     source = f.read()
@@ -275,9 +277,12 @@ def _check_script_main(script, flags_module, main_module, function):
   assert "from %s import %s" % (package, name) in source, script
   main = source[source.index("def main("):source.index("def run(")]
   # The fine-tuning scripts turn FLAGS into typed settings at the edge.
-  settings = "%s(finetune.run_settings(FLAGS, REQUIRED))" % function in main
-  assert settings or "%s(FLAGS)" % function in main, (script, main)
-  return settings
+  for maker, call in (("run_settings", "run_settings(FLAGS, REQUIRED)"),
+                      ("Settings.from_flags", "Settings.from_flags(FLAGS)")):
+    if "%s(finetune.%s)" % (function, call) in main:
+      return maker
+  assert "%s(FLAGS)" % function in main, (script, main)
+  return None
 
 
 @contextlib.contextmanager
@@ -337,7 +342,9 @@ def run_in_process(script, args, env=None):
     try:
       if settings:
         from bert_tf2 import finetune  # pylint: disable=g-import-not-at-top
-        run_main = lambda _: main(finetune.run_settings(values))
+        make = (finetune.run_settings if settings == "run_settings"
+                else finetune.Settings.from_flags)
+        run_main = lambda _: main(make(values))
       else:
         run_main = lambda _: main(values)
       cli._guarded(run_main, values)(argv)  # pylint: disable=protected-access
