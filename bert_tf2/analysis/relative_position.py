@@ -148,9 +148,7 @@ def verdict_from(passing):
   (('yes', 2), ('no', 0))
   """
   passing = list(passing)
-  m = 0
-  while m < len(passing) and passing[m]:
-    m += 1
+  m = shift_map.leading_passes(passing)
   if m == len(passing):
     return "yes", m
   return ("partial" if m else "no"), m

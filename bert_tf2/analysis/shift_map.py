@@ -265,12 +265,20 @@ def verdict_from(passing):
   ('no', 0)
   """
   passing = list(passing)
-  k = 0
-  while k < len(passing) and passing[k]:
-    k += 1
+  k = leading_passes(passing)
   if k == len(passing):
     return "yes", k
   return ("partial" if any(passing) else "no"), k
+
+
+def leading_passes(passing):
+  """How many of `passing` (booleans, from offset 1 up) pass before the
+  first that fails.
+
+  >>> leading_passes([True, True, False, True]), leading_passes([])
+  (2, 0)
+  """
+  return next((i for i, ok in enumerate(passing) if not ok), len(passing))
 
 
 def one_blas_thread():

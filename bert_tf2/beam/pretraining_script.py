@@ -68,15 +68,7 @@ def run_from_flags(f, beam_args):
   if "," in f.output_file:
     raise InputError("--output_file=%s: with --runner, one path prefix (files "
                      "PREFIX-SSSSS-of-NNNNN)" % f.output_file)
-  options = options_lib.DataOptions(
-      do_lower_case=f.do_lower_case,
-      do_whole_word_mask=f.do_whole_word_mask,
-      max_seq_length=f.max_seq_length,
-      max_predictions_per_seq=f.max_predictions_per_seq,
-      random_seed=f.random_seed, dupe_factor=f.dupe_factor,
-      masked_lm_prob=f.masked_lm_prob, short_seq_prob=f.short_seq_prob,
-      shard_documents=f.shard_documents,
-      word_boundaries=f.word_boundaries).validate()
+  options = options_lib.DataOptions.from_flags(f)
   input_files = expand_inputs(f.input_file)
   options_lib.check_output_files([f.output_file], input_files)
   tokenizer = tokenization.FullTokenizer(vocab_file=f.vocab_file,

@@ -196,7 +196,8 @@ class ClassifierJob(Job):
                       np.float32 if self.regression else np.int32)
     result = estimator.model.logits_eval_results(logits, labels)
     result["loss"] = result["eval_loss"]
-    result["global_step"] = checkpoint_step(estimator.latest_checkpoint())
+    # No checkpoint yet (init weights): step 0, as TF1's Estimator said.
+    result["global_step"] = checkpoint_step(estimator.latest_checkpoint()) or 0
     return result
 
   def predict(self, estimator, input_fn):

@@ -252,7 +252,8 @@ class MultiLabelJob(ClassifierJob):
     # multi_label_loss, as training and Keras' evaluate compute it).
     result["eval_loss"] = estimator.model.logits_eval_results(
         logits, hot)["eval_loss"]
-    result["global_step"] = checkpoint_step(estimator.latest_checkpoint())
+    # No checkpoint yet (init weights): step 0, as TF1's Estimator said.
+    result["global_step"] = checkpoint_step(estimator.latest_checkpoint()) or 0
     return result
 
   def predict(self, estimator, input_fn):

@@ -50,6 +50,21 @@ class DataOptions(object):
     self.word_boundaries = word_boundaries or "none"
     self.segmented_file = segmented_file
 
+  @classmethod
+  def from_flags(cls, f):
+    """The validated options of create_pretraining_data's parsed flags `f`
+    (absl FlagValues of `pretraining_data.flags`)."""
+    return cls(
+        do_lower_case=f.do_lower_case,
+        do_whole_word_mask=f.do_whole_word_mask,
+        max_seq_length=f.max_seq_length,
+        max_predictions_per_seq=f.max_predictions_per_seq,
+        random_seed=f.random_seed, dupe_factor=f.dupe_factor,
+        masked_lm_prob=f.masked_lm_prob, short_seq_prob=f.short_seq_prob,
+        num_workers=f.num_workers, shard_documents=f.shard_documents,
+        word_boundaries=f.word_boundaries,
+        segmented_file=f.segmented_file).validate()
+
   def validate(self):
     """Raises InputError for a flag value that cannot work."""
     if self.max_seq_length < 5:

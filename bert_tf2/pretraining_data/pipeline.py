@@ -107,17 +107,7 @@ def run_from_flags(f):
     The CorpusStats of `run`.
   """
   import tokenization  # pylint: disable=g-import-not-at-top
-  options = options_lib.DataOptions(
-      do_lower_case=f.do_lower_case,
-      do_whole_word_mask=f.do_whole_word_mask,
-      max_seq_length=f.max_seq_length,
-      max_predictions_per_seq=f.max_predictions_per_seq,
-      random_seed=f.random_seed, dupe_factor=f.dupe_factor,
-      masked_lm_prob=f.masked_lm_prob,
-      short_seq_prob=f.short_seq_prob, num_workers=f.num_workers,
-      shard_documents=f.shard_documents,
-      word_boundaries=f.word_boundaries,
-      segmented_file=f.segmented_file).validate()
+  options = options_lib.DataOptions.from_flags(f)
   input_files = documents_lib.expand_input_patterns("input_file",
                                                     f.input_file)
   output_files = options_lib.output_file_list(f.output_file,

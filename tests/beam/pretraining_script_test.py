@@ -4,8 +4,6 @@ that cannot act in a Beam run are refused in one line."""
 
 import collections
 import os
-import subprocess
-import sys
 
 from absl import flags
 import pytest
@@ -17,19 +15,10 @@ from bert_tf2.pretraining_data import flags as data_flags
 from bert_tf2.pretraining_data import options as options_lib
 from bert_tf2.pretraining_data import pipeline
 from tests.beam import shards as shards_lib
-from tests.golden import REPO_ROOT
 from tests.pretraining_data import corpus
 
 COMMON = ["--max_seq_length=64", "--max_predictions_per_seq=10",
           "--random_seed=11", "--dupe_factor=2", "--shard_documents=2"]
-
-
-def _script(*args):
-  env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2", CUDA_VISIBLE_DEVICES="")
-  return subprocess.run(
-      [sys.executable, os.path.join(REPO_ROOT, "create_pretraining_data.py")]
-      + list(args), cwd=REPO_ROOT, env=env, capture_output=True, text=True,
-      timeout=300, check=False)
 
 
 @pytest.mark.slow  # ~30 s: two worker processes start and import Beam + TF.
@@ -38,7 +27,7 @@ def test_script_on_two_direct_runner_workers_equals_num_workers_2(tmp_path):
                              corpus.bbc_documents(12000, start=40))
   prefix = str(tmp_path / "beam" / "records")
   os.makedirs(os.path.dirname(prefix))
-  proc = _script("--input_file=" + text, "--output_file=" + prefix,
+  proc = corpus.run_script("--input_file=" + text, "--output_file=" + prefix,
                  "--vocab_file=" + corpus.minilm_vocab(),
                  "--num_output_files=3", *COMMON,
                  # The DirectRunner's engine (shards.BEAM_IN_PROCESS).

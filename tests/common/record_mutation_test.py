@@ -31,6 +31,7 @@ from bert_tf2.classifier.options import default_options
 from bert_tf2.classifier.predictor import ClassifierPredictor
 from bert_tf2.common import InputError
 from tests.classifier import tiny_task
+from tests.reliability import fixtures
 
 TEXTS = ["w1 alpha w2", "w3 w4 w5", "w6 alpha w7 w8", "w9 w10"]
 CKPT = "model.ckpt-2"
@@ -94,12 +95,7 @@ def _answers(loader, directory, **kwargs):
 def _edit(fn):
   def mutate(d, run):
     del run
-    path = os.path.join(d, "model.json")
-    with open(path) as f:
-      record = json.load(f)
-    fn(record)
-    with open(path, "w") as f:
-      json.dump(record, f)
+    fixtures.edit_model_json(d, fn)
   return mutate
 
 
@@ -294,8 +290,8 @@ MUTATIONS = [
         {"other.txt": "0" * 64})), ["sha256.other.txt"]),
     ("checkpoint_absolute", _set(None, "checkpoint", "/etc/passwd"),
      ["checkpoint", "plain file name"]),
-    ("precision_unknown", _set(None, "precision", "float16"),
-     ['"precision"', "bfloat16"]),
+    ("precision_unknown", _set(None, "precision", "int4"),
+     ['"precision"', "float16"]),
     ("legacy_predictor_json_absolute_checkpoint",
      _legacy_absolute_checkpoint, ["predictor.json", "checkpoint"]),
     # Harmless: the run's answers.

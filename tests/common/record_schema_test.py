@@ -73,7 +73,7 @@ def test_what_the_writers_write_passes(record):
     ("model", "threshold", 2.0, ["threshold", "[0, 1]"]),
     ("outputs", "extra", 1, ["outputs.extra", "no such key"]),
     (None, "extra", 1, ['"extra"', "no such key"]),
-    (None, "precision", "int4", ['"precision"', '"int8"']),
+    (None, "precision", "int4", ['"precision"', '"float16"']),
     (None, "version", 2, ['"version"', "1"]),
     (None, "sha256", {"vocab.txt": "ab"}, ["sha256", "hex"]),
 ])

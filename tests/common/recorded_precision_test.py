@@ -120,12 +120,7 @@ def _edited_copy(output_dir, destination, edit):
   """A copy of the run whose model.json is `edit(record)`; its path."""
   shutil.copytree(output_dir, destination, ignore=shutil.ignore_patterns(
       "*.tf_record", "events.out.*"))
-  path = os.path.join(destination, "model.json")
-  with open(path) as f:
-    record = json.load(f)
-  edit(record)
-  with open(path, "w") as f:
-    json.dump(record, f)
+  fixtures.edit_model_json(destination, edit)
   return destination
 
 

@@ -7,6 +7,7 @@ flag. End to end (every script with --do_predict --output_dir alone):
 tests/*/cross_path_test.py.
 """
 
+import json
 import os
 
 import pytest
@@ -31,7 +32,10 @@ def _settings(given=(), **values):
 def run(tmp_path):
   source = tmp_path / "source"
   source.mkdir()
-  (source / "bert_config.json").write_text('{"hidden_size": 8}')
+  (source / "bert_config.json").write_text(json.dumps(dict(
+      vocab_size=3, hidden_size=8, num_hidden_layers=1,
+      num_attention_heads=2, intermediate_size=16,
+      max_position_embeddings=64)))
   (source / "vocab.txt").write_text("[PAD]\n[UNK]\na\n")
   out = str(tmp_path / "run")
   artifact.write(out, "classifier", str(source / "bert_config.json"),

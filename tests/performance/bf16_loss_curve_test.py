@@ -78,13 +78,14 @@ def _config(vocab_size, dropout=0.0):
 
 
 def _loss_curve(record_file, cfg, precision_name, initial_weights,
-                jit_compile=False):
+                jit_compile=False, mask_seed=1):
   """Trains CHUNKS x STEPS_PER_CHUNK steps; returns the mean loss per chunk.
 
-  The dropout layers' seeds come from Keras' global seed, set here, so two
-  runs draw the same seeds (and, both on the hash mask, the same masks).
+  The dropout layers' seeds come from Keras' global seed (`mask_seed`, set
+  here), so two runs with one mask_seed draw the same seeds (and, both on
+  the hash mask, the same masks).
   """
-  tf.keras.utils.set_random_seed(1)
+  tf.keras.utils.set_random_seed(mask_seed)
   task = ModelTask(lambda: PretrainingModel(cfg))
   input_fn = input_pipeline.input_fn_builder(
       [record_file], SEQ, PREDS, is_training=True, deterministic=True,
@@ -157,10 +158,16 @@ def test_bfloat16_with_dropout_tracks_float32(records):
              modeling.original_variable_names(reference).items()}
   _, f32 = _loss_curve(record_file, cfg, "float32", initial, jit_compile=True)
   _, bf16 = _loss_curve(record_file, cfg, "bfloat16", initial)
-  for curve in (f32, bf16):
+  # The control: the same bfloat16 run on other masks.
+  _, other = _loss_curve(record_file, cfg, "bfloat16", initial, mask_seed=2)
+  for curve in (f32, bf16, other):
     assert np.all(np.isfinite(curve))
     assert curve[-2:].mean() < curve[0] - 1.0, curve
-  # Measured: at most 2.6e-5 relative per chunk with the same masks; with
-  # Keras' Philox masks in the bfloat16 run (other masks) up to 1.7e-3.
+  # Same masks: the curves differ by bfloat16's rounding, which depends on
+  # the CPU's bfloat16 kernels (measured at most 2.6e-5 relative per chunk
+  # on an AVX2 EPYC, 2.2e-4 on CI's CPU); other masks move them more
+  # (measured up to 1.7e-3 with Keras' Philox masks).
   rel = np.abs(bf16 - f32) / f32
-  assert rel.max() < 2e-4, (f32, bf16, rel)
+  rel_other = np.abs(other - f32) / f32
+  assert rel.max() < 1e-3, (f32, bf16, rel)
+  assert rel.max() < rel_other.max() / 3, (rel, rel_other)

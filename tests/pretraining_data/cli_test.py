@@ -14,19 +14,11 @@ from tests.pretraining_data import corpus
 from tests.pretraining_data import records
 
 
-def _script(*args):
-  env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2", CUDA_VISIBLE_DEVICES="")
-  return subprocess.run(
-      [sys.executable, os.path.join(REPO_ROOT, "create_pretraining_data.py")]
-      + list(args), cwd=REPO_ROOT, env=env, capture_output=True, text=True,
-      timeout=300, check=False)
-
-
 def test_original_command_line(tmp_path):
   text = corpus.write_corpus(str(tmp_path / "in.txt"),
                              corpus.bbc_documents(8000, start=20))
   outputs = [str(tmp_path / "a.tfrecord"), str(tmp_path / "b.tfrecord")]
-  proc = _script("--input_file=" + text, "--output_file=" + ",".join(outputs),
+  proc = corpus.run_script("--input_file=" + text, "--output_file=" + ",".join(outputs),
                  "--vocab_file=" + corpus.minilm_vocab(),
                  "--do_lower_case=True", "--max_seq_length=64",
                  "--max_predictions_per_seq=10", "--masked_lm_prob=0.15",
@@ -59,7 +51,7 @@ def test_bad_input_exits_with_one_line(tmp_path, args, message):
           "--vocab_file": corpus.minilm_vocab()}
   for arg in args:
     base[arg.split("=")[0]] = arg.split("=", 1)[1]
-  proc = _script(*["%s=%s" % kv for kv in base.items()])
+  proc = corpus.run_script(*["%s=%s" % kv for kv in base.items()])
   assert proc.returncode == 1
   assert message in proc.stderr
   assert "Traceback" not in proc.stderr

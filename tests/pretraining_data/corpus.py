@@ -11,6 +11,8 @@ import glob
 import importlib.util
 import os
 import re
+import subprocess
+import sys
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"'])")
 
@@ -85,3 +87,14 @@ def write_corpus(path, documents, trailing_blank=True):
     if trailing_blank:
       f.write("\n")
   return path
+
+
+def run_script(*args):
+  """create_pretraining_data.py with `args` in a subprocess (CPU only, TF's
+  C++ logs quiet); the CompletedProcess, text output captured."""
+  from tests.golden import REPO_ROOT  # pylint: disable=g-import-not-at-top
+  env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2", CUDA_VISIBLE_DEVICES="")
+  return subprocess.run(
+      [sys.executable, os.path.join(REPO_ROOT, "create_pretraining_data.py")]
+      + list(args), cwd=REPO_ROOT, env=env, capture_output=True, text=True,
+      timeout=300, check=False)

@@ -53,6 +53,15 @@ def write_json(path, value):
   return str(path)
 
 
+def edit_model_json(directory, edit):
+  """Rewrites directory/model.json as `edit(record)` leaves the record."""
+  path = os.path.join(directory, "model.json")
+  with open(path) as f:
+    record = json.load(f)
+  edit(record)
+  write_json(path, record)
+
+
 def write_text(path, text, mode="w"):
   encoding = None if "b" in mode else "utf-8"
   with open(path, mode, encoding=encoding) as f:

@@ -68,25 +68,29 @@ def test_compiled_update_gives_the_kernel_by_kernel_weights():
   tf.keras.utils.set_random_seed(0)
   _, names, _ = _steps("bfloat16")
   initial = {k: v.numpy() for k, v in names.items()}
-  results = []
+  runs = []
   for compiled in (True, False):
-    # The classifier head's dropout (0.1, as run_classifier's) draws its
-    # seeds from Keras' global seed: the same masks in both runs.
-    tf.keras.utils.set_random_seed(1)
-    # The same kernels for the gradients in both (the elementwise clusters
-    # are tests/runner/clustered_step_test.py's).
     steps, names, features = _steps("bfloat16", initial,
                                     compile_update=compiled,
                                     cluster_elementwise=False)
     assert steps.compiles_update == compiled
-    _train(steps, features)
+    runs.append((steps, names))
+  # The same gradients for both updates: computed once (the gradient
+  # kernels' own sum order on a multi-core CPU can move a gradient that
+  # nearly cancels, which Adam's normalisation magnifies; that is not the
+  # update's doing). The other run's trace-time facts come from its own.
+  _, grads, terms, _ = runs[0][0]._grads_fn(features)  # pylint: disable=protected-access
+  runs[1][0]._grads_fn(features)  # pylint: disable=protected-access
+  results = []
+  for steps, names in runs:
+    for _ in range(3):
+      steps._apply_fn(grads, terms)  # pylint: disable=protected-access
     results.append({k: v.numpy() for k, v in names.items()})
   moved = 0
   for name, value in initial.items():
-    # The same gradients (same kernels), the same update up to float32
-    # round-off (XLA may contract a * b + c into one FMA).
+    # The same update up to float32 round-off (XLA may contract a * b + c
+    # into one FMA).
     np.testing.assert_allclose(results[0][name], results[1][name],
                                rtol=1e-5, atol=1e-6, err_msg=name)
     moved += not np.allclose(results[0][name], value)
   assert moved == len(initial), "every variable is updated"
-
