@@ -35,6 +35,12 @@ def trim_padding_enabled(s):
   return bool(s.trim_padding) and not s.use_tpu
 
 
+def evaluated_step(estimator):
+  """The global_step an evaluation over documents reports: the latest
+  checkpoint's, or 0 before any (the init weights, as TF1's Estimator)."""
+  return checkpoint_step(estimator.latest_checkpoint()) or 0
+
+
 def write_test_results(path, rows):
   """One tab-separated line of class probabilities per example, atomically."""
   with atomic_open(path, "w") as f:
@@ -196,8 +202,7 @@ class ClassifierJob(Job):
                       np.float32 if self.regression else np.int32)
     result = estimator.model.logits_eval_results(logits, labels)
     result["loss"] = result["eval_loss"]
-    # No checkpoint yet (init weights): step 0, as TF1's Estimator said.
-    result["global_step"] = checkpoint_step(estimator.latest_checkpoint()) or 0
+    result["global_step"] = evaluated_step(estimator)
     return result
 
   def predict(self, estimator, input_fn):

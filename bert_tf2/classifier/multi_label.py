@@ -41,10 +41,10 @@ from bert_tf2.common import InputError
 from bert_tf2.classifier import features as features_lib
 from bert_tf2.classifier import registry
 from bert_tf2.classifier.job import ClassifierJob
+from bert_tf2.classifier.job import evaluated_step
 from bert_tf2.classifier.job import write_test_results
 from bert_tf2.classifier.options import generic_options
 from bert_tf2.finetune import records
-from bert_tf2.runner.checkpoints import checkpoint_step
 from bert_tf2.classifier.generic import GenericProcessor
 from bert_tf2.classifier.generic import check_text_a
 from bert_tf2.classifier.processors import InputExample
@@ -252,8 +252,7 @@ class MultiLabelJob(ClassifierJob):
     # multi_label_loss, as training and Keras' evaluate compute it).
     result["eval_loss"] = estimator.model.logits_eval_results(
         logits, hot)["eval_loss"]
-    # No checkpoint yet (init weights): step 0, as TF1's Estimator said.
-    result["global_step"] = checkpoint_step(estimator.latest_checkpoint()) or 0
+    result["global_step"] = evaluated_step(estimator)
     return result
 
   def predict(self, estimator, input_fn):

@@ -101,9 +101,8 @@ class EntityTagger(TextPredictor):
       self.do_lower_case = model.preprocessor.do_lower_case
 
   def __call__(self, texts):
-    if not raw_text_serving.is_empty(texts):  # Bad items named as texts[i].
-      raw_text_serving.check_nested_texts(texts, what="texts")
-    return [answer["entities"] for answer in self.predict(texts)]
+    return [answer["entities"]
+            for answer in self._checked_answers(texts, None, "texts")]
 
 
 def text_answers(model, x, batch_size):

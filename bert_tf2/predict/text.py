@@ -45,10 +45,14 @@ class TextPredictor(object):
     """One dict of named answers per example of x (the task's inputs; []
     for an empty batch; bad items: one InputError line naming the item,
     `raw_text_serving.check_nested_texts`)."""
+    return self._checked_answers(x, batch_size, "x")
+
+  def _checked_answers(self, x, batch_size, what):
+    """`predict`, a bad item named as `what`[i] (the caller's argument)."""
     if raw_text_serving.is_empty(x):
       return []
     if not isinstance(x, (tf.data.Dataset, tf.Tensor)):
-      raw_text_serving.check_nested_texts(x)
+      raw_text_serving.check_nested_texts(x, what=what)
     return self._answers(self.model, x, int(batch_size or self.batch_size))
 
   def export(self, export_dir):
