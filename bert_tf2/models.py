@@ -12,9 +12,11 @@ Keras imports the modules named in a `.keras` file only for its own
 packages (keras, keras_hub, ...); for any other package the classes must
 be registered first, which this import does. This is the one
 registration list: a flat list of imports (one name a line), the names
-users write, then `TEXT_MODEL_BUILDERS`, which says how `text_model` builds
-each task's raw-string model. Nothing below `bert_tf2.models` imports it,
-so `bert_tf2.common` imports no task.
+users write. What each task's model.json name, model class, raw-string
+model builder and predictor are is the task registry's
+(`bert_tf2.tasks`: one entry a task), which `load`, `load_predictor` and
+`text_model` read. Nothing below `bert_tf2.models` imports it, so
+`bert_tf2.common` imports no task.
 
   >>> from bert_tf2 import models
   >>> models.BertClassifier.__name__, models.text_model.__name__
@@ -26,7 +28,6 @@ so `bert_tf2.common` imports no task.
 """
 
 # pylint: disable=unused-import,g-importing-member,g-bad-import-order
-import functools
 import inspect
 
 import keras
@@ -56,24 +57,17 @@ from bert_tf2.common import artifact
 from bert_tf2.common import named_files
 from bert_tf2.common import text_model as _generic
 from bert_tf2.common import InputError
-from bert_tf2.embedding import text_model as _embedding
-from bert_tf2.multiple_choice import preprocessor as _multiple_choice
-from bert_tf2.ner import text_model as _ner
-from bert_tf2.squad import text_model as _squad
+from bert_tf2 import tasks
 from bert_tf2.runner import precision as precision_lib
 from bert_tf2.runner import speed_defaults
 
-# (task model class, builder of its raw-string model): `text_model(cls, ...)`
-# calls the builder of the first class `cls` is a subclass of (NER before
-# the classifier it extends), else the generic one (a `BertPreprocessor`
-# in front of the task model). A builder is `build(cls, directory,
-# max_seq_length=..., do_lower_case=..., **kwargs)`.
-TEXT_MODEL_BUILDERS = (
-    (BertTokenClassifier, _ner.build),
-    (BertMultipleChoice, _multiple_choice.build),
-    (SentenceEncoder, _embedding.build),
-    (SquadModel, _squad.build),
-)
+# (task model class, builder of its raw-string model) of the project's
+# tasks with a builder of their own: a view of `bert_tf2.tasks` (the one
+# table) as this module is imported.
+TEXT_MODEL_BUILDERS = tuple(
+    (tasks.get(name).model_class, tasks.get(name).build)
+    for name in tasks.names()
+    if tasks.get(name).build is not _generic.build)
 
 # The precisions `text_model` offers (int8: the predictors' ONNX Runtime
 # path; Keras' quantize("int8") ran 5x slower than float32).
@@ -84,54 +78,21 @@ TEXT_MODEL_PRECISIONS = ("auto", "float32", "bfloat16", "float16")
 DEFAULT_LEARNING_RATE = 2e-5
 
 # The task names of a run's model.json (`bert_tf2.common.artifact`) and
-# their task model classes.
-TASKS = {
-    "classifier": BertClassifier,
-    "ner": BertTokenClassifier,
-    "multiple_choice": BertMultipleChoice,
-    "embedding": SentenceEncoder,
-    "squad": SquadModel,
-}
-
-
-def _predictor_of(task, model, batch_size, labels):
-  """The Python predictor of text model `model` of `task` (the predictor
-  modules are imported on use: they import the SavedModel writers)."""
-  # pylint: disable=g-import-not-at-top
-  if task == "ner":
-    from bert_tf2.ner.predictor import EntityTagger
-    return EntityTagger(model, batch_size)
-  if task == "multiple_choice":
-    from bert_tf2.multiple_choice.predictor import MultipleChoicePredictor
-    return MultipleChoicePredictor(model, batch_size=batch_size)
-  if task == "classifier":
-    from bert_tf2.classifier import predictor as classifier
-    return TextPredictor(model,
-                         functools.partial(classifier.text_answers, labels),
-                         functools.partial(classifier.text_export, labels),
-                         batch_size)
-  if task == "embedding":
-    from bert_tf2.embedding import predictor as parts
-  else:
-    from bert_tf2.squad import predictor as parts
-  return TextPredictor(model, parts.text_answers, parts.text_export,
-                       batch_size)
+# their task model classes: a read-only view of `bert_tf2.tasks`.
+TASKS = tasks.model_classes()
 
 
 def builder_of(cls):
-  """The function that builds `cls`'s raw-string model (see above)."""
-  for task, build in TEXT_MODEL_BUILDERS:
-    if issubclass(cls, task):
-      return build
-  return _generic.build
+  """The function that builds `cls`'s raw-string model (its registered
+  task's, `bert_tf2.tasks`; else the generic one)."""
+  entry = tasks.of_class(cls)
+  return _generic.build if entry is None else entry.build
 
 
 def task_of(cls):
   """The model.json task name of task model class `cls` (None: none)."""
-  for name, task in sorted(TASKS.items(), key=lambda t: t[0] != "ner"):
-    if issubclass(cls, task):
-      return name
-  return None
+  entry = tasks.of_class(cls)
+  return None if entry is None else entry.name
 
 
 def recorded_settings(directory, cls):
@@ -144,9 +105,9 @@ def recorded_settings(directory, cls):
   Raises:
     InputError: the record is of another task, or damaged.
   """
-  if not artifact.exists(directory):
+  found = _record(directory)
+  if found is None:
     return {}, artifact.DEFAULT_PRECISION
-  found = artifact.read(directory)
   if found.task == "pretraining":  # An encoder: the head's are given.
     return {}, artifact.DEFAULT_PRECISION
   if found.task != task_of(cls):
@@ -178,6 +139,20 @@ def text_model(cls, directory, max_seq_length=None, do_lower_case=None,
   DEFAULT_LEARNING_RATE, no loss (the task's own loss and metrics,
   docs/keras.md); `compile` again to change them.
   """
+  with artifact.read_once():
+    return _text_model(cls, directory, max_seq_length, do_lower_case,
+                       precision, **kwargs)
+
+
+def _record(directory):
+  """The `artifact.Artifact` of `directory`'s model.json, or None: none
+  (read and checked once per `load`: `artifact.read_once`)."""
+  return artifact.read(directory) if artifact.exists(directory) else None
+
+
+def _text_model(cls, directory, max_seq_length=None, do_lower_case=None,
+                precision=None, **kwargs):
+  """`text_model` inside a `read_once` scope."""
   settings, recorded = recorded_settings(directory, cls)
   explicit = dict(kwargs, max_seq_length=max_seq_length,
                   do_lower_case=do_lower_case)
@@ -211,22 +186,21 @@ def accepted_arguments(cls, build):
   """(accepted, required): the argument names `build(cls, directory,
   **settings)` takes (its own, the task model class's constructors along
   the class hierarchy, a builder's helper), and those the task model
-  needs that the builder does not supply itself."""
+  needs that the builder does not supply itself (`bert_tf2.tasks`)."""
   own = _named_parameters(build)
+  registered = tuple(tasks.model_classes().values())
   model = {}
   for klass in reversed(cls.__mro__):
-    if "__init__" in vars(klass) and issubclass(klass, (BertClassifier,
-                                                        BertMultipleChoice,
-                                                        SquadModel,
-                                                        SentenceEncoder)):
+    if "__init__" in vars(klass) and issubclass(klass, registered):
       model.update(_named_parameters(klass.__init__))
-  helpers = {_squad.build: [squad_text_model],
-             _embedding.build: [SentenceEncoder.from_dir]}.get(build, [])
+  entry = tasks.of_class(cls)
+  helpers = entry.build_helpers if entry and entry.build is build else ()
   accepted = set(own) | set(model) | set(_KERAS_ARGUMENTS)
   for helper in helpers:
     accepted |= set(_named_parameters(helper))
   required = set()
-  if build in (_generic.build, _multiple_choice.build):
+  if (entry.requires_model_arguments if entry and entry.build is build
+      else build is _generic.build):
     required = {name for name, p in model.items()
                 if p.default is inspect.Parameter.empty}
   return accepted, required
@@ -258,35 +232,34 @@ def load(path, task=None, allow_outside=False, **kwargs):
   `load("uncased_L-12_H-768_A-12", task="classifier", num_labels=2)`
   (a run_pretraining.py output_dir, its --vocab_file recorded, the same).
   Arguments given override the recorded ones and are checked against the
-  weights (a head of another shape is one InputError line). Tasks:
-  classifier, ner, squad, multiple_choice, embedding.
+  weights (a head of another shape is one InputError line). Tasks: those
+  of `bert_tf2.tasks` (classifier, ner, squad, multiple_choice,
+  embedding, and any registered there).
 
   A run's files are checked (`bert_tf2.common.artifact`): each inside
   `path` after following symlinks, with the digest training recorded.
   allow_outside=True reads files linked from outside `path` (a shared
   checkpoint); their digests are still checked.
   """
-  with named_files.allowing_outside(allow_outside):
-    return text_model(TASKS[_task(path, task)], path, **kwargs)
+  with named_files.allowing_outside(allow_outside), artifact.read_once():
+    return _text_model(_task(path, task).model_class, path, **kwargs)
 
 
 def _task(path, task):
-  """The task of `path` (its model.json's), checked against `task`."""
-  recorded = artifact.read(path).task if artifact.exists(path) else None
+  """The `tasks.Task` of `path` (its model.json's), checked against
+  `task`."""
+  found = _record(path)
+  recorded = found.task if found is not None else None
   task = task or recorded
   if task is None:
     raise InputError("%s: no model.json (not a training run's output_dir); "
                      "give task= (one of %s) and the head's arguments"
-                     % (path, ", ".join(sorted(TASKS))))
-  if task not in TASKS:
-    raise InputError("task=%r: expected one of %s%s" % (
-        task, ", ".join(sorted(TASKS)),
-        " (a pretraining run: give task= and the head's arguments)"
-        if task == "pretraining" else ""))
+                     % (path, ", ".join(sorted(tasks.names()))))
+  entry = tasks.get(task)
   if recorded not in (None, "pretraining", task):
     raise InputError("%s: holds a %r model (model.json), not a %r one"
                      % (path, recorded, task))
-  return task
+  return entry
 
 
 def load_predictor(path, task=None, batch_size=32, labels=None,
@@ -295,25 +268,26 @@ def load_predictor(path, task=None, batch_size=32, labels=None,
   task's text model with batching, named answers (`predict(x)`: one dict
   per example) and `export(export_dir)` (its raw-string SavedModel); for
   NER an `EntityTagger`, for multiple choice a `MultipleChoicePredictor`
-  (both `TextPredictor`s).
+  (both `TextPredictor`s): the task's in `bert_tf2.tasks`.
 
   labels: a classifier's label names (default: the run's, else "0", "1",
   ...; NER: its tags, a model argument); other arguments as `load`
-  (allow_outside included).
+  (allow_outside included). model.json is read once.
   """
-  with named_files.allowing_outside(allow_outside):
+  with named_files.allowing_outside(allow_outside), artifact.read_once():
     return _load_predictor(path, task, batch_size, labels, **kwargs)
 
 
 def _load_predictor(path, task, batch_size, labels, **kwargs):
-  task = _task(path, task)
-  if task != "classifier" and labels is not None:
+  entry = _task(path, task)
+  if entry.labels == tasks.MODEL_LABELS and labels is not None:
     kwargs["labels"] = labels  # NER's tags: its model's argument.
-  model = load(path, task, **kwargs)
-  if task == "classifier":
-    if labels is None and artifact.exists(path):
-      labels = artifact.read(path).outputs.get("labels")
+  model = _text_model(entry.model_class, path, **kwargs)
+  if entry.labels == tasks.PREDICTOR_LABELS:
+    found = _record(path)
+    if labels is None and found is not None:
+      labels = found.outputs.get("labels")
     if labels is None:
       labels = [str(i) for i in range(model.task.num_labels)]
     labels = list(labels)
-  return _predictor_of(task, model, batch_size, labels)
+  return entry.text_predictor(model, batch_size, labels)

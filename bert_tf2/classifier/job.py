@@ -20,6 +20,7 @@ from tokenization import windows
 from bert_tf2.classifier import features as features_lib
 from bert_tf2.classifier import long_text
 from bert_tf2.classifier import registry
+from bert_tf2.classifier import serving
 from bert_tf2.classifier.features import PaddingInputExample
 from bert_tf2.classifier.options import generic_options
 from bert_tf2.classifier.model import BertClassifier
@@ -226,12 +227,7 @@ class ClassifierJob(Job):
                                     "test_results.tsv"),
                        [np.asarray(r, dtype=np.float32) for r in rows])
 
-  def preprocessor_class(self):
-    from bert_tf2.common.preprocessor import BertPreprocessor  # pylint: disable=g-import-not-at-top
-    return BertPreprocessor
-
   def server(self, model, preprocessor):
-    from bert_tf2.classifier import serving  # pylint: disable=g-import-not-at-top
     return serving.classifier_server(
         model, preprocessor, self.label_list,
         trim_padding=trim_padding_enabled(self.settings))

@@ -68,9 +68,11 @@ Example:
 """
 
 import collections
+import contextlib
 import json
 import os
 import re
+import threading
 
 import tensorflow as tf
 
@@ -86,6 +88,8 @@ FORMAT = "bert_tf2.model"
 VERSION = 1
 CONFIG_FILE = "bert_config.json"
 VOCAB_FILE = "vocab.txt"
+# The project's tasks; `write` takes any of `record_schema.TASK_KEYS` (a
+# task registered in `bert_tf2.tasks` included).
 TASKS = ("classifier", "ner", "squad", "multiple_choice", "embedding",
          "pretraining")
 # A plain file name; the checkpoint may also be best/<name> (the kept best).
@@ -157,7 +161,7 @@ def write(output_dir, task, bert_config_file, vocab_file=None,
 
   Args:
     output_dir: the run's output_dir.
-    task: one of TASKS.
+    task: one of TASKS, or a registered task (`record_schema.TASK_KEYS`).
     bert_config_file, vocab_file: copied into output_dir (vocab_file None:
       none, e.g. pretraining).
     preprocessor, model, outputs: JSON-serialisable dicts (see module).
@@ -168,8 +172,9 @@ def write(output_dir, task, bert_config_file, vocab_file=None,
     flags: the training script's flags that define the run ({name:
       JSON value}: `bert_tf2.finetune.recorded_flags`), or None.
   """
-  if task not in TASKS:
-    raise ValueError("task %r: expected one of %s" % (task, TASKS))
+  if task not in record_schema.TASK_KEYS:
+    raise ValueError("task %r: expected one of %s"
+                     % (task, tuple(record_schema.TASK_KEYS)))
   if precision not in PRECISIONS:
     raise ValueError("precision %r: expected one of %s"
                      % (precision, PRECISIONS))
@@ -285,7 +290,40 @@ def _check_model(path, record, config_file, checkpoint):
     record_schema.check_head(path, record, shapes)
 
 
+# The records read inside `read_once()` scopes of this thread.
+_ONCE = threading.local()
+
+
+@contextlib.contextmanager
+def read_once():
+  """Inside: `read(directory)` reads and checks a directory's model.json
+  once, then answers the same `Artifact` (a load asks for it in several
+  places: `bert_tf2.models`, `bert_tf2.common.pretrained`). Scopes nest."""
+  outer = getattr(_ONCE, "records", None)
+  _ONCE.records = {} if outer is None else outer
+  try:
+    yield
+  finally:
+    _ONCE.records = outer
+
+
 def read(directory):
+  """The `Artifact` of directory/model.json, every file it names checked
+  (once per `read_once()` scope).
+
+  Raises:
+    InputError: see `_read`.
+  """
+  records = getattr(_ONCE, "records", None)
+  if records is None:
+    return _read(directory)
+  key = os.path.realpath(directory)
+  if key not in records:
+    records[key] = _read(directory)
+  return records[key]
+
+
+def _read(directory):
   """The `Artifact` of directory/model.json, every file it names checked.
 
   Raises:

@@ -126,7 +126,9 @@ TRANSITIONS = (_transitions_ok, "null or [pairs [L][L], start [L], end [L]]"
 HEADS = integer(1, MAX_LABELS)
 
 # Per task: {section: {key: rule}}; every key optional (the builder's
-# default applies), none other allowed.
+# default applies), none other allowed. The project's tasks are here (the
+# format's own, read by the driver and scripts without importing a task);
+# a task registered in `bert_tf2.tasks` adds its entry (`add_task`).
 TASK_KEYS = {
     "classifier": {
         "preprocessor": dict(do_lower_case=BOOLEAN, max_seq_length=LENGTH,
@@ -164,6 +166,22 @@ TASK_KEYS = {
         "outputs": {}},
 }
 SECTIONS = ("preprocessor", "model", "outputs")
+# A task that records casing and length only (a `BertPreprocessor` in front
+# of a model without arguments): a registered task's default.
+TEXT_TASK_KEYS = {
+    "preprocessor": dict(do_lower_case=BOOLEAN, max_seq_length=LENGTH),
+    "model": {}, "outputs": {}}
+
+
+def add_task(name, keys):
+  """Adds task `name`'s {section: {key: rule}} (every section of
+  SECTIONS); the same name again must bring the same keys (ValueError)."""
+  if set(keys) != set(SECTIONS):
+    raise ValueError("task %r: record keys of sections %s; expected %s"
+                     % (name, sorted(keys), list(SECTIONS)))
+  if TASK_KEYS.setdefault(name, keys) != keys:
+    raise ValueError("task %r: its record keys are registered already"
+                     % name)
 # The names (config, vocabulary, checkpoint) are checked by
 # `artifact.check_name`, which knows the directory.
 _TOP = dict(format=None, version=None, task=None, config=None,

@@ -206,3 +206,24 @@ def write_saved_model(server, export_dir, what="export_dir"):
   return saved_model.write_saved_model(
       server, export_dir, server.signature_functions(), what=what,
       extra_files=server.extra_files or None)
+
+
+def named_outputs(model, outputs):
+  """`model`'s outputs as a signature's dict: a dict as it is, else
+  {the model's first `serving_output_names` (else "outputs"): outputs}."""
+  if isinstance(outputs, dict):
+    return dict(outputs)
+  names = getattr(model, "serving_output_names", None) or ("outputs",)
+  return {names[0]: outputs}
+
+
+def text_server(preprocessor, model,
+                chunk_size=raw_text_serving.DEFAULT_CHUNK_SIZE):
+  """The `TextServer` of a task without outputs of its own:
+  serving_default(text) -> `named_outputs` of the model (a task that
+  names or decodes its answers builds its own, `<task>/serving.py`)."""
+  return TextServer(
+      preprocessor, model,
+      lambda features, outputs, texts: named_outputs(model, outputs),
+      signatures={"serving_default": ("text",)}, chunk_size=chunk_size,
+      name="text_server")

@@ -20,6 +20,7 @@ from bert_tf2.common import InputError
 from bert_tf2.common import atomic_open
 from bert_tf2.embedding import pairs as pairs_lib
 from bert_tf2.embedding import search
+from bert_tf2.embedding import serving
 from bert_tf2.embedding.model import BiEncoder
 from bert_tf2.finetune import checks
 from bert_tf2.finetune import records
@@ -144,11 +145,6 @@ class EmbeddingJob(Job):
         f.write("\t".join("%d:%r" % (i, float(v))
                           for i, v in zip(row_ids, row_scores)) + "\n")
 
-  def preprocessor_class(self):
-    from bert_tf2.common.preprocessor import BertPreprocessor  # pylint: disable=g-import-not-at-top
-    return BertPreprocessor
-
   def server(self, model, preprocessor):
-    from bert_tf2.embedding import serving  # pylint: disable=g-import-not-at-top
     model.max_seq_length = self.settings.max_seq_length
     return serving.embedding_server(model, preprocessor)

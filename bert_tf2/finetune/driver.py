@@ -29,6 +29,7 @@ import tensorflow as tf
 from bert_tf2.common import InputError
 from bert_tf2.common import artifact
 from bert_tf2.common import named_files
+from bert_tf2.common import saved_model
 from bert_tf2 import runner
 from bert_tf2.finetune import checks
 from bert_tf2.finetune import recorded_flags
@@ -50,7 +51,6 @@ def check_export_flags(s):
   """
   if not s.export_dir:
     return
-  from bert_tf2.common import saved_model  # pylint: disable=g-import-not-at-top
   saved_model.check_export_dir(s.export_dir)
   if (not s.do_train and not s.init_checkpoint and
       not (tf.io.gfile.isdir(s.output_dir) and

@@ -5,7 +5,13 @@ questions about its task: which model (`build_task`), how its examples
 become fixed-length records (`record_spec`, `write_records`), how
 predictions become its metrics and output files (`evaluate`, `predict`),
 and what it exports (`export`). Everything has a default except
-`build_task`, `record_spec` and `write_records`.
+`record_spec` and `write_records` (the task's data); a job that names its
+task (`task_name`, the `bert_tf2.tasks` entry's) and task model
+(`model_class`) gets `prepare`, `build_task`, `model_record`,
+`preprocessor_class` and `server` from them: a task whose model takes
+nothing but the config, with a `BertPreprocessor` and outputs of its own
+naming, writes its records and nothing else
+(tests/finetune/toy_task_test.py is such a task).
 
 A minimal job (a complete classifier on one-column text files, without the
 checks and outputs a real task adds):
@@ -36,8 +42,15 @@ steps, the driver the lifecycle and the task's Keras model its maths
 output files.
 """
 
+import functools
+
+from bert_tf2.common import saved_model
+from bert_tf2.common import serving
+from bert_tf2.common.preprocessor import BertPreprocessor
+from bert_tf2.finetune import checks
 from bert_tf2.runner import periodic_eval
 from bert_tf2.runner import precision as precision_lib
+from bert_tf2.runner.task import ModelTask
 
 
 class Job(object):
@@ -54,6 +67,10 @@ class Job(object):
     record_files: {split: file name in --output_dir} of the records
       (run_squad.py writes its prediction records to eval.tf_record, as
       the original).
+    task_name: model.json's "task" (a `bert_tf2.tasks` entry's name), or
+      None: `model_record` writes none unless overridden.
+    model_class: the task model, built by the default `build_task` as
+      `model_class(bert_config, **model_record()["model"])`.
   """
   shuffle_buffer = 100
   task_metrics = True
@@ -61,18 +78,31 @@ class Job(object):
   exports = True
   record_files = {"train": "train.tf_record", "eval": "eval.tf_record",
                   "predict": "predict.tf_record"}
+  task_name = None
+  model_class = None
 
   def __init__(self, settings):
     self.settings = settings
 
   def prepare(self):
     """Checks flags and files before anything is written (raise
-    InputError); loads what the job needs (config, tokenizer, labels)."""
+    InputError); loads what the job needs (config, tokenizer, labels).
+    Default: the shared checks (`checks.check_settings`, no dropout head)
+    and `self.bert_config`, `self.tokenizer` (`checks.config_and_tokenizer`).
+    """
+    checks.check_settings(self.settings, dropout=False)
+    self.bert_config, self.tokenizer = checks.config_and_tokenizer(
+        self.settings)
 
   def build_task(self):
     """The `runner.Task`: `runner.ModelTask` of the task's Keras model,
-    which carries the loss, metrics and prediction outputs."""
-    raise NotImplementedError("Job.build_task")
+    which carries the loss, metrics and prediction outputs. Default:
+    `model_class(bert_config, **model_record()["model"])`."""
+    if self.model_class is None:
+      raise NotImplementedError("Job.build_task")
+    record = self.model_record() or {}
+    return ModelTask(functools.partial(self.model_class, self.bert_config,
+                                       **record.get("model", {})))
 
   def metric_names(self, task):
     """Names `evaluate` produces (checked against
@@ -108,8 +138,15 @@ class Job(object):
     weights: {"task": name, "preprocessor": {...}, "model": {...},
     "outputs": {...}} as `bert_tf2.common.artifact` documents (the
     arguments of the task's text-model builder), or None (no record).
-    The driver writes it into --output_dir as model.json when training."""
-    return None
+    The driver writes it into --output_dir as model.json when training.
+    Default: with `task_name`, the run's casing and length
+    (`BertPreprocessor`'s settings) and no model argument; else None."""
+    if self.task_name is None:
+      return None
+    s = self.settings
+    return {"task": self.task_name,
+            "preprocessor": dict(do_lower_case=bool(s.do_lower_case),
+                                 max_seq_length=s.max_seq_length)}
 
   def record_spec(self):
     """{name: tf.io.FixedLenFeature} of the records."""
@@ -141,8 +178,9 @@ class Job(object):
     del estimator, input_fn
 
   def preprocessor_class(self):
-    """The task's raw-text preprocessor class (a `BertPreprocessor`)."""
-    raise NotImplementedError("Job.preprocessor_class")
+    """The task's raw-text preprocessor class (a `BertPreprocessor`, the
+    default)."""
+    return BertPreprocessor
 
   def text_preprocessor(self):
     """This run's raw-text preprocessor: `preprocessor_class()` on
@@ -153,15 +191,15 @@ class Job(object):
 
   def server(self, model, preprocessor):
     """The SavedModel module (`bert_tf2.common.serving.TextServer`) of the
-    trained task model `model` and `preprocessor`."""
-    raise NotImplementedError("Job.server")
+    trained task model `model` and `preprocessor`. Default:
+    `serving.text_server` (serving_default(text) -> the model's outputs,
+    named by `serving.named_outputs`)."""
+    return serving.text_server(preprocessor, model)
 
   def export(self, task, checkpoint):
     """Writes the raw-text SavedModel of `checkpoint` to --export_dir:
     `server()` of the restored task model and `text_preprocessor()`, in
     the run's --precision (the one its --do_predict answers in)."""
-    from bert_tf2.common import saved_model  # pylint: disable=g-import-not-at-top
-    from bert_tf2.common import serving  # pylint: disable=g-import-not-at-top
     with precision_lib.policy_scope(self.settings.precision):
       model = saved_model.restore_model(task, checkpoint)
     serving.write_saved_model(self.server(model, self.text_preprocessor()),

@@ -27,6 +27,8 @@ from bert_tf2.finetune.driver import print_results
 from bert_tf2.finetune.job import Job
 from bert_tf2.multiple_choice import features as mc_features
 from bert_tf2.multiple_choice import reader
+from bert_tf2.multiple_choice import serving
+from bert_tf2.multiple_choice.preprocessor import MultipleChoicePreprocessor
 from bert_tf2.multiple_choice.model import BertMultipleChoice
 from bert_tf2.runner.checkpoints import checkpoint_step
 from bert_tf2.runner.results import write_eval_results
@@ -120,11 +122,9 @@ class MultipleChoiceJob(Job):
       print_results(result)
 
   def preprocessor_class(self):
-    from bert_tf2.multiple_choice.preprocessor import MultipleChoicePreprocessor  # pylint: disable=g-import-not-at-top
     return MultipleChoicePreprocessor
 
   def server(self, model, preprocessor):
-    from bert_tf2.multiple_choice import serving  # pylint: disable=g-import-not-at-top
     return serving.multiple_choice_server(model, preprocessor)
 
 

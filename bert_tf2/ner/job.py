@@ -24,11 +24,14 @@ from bert_tf2.finetune import checks
 from bert_tf2.finetune import driver
 from bert_tf2.finetune.driver import print_results
 from bert_tf2.finetune.job import Job
+from bert_tf2.ner import crf
 from bert_tf2.ner import features as features_lib
 from bert_tf2.ner import metrics as metrics_lib
 from bert_tf2.ner import reader
 from bert_tf2.ner import schemes
+from bert_tf2.ner import serving
 from bert_tf2.ner.model import BertTokenClassifier
+from bert_tf2.ner.preprocessor import NerPreprocessor
 from bert_tf2.runner.checkpoints import checkpoint_step
 from bert_tf2.runner.results import write_eval_results
 from bert_tf2.runner.task import ModelTask
@@ -69,7 +72,6 @@ def crf_allowed(s, label_list, train_sentences, train_file):
   auto reads the scheme of the training file (read here when only
   predicting); without one, BIOES if the labels have E-/S- tags, else none.
   """
-  from bert_tf2.ner import crf  # pylint: disable=g-import-not-at-top
   scheme = s.crf_constraints
   if scheme == "auto":
     if train_sentences is None and tf.io.gfile.exists(train_file):
@@ -255,11 +257,9 @@ class NerJob(Job):
 
   def preprocessor_class(self):
     # run_ner.py's windows: max_seq_length every doc_stride pieces.
-    from bert_tf2.ner.preprocessor import NerPreprocessor  # pylint: disable=g-import-not-at-top
     return NerPreprocessor
 
   def server(self, model, preprocessor):
-    from bert_tf2.ner import serving  # pylint: disable=g-import-not-at-top
     return serving.ner_server(model, preprocessor)
 
 

@@ -35,6 +35,8 @@ from bert_tf2.squad import examples as squad_examples
 from bert_tf2.squad import features as squad_features
 from bert_tf2.squad import postprocess
 from bert_tf2.squad import records
+from bert_tf2.squad import serving
+from bert_tf2.squad.preprocessor import SquadPreprocessor
 from bert_tf2.squad.model import SquadModel
 
 # The original shuffles the training examples with this seed.
@@ -293,11 +295,9 @@ class SquadJob(Job):
         **self._decode_options())
 
   def preprocessor_class(self):
-    from bert_tf2.squad.preprocessor import SquadPreprocessor  # pylint: disable=g-import-not-at-top
     return SquadPreprocessor
 
   def server(self, model, preprocessor):
-    from bert_tf2.squad import serving  # pylint: disable=g-import-not-at-top
     m = self.model_record()["model"]  # What models.load(output_dir) reads.
     return serving.squad_server(model, preprocessor, m["n_best_size"],
                                 m["max_answer_length"],
