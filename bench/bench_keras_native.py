@@ -38,7 +38,7 @@ sys.path.insert(0, REPO_ROOT)
 
 
 def _data(max_train, max_eval):
-  from bert_tf2.demos import movie_reviews  # pylint: disable=g-import-not-at-top
+  from bert_research.demos import movie_reviews  # pylint: disable=g-import-not-at-top
   splits = movie_reviews.labelled_splits()
   train = splits["train"][:max_train]
   dev = splits["dev"][:max_eval]
@@ -131,7 +131,7 @@ def _fit_row(args, rank, quantize_after):
 
 def _run_classifier_row(args):
   """run_classifier.py on the same rows; returns a dict of results."""
-  from bert_tf2.demos import movie_reviews  # pylint: disable=g-import-not-at-top
+  from bert_research.demos import movie_reviews  # pylint: disable=g-import-not-at-top
   from bert_tf2.scripts.quickstart import minilm_dir  # pylint: disable=g-import-not-at-top
   train, dev = _data(args.max_train, args.max_eval)
   with tempfile.TemporaryDirectory(prefix="bench_keras_") as tmp:

@@ -49,7 +49,7 @@ def main():
   from bench.shapes import SHAPES  # pylint: disable=g-import-not-at-top
   from bert_tf2 import runner  # pylint: disable=g-import-not-at-top
   from bert_tf2.classifier import features as F  # pylint: disable=g-import-not-at-top
-  from bert_tf2.demos import movie_reviews  # pylint: disable=g-import-not-at-top
+  from bert_research.demos import movie_reviews  # pylint: disable=g-import-not-at-top
   from bert_tf2.classifier.model import BertClassifier  # pylint: disable=g-import-not-at-top
   from bert_tf2.common import padding  # pylint: disable=g-import-not-at-top
   from tests.classifier.glue_fixtures import minilm_vocab  # pylint: disable=g-import-not-at-top

@@ -49,7 +49,7 @@ timed() {  # timed NAME command...: runs it, logs to $D/logs/NAME.log
 }
 
 data() {
-  timed prep $PY -m bert_tf2.demos.peoples_daily --output_dir="$D"
+  timed prep $PY -m bert_research.demos.peoples_daily --output_dir="$D"
   cat > "$D/bert_config.json" <<JSON
 {"vocab_size": $(wc -l < "$D/vocab.txt"), "hidden_size": 128,
  "num_hidden_layers": 2, "num_attention_heads": 2, "intermediate_size": 512,
@@ -97,7 +97,7 @@ ner() {  # ner random|chars|wwm|zh_chars|zh_wwm
 }
 
 sentiment() {  # Chinese review sentiment: data + bag-of-characters baseline
-  timed sentiment_prep $PY -m bert_tf2.demos.chinese_sentiment \
+  timed sentiment_prep $PY -m bert_research.demos.chinese_sentiment \
     --output_dir="$S"
   timed sentiment_bow $PY -m bench.baselines.bow_baseline --data_dir="$S" \
     --text_a_column=sentence --label_column=label --analyzer=char --test
@@ -124,7 +124,7 @@ sentiment_bert() {  # sentiment_bert zh_random|zh_chars|zh_wwm: run_classifier
 
 zh_data() {  # vocab and pretraining records: People's Daily train + reviews
   [ -f "$S/pretrain_reviews.txt" ] || sentiment
-  $PY -c "import sys; from bert_tf2.demos import peoples_daily as p
+  $PY -c "import sys; from bert_research.demos import peoples_daily as p
 lines = [l.strip() for f in sys.argv[1:] for l in open(f, encoding='utf-8')]
 print('\\n'.join(p.build_vocab(l for l in lines if l)))" \
     "$D/pretrain_chars.txt" "$S/pretrain_reviews.txt" > "$D/vocab_zh.txt"

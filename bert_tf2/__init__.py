@@ -11,9 +11,12 @@ so that installing the project puts nothing generic into site-packages:
   bert_tf2.classifier          run_classifier's library
   bert_tf2.squad               run_squad's library
   bert_tf2.feature_extraction  extract_features' library
-  bert_tf2.analysis            position-embedding and attention analysis
-  bert_tf2.demos               quick start stages, demo data builders, baselines
+  bert_tf2.quickstart          the quick start's stage runner
   bert_tf2.scripts             the scripts' flag definitions and mains
+
+The learners' experiments (position-embedding and attention analysis, the
+classic questions, the docs' demo data builders) are not here: they live
+beside the library in `bert_research`, which nothing here imports.
 
 Importing this package imports nothing heavy.
 """

@@ -124,7 +124,7 @@ def _same_random_state_for_every_module():
 # short files fill in around it. Only the order changes: a file missing
 # from this list (or a stale entry) costs wall time, never a result.
 SLOWEST_FILES_FIRST = (
-    "tests/analysis/docs_commands_test.py",
+    "tests/research/analysis/docs_commands_test.py",
     "tests/reliability/multi_worker_script_test.py",
     "tests/classifier/quickstart_test.py",
     "tests/pretraining/run_pretraining_test.py",
@@ -132,7 +132,7 @@ SLOWEST_FILES_FIRST = (
     "tests/runner/xla_every_task_test.py",
     "tests/squad/cross_path_test.py",
     "tests/common/text_model_lora_test.py",
-    "tests/analysis/relative_position_test.py",
+    "tests/research/analysis/relative_position_test.py",
     "tests/ner/text_model_test.py",
     "tests/predict/raw_text_serving_test.py",
     "tests/classifier/trim_padding_test.py",

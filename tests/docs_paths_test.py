@@ -1,8 +1,8 @@
 """Every file path the docs name exists (and every test they name is defined).
 
 Checked in README.md, docs/*.md and docs/results/*.md:
-  - paths starting with tests/, bert_tf2/, bench/, modeling/, tokenization/
-    or tools/ (a generated output directory passes if .gitignore lists it);
+  - paths starting with tests/, bert_tf2/, bert_research/, bench/, modeling/,
+    tokenization/ or tools/ (a generated output directory passes if .gitignore lists it);
   - `<dir>/<name>_test.py`, with or without tests/ (the test tables of
     docs/reliability.md and docs/testing.md write tests-relative paths),
     and `<path>::<test_name>` names a `def test_name` in that file.
@@ -19,7 +19,8 @@ DOCS = ["README.md"] + sorted(
     for folder in ("docs", os.path.join("docs", "results"))
     for f in os.listdir(os.path.join(ROOT, folder)) if f.endswith(".md"))
 _PREFIXED = re.compile(
-    r"(?<![\w/.-])((?:tests|bert_tf2|bench|modeling|tokenization|tools)/"
+    r"(?<![\w/.-])((?:tests|bert_tf2|bert_research|bench|modeling|"
+    r"tokenization|tools)/"
     r"[\w./-]*[\w/])")
 _TEST_REF = re.compile(r"(?<![\w/.*-])(\w+/[\w/]*_test\.py)(?:::(\w+))?")
 
@@ -66,9 +67,11 @@ def test_every_named_path_exists(doc):
 
 def test_a_wrong_path_is_reported():
   text = ("see `tests/predict/predict_test.py`, `bert_tf2/runner/no_such.py`, "
+          "`bert_research/analysis/probe.py`, `bert_research/gone.py`, "
           "`runner/preemption_test.py::test_not_there` and "
           "`classifier/gone_test.py`.")
-  assert missing_paths(text) == ["bert_tf2/runner/no_such.py",
+  assert missing_paths(text) == ["bert_research/gone.py",
+                                 "bert_tf2/runner/no_such.py",
                                  "classifier/gone_test.py",
                                  "runner/preemption_test.py::test_not_there"]
 

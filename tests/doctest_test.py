@@ -1,8 +1,9 @@
 """The docstring examples of every module run and show what they print.
 
-Walks modeling, tokenization, optimization and every bert_tf2 package;
-examples that need files or models the tests do not have are marked
-`# doctest: +SKIP` in their module. bert_tf2.scripts is left out: its
+Walks modeling, tokenization, optimization, every bert_tf2 package and
+bert_research (the experiments beside the library); examples that need
+files or models the tests do not have are marked `# doctest: +SKIP` in
+their module. bert_tf2.scripts and bert_research.scripts are left out: their
 modules define the scripts' flags on absl's global FLAGS when imported
 (several define the same names), and hold no examples (checked below).
 """
@@ -14,8 +15,9 @@ import pkgutil
 
 import pytest
 
-PACKAGES = ("modeling", "tokenization", "optimization", "bert_tf2")
-SCRIPTS = "bert_tf2.scripts"
+PACKAGES = ("modeling", "tokenization", "optimization", "bert_tf2",
+            "bert_research")
+SCRIPTS = ("bert_tf2.scripts", "bert_research.scripts")
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
@@ -36,12 +38,15 @@ MODULES = _modules()
 def test_every_package_is_walked():
   assert {"modeling.bert_model", "tokenization.full", "optimization.base",
           "bert_tf2.runner.estimator", "bert_tf2.squad.postprocess",
-          "bert_tf2.pretraining_data.stages"} <= set(MODULES)
-  scripts = os.path.join(REPO, *SCRIPTS.split("."))
-  for name in os.listdir(scripts):
-    if name.endswith(".py"):
-      with open(os.path.join(scripts, name), encoding="utf-8") as f:
-        assert ">>>" not in f.read(), name
+          "bert_tf2.pretraining_data.stages", "bert_tf2.quickstart.stages",
+          "bert_research.analysis.relative_position",
+          "bert_research.analysis.questions.flops"} <= set(MODULES)
+  for package in SCRIPTS:
+    scripts = os.path.join(REPO, *package.split("."))
+    for name in os.listdir(scripts):
+      if name.endswith(".py"):
+        with open(os.path.join(scripts, name), encoding="utf-8") as f:
+          assert ">>>" not in f.read(), name
 
 
 @pytest.mark.parametrize("name", MODULES)

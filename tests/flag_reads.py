@@ -1,6 +1,6 @@
 """Which of a script's flags a run of its `main` reads ("flags never lie").
 
-`ScriptRunner(script)` imports bert_tf2/scripts/<script>.py in this process
+`ScriptRunner(script)` imports <package>/scripts/<script>.py in this process
 on a cleaned global absl FLAGS (the script defines its flags there at import
 time, as under `python <script>.py`), and `run(args)` parses `args` and calls
 the script's real `main` under `bert_tf2.common.cli`'s guard, recording:
@@ -34,6 +34,7 @@ from absl import flags
 # Defines --preserve_unused_tokens before any state is saved, so that it
 # outlives every ScriptRunner (it is defined once, on first import).
 from tokenization import flags as _tokenization_flags  # pylint: disable=unused-import
+from tools import flag_snapshot
 
 # Flags that absl and TensorFlow modules define on the global FLAGS when
 # imported; they are never the script's, so they are kept and not checked.
@@ -129,7 +130,8 @@ class _Recorder(object):
 
 
 class ScriptRunner(object):
-  """Runs bert_tf2/scripts/<script>.py's main in this process (see module).
+  """Runs <package>/scripts/<script>.py's main in this process (see module):
+  bert_tf2's, or bert_research's for its tools (`flag_snapshot.script_module`).
 
   Use as a context manager:
 
@@ -141,7 +143,8 @@ class ScriptRunner(object):
 
   def __init__(self, script):
     self.script = script
-    self.module_name = "bert_tf2.scripts." + script
+    self.module_name = flag_snapshot.script_module(script)
+    self.package_name = self.module_name.rpartition(".")[0]
     self.read = set()
     self.flag_names = set()
 
@@ -149,7 +152,7 @@ class ScriptRunner(object):
     fv = flags.FLAGS
     self._state = _flag_state(fv)
     self._module = sys.modules.pop(self.module_name, None)
-    package = importlib.import_module("bert_tf2.scripts")
+    package = importlib.import_module(self.package_name)
     self._attribute = package.__dict__.pop(self.script, None)
     for name in list(fv):
       if name not in FOREIGN_FLAGS | SHARED_FLAGS:
@@ -164,7 +167,7 @@ class ScriptRunner(object):
 
   def __exit__(self, *unused_exc):
     sys.modules.pop(self.module_name, None)
-    package = sys.modules["bert_tf2.scripts"]
+    package = sys.modules[self.package_name]
     package.__dict__.pop(self.script, None)
     if self._module is not None:
       sys.modules[self.module_name] = self._module

@@ -1,9 +1,10 @@
 """What `pip install .` puts into site-packages: nothing generic.
 
 The original's users import `modeling`, `tokenization`, `optimization` and
-the original scripts; everything else must live under `bert_tf2`, so that
+the original scripts; the rest of the library must live under `bert_tf2`,
+and the learners' experiments under `bert_research` (beside it), so that
 installing the project cannot shadow (or be shadowed by) another package
-called `common`, `runner`, `squad`, ...
+called `common`, `runner`, `squad`, `analysis`, ...
 """
 
 import ast
@@ -13,10 +14,12 @@ import subprocess
 import sys
 import zipfile
 
+import pytest
+
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 EXPECTED_TOP_LEVEL = {
-    "modeling", "tokenization", "optimization", "bert_tf2",
+    "modeling", "tokenization", "optimization", "bert_tf2", "bert_research",
     "create_pretraining_data.py", "extract_features.py", "run_classifier.py",
     "run_pretraining.py", "run_squad.py",
 }
@@ -42,7 +45,7 @@ def _build_wheel(tmp_path):
   return wheels[0]
 
 
-def test_wheel_adds_only_the_original_names_and_one_package(tmp_path):
+def test_wheel_adds_only_the_original_names_and_two_packages(tmp_path):
   wheel = _build_wheel(tmp_path)
   with zipfile.ZipFile(wheel) as z:
     names = z.namelist()
@@ -57,11 +60,20 @@ def test_wheel_adds_only_the_original_names_and_one_package(tmp_path):
                   "bert-create-pretraining-data", "bert-quickstart",
                   "bert-create-vocab", "bert-convert-hf-checkpoint"):
     assert command + " = bert_tf2.scripts." in scripts, command
-  # The internals are really inside the one package.
+  # The research tools' commands run bert_research's mains.
+  for command in ("bert-analyze-position-embeddings",
+                  "bert-visualize-attention"):
+    assert command + " = bert_research.scripts." in scripts, command
+  # The internals are really inside the library's package ...
   for package in ("common", "runner", "classifier", "squad", "pretraining",
-                  "pretraining_data", "feature_extraction", "analysis", "demos",
+                  "pretraining_data", "feature_extraction", "quickstart",
                   "scripts"):
     assert "bert_tf2/%s/__init__.py" % package in names, package
+  # ... and the experiments beside it, not in it.
+  for package in ("analysis", "analysis/questions", "demos", "scripts"):
+    assert "bert_research/%s/__init__.py" % package in names, package
+  assert not [n for n in names if n.startswith(("bert_tf2/analysis/",
+                                                "bert_tf2/demos/"))], names
   # The experiments' baselines stay out of it (bench/baselines/).
   assert not [n for n in names if "baseline" in n], names
   # create_pretraining_data's compiled instance loop is built into it.
@@ -69,12 +81,29 @@ def test_wheel_adds_only_the_original_names_and_one_package(tmp_path):
              n.endswith((".so", ".pyd")) for n in names), names
 
 
-def test_every_script_has_an_entry_point_and_a_wrapper():
-  """Each bert_tf2/scripts/X.py defines run(); the checkout has X.py."""
-  scripts_dir = os.path.join(REPO_ROOT, "bert_tf2", "scripts")
-  modules = sorted(f[:-3] for f in os.listdir(scripts_dir)
-                   if f.endswith(".py") and f != "__init__.py")
-  assert "run_classifier" in modules
+def _script_modules(package):
+  scripts_dir = os.path.join(REPO_ROOT, package, "scripts")
+  return scripts_dir, sorted(f[:-3] for f in os.listdir(scripts_dir)
+                             if f.endswith(".py") and f != "__init__.py")
+
+
+@pytest.mark.parametrize("package", ["bert_tf2", "bert_research"])
+def test_every_script_has_an_entry_point_and_a_wrapper(package):
+  """Each <package>/scripts/X.py defines run(); the checkout has X.py; setup.py
+  makes it the console command bert-X."""
+  scripts_dir, modules = _script_modules(package)
+  assert {"bert_tf2": "run_classifier",
+          "bert_research": "visualize_attention"}[package] in modules
+  with open(os.path.join(REPO_ROOT, "setup.py"), encoding="utf-8") as f:
+    research = next(set(ast.literal_eval(node.value))
+                    for node in ast.parse(f.read()).body
+                    if isinstance(node, ast.Assign) and
+                    getattr(node.targets[0], "id", None) == "RESEARCH_SCRIPTS")
+  # setup.py's RESEARCH_SCRIPTS get their entry points from bert_research.
+  if package == "bert_research":
+    assert set(modules) == research
+  else:
+    assert not set(modules) & research
   for name in modules:
     # Parsed, not imported: the scripts define the same absl flags.
     with open(os.path.join(scripts_dir, name + ".py"), encoding="utf-8") as f:
@@ -83,4 +112,4 @@ def test_every_script_has_an_entry_point_and_a_wrapper():
     assert {"main", "run"} <= functions, name
     with open(os.path.join(REPO_ROOT, name + ".py"), encoding="utf-8") as f:
       wrapper = f.read()
-    assert "from bert_tf2.scripts.%s import" % name in wrapper, name
+    assert "from %s.scripts.%s import" % (package, name) in wrapper, name

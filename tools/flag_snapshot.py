@@ -20,14 +20,28 @@ SCRIPTS = ("analyze_position_embeddings", "convert_hf_checkpoint",
            "extract_features", "run_classifier", "run_embedding",
            "run_multiple_choice", "run_ner", "run_pretraining",
            "run_squad", "visualize_attention")
+# The research tools' mains live beside the library, in bert_research.
+RESEARCH_SCRIPTS = ("analyze_position_embeddings", "visualize_attention")
+
+
+def script_module(script):
+  """The module holding `script`'s flags and main.
+
+  >>> script_module("run_classifier")
+  'bert_tf2.scripts.run_classifier'
+  >>> script_module("visualize_attention")
+  'bert_research.scripts.visualize_attention'
+  """
+  package = "bert_research" if script in RESEARCH_SCRIPTS else "bert_tf2"
+  return "%s.scripts.%s" % (package, script)
 
 _DUMP = r"""
 import importlib, json, os, sys
 from absl import flags
 import tensorflow  # Imported once, before the forks: the costly part.
 
-def dump(script):
-  importlib.import_module("bert_tf2.scripts." + script)
+def dump(script, module):
+  importlib.import_module(module)
   out = {}
   for module, defined in flags.FLAGS.flags_by_module_dict().items():
     if module.startswith(("absl.", "tensorflow", "keras")):
@@ -38,13 +52,14 @@ def dump(script):
           default, (str, int, float, bool, type(None))) else repr(default)
   return out
 
-for script in sys.argv[1:]:
+for script, module in zip(sys.argv[1::2], sys.argv[2::2]):
   sys.stdout.flush()
   pid = os.fork()
   if pid == 0:  # The child: a fresh FLAGS, the script's import, its flags.
     status = 1
     try:
-      print(json.dumps([script, dump(script)], sort_keys=True), flush=True)
+      print(json.dumps([script, dump(script, module)], sort_keys=True),
+            flush=True)
       status = 0
     finally:
       os._exit(status)
@@ -55,9 +70,11 @@ for script in sys.argv[1:]:
 
 
 def scripts_flags(scripts=SCRIPTS):
-  """{script: {flag name: default}} of bert_tf2/scripts/<script>.py for
-  each of `scripts`, each imported in a process of its own."""
-  text = subprocess.run([sys.executable, "-c", _DUMP] + list(scripts),
+  """{script: {flag name: default}} of <package>/scripts/<script>.py
+  (`script_module`) for each of `scripts`, each imported in a process of
+  its own."""
+  argv = [arg for script in scripts for arg in (script, script_module(script))]
+  text = subprocess.run([sys.executable, "-c", _DUMP] + argv,
                         check=True, capture_output=True, text=True).stdout
   found = dict(json.loads(line) for line in text.splitlines()
                if line.startswith("["))
@@ -66,7 +83,7 @@ def scripts_flags(scripts=SCRIPTS):
 
 
 def script_flags(script):
-  """{flag name: default} of bert_tf2/scripts/<script>.py."""
+  """{flag name: default} of `script_module(script)`."""
   return scripts_flags([script])[script]
 
 

@@ -13,7 +13,7 @@ Modules:
   pipeline      run(options): the whole script
 
 The movie-review data builder and the bag-of-words baseline of
-docs/classifier.md are demos: bert_tf2.demos.
+docs/classifier.md are demos: bert_research.demos.
 
 See docs/classifier.md.
 """

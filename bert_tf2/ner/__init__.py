@@ -6,5 +6,5 @@ labelling, overlapping windows), task and model (token classifier), merge
 (windows back to words), job (the script's run: `job.run(settings)`,
 `flags.default_options`), export (SavedModel
 and raw text -> entity spans). The People's Daily builder of docs/ner.md
-is a demo (bert_tf2.demos); its CRF baseline is in bench/baselines/.
+is a demo (bert_research.demos); its CRF baseline is in bench/baselines/.
 """

@@ -15,7 +15,7 @@ Stages (each a top-level script, exactly as a user would run it):
                                   export a SavedModel (--export_dir)
      c. tf.saved_model.load       classify new sentences (not in the data)
 Stages 1-4 and stage 5 do not depend on each other: the two run side by
-side (`quickstart_stages.run_tracks`), each in order. Everything is written under --output_dir (default ./output/quickstart);
+side (`bert_tf2.quickstart.stages.run_tracks`), each in order. Everything is written under --output_dir (default ./output/quickstart);
 each stage's full log is in <output_dir>/logs/, and every stage reports
 its progress (step/total, elapsed, ETA for training) every 10 seconds.
 """
@@ -28,9 +28,9 @@ import signal
 import sys
 import time
 
-from bert_tf2.demos.quickstart_stages import format_duration
-from bert_tf2.demos.quickstart_stages import run_tracks
-from bert_tf2.demos.quickstart_stages import Stage
+from bert_tf2.quickstart.stages import format_duration
+from bert_tf2.quickstart.stages import run_tracks
+from bert_tf2.quickstart.stages import Stage
 from tokenization import atomic
 
 # The checkout this package lives in (quickstart needs its data/ and the

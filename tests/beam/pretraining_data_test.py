@@ -14,7 +14,7 @@ import pytest
 
 import tokenization
 from bert_tf2.beam import pretraining_data as beam_data
-from bert_tf2.demos import peoples_daily
+from bert_research.demos import peoples_daily
 from bert_tf2.pretraining_data import options as options_lib
 from bert_tf2.pretraining_data import parallel
 from bert_tf2.pretraining_data import pipeline
