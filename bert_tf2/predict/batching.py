@@ -1,7 +1,8 @@
 """Batching for the predictors: `features_function` (a text model's
-preprocessor over the texts), `run_batches` (token-id batches; input
-checks: `bert_tf2.common.raw_text_serving.check_texts`; SavedModels are
-written by `bert_tf2.common.serving`).
+preprocessor over the texts), `run_batches` (token-id batches of similar
+lengths); input checks:
+`bert_tf2.common.text_inputs`; SavedModels are written by
+`bert_tf2.common.serving`.
 """
 
 
@@ -91,7 +92,7 @@ def run_batches(fn, arrays, batch_size, trim_padding=False,
 def features_function(preprocessor):
   """A text model's preprocessor as fn(pairs) -> its features, NumPy.
 
-  pairs: [(text_a, text_b or None), ...] (`raw_text_serving.check_texts`),
+  pairs: [(text_a, text_b or None), ...] (`text_inputs.check_texts`),
   at least one. The preprocessor (a Keras layer of (texts_a, texts_b), a
   text_b "" packing a single text) runs as one traced call over them all;
   its int32 feature dict comes back as NumPy arrays, ready for

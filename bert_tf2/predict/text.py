@@ -6,7 +6,9 @@ of `bert_tf2.models.load(output_dir)` plus
 * `predict(x, batch_size=None)`: one dict of named answers per example
   (the task's: a classifier's "label" and "probabilities", NER's "words",
   "tags" and "entities", ...), computed by the task's own answer
-  function from the text model's outputs;
+  function from the text model's outputs; x read by the text model's
+  `examples` (the task's one input contract, the same as its `predict`
+  takes);
 * `export(export_dir)`: the task's raw-string SavedModel of the same
   model and settings (`<task>/serving.py`);
 * `model`: the Keras model itself (fit, evaluate, save, ...).
@@ -26,7 +28,7 @@ Example:
 
 import tensorflow as tf
 
-from bert_tf2.common import raw_text_serving
+from bert_tf2.common import text_inputs
 
 
 class TextPredictor(object):
@@ -44,15 +46,19 @@ class TextPredictor(object):
   def predict(self, x, batch_size=None):
     """One dict of named answers per example of x (the task's inputs; []
     for an empty batch; bad items: one InputError line naming the item,
-    `raw_text_serving.check_nested_texts`)."""
+    the same as the text model's `predict` gives: its `examples`, else
+    `text_inputs.check_nested_texts`)."""
     return self._checked_answers(x, batch_size, "x")
 
   def _checked_answers(self, x, batch_size, what):
     """`predict`, a bad item named as `what`[i] (the caller's argument)."""
-    if raw_text_serving.is_empty(x):
+    if text_inputs.is_empty(x):
       return []
-    if not isinstance(x, (tf.data.Dataset, tf.Tensor)):
-      raw_text_serving.check_nested_texts(x, what=what)
+    examples = getattr(self.model, "examples", None)  # The task's contract.
+    if examples is not None:
+      x = examples(x, what)
+    elif not isinstance(x, (tf.data.Dataset, tf.Tensor)):
+      x = text_inputs.check_nested_texts(x, what=what)
     return self._answers(self.model, x, int(batch_size or self.batch_size))
 
   def export(self, export_dir):
