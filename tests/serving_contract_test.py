@@ -122,7 +122,7 @@ def _exports(d):
 @pytest.fixture(scope="module")
 def contracts(tmp_path_factory):
   """Every case written through its public export function, with the one
-  SavedModel writer (`common.saved_model.write_saved_model`) recording the
+  SavedModel writer (`common.saved_model.save_atomically`) recording the
   signatures instead of writing (tests/predict and the cross-path tests
   load the written models)."""
   d = tmp_path_factory.mktemp("serving_contract")
@@ -134,7 +134,7 @@ def contracts(tmp_path_factory):
     seen[export_dir] = contract(signatures)
     return export_dir
   with pytest.MonkeyPatch.context() as patch:
-    patch.setattr(saved_model, "write_saved_model", record)
+    patch.setattr(saved_model, "save_atomically", record)
     for case, write in _exports(d).items():
       write(str(d / case))
   return {case: seen[str(d / case)] for case in _exports(d)}

@@ -29,7 +29,7 @@ import modeling
 from bert_tf2.classifier import serving as classifier_serving
 from bert_tf2.classifier.model import BertClassifier
 from bert_tf2.common import InputError
-from bert_tf2.common import raw_text_serving
+from bert_tf2.common import text_inputs
 from bert_tf2.common import serving
 from bert_tf2.common.preprocessor import BertPreprocessor
 from bert_tf2.common.text_model import TextModel
@@ -113,11 +113,12 @@ class ClassifierPredictor(base.Predictor):
     return (self._forward(input_ids, input_mask, segment_ids,
                           model=self._onnx_model()),)
 
-  def _run(self, texts):
-    """(features, logits) of texts: the text model's preprocessor, then
-    the model in batches, window logits averaged per text (float32
-    [len(texts), num_labels]); (None, empty logits) for no texts."""
-    pairs = raw_text_serving.check_texts(texts)
+  def _run(self, x):
+    """(features, logits) of x (`text_inputs.check_examples`): the text
+    model's preprocessor, then the model in batches, window logits
+    averaged per example (float32 [len(x), num_labels]); (None, empty
+    logits) for no examples."""
+    pairs = text_inputs.check_examples(x, "x")
     if not pairs:
       return None, np.zeros(
           [0, 1 if self.regression else len(self.label_list)], np.float32)
@@ -131,15 +132,17 @@ class ClassifierPredictor(base.Predictor):
         features, tf.constant(logits))
     return features, np.asarray(merged, np.float32)
 
-  def predict_logits(self, texts):
-    """float32 logits [len(texts), num_labels] (a text's windows averaged)."""
-    return self._run(texts)[1]
+  def predict_logits(self, x):
+    """float32 logits [len(x), num_labels] (a text's windows averaged)."""
+    return self._run(x)[1]
 
-  def predict(self, texts):
+  def predict(self, x):
     """Predicts each text or (text_a, text_b) pair.
 
     Args:
-      texts: list of str or of (str, str) pairs.
+      x: list of texts or (text_a, text_b) pairs, mixed, or the columns
+        (texts_a, texts_b): the classifier's one input contract on every
+        path (`common.text_inputs.check_examples`).
 
     Returns:
       list of dicts: {"label": str, "probabilities": float32 [num_labels]}
@@ -147,9 +150,9 @@ class ClassifierPredictor(base.Predictor):
       {"labels": [str, ...], "probabilities": float32 [num_labels]}.
 
     Raises:
-      InputError: `texts` is not such a list.
+      InputError: `x` is not such a list (one line naming the item).
     """
-    features, logits = self._run(texts)
+    features, logits = self._run(x)
     if features is None:
       return []
     rows = answers_of_logits(self.model, self.label_list, logits, features)

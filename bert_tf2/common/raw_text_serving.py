@@ -1,10 +1,10 @@
-"""Raw-text input checks (in Python and in the graph) and bounded-memory
-batching for raw-text SavedModels.
+"""The raw-text SavedModels' own parts: their inputs checked in the graph
+and bounded-memory batching (chunks).
 
 In Python, every raw-text entry point reads its texts with
-`bert_tf2.common.text_inputs` (re-exported here: `check_text`,
-`check_texts`, `check_nested_texts`, `is_empty`), which says what each odd
-input gets.
+`bert_tf2.common.text_inputs` (`check_examples`, `check_texts`,
+`check_nested_texts`), which says what each odd input gets; this module
+is the graph's side.
 
 In the graph:
 
@@ -40,12 +40,6 @@ Example:
 """
 
 import tensorflow as tf
-
-# The Python-side checks, under the names the callers use.
-from bert_tf2.common.text_inputs import check_nested_texts  # pylint: disable=unused-import
-from bert_tf2.common.text_inputs import check_text  # pylint: disable=unused-import
-from bert_tf2.common.text_inputs import check_texts  # pylint: disable=unused-import
-from bert_tf2.common.text_inputs import is_empty  # pylint: disable=unused-import
 
 # The spec of every raw-text argument of a serving signature: rank left
 # open, checked in graph by check_text_inputs.

@@ -5,6 +5,9 @@ share these: restore the task's model from a checkpoint, then save a
 `tf.Module` with its signatures to `export_dir + ".tmp-export"` and rename
 it into place, so a failed export never leaves a half-written model. An
 existing directory is replaced only if it is a SavedModel.
+`save_atomically` saves any module; a task's raw-string SavedModel is
+written by `common.serving.write_saved_model` (the one writer of them),
+which calls it.
 
 `load_saved_model(path)` (from `modeling.literal_paths`) loads an export as
 `tf.saved_model.load` does, in any directory a run accepts: TensorFlow
@@ -16,13 +19,13 @@ Example:
   >>> module = tf.Module()
   >>> module.double = tf.function(lambda x: 2 * x,
   ...     input_signature=[tf.TensorSpec([None], tf.float32)])
-  >>> path = write_saved_model(module, os.path.join(root, "m"),
-  ...                          {"serving_default": module.double},
-  ...                          extra_files={"note.txt": "hi"})
+  >>> path = save_atomically(module, os.path.join(root, "m"),
+  ...                        {"serving_default": module.double},
+  ...                        extra_files={"note.txt": "hi"})
   >>> sorted(os.listdir(path))[:2], open(os.path.join(path, "note.txt")).read()
   (['assets', 'fingerprint.pb'], 'hi')
   >>> try:
-  ...   write_saved_model(module, root, {}, what="--export_dir")
+  ...   save_atomically(module, root, {}, what="--export_dir")
   ... except InputError as e:
   ...   print(str(e).split(";")[0].replace(root, "ROOT"))
   --export_dir=ROOT exists and is not a SavedModel
@@ -40,7 +43,7 @@ from tokenization import flags as tokenization_flags
 from tokenization.errors import InputError
 
 # Written beside export_dir: the new export, then the previous one moved
-# aside (see write_saved_model).
+# aside (see save_atomically).
 TMP_SUFFIX = ".tmp-export"
 OLD_SUFFIX = ".old-export"
 
@@ -53,7 +56,7 @@ def restore_model(task, checkpoint):
   return model
 
 
-def write_saved_model(module, export_dir, signatures, what="export_dir",
+def save_atomically(module, export_dir, signatures, what="export_dir",
                       extra_files=None):
   """Saves `module` with `signatures` to export_dir atomically.
 

@@ -196,14 +196,14 @@ def compute_precision(model):
 def write_saved_model(server, export_dir, what="export_dir"):
   """Writes a task's `TextServer` as its raw-string SavedModel (its
   `signature_functions` and `extra_files`) atomically
-  (`common.saved_model.write_saved_model`: export_dir checked, the
+  (`common.saved_model.save_atomically`: export_dir checked, the
   previous export kept until the new one is in); returns export_dir.
 
   what: the name error messages give export_dir (e.g. "--export_dir").
   """
   server.precision = tf.Variable(server.precision_name, trainable=False,
                                  name="precision")
-  return saved_model.write_saved_model(
+  return saved_model.save_atomically(
       server, export_dir, server.signature_functions(), what=what,
       extra_files=server.extra_files or None)
 

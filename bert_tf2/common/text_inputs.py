@@ -16,9 +16,15 @@ other control characters are removed by the tokenizer, as the original's
 `_clean_text` does; a 1 MB string is answered (truncated to
 max_seq_length, or cut into windows where the run used them).
 
+Examples of one or two texts (a classifier's, SQuAD's (question,
+context)) have one contract on every path, `check_examples`: a list of
+examples, or a tuple of columns (Keras' x=(texts_a, texts_b)).
+
 The raw-text SavedModels check the same inputs in the graph
 (`bert_tf2.common.raw_text_serving.check_text_inputs`).
 """
+
+import collections
 
 import tensorflow as tf
 
@@ -58,7 +64,8 @@ def check_text(item, what):
 
 
 def check_texts(texts, what="texts", pairs=True):
-  """Validates a list of texts (or of (text_a, text_b) pairs); bytes are
+  """Validates a list of texts (pairs=False) or `check_examples`' texts
+  and (text_a, text_b) pairs (pairs=True: that function); bytes are
   decoded (`check_text`).
 
   Returns:
@@ -73,6 +80,8 @@ def check_texts(texts, what="texts", pairs=True):
   >>> check_texts(["a", (b"b", "c")])
   [('a', None), ('b', 'c')]
   """
+  if pairs:
+    return check_examples(texts, what)
   if _is_text(texts):
     raise InputError("%s: expected a list of texts, got a single %s (wrap "
                      "one text in a list: [text])"
@@ -94,6 +103,119 @@ def check_texts(texts, what="texts", pairs=True):
           name, " or a (str, str) pair" if pairs else "",
           type(item).__name__, _show_item(item)))
   return out
+
+
+# The two forms of examples made of one or two texts (`check_examples`):
+# the task's words for a pair and for its columns, and whether a lone text
+# is an example (a classifier's, a feature encoder's) or not (SQuAD's).
+Examples = collections.namedtuple("Examples", "pair columns single")
+TEXTS_OR_PAIRS = Examples("(text_a, text_b) pair", ("texts_a", "texts_b"),
+                          True)
+QUESTION_CONTEXT = Examples("(question, context) pair",
+                            ("questions", "contexts"), False)
+
+
+def check_examples(x, what="x", kind=TEXTS_OR_PAIRS):
+  """The one input contract of a task whose examples are a text or a pair
+  of texts, on every Python path (`models.load_predictor(...).predict`,
+  the Keras text model's `predict`, the older predictors' `predict`).
+
+  x is either
+    * a list of examples (a tuple or a 1-D numpy array of them too): each
+      a text, or a pair of texts (a tuple or list of two); texts and
+      pairs may be mixed where a lone text is an example (`kind.single`:
+      the classifier, the feature encoder; SQuAD's are (question,
+      context) pairs only);
+    * or a tuple of two columns (lists, tuples or arrays of texts, of one
+      length): Keras' x=(texts_a, texts_b), SQuAD's (questions,
+      contexts). A tuple whose items are all sequences is read as
+      columns, anything else as a list of examples.
+  Each text is `check_text`'s (str, or UTF-8 bytes decoded).
+
+  Returns:
+    list of (text_a, text_b or None) in the order of x ([] for []).
+
+  Raises:
+    InputError: one line naming `what` and the item ("x[2]", "x[1][0]").
+
+  >>> check_examples(["a", (b"b", "c")])
+  [('a', None), ('b', 'c')]
+  >>> check_examples((["q1", "q2"], ("c1", "c2")), kind=QUESTION_CONTEXT)
+  [('q1', 'c1'), ('q2', 'c2')]
+  >>> try:
+  ...   check_examples(["who?"], kind=QUESTION_CONTEXT)
+  ... except InputError as e:
+  ...   print(e)
+  x[0]: expected a (question, context) pair, got str 'who?'
+  """
+  x = _as_list(x)
+  accepted = "texts or %ss" % kind.pair if kind.single else "%ss" % kind.pair
+  if x is None or _is_text(x) or not _is_list(x):
+    got = "None" if x is None else type(x).__name__
+    if _is_text(x):
+      got = "a single %s (wrap one %s in a list: [%s])" % (
+          got, "text" if kind.single else "pair",
+          "text" if kind.single else kind.pair[:-len(" pair")])
+    raise InputError("%s: expected a list of %s, got %s" % (what, accepted,
+                                                            got))
+  if isinstance(x, tuple) and x and all(_is_list(_as_list(c)) for c in x):
+    return _columns([_as_list(c) for c in x], what, kind)
+  return [_example(item, "%s[%d]" % (what, i), kind)
+          for i, item in enumerate(x)]
+
+
+def _as_list(x):
+  """A numpy array of texts as a list (of lists); anything else as is."""
+  if hasattr(x, "dtype") and hasattr(x, "tolist") and x.dtype.kind in "OSU":
+    return x.tolist()
+  return x
+
+
+def _example(item, name, kind):
+  """One example of `check_examples`: (text_a, text_b or None)."""
+  item = _as_list(item)
+  if _is_list(item) and len(item) == 2:
+    return check_text(item[0], name + "[0]"), check_text(item[1],
+                                                        name + "[1]")
+  if _is_text(item) and kind.single:
+    return check_text(item, name), None
+  raise InputError("%s: expected %sa %s, got %s" % (
+      name, "a str or " if kind.single else "", kind.pair,
+      "None" if item is None else "%s %s" % (type(item).__name__,
+                                             _show_item(item))))
+
+
+def _columns(columns, what, kind):
+  """The examples of columns (texts_a, texts_b) (`check_examples`)."""
+  if len(columns) != 2:
+    raise InputError("%s: a tuple of %d sequences; a tuple is read as the "
+                     "columns (%s), a list as examples: give a list of %ss"
+                     % (what, len(columns), ", ".join(kind.columns),
+                        kind.pair))
+  if len(columns[0]) != len(columns[1]):
+    raise InputError("%s: %d %s but %d %s" % (
+        what, len(columns[0]), kind.columns[0], len(columns[1]),
+        kind.columns[1]))
+  return [(check_text(a, "%s[0][%d]" % (what, i)),
+           check_text(b, "%s[1][%d]" % (what, i)))
+          for i, (a, b) in enumerate(zip(*columns))]
+
+
+def as_columns(examples):
+  """`check_examples`' examples as a text model takes them: a list of
+  texts when none has a text_b, else the columns (texts_a, texts_b), ""
+  for a missing text_b (the preprocessor packs a text with text_b "" as
+  the text alone).
+
+  >>> as_columns([("a", None), ("b", None)])
+  ['a', 'b']
+  >>> as_columns([("a", None), ("b", "c")])
+  (['a', 'b'], ['', 'c'])
+  """
+  if all(b is None for _, b in examples):
+    return [a for a, _ in examples]
+  return ([a for a, _ in examples], ["" if b is None else b
+                                     for _, b in examples])
 
 
 def _show_item(item):

@@ -21,7 +21,7 @@ import tensorflow as tf
 import modeling
 from bert_tf2.common import fit_data
 from bert_tf2.common import padding
-from bert_tf2.common import raw_text_serving
+from bert_tf2.common import text_inputs
 from bert_tf2.common.preprocessor import BertPreprocessor
 from modeling import layers
 from modeling import lora
@@ -117,8 +117,27 @@ class TextModel(lora.Adaptable, keras.Model):
                             batch_size=batch_size, **kwargs)
 
   def predict(self, x, batch_size=None, **kwargs):
-    x, _, batch_size = _as_dataset(x, None, batch_size)
+    x, _, batch_size = _as_dataset(self.examples(x), None, batch_size)
     return super().predict(x, batch_size=batch_size, **kwargs)
+
+  def examples(self, x, what="x"):
+    """x checked by the task's one input contract (the same on every
+    Python path: this `predict`, `models.load_predictor(...).predict`),
+    in the form `call` takes; a Dataset or Tensor as it is (the graph
+    checks it). A `BertPreprocessor`'s (a classifier's): a list of texts
+    or (text_a, text_b) pairs, mixed, or the columns (texts_a, texts_b)
+    (`text_inputs.check_examples`), given to `call` as a list of texts or
+    as columns (`text_inputs.as_columns`); a task's own preprocessor's:
+    the texts of `text_inputs.check_nested_texts`.
+
+    Raises:
+      InputError: one line naming the item (`what`[i]).
+    """
+    if isinstance(x, (tf.data.Dataset, tf.Tensor, tf.RaggedTensor)):
+      return x
+    if type(self.preprocessor) is BertPreprocessor:  # pylint: disable=unidiomatic-typecheck
+      return text_inputs.as_columns(text_inputs.check_examples(x, what))
+    return text_inputs.check_nested_texts(x, what)
 
   @property
   def metrics(self):
@@ -163,7 +182,7 @@ def _as_dataset(x, y, batch_size, sample_weight=None, shuffle=False):
   """(x, y, batch_size) as Keras takes them, texts made a Dataset."""
   if isinstance(x, tf.data.Dataset):
     return x, y, batch_size
-  x = raw_text_serving.check_nested_texts(x)  # bytes ok, bad UTF-8 named.
+  x = text_inputs.check_nested_texts(x)  # bytes ok, bad UTF-8 named.
   if isinstance(x, list) and x and isinstance(x[0], (tuple, list)):
     x = tuple(list(column) for column in zip(*x))  # [(a, b), ...] pairs.
   x = tuple(x) if isinstance(x, tuple) else x

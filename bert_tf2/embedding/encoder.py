@@ -31,7 +31,7 @@ import tensorflow as tf
 import modeling
 from bert_tf2.common import InputError
 from bert_tf2.common import artifact
-from bert_tf2.common import raw_text_serving
+from bert_tf2.common import text_inputs
 from bert_tf2.embedding import pooling
 from bert_tf2.embedding import text_model as text_model_lib
 from modeling import inputs as model_inputs
@@ -117,9 +117,7 @@ class SentenceEncoder(lora.Adaptable, keras.Model):
     """list of str -> float32 numpy [len(texts), hidden_size]: this
     encoder's text model's `predict` (the SavedModel's and
     `bert_tf2.models.load(dir)`'s vectors)."""
-    if isinstance(texts, str):
-      raise InputError("encode: expected a list of texts, got one str")
-    texts = [t for t, _ in raw_text_serving.check_texts(texts, pairs=False)]
+    texts = [t for t, _ in text_inputs.check_texts(texts, pairs=False)]
     if not texts:
       return np.zeros([0, self.bert_config.hidden_size], np.float32)
     return np.asarray(self.text_model().predict(

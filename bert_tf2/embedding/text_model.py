@@ -23,6 +23,7 @@ import os
 import keras
 import tensorflow as tf
 
+from bert_tf2.common import text_inputs
 from bert_tf2.common.preprocessor import BertPreprocessor
 from bert_tf2.common.text_model import TextModel
 from bert_tf2.embedding import losses
@@ -45,6 +46,14 @@ class SentenceTextModel(TextModel):
                        for side in inputs], axis=1)
     return self.task(self.task_features(self.preprocessor(inputs), training),
                      training=training)
+
+  def examples(self, x, what="x"):
+    """x as `predict` takes it: a list of texts (a sentence encoder's one
+    input contract on every Python path, `text_inputs.check_texts`; pairs
+    are `fit`'s sides, not `predict`'s); a Dataset or Tensor as it is."""
+    if isinstance(x, (tf.data.Dataset, tf.Tensor, tf.RaggedTensor)):
+      return x
+    return [t for t, _ in text_inputs.check_texts(x, what, pairs=False)]
 
   @property
   def metrics(self):

@@ -32,7 +32,7 @@ import numpy as np
 import tensorflow as tf
 
 import modeling
-from bert_tf2.common import raw_text_serving
+from bert_tf2.common import text_inputs
 from bert_tf2.common import serving
 from bert_tf2.common.preprocessor import BertPreprocessor
 from bert_tf2.feature_extraction.extractor import parse_layers
@@ -107,7 +107,7 @@ class FeatureEncoder(base.Predictor):
   def _run(self, texts):
     """(features, (token_vectors, mean_vectors, cls_vectors)) of texts
     (NumPy, one row per text); (None, None) for no texts."""
-    pairs = raw_text_serving.check_texts(texts)
+    pairs = text_inputs.check_texts(texts)
     if not pairs:
       return None, None
     features = self._features(pairs)

@@ -20,7 +20,7 @@ import numpy as np
 import tensorflow as tf
 
 from bert_tf2.common import InputError
-from bert_tf2.common import raw_text_serving
+from bert_tf2.common import text_inputs
 from bert_tf2.common.text_model import TextModel
 from bert_tf2.multiple_choice.preprocessor import MultipleChoicePreprocessor
 from bert_tf2.multiple_choice.reader import MultipleChoiceExample
@@ -70,14 +70,14 @@ class MultipleChoicePredictor(TextPredictor):
 
 
 def _example(context, choices, question):
-  """Texts as str (bytes decoded, `raw_text_serving.check_text`)."""
-  context = raw_text_serving.check_text(context, "context")
+  """Texts as str (bytes decoded, `text_inputs.check_text`)."""
+  context = text_inputs.check_text(context, "context")
   if question is not None:
-    question = raw_text_serving.check_text(question, "question")
+    question = text_inputs.check_text(question, "question")
   if (isinstance(choices, (str, bytes)) or
       not isinstance(choices, (list, tuple)) or len(choices) < 2):
     raise InputError("choices: expected a list of at least 2 strings")
-  choices = [raw_text_serving.check_text(c, "choices[%d]" % i)
+  choices = [text_inputs.check_text(c, "choices[%d]" % i)
              for i, c in enumerate(choices)]
   return MultipleChoiceExample("0", context, question, choices, None,
                                "predict")

@@ -24,7 +24,7 @@ import unicodedata
 import tensorflow as tf
 
 from bert_tf2.common import InputError
-from bert_tf2.common import raw_text_serving
+from bert_tf2.common import text_inputs
 from bert_tf2.common import serving
 from bert_tf2.ner import schemes
 from bert_tf2.ner.serving import ner_server
@@ -109,7 +109,7 @@ def text_answers(model, x, batch_size):
   """[{"words", "tags", "entities"}] of raw texts x (a `TokenTextModel`):
   BasicTokenizer's words, one tag per word (the run's CRF and transition
   constraints when it had them), the entity spans (`entities`)."""
-  texts = [t for t, _ in raw_text_serving.check_texts(x, pairs=False)]
+  texts = [t for t, _ in text_inputs.check_texts(x, pairs=False)]
   pre = model.preprocessor
   tags = model.predict(texts, batch_size=batch_size, verbose=0)
   words = pre.words(texts) if texts else []
@@ -141,7 +141,7 @@ class _SavedTagger(object):
   def answers(self, model, x, batch_size):
     """As `text_answers`, from serving_default's words and tags."""
     del model  # self.serve's.
-    texts = [t for t, _ in raw_text_serving.check_texts(x, pairs=False)]
+    texts = [t for t, _ in text_inputs.check_texts(x, pairs=False)]
     result = []
     for begin in range(0, len(texts), batch_size):
       batch = texts[begin:begin + batch_size]

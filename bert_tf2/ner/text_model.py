@@ -30,7 +30,7 @@ import tensorflow as tf
 
 import modeling
 from tokenization.errors import InputError
-from bert_tf2.common import raw_text_serving
+from bert_tf2.common import text_inputs
 from bert_tf2.common.text_model import TextModel
 from bert_tf2.ner.model import BertTokenClassifier
 from bert_tf2.ner.preprocessor import NerPreprocessor
@@ -122,7 +122,7 @@ class TokenTextModel(TextModel):
     if isinstance(x, tf.data.Dataset):
       return x, y
     # bytes accepted wherever str is (texts and words); bad UTF-8 named.
-    x = raw_text_serving.check_nested_texts(x, "x")
+    x = text_inputs.check_nested_texts(x, "x")
     x = list(x)
     if x and not isinstance(x[0], str):
       words = [list(w) for w in x]

@@ -6,7 +6,11 @@ of `bert_tf2.models.load(output_dir)` plus
 * `predict(x, batch_size=None)`: one dict of named answers per example
   (the task's: a classifier's "label" and "probabilities", NER's "words",
   "tags" and "entities", ...), computed by the task's own answer
-  function from the text model's outputs;
+  function from the text model's outputs; x read by the text model's
+  `examples` (the task's one input contract, the same as its `predict`
+  takes) and run shortest first, so that each batch, trimmed by the text
+  model to its longest text, holds texts of similar length (the answers
+  in input order);
 * `export(export_dir)`: the task's raw-string SavedModel of the same
   model and settings (`<task>/serving.py`);
 * `model`: the Keras model itself (fit, evaluate, save, ...).
@@ -26,34 +30,52 @@ Example:
 
 import tensorflow as tf
 
-from bert_tf2.common import raw_text_serving
+from bert_tf2.common import text_inputs
+from bert_tf2.predict import batching
 
 
 class TextPredictor(object):
   """A task's text model with batching and named answers (see module)."""
 
-  def __init__(self, model, answers, export, batch_size=32):
+  def __init__(self, model, answers, export, batch_size=32,
+               sort_by_length=True):
     """Args: model: the task's raw-string Keras model; answers: fn(model,
     x, batch_size) -> list of dicts, one per example; export: fn(model,
-    export_dir) -> export_dir; batch_size: examples per model call."""
+    export_dir) -> export_dir; batch_size: examples per model call;
+    sort_by_length: run the examples shortest first (`batching.
+    length_order`), so that each batch of the text model (which trims a
+    batch to its longest text) holds texts of similar length; answers in
+    input order all the same (a row's answer does not depend on the
+    other rows of its batch)."""
     self.model = model
     self._answers = answers
     self._export = export
     self.batch_size = int(batch_size)
+    self.sort_by_length = bool(sort_by_length)
 
   def predict(self, x, batch_size=None):
     """One dict of named answers per example of x (the task's inputs; []
     for an empty batch; bad items: one InputError line naming the item,
-    `raw_text_serving.check_nested_texts`)."""
+    the same as the text model's `predict` gives: its `examples`, else
+    `text_inputs.check_nested_texts`)."""
     return self._checked_answers(x, batch_size, "x")
 
   def _checked_answers(self, x, batch_size, what):
     """`predict`, a bad item named as `what`[i] (the caller's argument)."""
-    if raw_text_serving.is_empty(x):
+    if text_inputs.is_empty(x):
       return []
-    if not isinstance(x, (tf.data.Dataset, tf.Tensor)):
-      raw_text_serving.check_nested_texts(x, what=what)
-    return self._answers(self.model, x, int(batch_size or self.batch_size))
+    examples = getattr(self.model, "examples", None)  # The task's contract.
+    if examples is not None:
+      x = examples(x, what)
+    elif not isinstance(x, (tf.data.Dataset, tf.Tensor)):
+      x = text_inputs.check_nested_texts(x, what=what)
+    batch_size = int(batch_size or self.batch_size)
+    if not self.sort_by_length or not isinstance(x, (list, tuple)):
+      return self._answers(self.model, x, batch_size)
+    order = batching.length_order(x)
+    return batching.in_input_order(
+        self._answers(self.model, batching.take(x, order), batch_size),
+        order)
 
   def export(self, export_dir):
     """Writes the task's raw-string SavedModel atomically; returns it."""

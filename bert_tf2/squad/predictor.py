@@ -37,8 +37,7 @@ import types
 import tensorflow as tf
 
 import modeling
-from bert_tf2.common import InputError
-from bert_tf2.common import raw_text_serving
+from bert_tf2.common import text_inputs
 from bert_tf2.common import serving
 from bert_tf2.predict import base
 from bert_tf2.predict import batching
@@ -103,16 +102,17 @@ class SquadPredictor(base.Predictor):
     return tuple(self._forward(input_ids, input_mask, segment_ids,
                                model=self._onnx_model()))
 
-  def predict(self, pairs):
-    """Answers each (question, context) pair; see the module docstring.
+  def predict(self, x):
+    """Answers each (question, context) pair of x; see the module
+    docstring. x: a list of (question, context) pairs, or the columns
+    (questions, contexts): SQuAD's one input contract on every path
+    (`common.text_inputs.check_examples`).
 
     Raises:
-      InputError: `pairs` is not a list of (str, str).
+      InputError: `x` is not such a list (one line naming the item).
     """
-    checked = raw_text_serving.check_texts(pairs, "questions", pairs=True)
-    if any(context is None for _, context in checked):
-      raise InputError("questions: every item must be a (question, "
-                       "context) pair of str")
+    checked = text_inputs.check_examples(x, "x",
+                                         text_inputs.QUESTION_CONTEXT)
     if not checked:
       return []
     out = self._windows(tf.constant([q for q, _ in checked], tf.string),

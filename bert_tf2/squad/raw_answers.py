@@ -17,24 +17,23 @@ Example:
 import numpy as np
 
 from bert_tf2.common import InputError
-from bert_tf2.common import raw_text_serving
+from bert_tf2.common import text_inputs
 
 
 def pair_columns(x):
-  """(questions, contexts) as two lists of str (bytes decoded, invalid
-  UTF-8 refused by index: `raw_text_serving.check_text`)."""
-  if not isinstance(x, (tuple, list)) or len(x) != 2:
-    raise InputError("x: must be (questions, contexts), two lists of str")
-  questions, contexts = (
-      [raw_text_serving.check_text(t, "x[%d][%d]" % (side, i))
-       for i, t in enumerate(column)] for side, column in enumerate(x))
-  if not questions and not contexts:
-    raise InputError("x: no questions (two empty lists); give at least one "
-                     "(the predictors answer [] for ([], []))")
-  if len(questions) != len(contexts):
-    raise InputError("x: %d questions but %d contexts" % (len(questions),
-                                                          len(contexts)))
-  return questions, contexts
+  """(questions, contexts) as two lists of str of x: a list of (question,
+  context) pairs or the columns (questions, contexts), SQuAD's one input
+  contract (`common.text_inputs.check_examples`: bytes decoded, a bad item
+  one InputError line naming it).
+
+  >>> pair_columns([("who?", "ann ran")])
+  (['who?'], ['ann ran'])
+  """
+  pairs = text_inputs.check_examples(x, "x", text_inputs.QUESTION_CONTEXT)
+  if not pairs:
+    raise InputError("x: no questions (an empty list); give at least one "
+                     "(the predictors answer [] for [])")
+  return [q for q, _ in pairs], [c for _, c in pairs]
 
 
 def _first(answer):

@@ -114,8 +114,18 @@ class SquadTextModel(TextModel):
     return keras.Model.evaluate(self, self._windows(x, y, batch_size),
                                 **kwargs)
 
+  def examples(self, x, what="x"):
+    """x as the columns (questions, contexts) (`raw_answers.pair_columns`:
+    SQuAD's one input contract, a list of (question, context) pairs or
+    those columns); [] stays [] (`TextPredictor` answers it)."""
+    if isinstance(x, list) and not x:
+      return x
+    del what  # x, as `predict` names it.
+    return raw_answers.pair_columns(x)
+
   def predict(self, x, batch_size=None, **kwargs):
-    """Answers of x=(questions, contexts): dict of [batch] arrays."""
+    """Answers of x, a list of (question, context) pairs or the columns
+    (questions, contexts): dict of [batch] arrays."""
     questions, contexts = raw_answers.pair_columns(x)
     data = tf.data.Dataset.from_tensor_slices(((questions, contexts),))
     out = keras.Model.predict(self, data.batch(batch_size or 32), **kwargs)

@@ -66,7 +66,7 @@ else:  # saved_model_save or saved_model_swap
       if dst.endswith(".old-export"):
         stop_here()
     tf.io.gfile.rename = stopping_rename
-  saved_model.write_saved_model(module, path, {"serving_default": module.f})
+  saved_model.save_atomically(module, path, {"serving_default": module.f})
 """
 
 
@@ -109,7 +109,7 @@ def _first_export(export_dir):
   module.v = tf.Variable(1.0)
   module.f = tf.function(lambda: {"v": module.v.read_value()},
                          input_signature=[])
-  saved_model.write_saved_model(module, str(export_dir),
+  saved_model.save_atomically(module, str(export_dir),
                                 {"serving_default": module.f})
   assert _saved_value(export_dir) == 1.0
 

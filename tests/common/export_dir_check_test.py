@@ -41,7 +41,7 @@ def test_a_writable_place_passes_and_is_left_clean(tmp_path):
 def test_a_name_too_long_with_the_export_suffix_is_refused(tmp_path):
   """Issue 46: a 248-character --export_dir failed only after training,
   when ".tmp-export" made the name 259 bytes; refused up front, and by
-  write_saved_model itself (the predictors' export()) before saving."""
+  save_atomically itself (the predictors' export()) before saving."""
   import tensorflow as tf  # pylint: disable=g-import-not-at-top
   export = str(tmp_path / ("e" * 248))
   want = ("--export_dir=%s: the name eeeeeeeeeeeeeeeeeeeeeeee... is 248 "
@@ -52,7 +52,7 @@ def test_a_name_too_long_with_the_export_suffix_is_refused(tmp_path):
   assert str(e.value) == want
   module = tf.Module()
   with pytest.raises(InputError) as e:
-    saved_model.write_saved_model(module, export, {}, what="--export_dir")
+    saved_model.save_atomically(module, export, {}, what="--export_dir")
   assert str(e.value) == want
   assert os.listdir(tmp_path) == []
   assert saved_model.check_export_dir(str(tmp_path / ("e" * 244))) == str(
@@ -72,5 +72,5 @@ def test_a_failed_export_leaves_no_partial_directory(tmp_path, monkeypatch):
   monkeypatch.setattr(tf.saved_model, "save", fill_the_disk)
   export_dir = str(tmp_path / "export")
   with pytest.raises(OSError, match="No space left"):
-    saved_model.write_saved_model(tf.Module(), export_dir, {})
+    saved_model.save_atomically(tf.Module(), export_dir, {})
   assert sorted(os.listdir(tmp_path)) == []

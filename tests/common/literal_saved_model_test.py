@@ -20,7 +20,7 @@ def _module():
 def test_export_in_a_glob_named_directory_loads(tmp_path):
   export = str(tmp_path / "run[1]" / "export")
   module = _module()
-  saved_model.write_saved_model(module, export,
+  saved_model.save_atomically(module, export,
                                 {"serving_default": module.scale})
   loaded = saved_model.load_saved_model(export)
   np.testing.assert_array_equal(loaded.weights.numpy(), [1.0, 2.0, 3.0])

@@ -1,7 +1,7 @@
 """`bytes` are accepted wherever `str` is (the Python predictors of every
 task, `EntityTagger`, the raw-string Keras models), with the same answers;
 invalid UTF-8 is one `InputError` naming the input and its index (one
-check: `bert_tf2.common.raw_text_serving.check_text`)."""
+check: `bert_tf2.common.text_inputs.check_text`)."""
 
 import numpy as np
 import pytest
@@ -10,7 +10,7 @@ import modeling
 from bert_tf2 import models
 from bert_tf2.classifier.model import BertClassifier
 from bert_tf2.common import InputError
-from bert_tf2.common import raw_text_serving
+from bert_tf2.common import text_inputs
 from bert_tf2.multiple_choice.predictor import MultipleChoicePredictor
 from bert_tf2.ner import flags as ner_flags
 from bert_tf2.ner import job as ner_job
@@ -30,17 +30,17 @@ BAD_INDEX = r"\[1\]: not valid UTF-8 \(byte 0xff at offset 4\)"
 
 
 def test_check_texts_decodes_bytes_and_names_the_bad_one():
-  assert raw_text_serving.check_texts(AS_BYTES, pairs=False) == [
+  assert text_inputs.check_texts(AS_BYTES, pairs=False) == [
       (t, None) for t in TEXTS]
-  assert raw_text_serving.check_texts([(AS_BYTES[0], TEXTS[1])]) == [
+  assert text_inputs.check_texts([(AS_BYTES[0], TEXTS[1])]) == [
       (TEXTS[0], TEXTS[1])]
   with pytest.raises(InputError, match=r"^texts" + BAD_INDEX + "$"):
-    raw_text_serving.check_texts(["ok", BAD])
+    text_inputs.check_texts(["ok", BAD])
   with pytest.raises(InputError, match=r"^texts\[0\]\[1\]: not valid UTF-8"):
-    raw_text_serving.check_texts([("ok", BAD)])
+    text_inputs.check_texts([("ok", BAD)])
   with pytest.raises(InputError, match=r"^x\[1\]\[0\]: not valid UTF-8"):
-    raw_text_serving.check_nested_texts((["a"], [BAD]))
-  assert raw_text_serving.check_nested_texts(
+    text_inputs.check_nested_texts((["a"], [BAD]))
+  assert text_inputs.check_nested_texts(
       (np.array(AS_BYTES, object), [[b"a", "b"]])) == (TEXTS, [["a", "b"]])
 
 
@@ -76,7 +76,7 @@ def test_python_predictors_take_bytes(ckpt, tmp_path):
                                   max_seq_length=16)
   _assert_same(predictor.predict(AS_BYTES + [(AS_BYTES[0], AS_BYTES[2])]),
                predictor.predict(TEXTS + [(TEXTS[0], TEXTS[2])]))
-  with pytest.raises(InputError, match="texts" + BAD_INDEX):
+  with pytest.raises(InputError, match="^x" + BAD_INDEX):
     predictor.predict(["ok", BAD])
 
   answers = SquadPredictor(config, str(squad), vocab, max_seq_length=24,
@@ -84,7 +84,7 @@ def test_python_predictors_take_bytes(ckpt, tmp_path):
   pairs = [("who?", TEXTS[0]), ("where?", TEXTS[1])]
   _assert_same(answers.predict([(q.encode(), c.encode()) for q, c in pairs]),
                answers.predict(pairs))
-  with pytest.raises(InputError, match=r"questions\[1\]\[1\]: not valid"):
+  with pytest.raises(InputError, match=r"^x\[1\]\[1\]: not valid"):
     answers.predict([pairs[0], ("q", BAD)])
 
   encoder = FeatureEncoder(config, ckpt + "/bert_model.ckpt", vocab,

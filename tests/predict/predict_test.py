@@ -99,7 +99,7 @@ def test_classifier_from_output_dir_and_sliding_window(files):
 @pytest.mark.parametrize("bad", ["just a string", [1, 2], [("a",)], None])
 def test_prediction_input_of_wrong_type_is_one_clear_error(files, bad):
   p = ClassifierPredictor.from_output_dir(files["classifier_dir"])
-  with pytest.raises(InputError, match="texts"):
+  with pytest.raises(InputError, match=r"^x(\[0\])?: expected"):
     p.predict(bad)
 
 
@@ -108,7 +108,7 @@ def test_prediction_input_of_wrong_type_is_one_clear_error(files, bad):
 def test_squad_and_features_inputs_of_wrong_type(files, bad):
   squad = SquadPredictor(files["config"], files["squad"], files["vocab"],
                          max_seq_length=24, max_query_length=6)
-  with pytest.raises(InputError, match="questions"):
+  with pytest.raises(InputError, match=r"^x(\[0\](\[1\])?)?: expected "):
     squad.predict(bad)
   encoder = FeatureEncoder(files["config"], files["bert"], files["vocab"],
                            max_seq_length=16)

@@ -1,8 +1,10 @@
 """Raw-text inputs on every Python path (issue 63): the Keras text model's
 `predict`, `models.load_predictor(...).predict` (a `TextPredictor`) and
 `ClassifierPredictor.predict` answer or refuse each odd input as
-documented in `bert_tf2.common.raw_text_serving`: one InputError line
-naming the item's index, never TensorFlow's or Keras' own error."""
+documented in `bert_tf2.common.text_inputs`: one InputError line
+naming the item's index, never TensorFlow's or Keras' own error; texts
+and (text_a, text_b) pairs mixed in one list are answered on every path
+(issue 62, item 2)."""
 
 import keras
 import numpy as np
@@ -64,10 +66,17 @@ def test_a_bad_input_is_one_line_naming_the_item(predictors, path, case, x,
     assert word in message, (word, message)
 
 
-def test_mixed_texts_and_pairs_are_refused_by_the_text_model(predictors):
-  for path in ("keras", "load_predictor"):
-    with pytest.raises(InputError, match=r"x\[1\]: a tuple among texts"):
-      _call(predictors, path, ["the cat", ("a", "b")])
+def test_mixed_texts_and_pairs_are_answered_on_every_path(predictors):
+  mixed = ["the cat", ("a", "b")]
+  alone = np.concatenate([_call(predictors, "keras", ["the cat"]),
+                          _call(predictors, "keras", [("a", "b")])])
+  np.testing.assert_allclose(_call(predictors, "keras", mixed), alone,
+                             atol=1e-6)
+  for path in ("load_predictor", "classifier_predictor"):
+    np.testing.assert_allclose(
+        [r["probabilities"] for r in _call(predictors, path, mixed)],
+        [r["probabilities"] for r in _call(predictors, path, mixed[:1]) +
+         _call(predictors, path, mixed[1:])], atol=1e-6)
 
 
 def test_an_empty_list(predictors):

@@ -72,7 +72,7 @@ def _export_all(root):
   exports = {}
 
   def write(name, server, signatures):
-    exports[name] = saved_model.write_saved_model(
+    exports[name] = saved_model.save_atomically(
         server, str(root / name), signatures)
 
   server = classifier_serving.classifier_server(

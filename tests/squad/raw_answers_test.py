@@ -37,7 +37,8 @@ def test_pairs_and_gold_texts():
                                                         ["c1", "c2"])
   with pytest.raises(InputError, match="2 questions but 1 contexts"):
     pair_columns((["q1", "q2"], ["c1"]))
-  with pytest.raises(InputError, match=r"must be \(questions, contexts\)"):
+  with pytest.raises(InputError, match=r"^x\[0\]: expected a \(question, "
+                     r"context\) pair, got str 'q1'$"):
     pair_columns(["q1"])
   assert gold_texts({"text": ["a", "b"], "answer_start": [0, 2]}) == ["a", "b"]
   assert gold_texts((0, "a")) == ["a"] and gold_texts(None) == [""]
