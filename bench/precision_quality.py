@@ -47,7 +47,7 @@ from bench import bench_real_text  # pylint: disable=g-import-not-at-top,wrong-i
 from bench import quality_gates  # pylint: disable=g-import-not-at-top,wrong-import-position
 from bert_tf2.scripts import quickstart  # pylint: disable=g-import-not-at-top,wrong-import-position
 
-PRECISIONS = ("float32", "bfloat16", "int8")
+PRECISIONS = ("float32", "bfloat16", "float16", "int8")
 
 
 def read_dev(data_dir):
@@ -135,7 +135,7 @@ def classifier_quality(finetuned_dir, precisions, sentences, labels,
   for p in precisions:
     answers[("predictor", p)] = ClassifierPredictor.from_output_dir(
         finetuned_dir, precision=p, batch_size=batch_size).predict(sentences)
-    if p != "int8":  # The text models offer float32 and bfloat16.
+    if p != "int8":  # The text models offer every precision but int8.
       answers[("Keras text model", p)] = models.load_predictor(
           finetuned_dir, precision=p,
           batch_size=batch_size).predict(sentences)
