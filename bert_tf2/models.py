@@ -61,14 +61,6 @@ from bert_tf2 import tasks
 from bert_tf2.runner import precision as precision_lib
 from bert_tf2.runner import speed_defaults
 
-# (task model class, builder of its raw-string model) of the project's
-# tasks with a builder of their own: a view of `bert_tf2.tasks` (the one
-# table) as this module is imported.
-TEXT_MODEL_BUILDERS = tuple(
-    (tasks.get(name).model_class, tasks.get(name).build)
-    for name in tasks.names()
-    if tasks.get(name).build is not _generic.build)
-
 # The precisions `text_model` offers (int8: the predictors' ONNX Runtime
 # path; Keras' quantize("int8") ran 5x slower than float32).
 TEXT_MODEL_PRECISIONS = ("auto", "float32", "bfloat16", "float16")

@@ -88,10 +88,6 @@ FORMAT = "bert_tf2.model"
 VERSION = 1
 CONFIG_FILE = "bert_config.json"
 VOCAB_FILE = "vocab.txt"
-# The project's tasks; `write` takes any of `record_schema.TASK_KEYS` (a
-# task registered in `bert_tf2.tasks` included).
-TASKS = ("classifier", "ner", "squad", "multiple_choice", "embedding",
-         "pretraining")
 # A plain file name; the checkpoint may also be best/<name> (the kept best).
 _PLAIN = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.=+-]*$")
 _SECTIONS = ("preprocessor", "model", "outputs")
@@ -161,7 +157,8 @@ def write(output_dir, task, bert_config_file, vocab_file=None,
 
   Args:
     output_dir: the run's output_dir.
-    task: one of TASKS, or a registered task (`record_schema.TASK_KEYS`).
+    task: a task of `record_schema.TASK_KEYS` (the project's, pretraining
+      and any registered in `bert_tf2.tasks`).
     bert_config_file, vocab_file: copied into output_dir (vocab_file None:
       none, e.g. pretraining).
     preprocessor, model, outputs: JSON-serialisable dicts (see module).

@@ -87,21 +87,15 @@ def check_texts(texts, what="texts", pairs=True):
                      "one text in a list: [text])"
                      % (what, type(texts).__name__))
   if not isinstance(texts, (list, tuple)):
-    raise InputError("%s: expected a list of strings%s, got %s" % (
-        what, " or (text_a, text_b) pairs" if pairs else "",
-        type(texts).__name__))
+    raise InputError("%s: expected a list of strings, got %s"
+                     % (what, type(texts).__name__))
   out = []
   for i, item in enumerate(texts):
     name = "%s[%d]" % (what, i)
-    if pairs and isinstance(item, (list, tuple)) and len(item) == 2:
-      out.append((check_text(item[0], name + "[0]"),
-                  check_text(item[1], name + "[1]")))
-    elif isinstance(item, (str, bytes, bytearray)):
-      out.append((check_text(item, name), None))
-    else:
-      raise InputError("%s: expected a str%s, got %s %s" % (
-          name, " or a (str, str) pair" if pairs else "",
-          type(item).__name__, _show_item(item)))
+    if not isinstance(item, (str, bytes, bytearray)):
+      raise InputError("%s: expected a str, got %s %s" % (
+          name, type(item).__name__, _show_item(item)))
+    out.append((check_text(item, name), None))
   return out
 
 
