@@ -147,7 +147,10 @@ def _define_flags(flag_values):
 
 
 @pytest.fixture(scope="module")
-def trained(tmp_path_factory):
+def trained(bfloat16_cpu, tmp_path_factory):
+  # On a faked bfloat16 CPU (`bfloat16_cpu`): a default load that followed
+  # the CPU, not the run's recorded precision, would answer in bfloat16.
+  del bfloat16_cpu
   keras.utils.set_random_seed(0)
   root = str(tmp_path_factory.mktemp("toy_task"))
   data_dir = os.path.join(root, "data")
@@ -211,6 +214,11 @@ def test_every_path_gives_the_scripts_answers(trained, tmp_path):
                        ("predictor", predictor_scores),
                        ("exported", exported), ("export", again)):
     np.testing.assert_allclose(scores, script, atol=1e-5, err_msg=name)
+  # Control: the same run loaded in bfloat16 answers otherwise.
+  other = models.load(settings.output_dir, precision="bfloat16")
+  bf16_scores = other.predict(TEXTS, verbose=0)
+  assert bf16_scores.shape == script.shape
+  assert np.abs(bf16_scores - script).max() > 1e-4
 
 
 def test_a_load_reads_model_json_once(trained, monkeypatch):

@@ -75,6 +75,11 @@ def _spread_config():
   return config
 
 
+# Every load at its default, on a faked bfloat16 CPU (`bfloat16_cpu`): the
+# paths agree in the runs' recorded precision (float32), not the CPU's.
+pytestmark = pytest.mark.usefixtures("bfloat16_cpu")
+
+
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
   keras.utils.set_random_seed(3)
@@ -132,9 +137,9 @@ def _softmax(logits):
 
 def test_classifier_one_contract(runs):
   directory = runs["classifier"]
-  predictor = models.load_predictor(directory, precision="float32")
-  older = ClassifierPredictor.from_output_dir(directory, precision="float32")
-  model = models.load(directory, precision="float32")
+  predictor = models.load_predictor(directory)
+  older = ClassifierPredictor.from_output_dir(directory)
+  model = models.load(directory)
   for x in (DOCS_CLASSIFIER, TEXTS + PAIRS, PAIRS + TEXTS,
             tuple(TEXTS + PAIRS)):
     ours = predictor.predict(x)
@@ -170,9 +175,9 @@ def test_classifier_one_contract(runs):
 
 def test_squad_one_contract(runs):
   directory = runs["squad"]
-  predictor = models.load_predictor(directory, precision="float32")
-  older = SquadPredictor.from_output_dir(directory, precision="float32")
-  model = models.load(directory, precision="float32")
+  predictor = models.load_predictor(directory)
+  older = SquadPredictor.from_output_dir(directory)
+  model = models.load(directory)
   columns = tuple(list(c) for c in zip(*QA))
   for x in (DOCS_SQUAD, QA, QA[:2], columns, DOCS_QUESTIONS):
     ours = predictor.predict(x)
@@ -197,8 +202,8 @@ def test_squad_one_contract(runs):
 
 def test_ner_one_contract(runs, tmp_path):
   directory = runs["ner"]
-  tagger = models.load_predictor(directory, precision="float32")
-  model = models.load(directory, precision="float32")
+  tagger = models.load_predictor(directory)
+  model = models.load(directory)
   saved = EntityTagger(tagger.export(str(tmp_path / "ner_export")))
   for x in (DOCS_NER, TEXTS):
     ours = tagger.predict(x)
@@ -216,11 +221,9 @@ def test_ner_one_contract(runs, tmp_path):
 def test_embedding_one_contract(runs):
   directory = runs["pretrained"]
   predictor = models.load_predictor(directory, task="embedding",
-                                    max_seq_length=16, precision="float32")
-  model = models.load(directory, task="embedding", max_seq_length=16,
-                      precision="float32")
-  encoder = models.SentenceEncoder.from_dir(directory, max_seq_length=16,
-                                            precision="float32")
+                                    max_seq_length=16)
+  model = models.load(directory, task="embedding", max_seq_length=16)
+  encoder = models.SentenceEncoder.from_dir(directory, max_seq_length=16)
   for x in (DOCS_SENTENCES, TEXTS):
     vectors = np.stack([r["embedding"] for r in predictor.predict(x)])
     assert vectors.shape == (len(x), tiny_dir.config().hidden_size)
@@ -239,9 +242,8 @@ def test_embedding_one_contract(runs):
 def test_multiple_choice_one_contract(runs):
   directory = runs["pretrained"]
   predictor = models.load_predictor(directory, task="multiple_choice",
-                                    max_seq_length=16, precision="float32")
-  model = models.load(directory, task="multiple_choice", max_seq_length=16,
-                      precision="float32")
+                                    max_seq_length=16)
+  model = models.load(directory, task="multiple_choice", max_seq_length=16)
   assert isinstance(predictor, MultipleChoicePredictor)
   x = (DOCS_CONTEXTS, DOCS_CHOICES)
   ours = np.stack([r["probabilities"] for r in predictor.predict(x)])
