@@ -30,7 +30,7 @@ sys.path.insert(0, ROOT)
 import tensorflow as tf  # pylint: disable=g-import-not-at-top,wrong-import-position
 
 from bert_tf2 import models  # pylint: disable=g-import-not-at-top,wrong-import-position
-from bert_tf2.predict import batching  # pylint: disable=g-import-not-at-top,wrong-import-position
+from bert_tf2.common import example_order  # pylint: disable=g-import-not-at-top,wrong-import-position
 
 
 def read_texts(path, n):
@@ -83,8 +83,8 @@ def main():
                                     precision=args.precision,
                                     batch_size=args.batch_size)
   model = predictor.model
-  order = batching.length_order(texts)
-  sorted_texts = batching.take(texts, order)
+  order = example_order.length_order(texts)
+  sorted_texts = example_order.take(texts, order)
   sorted_batches = feature_batches(model, sorted_texts, args.batch_size)
   counts = {"predictor, sorted": positions(sorted_batches),
             "predictor, unsorted": positions(

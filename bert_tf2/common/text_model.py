@@ -16,9 +16,11 @@ once `bert_tf2.models` is imported (as keras-hub's models need
 """
 
 import keras
+import numpy as np
 import tensorflow as tf
 
 import modeling
+from bert_tf2.common import example_order
 from bert_tf2.common import fit_data
 from bert_tf2.common import padding
 from bert_tf2.common import text_inputs
@@ -43,6 +45,12 @@ class TextModel(lora.Adaptable, keras.Model):
   # round-off, faster on short texts. A text model whose outputs are per
   # token (NER, SQuAD) sets this False.
   trims_padding = True
+  # `predict` on a list (or columns) of examples runs them shortest first
+  # (`common.example_order`): each trimmed batch holds texts of similar
+  # length; the outputs come back in input order (BERT has no batch
+  # statistics, so a row's output does not depend on its batch). False on
+  # an instance: input order.
+  sort_by_length = True
 
   def __init__(self, preprocessor, task, **kwargs):
     kwargs.setdefault("name", "text_" + task.name)
@@ -117,8 +125,20 @@ class TextModel(lora.Adaptable, keras.Model):
                             batch_size=batch_size, **kwargs)
 
   def predict(self, x, batch_size=None, **kwargs):
-    x, _, batch_size = _as_dataset(self.examples(x), None, batch_size)
-    return super().predict(x, batch_size=batch_size, **kwargs)
+    """`keras.Model.predict` on the task's examples (`examples`), run
+    shortest first where `sort_by_length` (see there); the outputs in
+    the order of x."""
+    x = self.examples(x)
+    order = None
+    if self.sort_by_length and isinstance(x, (list, tuple)):
+      order = example_order.length_order(x)
+      x = example_order.take(x, order)
+    x, _, batch_size = _as_dataset(x, None, batch_size)
+    outputs = super().predict(x, batch_size=batch_size, **kwargs)
+    if order is None:
+      return outputs
+    inverse = np.argsort(order)
+    return keras.tree.map_structure(lambda a: np.asarray(a)[inverse], outputs)
 
   def examples(self, x, what="x"):
     """x checked by the task's one input contract (the same on every

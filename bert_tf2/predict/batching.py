@@ -1,7 +1,7 @@
 """Batching for the predictors: `features_function` (a text model's
 preprocessor over the texts), `run_batches` (token-id batches of similar
-lengths), `length_order` / `take` / `in_input_order` (raw-text examples
-of similar lengths, for `TextPredictor`); input checks:
+lengths); raw-text examples in order of length:
+`bert_tf2.common.example_order`; input checks:
 `bert_tf2.common.text_inputs`; SavedModels are written by
 `bert_tf2.common.serving`.
 """
@@ -113,56 +113,3 @@ def features_function(preprocessor):
                              tf.string))
     return {k: v.numpy() for k, v in out.items()}
   return features
-
-
-def _characters(example):
-  """The characters of every text of a nest of texts."""
-  if isinstance(example, (str, bytes)):
-    return len(example)
-  return sum(_characters(e) for e in example)
-
-
-def _rows(x):
-  """x's examples: a list's items; a tuple of columns' rows."""
-  return list(zip(*x)) if isinstance(x, tuple) else x
-
-
-def length_order(x):
-  """The order of x's examples, shortest first by characters (a stable
-  sort), so that a text model that trims each batch to its longest text
-  (`TextModel.task_features`) pads each batch to texts of similar length.
-
-  x: a list of examples (each a text or a nest of texts) or a tuple of
-  columns (row i of each is example i), as a text model's `examples`
-  gives them.
-
-  >>> length_order(["ccc", "a", ("bb", "")])
-  [1, 2, 0]
-  >>> length_order((["aaa", "b"], [["x"], ["y", "z"]]))
-  [1, 0]
-  """
-  rows = _rows(x)
-  return sorted(range(len(rows)), key=lambda i: _characters(rows[i]))
-
-
-def take(x, order):
-  """x's examples in `order` (a list's items; each column of a tuple).
-
-  >>> take((["a", "b"], ["c", "d"]), [1, 0])
-  (['b', 'a'], ['d', 'c'])
-  """
-  if isinstance(x, tuple):
-    return tuple([column[i] for i in order] for column in x)
-  return [x[i] for i in order]
-
-
-def in_input_order(answers, order):
-  """answers, one per example of `take(x, order)`, in the order of x.
-
-  >>> in_input_order(["b", "a"], [1, 0])
-  ['a', 'b']
-  """
-  out = [None] * len(order)
-  for answer, i in zip(answers, order, strict=True):
-    out[i] = answer
-  return out

@@ -30,8 +30,8 @@ Example:
 
 import tensorflow as tf
 
+from bert_tf2.common import example_order
 from bert_tf2.common import text_inputs
-from bert_tf2.predict import batching
 
 
 class TextPredictor(object):
@@ -42,7 +42,7 @@ class TextPredictor(object):
     """Args: model: the task's raw-string Keras model; answers: fn(model,
     x, batch_size) -> list of dicts, one per example; export: fn(model,
     export_dir) -> export_dir; batch_size: examples per model call;
-    sort_by_length: run the examples shortest first (`batching.
+    sort_by_length: run the examples shortest first (`example_order.
     length_order`), so that each batch of the text model (which trims a
     batch to its longest text) holds texts of similar length; answers in
     input order all the same (a row's answer does not depend on the
@@ -72,9 +72,9 @@ class TextPredictor(object):
     batch_size = int(batch_size or self.batch_size)
     if not self.sort_by_length or not isinstance(x, (list, tuple)):
       return self._answers(self.model, x, batch_size)
-    order = batching.length_order(x)
-    return batching.in_input_order(
-        self._answers(self.model, batching.take(x, order), batch_size),
+    order = example_order.length_order(x)
+    return example_order.in_input_order(
+        self._answers(self.model, example_order.take(x, order), batch_size),
         order)
 
   def export(self, export_dir):

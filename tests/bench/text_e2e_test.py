@@ -1,5 +1,5 @@
 """The raw-text benchmarks' pure parts: the warm worker's protocol, the
-table of bench_text_e2e and the comparisons of precision_quality (the
+shared batches and table of bench_text_e2e and the comparisons of precision_quality (the
 timings themselves are never tested)."""
 
 import io
@@ -13,38 +13,73 @@ from bench import precision_quality
 from bench import text_worker
 
 
-def test_worker_answers_every_text_once_per_run(monkeypatch, capsys):
+def test_worker_times_each_policy_on_the_given_batches(monkeypatch, capsys):
   seen = []
 
-  def answer(texts):
+  def answer_batch(texts):
     seen.append(list(texts))
     return [len(t) for t in texts]
-  monkeypatch.setattr(sys, "stdin", io.StringIO("run\nbogus\nrun\nquit\n"
-                                                "run\n"))
-  text_worker.serve(answer, ["ab", "c", "def"])
+  data = {"texts": ["ab", "c", "def"],
+          "batches": {"sorted": [[1, 0], [2]], "input": [[0, 1], [2]]}}
+  monkeypatch.setattr(sys, "stdin", io.StringIO(
+      "run sorted\nbogus\nrun whole\nrun input\nquit\nrun sorted\n"))
+  text_worker.serve(answer_batch, data)
   lines = capsys.readouterr().out.splitlines()
   assert lines[0] == "READY"
   results = [json.loads(l[len("RESULT "):]) for l in lines[1:]]
-  assert len(results) == 2  # Two runs before quit; bogus ignored.
-  assert all(r["texts"] == 3 and r["labels"] == ["2", "1", "3"]
-             for r in results)
-  assert seen == [["ab", "c", "def"]] * 3  # The untimed pass, then two.
+  # sorted, whole (no such policy here: an error), input; bogus ignored;
+  # nothing after quit.
+  assert [sorted(r) for r in results] == [
+      ["labels", "seconds", "texts"], ["error"],
+      ["labels", "seconds", "texts"]]
+  assert results[0]["labels"] == results[2]["labels"] == [2, 1, 3]
+  # The untimed pass of each policy, then sorted and input.
+  assert seen == [["c", "ab"], ["def"], ["ab", "c"], ["def"],
+                  ["c", "ab"], ["def"], ["ab", "c"], ["def"]]
 
 
-def test_summary_ratios_are_to_the_fastest_of_ours():
-  res = lambda *secs: [{"texts": 100, "seconds": s} for s in secs]
+def test_worker_whole_policy_is_one_call_on_all_texts(monkeypatch, capsys):
+  calls = []
+  whole = lambda texts: calls.append(list(texts)) or [0] * len(texts)
+  monkeypatch.setattr(sys, "stdin", io.StringIO("run whole\nrun sorted\n"))
+  text_worker.serve(None, {"texts": ["a", "b"], "batches": {
+      "sorted": [[0, 1]]}}, whole)
+  results = [json.loads(l[len("RESULT "):])
+             for l in capsys.readouterr().out.splitlines()[1:]]
+  assert results[0]["labels"] == [0, 0] and "error" in results[1]
+  assert calls == [["a", "b"]] * 2
+
+
+def test_batches_are_shared_sorted_or_in_input_order():
+  lengths = [9, 3, 12, 3, 5]
+  batches = bench_text_e2e.make_batches(lengths, 2)
+  assert batches == {"sorted": [[1, 3], [4, 0], [2]],
+                     "input": [[0, 1], [2, 3], [4]]}
+  for policy in batches.values():  # Every text once.
+    assert sorted(i for b in policy for i in b) == list(range(5))
+  assert bench_text_e2e.padded_positions(lengths, batches["sorted"]) == (
+      2 * 3 + 2 * 9 + 12)
+  assert bench_text_e2e.padded_positions(lengths, batches["input"]) == (
+      2 * 9 + 2 * 12 + 5)
+
+
+def test_summary_ratios_agreement_and_accuracy():
+  res = lambda labels, *secs: [{"texts": 4, "seconds": s, "labels": labels}
+                               for s in secs]
   rows, best = bench_text_e2e.summary_rows(
-      {"ours_predictor_float32": res(1.0, 2.0, 1.0),
-       "ours_predictor_bfloat16": res(0.5, 0.5, 1.0),
-       "hf_float32": res(2.0, 2.0, 4.0), "keras_hub_float32": []},
-      ["ours_predictor_float32", "ours_predictor_bfloat16", "hf_float32",
-       "keras_hub_float32"])
-  assert best == "ours_predictor_bfloat16"
+      {"ours_textmodel_float32": res([0, 1, 1, 0], 1.0, 2.0, 1.0),
+       "ours_predictor_int8": res([0, 1, 0, 0], 0.5, 0.5, 1.0),
+       "hf_float32": res([0, 1, 1, 0], 2.0, 2.0, 4.0), "keras_hub_float32": []},
+      ["ours_textmodel_float32", "ours_predictor_int8", "hf_float32",
+       "keras_hub_float32"], "ours_textmodel_float32", [0, 1, 1, 1])
+  assert best == "ours_predictor_int8"
   assert rows == [
-      ("ours_predictor_float32", "100.0", "100.0 50.0 100.0", "2.00x"),
-      ("ours_predictor_bfloat16", "200.0", "200.0 200.0 100.0", "1.00x"),
-      ("hf_float32", "50.0", "50.0 50.0 25.0", "4.00x"),
-      ("keras_hub_float32", "no result", "", "")]
+      ("ours_textmodel_float32", "4.0", "4.0 2.0 4.0", "2.00x", "100.0%",
+       "0.750"),
+      ("ours_predictor_int8", "8.0", "8.0 8.0 4.0", "1.00x", "75.0%",
+       "0.500"),
+      ("hf_float32", "2.0", "2.0 2.0 1.0", "4.00x", "100.0%", "0.750"),
+      ("keras_hub_float32", "no result", "", "", "", "")]
 
 
 def test_quality_compares_with_float32():
@@ -65,8 +100,9 @@ def test_quality_compares_with_float32():
 def test_bbc_texts_are_whole_dev_articles():
   import argparse  # pylint: disable=g-import-not-at-top
   from bench import tasks_bbc  # pylint: disable=g-import-not-at-top
-  texts = bench_text_e2e.read_texts(argparse.Namespace(corpus="bbc",
-                                                       articles=3))
+  texts, labels = bench_text_e2e.read_texts(argparse.Namespace(
+      corpus="bbc", articles=3))
+  assert labels is None
   dev = [body for split, _, _, body in tasks_bbc.articles()
          if split == "dev"]
   assert texts == [" ".join(body) for body in dev[:3]]

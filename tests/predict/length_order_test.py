@@ -1,4 +1,5 @@
-"""`TextPredictor` runs its examples shortest first (issue 64, item 5).
+"""`TextPredictor` and the Keras text model's `predict` run their examples
+shortest first (issue 64, item 5).
 
 `models.load_predictor(dir).predict` gives the text model batches of
 texts of similar length (the text model trims each batch to its longest
@@ -16,6 +17,8 @@ import pytest
 
 from bert_tf2 import models
 from bert_tf2.classifier.model import BertClassifier
+from bert_tf2.common import example_order
+from bert_tf2.common import text_model
 from bert_tf2.predict import batching
 from tests.common import tiny_dir
 
@@ -69,7 +72,7 @@ def _padded_tokens(predictor, x, batch_size):
   finally:
     del model.predict
   (inputs, size), = given
-  rows = batching._rows(inputs)  # pylint: disable=protected-access
+  rows = example_order._rows(inputs)  # pylint: disable=protected-access
   pairs = [(r, None) if isinstance(r, str) else (r[0], r[1] or None)
            for r in rows]
   tokens = lengths(pairs)["input_mask"].sum(axis=1)
@@ -81,6 +84,7 @@ def test_classifier_sorted_answers_are_the_unsorted_ones(run):
   predictor = models.load_predictor(run["classifier"], precision="float32")
   control = models.load_predictor(run["classifier"], precision="float32")
   control.sort_by_length = False
+  control.model.sort_by_length = False
   x = _mix()
   ours, ours_tokens = _padded_tokens(predictor, x, 4)
   theirs, their_tokens = _padded_tokens(control, x, 4)
@@ -98,6 +102,32 @@ def test_classifier_sorted_answers_are_the_unsorted_ones(run):
   assert ours_tokens < 0.8 * their_tokens, (ours_tokens, their_tokens)
 
 
+def test_keras_predict_runs_shortest_first_outputs_in_input_order(
+    run, monkeypatch):
+  model = models.load(run["classifier"], precision="float32")
+  given = []
+  as_dataset = text_model._as_dataset  # pylint: disable=protected-access
+
+  def recording(x, *args, **kwargs):
+    given.append(x)
+    return as_dataset(x, *args, **kwargs)
+  monkeypatch.setattr(text_model, "_as_dataset", recording)
+  x = _mix()
+  ours = model.predict(x, batch_size=4, verbose=0)
+  model.sort_by_length = False
+  theirs = model.predict(x, batch_size=4, verbose=0)
+  columns = lambda rows: text_model.text_inputs.as_columns(
+      text_model.text_inputs.check_examples(rows, "x"))
+  order = example_order.length_order(columns(x))
+  assert order != list(range(len(x)))
+  # The model was given the examples shortest first, then (the control)
+  # in input order; the outputs are row for row the unsorted ones.
+  assert given == [example_order.take(columns(x), order), columns(x)]
+  assert ours.shape == (len(x), 3)
+  np.testing.assert_allclose(ours, theirs, atol=1e-5)
+  assert len(set(ours.argmax(-1))) > 1
+
+
 def test_embedding_and_squad_columns_keep_input_order(run):
   directory = run["pretrained"]
   encoder = models.load_predictor(directory, task="embedding",
@@ -107,7 +137,7 @@ def test_embedding_and_squad_columns_keep_input_order(run):
   encoder.sort_by_length = False
   vectors = np.stack([r["embedding"] for r in encoder.predict(x)])
   np.testing.assert_allclose(sorted_vectors, vectors, atol=1e-5)
-  assert batching.length_order(x) != list(range(len(x)))
+  assert example_order.length_order(x) != list(range(len(x)))
   squad = models.load_predictor(directory, task="squad", max_seq_length=32,
                                 doc_stride=8, max_query_length=6,
                                 precision="float32")
