@@ -104,6 +104,12 @@ setup(
             "torch==2.13.0",
             "transformers",
             "tokenizers",
+            # bench/text_peers.py: ONNX Runtime's peers (torch.onnx export
+            # needs onnx and onnxscript), keras-hub's tokenizer ops.
+            "onnxruntime",
+            "onnx",
+            "onnxscript",
+            "tensorflow-text==2.21.*",
             "bert-tensorflow==1.0.4",
             "tf-keras==2.21.*",
         ],
