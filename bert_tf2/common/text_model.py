@@ -138,7 +138,8 @@ class TextModel(lora.Adaptable, keras.Model):
     if order is None:
       return outputs
     inverse = np.argsort(order)
-    return keras.tree.map_structure(lambda a: np.asarray(a)[inverse], outputs)
+    return keras.tree.map_structure(lambda a: _gather_rows(a, inverse),
+                                    outputs)
 
   def examples(self, x, what="x"):
     """x checked by the task's one input contract (the same on every
@@ -196,6 +197,14 @@ class TextModel(lora.Adaptable, keras.Model):
         config["preprocessor"])
     config["task"] = keras.saving.deserialize_keras_object(config["task"])
     return cls(**config)
+
+
+def _gather_rows(rows, index):
+  """rows[index]: a NumPy array's, or a (Ragged)Tensor's (Keras `predict`
+  returns one where batches differ in width, e.g. NER's words)."""
+  if isinstance(rows, (tf.Tensor, tf.RaggedTensor)):
+    return tf.gather(rows, index)
+  return np.asarray(rows)[index]
 
 
 def _as_dataset(x, y, batch_size, sample_weight=None, shuffle=False):
