@@ -6,7 +6,8 @@ Three ways over the same texts (dev sentences), interleaved per round:
 
   predictor, sorted     `models.load_predictor(RUN).predict(texts)`: the
                         default, shortest first, answers in input order
-  predictor, unsorted   the same with `sort_by_length=False` (input order)
+  predictor, unsorted   the same with the text model's
+                        `sort_by_length = False` (input order)
   bare model            the text model's task model alone, one traced
                         function, on the token ids of the sorted path's
                         batches, tokenized beforehand (no tokenizer, no
@@ -83,7 +84,7 @@ def main():
                                     precision=args.precision,
                                     batch_size=args.batch_size)
   model = predictor.model
-  order = example_order.length_order(texts)
+  order = example_order.length_order(texts, model.example_lengths(texts))
   sorted_texts = example_order.take(texts, order)
   sorted_batches = feature_batches(model, sorted_texts, args.batch_size)
   counts = {"predictor, sorted": positions(sorted_batches),
@@ -98,7 +99,7 @@ def main():
       bare(b)
 
   def run_predictor(sort):
-    predictor.sort_by_length = sort
+    model.sort_by_length = sort
     predictor.predict(texts)
 
   ways = {"predictor, sorted": lambda: run_predictor(True),

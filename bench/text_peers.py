@@ -50,20 +50,20 @@ def hf_weights(checkpoint, minilm_dir, path):
   model.safetensors), transposed where it transposes; the head's
   `output_weights` [labels, hidden] is torch's Linear layout already."""
   # pylint: disable=g-import-not-at-top
-  import safetensors.numpy
+  import safetensors
   import tensorflow as tf
   from modeling import hf_names
   reader = tf.train.load_checkpoint(checkpoint)
   out = {}
-  minilm = safetensors.numpy.load_file(os.path.join(minilm_dir,
-                                                    "model.safetensors"))
-  for key, value in minilm.items():
-    named = hf_names.hf_to_original_names({key: value})
-    if not named:
+  with safetensors.safe_open(os.path.join(minilm_dir, "model.safetensors"),
+                            "np") as minilm:
+    keys = list(minilm.keys())  # The tensors MiniLM's HF model has.
+  for key in keys:
+    found = hf_names.original_name(key)
+    if found is None:
       continue
-    (name, array), = named.items()
+    name, transposed = found
     ours = reader.get_tensor(name)
-    transposed = not np.array_equal(array, value)  # The rule transposed.
     out["bert." + key.removeprefix("bert.")] = (ours.T if transposed
                                                 else ours)
   out["classifier.weight"] = reader.get_tensor("output_weights")

@@ -66,6 +66,23 @@ _IGNORED = re.compile(r"(position_ids|cls\.predictions\.decoder\.(weight|bias)"
                       r"|\.num_batches_tracked)$")
 
 
+def original_name(key):
+  """(original name, transposed?) of one HF tensor name, or None where the
+  tensor has no original equivalent.
+
+  >>> original_name("bert.pooler.dense.weight")
+  ('bert/pooler/dense/kernel', True)
+  >>> original_name("embeddings.position_ids") is None
+  True
+  """
+  for pattern, template, transpose in _RULES:
+    m = pattern.match(key)
+    if m:
+      return template.format(*[g.replace(".", "/") for g in m.groups()]), \
+          transpose
+  return None
+
+
 def hf_to_original_names(tensors, config=None, source="model.safetensors"):
   """Renames/transposes HF tensors to {original name: float32 array}.
 
@@ -81,17 +98,14 @@ def hf_to_original_names(tensors, config=None, source="model.safetensors"):
   out = {}
   skipped = []
   for key, value in tensors.items():
-    for pattern, template, transpose in _RULES:
-      m = pattern.match(key)
-      if m:
-        groups = [g.replace(".", "/") for g in m.groups()]
-        name = template.format(*groups)
-        array = np.asarray(value, dtype=np.float32)
-        out[name] = np.ascontiguousarray(array.T) if transpose else array
-        break
-    else:
+    found = original_name(key)
+    if found is None:
       if not _IGNORED.search(key):
         skipped.append(key)
+      continue
+    name, transpose = found
+    array = np.asarray(value, dtype=np.float32)
+    out[name] = np.ascontiguousarray(array.T) if transpose else array
   if skipped:
     logging.warning("%s: tensors without an original BERT equivalent were "
                     "skipped: %s", source, ", ".join(sorted(skipped)[:20]))

@@ -1,18 +1,16 @@
-"""Raw-text examples shortest first: `length_order`, `take`, `in_input_order`.
+"""Raw-text examples shortest first: `length_order`, `take`.
 
 A text model trims each batch to its longest text
 (`TextModel.task_features`), so examples batched in order of length pad
 less; BERT has no batch statistics, so an example's answer does not
 depend on the other examples of its batch, and the answers go back in
-input order. `TextModel.predict` and `TextPredictor.predict` use these;
+input order. `TextModel.predict` uses these;
 token-id arrays are sorted by `bert_tf2.predict.batching.run_batches`.
 
 >>> x = ["a longer text", "short", ("a", "pr")]
 >>> order = length_order(x)
 >>> order, take(x, order)
 ([2, 1, 0], [('a', 'pr'), 'short', 'a longer text'])
->>> in_input_order(["pair!", "short!", "longer!"], order)
-['longer!', 'short!', 'pair!']
 """
 
 
@@ -28,22 +26,31 @@ def _rows(x):
   return list(zip(*x)) if isinstance(x, tuple) else x
 
 
-def length_order(x):
-  """The order of x's examples, shortest first by characters (a stable
-  sort), so that a text model that trims each batch to its longest text
+def length_order(x, lengths=None):
+  """The order of x's examples, shortest first (a stable sort), so that a
+  text model that trims each batch to its longest text
   (`TextModel.task_features`) pads each batch to texts of similar length.
 
   x: a list of examples (each a text or a nest of texts) or a tuple of
   columns (row i of each is example i), as a text model's `examples`
-  gives them.
+  gives them. lengths: one number per example, what the model will run
+  (`TextModel.example_lengths`: word pieces); None: characters.
 
   >>> length_order(["ccc", "a", ("bb", "")])
   [1, 2, 0]
   >>> length_order((["aaa", "b"], [["x"], ["y", "z"]]))
   [1, 0]
+  >>> length_order(["ccc", "a", "bb"], lengths=[2, 9, 2])
+  [0, 2, 1]
   """
   rows = _rows(x)
-  return sorted(range(len(rows)), key=lambda i: _characters(rows[i]))
+  if lengths is None:
+    lengths = [_characters(r) for r in rows]
+  lengths = [int(n) for n in lengths]
+  if len(lengths) != len(rows):
+    raise ValueError("length_order: %d lengths for %d examples"
+                     % (len(lengths), len(rows)))
+  return sorted(range(len(lengths)), key=lengths.__getitem__)
 
 
 def take(x, order):
@@ -55,15 +62,3 @@ def take(x, order):
   if isinstance(x, tuple):
     return tuple([column[i] for i in order] for column in x)
   return [x[i] for i in order]
-
-
-def in_input_order(answers, order):
-  """answers, one per example of `take(x, order)`, in the order of x.
-
-  >>> in_input_order(["b", "a"], [1, 0])
-  ['a', 'b']
-  """
-  out = [None] * len(order)
-  for answer, i in zip(answers, order, strict=True):
-    out[i] = answer
-  return out

@@ -71,6 +71,59 @@ def longest_length(input_mask):
   return tf.reduce_max(tf.where(used, positions, 0))
 
 
+def trim_to_longest(features, seq_length=None, mask_key="input_mask"):
+  """Cuts the sequence features to the longest real sequence: exactly,
+  for a traced function (its slice length is a Tensor, so a new length
+  costs no new trace; XLA, which needs static lengths, uses
+  `trim_features`' buckets); at least 2, the [CLS] [SEP] of an empty text,
+  so that an all-padding chunk still runs.
+
+  Args:
+    features: dict of Tensors; features[mask_key] is int [..., seq_length]
+      (multiple choice's is [batch_size, num_choices, seq_length]).
+    seq_length: int, the static length of the sequence features (the
+      others are kept as they are); None: every feature of rank >= 2 is
+      one.
+    mask_key: the feature that marks real positions.
+
+  Returns:
+    dict like `features`; sequence features end in a None axis.
+  """
+  import tensorflow as tf  # pylint: disable=g-import-not-at-top
+  mask = features[mask_key]
+  length = tf.maximum(
+      longest_length(tf.reshape(mask, [-1, tf.shape(mask)[-1]])), 2)
+  def is_sequence(value):
+    rank = value.shape.rank
+    return bool(rank and rank >= 2 and (seq_length is None or
+                                        value.shape[-1] == seq_length))
+  return {k: v[..., :length] if is_sequence(v) else v
+          for k, v in features.items()}
+
+
+def example_lengths(features, num_examples):
+  """int32 Tensor of shape [num_examples]: the real positions of each
+  example of a preprocessor's features (multiple choice: its longest
+  choice; sliding windows: the sum over its windows, by
+  features["window_example"]), or None where the features have neither
+  one row per example nor windows.
+
+  Args:
+    features: dict of Tensors; features["input_mask"] is int
+      [rows, ..., seq_length].
+    num_examples: int, the examples the features were made of.
+  """
+  import tensorflow as tf  # pylint: disable=g-import-not-at-top
+  mask = tf.cast(features["input_mask"], tf.int32)
+  rows = int(mask.shape[0])
+  per_row = tf.reduce_max(
+      tf.reduce_sum(tf.reshape(mask, [rows, -1, mask.shape[-1]]), -1), -1)
+  if "window_example" in features:
+    return tf.math.unsorted_segment_sum(
+        per_row, features["window_example"], num_examples)
+  return per_row if rows == num_examples else None
+
+
 def trimmed_length(input_mask, buckets):
   """int32 scalar Tensor: the bucket holding every real position.
 

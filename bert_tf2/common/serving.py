@@ -120,10 +120,7 @@ class TextServer(tf.Module):
 
   def _chunk_logits(self, inputs):
     if self.trim_padding:  # The chunk's longest sequence (same outputs).
-      mask = inputs["input_mask"]
-      length = tf.maximum(padding.longest_length(
-          tf.reshape(mask, [-1, tf.shape(mask)[-1]])), 2)
-      inputs = {k: v[..., :length] for k, v in inputs.items()}
+      inputs = padding.trim_to_longest(inputs)
     return self.model(inputs, training=False)
 
   def answer(self, texts, model_fn=None):

@@ -8,9 +8,9 @@ of `bert_tf2.models.load(output_dir)` plus
   "tags" and "entities", ...), computed by the task's own answer
   function from the text model's outputs; x read by the text model's
   `examples` (the task's one input contract, the same as its `predict`
-  takes) and run shortest first, so that each batch, trimmed by the text
-  model to its longest text, holds texts of similar length (the answers
-  in input order);
+  takes), run by the text model's `predict` (shortest first where the
+  task trims padding: see `TextModel.sort_by_length`; the answers in
+  input order);
 * `export(export_dir)`: the task's raw-string SavedModel of the same
   model and settings (`<task>/serving.py`);
 * `model`: the Keras model itself (fit, evaluate, save, ...).
@@ -30,28 +30,21 @@ Example:
 
 import tensorflow as tf
 
-from bert_tf2.common import example_order
 from bert_tf2.common import text_inputs
 
 
 class TextPredictor(object):
   """A task's text model with batching and named answers (see module)."""
 
-  def __init__(self, model, answers, export, batch_size=32,
-               sort_by_length=True):
+  def __init__(self, model, answers, export, batch_size=32):
     """Args: model: the task's raw-string Keras model; answers: fn(model,
-    x, batch_size) -> list of dicts, one per example; export: fn(model,
-    export_dir) -> export_dir; batch_size: examples per model call;
-    sort_by_length: run the examples shortest first (`example_order.
-    length_order`), so that each batch of the text model (which trims a
-    batch to its longest text) holds texts of similar length; answers in
-    input order all the same (a row's answer does not depend on the
-    other rows of its batch)."""
+    x, batch_size) -> list of dicts, one per example, through the model's
+    `predict` (which orders the batches); export: fn(model, export_dir) ->
+    export_dir; batch_size: examples per model call."""
     self.model = model
     self._answers = answers
     self._export = export
     self.batch_size = int(batch_size)
-    self.sort_by_length = bool(sort_by_length)
 
   def predict(self, x, batch_size=None):
     """One dict of named answers per example of x (the task's inputs; []
@@ -69,13 +62,7 @@ class TextPredictor(object):
       x = examples(x, what)
     elif not isinstance(x, (tf.data.Dataset, tf.Tensor)):
       x = text_inputs.check_nested_texts(x, what=what)
-    batch_size = int(batch_size or self.batch_size)
-    if not self.sort_by_length or not isinstance(x, (list, tuple)):
-      return self._answers(self.model, x, batch_size)
-    order = example_order.length_order(x)
-    return example_order.in_input_order(
-        self._answers(self.model, example_order.take(x, order), batch_size),
-        order)
+    return self._answers(self.model, x, int(batch_size or self.batch_size))
 
   def export(self, export_dir):
     """Writes the task's raw-string SavedModel atomically; returns it."""

@@ -109,3 +109,38 @@ def test_bbc_texts_are_whole_dev_articles():
   # Long enough to need several 128-piece windows each.
   assert all(len(t.split()) > 150 for t in texts), [
       len(t.split()) for t in texts]
+
+
+def test_hf_weights_writes_ours_in_hugging_face_names(tmp_path):
+  import safetensors.numpy  # pylint: disable=g-import-not-at-top
+  from bench import text_peers  # pylint: disable=g-import-not-at-top
+  from modeling import checkpoint_writer  # pylint: disable=g-import-not-at-top
+  rng = np.random.RandomState(0)
+  ours = {"bert/encoder/layer_0/attention/self/query/kernel": rng.rand(3, 2),
+          "bert/encoder/layer_0/attention/self/query/bias": rng.rand(2),
+          "bert/embeddings/word_embeddings": rng.rand(5, 3),
+          "output_weights": rng.rand(2, 3), "output_bias": rng.rand(2)}
+  ours = {k: v.astype(np.float32) for k, v in ours.items()}
+  prefix = checkpoint_writer.write_checkpoint(ours, str(tmp_path / "ckpt"))
+  # MiniLM's file only names the tensors (shapes and values unused).
+  safetensors.numpy.save_file(
+      {"encoder.layer.0.attention.self.query.weight": np.zeros([1]),
+       "encoder.layer.0.attention.self.query.bias": np.zeros([1]),
+       "embeddings.word_embeddings.weight": np.zeros([1]),
+       "embeddings.position_ids": np.zeros([1])},
+      str(tmp_path / "model.safetensors"))
+  out = np.load(text_peers.hf_weights(prefix, str(tmp_path),
+                                      str(tmp_path / "hf.npz")))
+  assert sorted(out) == sorted([
+      "bert.encoder.layer.0.attention.self.query.weight",
+      "bert.encoder.layer.0.attention.self.query.bias",
+      "bert.embeddings.word_embeddings.weight",
+      "classifier.weight", "classifier.bias"])
+  # A torch Linear's weight is [out, in]: the kernel transposed.
+  np.testing.assert_array_equal(
+      out["bert.encoder.layer.0.attention.self.query.weight"],
+      ours["bert/encoder/layer_0/attention/self/query/kernel"].T)
+  np.testing.assert_array_equal(out["bert.embeddings.word_embeddings.weight"],
+                                ours["bert/embeddings/word_embeddings"])
+  np.testing.assert_array_equal(out["classifier.weight"],
+                                ours["output_weights"])

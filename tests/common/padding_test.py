@@ -64,3 +64,24 @@ def test_trim_batch_padding_slices_only_sequence_features():
     assert batch["positions"].shape.as_list() == [n, 5]
     begin += n
   assert begin == 20
+
+
+def test_trim_to_longest_is_exact_and_keeps_other_features():
+  # Multiple choice's 3-D mask: the longest over every choice of every row.
+  mask = np.zeros([2, 3, 16], np.int32)
+  mask[0, 1, :5] = 1
+  mask[1, 2, :11] = 1
+  ids = np.arange(2 * 3 * 16, dtype=np.int32).reshape([2, 3, 16])
+  features = {"input_ids": tf.constant(ids), "input_mask": tf.constant(mask),
+              "labels": tf.constant([[1] * 16, [0] * 16]),  # [2, 16]
+              "positions": tf.zeros([2, 3, 4], tf.int32)}
+  out = padding.trim_to_longest(features, 16)
+  assert out["input_ids"].shape.as_list() == [2, 3, 11]  # Not 16, not 12.
+  np.testing.assert_array_equal(out["input_ids"], ids[..., :11])
+  assert out["labels"].shape.as_list() == [2, 11]
+  assert out["positions"].shape.as_list() == [2, 3, 4]
+  # Without seq_length, every feature of rank >= 2 is a sequence.
+  assert padding.trim_to_longest(features)["positions"].shape[-1] == 4
+  # An all-padding batch keeps [CLS] [SEP]'s 2 positions.
+  empty = {"input_mask": tf.zeros([2, 16], tf.int32)}
+  assert padding.trim_to_longest(empty, 16)["input_mask"].shape[-1] == 2

@@ -50,8 +50,8 @@ def test_trimmed_outputs_equal_full_length(directory, case):
     x = (TEXTS, ["bob"] * 4, [["a cat", "the dog " * 20]] * 4)
   trimmed, full = _both(model, x)
   np.testing.assert_allclose(trimmed, full, atol=1e-5)
-  # The task sees the batch's longest text, a multiple of 8 (the first
-  # batch: the short texts; the windows are at most doc_stride apart).
+  # The task sees the batch's longest text exactly (the first batch: the
+  # short texts; the windows are at most doc_stride apart).
   assert isinstance(model, TextModel)
   first = tf.constant([TEXTS[0]])
   features = model.preprocessor(
@@ -59,7 +59,10 @@ def test_trimmed_outputs_equal_full_length(directory, case):
       (first, tf.constant(["bob"]), tf.constant([["a", "cat"]]))
       if case == "multiple_choice" else first)
   lengths = model.task_features(features)["input_ids"].shape[-1]
-  assert lengths == 8, lengths
+  mask = features["input_mask"].numpy().reshape([-1, 64])
+  assert lengths == np.flatnonzero(mask.any(axis=0)).max() + 1, lengths
+  if case in ("classifier", "windows"):
+    assert lengths == 5, lengths  # [CLS] bob met ann [SEP], not rounded up.
   assert model.task_features(features, training=True)[
       "input_ids"].shape[-1] == 64
 

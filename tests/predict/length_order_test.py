@@ -53,41 +53,39 @@ def run(tmp_path_factory):
           "pretrained": pretrained}
 
 
-def _padded_tokens(predictor, x, batch_size):
+def _padded_tokens(predictor, x, batch_size, monkeypatch):
   """Answers of predictor.predict(x) and the tokens of the batches its
-  text model was given, each batch counted at its longest text (what
-  `TextModel.task_features` trims it to, before rounding up)."""
+  text model ran, each batch counted at its longest text (what
+  `TextModel.task_features` trims it to): the examples its `predict`
+  gave Keras (the last `_as_dataset` call; `example_lengths` makes one
+  before)."""
   model = predictor.model
   lengths = batching.features_function(model.preprocessor)
   given = []
-  original = model.predict
+  as_dataset = text_model._as_dataset  # pylint: disable=protected-access
 
-  def recording(inputs, batch_size=None, **kwargs):
-    given.append((inputs, batch_size))
-    return original(inputs, batch_size=batch_size, **kwargs)
-
-  model.predict = recording
-  try:
-    answers = predictor.predict(x, batch_size=batch_size)
-  finally:
-    del model.predict
-  (inputs, size), = given
-  rows = example_order._rows(inputs)  # pylint: disable=protected-access
+  def recording(inputs, *args, **kwargs):
+    given.append(inputs)
+    return as_dataset(inputs, *args, **kwargs)
+  monkeypatch.setattr(text_model, "_as_dataset", recording)
+  answers = predictor.predict(x, batch_size=batch_size)
+  monkeypatch.undo()
+  rows = example_order._rows(given[-1])  # pylint: disable=protected-access
   pairs = [(r, None) if isinstance(r, str) else (r[0], r[1] or None)
            for r in rows]
   tokens = lengths(pairs)["input_mask"].sum(axis=1)
-  return answers, sum(len(tokens[b:b + size]) * tokens[b:b + size].max()
-                      for b in range(0, len(tokens), size))
+  return answers, sum(len(tokens[b:b + batch_size]) *
+                      tokens[b:b + batch_size].max()
+                      for b in range(0, len(tokens), batch_size))
 
 
-def test_classifier_sorted_answers_are_the_unsorted_ones(run):
+def test_classifier_sorted_answers_are_the_unsorted_ones(run, monkeypatch):
   predictor = models.load_predictor(run["classifier"], precision="float32")
   control = models.load_predictor(run["classifier"], precision="float32")
-  control.sort_by_length = False
   control.model.sort_by_length = False
   x = _mix()
-  ours, ours_tokens = _padded_tokens(predictor, x, 4)
-  theirs, their_tokens = _padded_tokens(control, x, 4)
+  ours, ours_tokens = _padded_tokens(predictor, x, 4, monkeypatch)
+  theirs, their_tokens = _padded_tokens(control, x, 4, monkeypatch)
   assert [r["label"] for r in ours] == [r["label"] for r in theirs]
   np.testing.assert_allclose([r["probabilities"] for r in ours],
                              [r["probabilities"] for r in theirs],
@@ -118,37 +116,89 @@ def test_keras_predict_runs_shortest_first_outputs_in_input_order(
   theirs = model.predict(x, batch_size=4, verbose=0)
   columns = lambda rows: text_model.text_inputs.as_columns(
       text_model.text_inputs.check_examples(rows, "x"))
-  order = example_order.length_order(columns(x))
+  # The model was given the examples by word pieces, shortest first
+  # (after `example_lengths` read them in input order), then (the
+  # control) in input order; the outputs are row for row the unsorted ones.
+  assert len(given) == 3 and given[0] == given[2] == columns(x)
+  order = example_order.length_order(columns(x),
+                                     model.example_lengths(columns(x)))
   assert order != list(range(len(x)))
-  # The model was given the examples shortest first, then (the control)
-  # in input order; the outputs are row for row the unsorted ones.
-  assert given == [example_order.take(columns(x), order), columns(x)]
+  assert given[1] == example_order.take(columns(x), order)
+  pieces = batching.features_function(model.preprocessor)(
+      text_model.text_inputs.check_examples(
+          example_order._rows(given[1]), "x"))["input_mask"].sum(axis=1)  # pylint: disable=protected-access
+  assert list(pieces) == sorted(pieces)
   assert ours.shape == (len(x), 3)
   np.testing.assert_allclose(ours, theirs, atol=1e-5)
   assert len(set(ours.argmax(-1))) > 1
 
 
-def test_embedding_and_squad_columns_keep_input_order(run):
+def test_order_is_by_word_pieces_not_characters(run):
+  model = models.load(run["classifier"], precision="float32")
+  # One long word out of the vocabulary is one piece ([UNK]); three short
+  # words are three: characters would put the long word last.
+  x = ["zzzzzzzzzzzzzzzzzzzzzzzz", "the cat sat", ("bob", "ann")]
+  lengths = model.example_lengths(text_model.text_inputs.as_columns(
+      text_model.text_inputs.check_examples(x, "x")))
+  assert lengths.tolist() == [3, 5, 5]  # With [CLS] and [SEP]s.
+  assert example_order.length_order(x, lengths) == [0, 1, 2]
+  assert example_order.length_order(x) == [2, 1, 0]
+  # Sliding windows: a text runs at the positions of all its windows.
+  windowed = models.load(run["classifier"], precision="float32",
+                         long_text="sliding_window", doc_stride=8)
+  long_text = " ".join(WORDS * 5)  # 70 words: several windows of 32.
+  x = [long_text, "the cat sat", "bob"]
+  lengths = windowed.example_lengths(x)
+  assert lengths[1:].tolist() == [5, 3] and lengths[0] > 70 + 2
+  sorted_outputs = windowed.predict(x, batch_size=2, verbose=0)
+  windowed.sort_by_length = False
+  np.testing.assert_allclose(
+      sorted_outputs, windowed.predict(x, batch_size=2, verbose=0),
+      atol=1e-5)
+
+
+def test_embedding_and_multiple_choice_keep_input_order(run):
   directory = run["pretrained"]
   encoder = models.load_predictor(directory, task="embedding",
                                   max_seq_length=32, precision="float32")
   x = [t for t in _mix(12, seed=1) if isinstance(t, str)]
+  lengths = encoder.model.example_lengths(x)
+  assert example_order.length_order(x, lengths) != list(range(len(x)))
   sorted_vectors = np.stack([r["embedding"] for r in encoder.predict(x)])
-  encoder.sort_by_length = False
+  encoder.model.sort_by_length = False
   vectors = np.stack([r["embedding"] for r in encoder.predict(x)])
   np.testing.assert_allclose(sorted_vectors, vectors, atol=1e-5)
-  assert example_order.length_order(x) != list(range(len(x)))
-  squad = models.load_predictor(directory, task="squad", max_seq_length=32,
-                                doc_stride=8, max_query_length=6,
-                                precision="float32")
+  # Multiple choice: an example runs at its longest choice (a 3-D mask).
+  chooser = models.load_predictor(directory, task="multiple_choice",
+                                  max_seq_length=32,
+                                  precision="float32")
+  contexts = [x[0], x[1], x[2], "bob"]
+  choices = [["the cat", x[3]], ["dog", "mat"], [x[4], "ran"], ["a", "b"]]
+  lengths = chooser.model.example_lengths((contexts, choices))
+  assert lengths is not None and len(lengths) == 4
+  assert example_order.length_order((contexts, choices), lengths) != [
+      0, 1, 2, 3]
+  ours = chooser.predict((contexts, choices))
+  chooser.model.sort_by_length = False
+  theirs = chooser.predict((contexts, choices))
+  np.testing.assert_allclose([r["probabilities"] for r in ours],
+                             [r["probabilities"] for r in theirs],
+                             atol=1e-5)
+
+
+def test_per_token_tasks_keep_input_order_unsorted(run):
+  squad = models.load_predictor(run["pretrained"], task="squad",
+                                max_seq_length=32, doc_stride=8,
+                                max_query_length=6, precision="float32")
+  # Windows run at max_seq_length: no trimmed batch to fill, no sort.
+  assert not squad.model.trims_padding
   questions = ["who ran?", "the cat?", "where did angela merkel go?"]
-  contexts = [" ".join(x[:3]), x[4], x[5]]
+  contexts = ["bob ran on the mat " * 3, "the cat sat", "angela merkel "
+              "visited paris"]
   ours = squad.predict((questions, contexts))
-  squad.sort_by_length = False
-  theirs = squad.predict((questions, contexts))
-  assert [r["answer"] for r in ours] == [r["answer"] for r in theirs]
-  np.testing.assert_allclose([r["score"] for r in ours],
-                             [r["score"] for r in theirs], atol=1e-5)
+  assert [r["answer"] for r in ours] == [
+      squad.predict(([q], [c]))[0]["answer"]
+      for q, c in zip(questions, contexts)]
 
 
 if __name__ == "__main__":
