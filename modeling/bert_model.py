@@ -28,6 +28,7 @@ import copy
 import keras
 
 from modeling import attention
+from modeling.config import BertConfig
 from modeling import embeddings
 from modeling import export
 from modeling import inputs as inputs_lib
@@ -78,7 +79,6 @@ class BertModel(export.Exportable, lora.Adaptable, keras.Model,
     kwargs.setdefault("name", "bert")
     super().__init__(**kwargs)
     if isinstance(config, dict):
-      from modeling.config import BertConfig  # pylint: disable=g-import-not-at-top
       config = BertConfig.from_dict(config)
     config = copy.deepcopy(config)
     config.validate()

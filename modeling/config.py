@@ -23,6 +23,7 @@ import json
 
 from absl import logging
 
+from tokenization.atomic import atomic_write_text
 from tokenization.errors import InputError
 from modeling import activations
 
@@ -206,7 +207,6 @@ class BertConfig(object):
 
   def to_json_file(self, json_file):
     """Writes `to_json_string()` to `json_file` atomically."""
-    from tokenization.atomic import atomic_write_text
     atomic_write_text(json_file, self.to_json_string())
 
   def validate(self, source="bert config", defaulted=()):

@@ -12,6 +12,7 @@ import tensorflow as tf
 
 from tokenization.errors import InputError
 from modeling import dropout_layer as dropout_lib
+from modeling.config import BertConfig
 from modeling import layers
 from modeling import ops
 
@@ -124,7 +125,6 @@ class Embeddings(keras.layers.Layer, layers.OriginalNamed):
 
   @classmethod
   def from_config(cls, config):
-    from modeling.config import BertConfig  # pylint: disable=g-import-not-at-top
     config = dict(config)
     config["config"] = BertConfig.from_dict(config["config"])
     return cls(**config)

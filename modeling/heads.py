@@ -22,6 +22,7 @@ import keras
 import tensorflow as tf
 
 from modeling import dropout_layer as dropout_lib
+from modeling.config import BertConfig
 from modeling import layers
 from modeling import ops
 
@@ -32,7 +33,6 @@ class _Head(keras.layers.Layer, layers.OriginalNamed):
   def __init__(self, config, scope, **kwargs):
     super().__init__(**kwargs)
     if isinstance(config, dict):
-      from modeling.config import BertConfig  # pylint: disable=g-import-not-at-top
       config = BertConfig.from_dict(config)
     self.config = config
     self.original_scope = scope

@@ -26,6 +26,7 @@ See docs/tokenization.md.
 
 from absl import flags as _absl_flags
 
+from tokenization import flags as _flags
 from tokenization.basic import BasicTokenizer
 from tokenization.checks import preserve_token as _preserve_token
 from tokenization.checks import UNUSED_TOKEN_RE as _UNUSED_TOKEN_RE
@@ -58,6 +59,5 @@ __all__ = [
 
 def preserve_token(token, vocab):
   """The original's helper: reads the --preserve_unused_tokens flag."""
-  from tokenization import flags as _flags  # pylint: disable=g-import-not-at-top
   return _preserve_token(token, vocab,
                          _flags.resolve_preserve_unused_tokens(None))

@@ -9,6 +9,8 @@ are parsed, else False"; pass True/False to ignore the flag.
 
 from absl import flags
 
+from tokenization.errors import InputError
+
 FLAG_NAME = "preserve_unused_tokens"
 
 if FLAG_NAME not in flags.FLAGS:
@@ -46,7 +48,6 @@ def refuse_preserve_unused_tokens(script, why="does not tokenize text"):
     InputError: --preserve_unused_tokens=true was given.
   """
   if flags.FLAGS.is_parsed() and flags.FLAGS[FLAG_NAME].value:
-    from tokenization.errors import InputError  # pylint: disable=g-import-not-at-top
     raise InputError("--%s: %s %s, so the flag would do nothing here"
                      % (FLAG_NAME, script, why))
 
@@ -62,7 +63,6 @@ def refuse_preserve_unused_tokens_with_export(export_dir):
     InputError: the flag is true and `export_dir` is set.
   """
   if export_dir and flags.FLAGS.is_parsed() and flags.FLAGS[FLAG_NAME].value:
-    from tokenization.errors import InputError  # pylint: disable=g-import-not-at-top
     raise InputError("--%s: the SavedModel of --export_dir tokenizes raw "
                      "text in the graph, which cannot keep [unusedN] tokens "
                      "whole (it would tokenize unlike this run); leave out "

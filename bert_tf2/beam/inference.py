@@ -82,6 +82,7 @@ class RawTextModelHandler(base.ModelHandler):
     # (NormalizeUTF8, RegexSplit, ...); TensorFlow itself is imported here, in
     # the worker, not when a pipeline is built.
     import tensorflow_text  # pylint: disable=g-import-not-at-top,unused-import
+    # Beam worker: saved_model loads TensorFlow, imported on the worker only.
     from bert_tf2.common import saved_model  # pylint: disable=g-import-not-at-top
     loaded = saved_model.load_saved_model(self._export_dir)
     if self._signature not in loaded.signatures:

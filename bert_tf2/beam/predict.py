@@ -22,6 +22,7 @@ options (--runner=..., as --name=value) pass through to the runner.
 """
 
 import json
+import sys
 
 import apache_beam as beam
 from apache_beam.io.filesystems import FileSystems
@@ -31,6 +32,7 @@ from absl import flags
 
 from bert_tf2.beam import argv as argv_lib
 from bert_tf2.beam import inference
+from bert_tf2.common import cli
 from bert_tf2.common import InputError
 
 FORMATS = ("text", "jsonl")
@@ -133,8 +135,6 @@ def define_flags(flag_values=flags.FLAGS):
 
 def main(argv=None):
   """`python -m bert_tf2.beam.predict ...` (see the module docstring)."""
-  import sys  # pylint: disable=g-import-not-at-top
-  from bert_tf2.common import cli  # pylint: disable=g-import-not-at-top
   define_flags()
   for name in ("saved_model", "input", "output"):
     flags.mark_flag_as_required(name)

@@ -24,6 +24,7 @@ from bert_tf2.beam import pretraining_data as beam_data
 from bert_tf2.common import InputError
 from bert_tf2.pretraining_data import documents as documents_lib
 from bert_tf2.pretraining_data import options as options_lib
+import tokenization
 
 SCRIPT = "create_pretraining_data.py"
 # Schemes tf.io.gfile reads (the local mode's expansion handles them).
@@ -56,7 +57,6 @@ def run_from_flags(f, beam_args):
   Returns:
     The CorpusStats of `pretraining_data.run`.
   """
-  import tokenization  # pylint: disable=g-import-not-at-top
   argv_lib.check_pipeline_args(beam_args, SCRIPT)
   if f.num_workers != 1:
     raise InputError("--num_workers=%d: not with --runner (the runner's "

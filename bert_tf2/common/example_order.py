@@ -21,7 +21,7 @@ def _characters(example):
   return sum(_characters(e) for e in example)
 
 
-def _rows(x):
+def rows(x):
   """x's examples: a list's items; a tuple of columns' rows."""
   return list(zip(*x)) if isinstance(x, tuple) else x
 
@@ -43,13 +43,13 @@ def length_order(x, lengths=None):
   >>> length_order(["ccc", "a", "bb"], lengths=[2, 9, 2])
   [0, 2, 1]
   """
-  rows = _rows(x)
+  examples = rows(x)
   if lengths is None:
-    lengths = [_characters(r) for r in rows]
+    lengths = [_characters(e) for e in examples]
   lengths = [int(n) for n in lengths]
-  if len(lengths) != len(rows):
+  if len(lengths) != len(examples):
     raise ValueError("length_order: %d lengths for %d examples"
-                     % (len(lengths), len(rows)))
+                     % (len(lengths), len(examples)))
   return sorted(range(len(lengths)), key=lengths.__getitem__)
 
 

@@ -101,27 +101,40 @@ def trim_to_longest(features, seq_length=None, mask_key="input_mask"):
           for k, v in features.items()}
 
 
-def example_lengths(features, num_examples):
-  """int32 Tensor of shape [num_examples]: the real positions of each
-  example of a preprocessor's features (multiple choice: its longest
-  choice; sliding windows: the sum over its windows, by
-  features["window_example"]), or None where the features have neither
-  one row per example nor windows.
+def row_lengths(features):
+  """(int32 Tensor [rows]: each row's real positions, its longest choice
+  for multiple choice's [rows, num_choices, seq_length] mask; the rows'
+  example indexes: features["window_example"] for sliding windows, else
+  an empty Tensor). `example_lengths` sums them per example.
 
   Args:
     features: dict of Tensors; features["input_mask"] is int
       [rows, ..., seq_length].
-    num_examples: int, the examples the features were made of.
   """
   import tensorflow as tf  # pylint: disable=g-import-not-at-top
   mask = tf.cast(features["input_mask"], tf.int32)
-  rows = int(mask.shape[0])
-  per_row = tf.reduce_max(
-      tf.reduce_sum(tf.reshape(mask, [rows, -1, mask.shape[-1]]), -1), -1)
-  if "window_example" in features:
-    return tf.math.unsorted_segment_sum(
-        per_row, features["window_example"], num_examples)
-  return per_row if rows == num_examples else None
+  per_row = tf.reduce_max(tf.reduce_sum(
+      tf.reshape(mask, [tf.shape(mask)[0], -1, tf.shape(mask)[-1]]), -1), -1)
+  return per_row, features.get("window_example", tf.zeros([0], tf.int32))
+
+
+def example_lengths(per_row, window_example, num_examples):
+  """int NumPy array [num_examples]: each example's real positions, from
+  `row_lengths` (NumPy): a row per example, or the sum over each
+  example's windows; None where the rows map to no examples.
+
+  >>> example_lengths(np.array([5, 9]), np.zeros([0]), 2).tolist()
+  [5, 9]
+  >>> example_lengths(np.array([32, 20, 7]), np.array([0, 0, 1]), 2).tolist()
+  [52, 7]
+  >>> example_lengths(np.array([5, 9, 3]), np.zeros([0]), 2) is None
+  True
+  """
+  per_row = np.asarray(per_row, np.int64)
+  if len(window_example):
+    return np.bincount(np.asarray(window_example), weights=per_row,
+                       minlength=num_examples).astype(np.int64)
+  return per_row if len(per_row) == num_examples else None
 
 
 def trimmed_length(input_mask, buckets):

@@ -41,6 +41,8 @@ import tensorflow as tf
 import modeling
 from bert_tf2.common import artifact
 from bert_tf2.common import named_files
+from modeling import hf_import
+from modeling import hf_names
 from tokenization.errors import InputError
 
 
@@ -99,7 +101,6 @@ def read_dir(directory, do_lower_case=None):
                                              flag="checkpoint",
                                              config_file=original)
   elif tf.io.gfile.exists(hf_config):
-    from modeling import hf_import  # pylint: disable=g-import-not-at-top
     try:
       with tf.io.gfile.GFile(hf_config, "r") as f:
         raw = json.load(f)
@@ -160,8 +161,6 @@ def _hf_lower_case(directory):
 
 
 def _assign_hf(model, found):
-  from modeling import hf_import  # pylint: disable=g-import-not-at-top
-  from modeling import hf_names  # pylint: disable=g-import-not-at-top
   source = os.path.join(found.directory, "model.safetensors")
   tensors = hf_import.load_safetensors(found.directory)
   arrays = hf_names.hf_to_original_names(tensors, found.config, source=source)

@@ -37,6 +37,7 @@ import tempfile
 from absl import logging
 import tensorflow as tf
 
+import modeling
 from modeling.literal_paths import load_saved_model  # For users: see below.
 from tokenization import atomic
 from tokenization import flags as tokenization_flags
@@ -50,7 +51,6 @@ OLD_SUFFIX = ".old-export"
 
 def restore_model(task, checkpoint):
   """`task.build_model()` with the weights of `checkpoint` (prefix or dir)."""
-  import modeling  # pylint: disable=g-import-not-at-top
   model = task.build_model()
   modeling.init_from_checkpoint(model, checkpoint, flag="export checkpoint")
   return model

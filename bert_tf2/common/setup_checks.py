@@ -16,6 +16,8 @@ Example:
 from absl import logging
 
 from bert_tf2.common import cli
+import modeling
+import tokenization
 from tokenization.errors import InputError
 
 
@@ -43,9 +45,6 @@ def load_config_and_tokenizer(bert_config_file, vocab_file,
   Raises:
     InputError: naming the flag and what is wrong.
   """
-  # Deferred: the scripts parse flags before paying for TF/Keras imports.
-  import modeling  # pylint: disable=g-import-not-at-top
-  import tokenization  # pylint: disable=g-import-not-at-top
   cli.require_file("bert_config_file", bert_config_file)
   cli.require_file("vocab_file", vocab_file)
   if check_casing:

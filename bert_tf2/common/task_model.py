@@ -40,6 +40,7 @@ import keras
 import tensorflow as tf
 
 from bert_tf2.common import fit_data
+from bert_tf2.common import pretrained
 from modeling import export
 from modeling import lora
 from modeling import quantized
@@ -106,7 +107,6 @@ class TaskModel(export.Exportable, lora.Adaptable, keras.Model):
     num_labels=2)`; see `bert_tf2.common.pretrained` (bad files raise
     `InputError`).
     """
-    from bert_tf2.common import pretrained  # pylint: disable=g-import-not-at-top
     return pretrained.load(cls, directory, do_lower_case, **kwargs)
 
   def lora_parts(self):

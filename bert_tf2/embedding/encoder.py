@@ -29,11 +29,13 @@ import numpy as np
 import tensorflow as tf
 
 import modeling
+import tokenization
 from bert_tf2.common import InputError
 from bert_tf2.common import artifact
 from bert_tf2.common import text_inputs
 from bert_tf2.embedding import pooling
 from bert_tf2.embedding import text_model as text_model_lib
+from modeling import hf_import
 from modeling import inputs as model_inputs
 from modeling import lora
 from modeling import quantized
@@ -158,8 +160,6 @@ class SentenceEncoder(lora.Adaptable, keras.Model):
 def _from_directory(cls, model_dir, pooling_mode, normalize, max_seq_length,
                     do_lower_case):
   """SentenceEncoder.from_dir of a pretrained directory."""
-  import tokenization  # pylint: disable=g-import-not-at-top
-  from modeling import hf_import  # pylint: disable=g-import-not-at-top
   vocab = os.path.join(model_dir, "vocab.txt")
   if not os.path.exists(vocab):
     raise InputError("%s: no vocab.txt" % model_dir)
@@ -202,7 +202,6 @@ def _from_run(cls, found, pooling_mode, normalize, max_seq_length,
   its `artifact.Artifact`): its model.json's pooling, normalisation,
   length and casing (each overridden by an argument given), the recorded
   checkpoint's weights."""
-  import tokenization  # pylint: disable=g-import-not-at-top
   model_dir = found.directory
   if found.task != "embedding":
     raise InputError("%s: holds a %r model, not a sentence encoder"

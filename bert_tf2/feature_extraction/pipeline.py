@@ -9,9 +9,11 @@ Example:
 
 from absl import logging
 
+from bert_tf2 import runner
 from bert_tf2.common import atomic_open
 from bert_tf2.common import cli
 from bert_tf2.common import InputError
+from bert_tf2.common import saved_model
 from bert_tf2.common import setup_checks
 from bert_tf2.feature_extraction import examples as fe_examples
 from bert_tf2.feature_extraction import extractor as fe_extractor
@@ -53,7 +55,6 @@ def extract_to_file(input_file, output_file, bert_config_file,
         pooling, ", ".join(fe_output.POOLING_MODES)))
   cli.require_output_file("output_file", output_file)
   if export_dir:  # Refused before any output is written.
-    from bert_tf2.common import saved_model  # pylint: disable=g-import-not-at-top
     saved_model.check_export_dir(export_dir)
   if batch_size < 1:
     raise InputError("--batch_size=%d: must be positive" % batch_size)
@@ -84,6 +85,8 @@ def extract_to_file(input_file, output_file, bert_config_file,
       count += 1
   logging.info("Wrote %d lines to %s", count, output_file)
   if export_dir:
+    # Start-up: the predictor (bert_tf2.predict, tensorflow_text) loads only
+    # for an export.
     from bert_tf2.feature_extraction.predictor import FeatureEncoder  # pylint: disable=g-import-not-at-top
     FeatureEncoder(bert_config_file, init_checkpoint, vocab_file,
                    do_lower_case=do_lower_case, max_seq_length=max_seq_length,
@@ -104,7 +107,6 @@ def run(f):
   cli.require_file("bert_config_file", f.bert_config_file)
   strategy = None
   if f.use_tpu:
-    from bert_tf2 import runner  # pylint: disable=g-import-not-at-top
     strategy = runner.strategy_from_flags(
         use_tpu=True, tpu_name=None, tpu_zone=None, gcp_project=None,
         master=f.master, num_tpu_cores=f.num_tpu_cores)

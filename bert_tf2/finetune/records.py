@@ -25,6 +25,7 @@ import contextlib
 from bert_tf2.common import atomic_path
 from bert_tf2.common import InputError
 from bert_tf2.common import padding
+from bert_tf2.common import record_files
 
 
 @contextlib.contextmanager
@@ -39,7 +40,6 @@ def explain_read_errors(paths):
   other errors, or a failure the scan cannot explain, propagate unchanged.
   """
   import tensorflow as tf  # pylint: disable=g-import-not-at-top
-  from bert_tf2.common import record_files  # pylint: disable=g-import-not-at-top
   try:
     yield
   except (tf.errors.DataLossError, tf.errors.NotFoundError) as e:

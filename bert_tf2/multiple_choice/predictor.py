@@ -20,10 +20,12 @@ import numpy as np
 import tensorflow as tf
 
 from bert_tf2.common import InputError
+from bert_tf2.common import serving
 from bert_tf2.common import text_inputs
 from bert_tf2.common.text_model import TextModel
 from bert_tf2.multiple_choice.preprocessor import MultipleChoicePreprocessor
 from bert_tf2.multiple_choice.reader import MultipleChoiceExample
+from bert_tf2.multiple_choice import serving as mc_serving
 from bert_tf2.predict.text import TextPredictor
 
 
@@ -97,7 +99,5 @@ def text_answers(model, x, batch_size):
 
 def text_export(model, export_dir):
   """The multiple-choice raw-string SavedModel of a text model."""
-  from bert_tf2.common import serving  # pylint: disable=g-import-not-at-top
-  from bert_tf2.multiple_choice import serving as mc_serving  # pylint: disable=g-import-not-at-top
   return serving.write_saved_model(mc_serving.multiple_choice_server(
       model.task, model.preprocessor), export_dir)

@@ -8,6 +8,7 @@ NER task's own.
 
 from absl import flags
 
+from bert_tf2.finetune.settings import settings_with_defaults
 from bert_tf2.runner import finetuning_flags
 
 
@@ -67,5 +68,4 @@ def default_options(**overrides):
     >>> default_options(doc_stride=32).doc_stride
     32
   """
-  from bert_tf2.finetune.settings import settings_with_defaults  # pylint: disable=g-import-not-at-top
   return settings_with_defaults(define_flags, **overrides)

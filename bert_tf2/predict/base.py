@@ -9,6 +9,7 @@ import tokenization
 from bert_tf2.common import InputError
 from bert_tf2.common import named_files
 from bert_tf2.finetune import assets as assets_lib
+from bert_tf2.predict import int8 as int8_lib
 from bert_tf2.runner import precision as precision_lib
 from bert_tf2.runner import speed_defaults
 
@@ -110,7 +111,6 @@ class Predictor(object):
     """
     if not int8:
       return tf.function(forward, reduce_retracing=True, autograph=False)
-    from bert_tf2.predict import int8 as int8_lib  # pylint: disable=g-import-not-at-top
     int8_lib.require()
     if isinstance(int8, str):
       if not tf.io.gfile.exists(int8):
@@ -126,7 +126,6 @@ class Predictor(object):
     seq <= max_seq_length); outputs as `predict_logits` / the vectors.
     int8=True quantizes the dense weights (`predict.int8`). Returns path.
     """
-    from bert_tf2.predict import int8 as int8_lib  # pylint: disable=g-import-not-at-top
     self._onnx_model()  # Now: a traced function cannot create its variables.
     return int8_lib.export_onnx(self._onnx_forward, path,
                                 quantize_weights=int8)

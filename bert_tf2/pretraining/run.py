@@ -18,6 +18,7 @@ from bert_tf2.common import cli
 from bert_tf2.common import InputError
 import modeling
 import optimization
+import tokenization
 from bert_tf2.pretraining import dynamic_masking
 from bert_tf2.pretraining import input_pipeline
 from bert_tf2.pretraining import record_check
@@ -120,7 +121,6 @@ def _special_ids(vocab_file):
   """[CLS], [SEP], [MASK] ids from vocab_file (default 101, 102, 103)."""
   if not vocab_file:
     return 101, 102, 103
-  import tokenization  # pylint: disable=g-import-not-at-top
   cli.require_file("vocab_file", vocab_file)
   vocab = tokenization.load_vocab(vocab_file)
   ids = []

@@ -29,6 +29,7 @@ from absl import logging
 from bert_tf2.common import InputError
 from bert_tf2.pretraining_data import documents as documents_lib
 from bert_tf2.pretraining_data import stages
+from bert_tf2.pretraining_data import word_boundaries
 from bert_tf2.pretraining_data import writer as writer_lib
 
 _WORKER = {}
@@ -71,7 +72,6 @@ def shard_tokenize_ids(tokenizer, options):
   the input's in one sequential read), else the tokenizer's own ids."""
   if options.word_boundaries == "none":
     return stages.make_tokenize_ids(tokenizer)
-  from bert_tf2.pretraining_data import word_boundaries  # pylint: disable=g-import-not-at-top
   return word_boundaries.make_tokenize_ids(tokenizer, options.word_boundaries)
 
 

@@ -36,9 +36,11 @@ from bert_tf2.common import InputError
 from bert_tf2.pretraining_data import documents as documents_lib
 from bert_tf2.pretraining_data import parallel
 from bert_tf2.pretraining_data import stages
+from bert_tf2.pretraining_data import word_boundaries
 from bert_tf2.pretraining_data import writer as writer_lib
 from bert_tf2.pretraining_data import options as options_lib
 from bert_tf2.pretraining_data.options import check_vocab
+import tokenization
 
 
 def run(input_files, output_files, tokenizer, options):
@@ -62,7 +64,6 @@ def run(input_files, output_files, tokenizer, options):
   start = time.time()
   tokenize_ids = stages.make_tokenize_ids(tokenizer)
   if options.word_boundaries != "none":
-    from bert_tf2.pretraining_data import word_boundaries  # pylint: disable=g-import-not-at-top
     segmented = None
     if options.segmented_file:
       segmented = documents_lib.expand_input_patterns(
@@ -106,7 +107,6 @@ def run_from_flags(f):
   Returns:
     The CorpusStats of `run`.
   """
-  import tokenization  # pylint: disable=g-import-not-at-top
   options = options_lib.DataOptions.from_flags(f)
   input_files = documents_lib.expand_input_patterns("input_file",
                                                     f.input_file)

@@ -21,7 +21,12 @@ Example:
   [1.0, 0.0]
 """
 
+import contextlib
 import struct
+
+from bert_tf2.common import atomic_path
+from bert_tf2.pretraining_data import fast
+from tokenization import atomic
 
 FEATURE_NAMES = ("input_ids", "input_mask", "segment_ids",
                  "masked_lm_positions", "masked_lm_ids", "masked_lm_weights",
@@ -176,8 +181,6 @@ class RoundRobinWriter(object):
     self._next = 0
 
   def __enter__(self):
-    import contextlib
-    from bert_tf2.common import atomic_path
     self._stack = contextlib.ExitStack()
     self._stack.__enter__()
     try:
@@ -241,8 +244,6 @@ def _open_record_writer(path):
   files are written by the compiled framing when it is built, other paths
   (gs://, ...) by tf.io.TFRecordWriter.
   """
-  from bert_tf2.pretraining_data import fast  # pylint: disable=g-import-not-at-top
-  from tokenization import atomic  # pylint: disable=g-import-not-at-top
   frame = fast.record_framing()
   if frame is not None and atomic.is_local(path):
     return _FramedFile(path, frame)

@@ -23,6 +23,7 @@ from absl import flags
 from bert_tf2.common import InputError
 import optimization
 from bert_tf2.runner import config as config_lib
+from bert_tf2.runner import estimator as estimator_lib
 from bert_tf2.runner import periodic_eval
 from bert_tf2.runner import startup
 from bert_tf2.runner import strategy as strategy_lib
@@ -191,7 +192,6 @@ def estimator_from_flags(task, config, flag_values=flags.FLAGS,
   Returns:
     runner.Estimator.
   """
-  from bert_tf2.runner import estimator as estimator_lib  # pylint: disable=g-import-not-at-top
   f = flag_values
   if learning_rate_multipliers is None:
     learning_rate_multipliers = getattr(task, "learning_rate_multipliers",

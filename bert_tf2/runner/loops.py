@@ -18,6 +18,7 @@ losses), replica-averaged, for the training log.
 
 import tensorflow as tf
 
+from bert_tf2.runner import cpu_probe
 from bert_tf2.runner import precision
 from modeling import ops
 
@@ -102,7 +103,6 @@ class TrainSteps(object):
       # sums of a bfloat16 step between its matmuls: +5-9% for the CPU
       # step fused this way (docs/performance.md). Measured for bfloat16
       # on CPU only; float32 keeps the original's kernels, as above.
-      from bert_tf2.runner import cpu_probe  # pylint: disable=g-import-not-at-top
       cluster_elementwise = (
           not jit_compile and replicas == 1 and
           tf.as_dtype(getattr(model, "compute_dtype", None) or tf.float32)

@@ -42,8 +42,12 @@ applies it to a run's settings and logs the choice in one line.
   (False, '--jit_compile=false')
 """
 
+import os
+
 from absl import logging
 
+from bert_tf2.common import InputError
+from bert_tf2.runner import cpu_probe
 from modeling import flops as flops_lib
 
 # A float32 training step's matmul rate on the 2-core CPUs measured (our
@@ -120,7 +124,6 @@ def resolve_jit_compile(run_config, requested, precision, use_tpu,
     bool, the choice.
   """
   if accelerator is None:
-    from bert_tf2.runner import cpu_probe  # pylint: disable=g-import-not-at-top
     accelerator = bool(use_tpu) or not cpu_probe.on_cpu_only()
   on, reason = choose_jit_compile(requested, precision, accelerator,
                                   estimated_seconds)
@@ -271,10 +274,6 @@ def resolve_inference_precision(requested, what, offered=INFERENCE_PRECISIONS,
     InputError: the precision asked (argument or environment) is unknown
       or not offered by `what`.
   """
-  # pylint: disable=g-import-not-at-top
-  import os
-  from bert_tf2.common import InputError
-  from bert_tf2.runner import cpu_probe
   environ = os.environ if environ is None else environ
   source = "precision"
   if requested is None and environ.get(INFERENCE_PRECISION_ENV):

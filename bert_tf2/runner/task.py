@@ -31,6 +31,8 @@ runner task is the one `ModelTask` adapter below.
 
 import weakref
 
+import modeling
+
 
 class Task(object):
   """Base class; override the methods your model needs."""
@@ -45,7 +47,6 @@ class Task(object):
     Every trainable variable must have a name (the runner checks). The
     default is `modeling.original_variable_names(model)`.
     """
-    import modeling  # pylint: disable=g-import-not-at-top
     return modeling.original_variable_names(model)
 
   def compute_loss(self, model, features, training):

@@ -49,6 +49,7 @@ def main(_, beam_args=None):
   if beam_args is not None:
     # First: without apache-beam installed, one line saying how to get it.
     beam_argv.check_pipeline_args(beam_args, "create_pretraining_data.py")
+    # Optional dependency (the beam extra): apache-beam, with --runner only.
     from bert_tf2.beam import pretraining_script  # pylint: disable=g-import-not-at-top
     pretraining_script.run_from_flags(FLAGS, beam_args)
     return

@@ -13,6 +13,7 @@ import json
 
 from absl import flags
 
+from bert_tf2.common import atomic_write_text
 from bert_tf2.common import cli
 from bert_tf2.squad import flags as squad_flags
 from bert_tf2.common import InputError
@@ -54,7 +55,6 @@ def main(argv):
   text = json.dumps(result, indent=2 if "exact" in result else None)
   print(text)
   if FLAGS.out_file:
-    from bert_tf2.common import atomic_write_text  # pylint: disable=g-import-not-at-top
     atomic_write_text(FLAGS.out_file, text + "\n")
 
 

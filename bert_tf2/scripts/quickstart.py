@@ -98,6 +98,8 @@ def classify_sentences(export_dir, sentences):
   import tensorflow as tf  # pylint: disable=g-import-not-at-top
   # Registers the tokenizer ops the raw-string signature uses.
   import tensorflow_text  # pylint: disable=g-import-not-at-top,unused-import
+  # Start-up: modeling loads TensorFlow, which the quick start needs only
+  # here (its stages run as subprocesses).
   from modeling import literal_paths  # pylint: disable=g-import-not-at-top
   # An --output_dir such as "run[1]" is read literally, not as a pattern.
   serve = literal_paths.load_saved_model(export_dir).signatures[

@@ -13,7 +13,7 @@ from absl import flags
 
 def define_flags(flag_values=flags.FLAGS):
   """Defines every run_squad.py flag on `flag_values`."""
-  # Imported here: evaluate_squad.py needs only define_evaluate_flags, and
+  # Start-up: evaluate_squad.py needs only define_evaluate_flags, and
   # the runner brings in the whole of TensorFlow.
   from bert_tf2.runner import finetuning_flags  # pylint: disable=g-import-not-at-top
   fv = {"flag_values": flag_values}
@@ -87,5 +87,6 @@ def default_options(**overrides):
     >>> default_options(doc_stride=64).doc_stride
     64
   """
+  # Start-up: bert_tf2.finetune loads TensorFlow (as the runner, above).
   from bert_tf2.finetune.settings import settings_with_defaults  # pylint: disable=g-import-not-at-top
   return settings_with_defaults(define_flags, **overrides)

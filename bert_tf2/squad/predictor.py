@@ -45,6 +45,7 @@ from bert_tf2.squad import examples as examples_lib
 from bert_tf2.squad import postprocess
 from bert_tf2.squad.model import SquadModel
 from bert_tf2.squad.preprocessor import SquadPreprocessor
+from bert_tf2.squad import serving as squad_serving
 from tokenization import windows as windows_lib
 
 
@@ -174,7 +175,6 @@ class SquadPredictor(base.Predictor):
 
   def export(self, export_dir):
     """Writes the serving SavedModel (see module docstring); returns it."""
-    from bert_tf2.squad import serving as squad_serving  # pylint: disable=g-import-not-at-top
     server = squad_serving.squad_server(
         self.model, self.preprocessor,
         self.n_best_size, self.max_answer_length,

@@ -16,6 +16,7 @@ import collections
 import tensorflow as tf
 
 from bert_tf2.common import atomic_path
+from bert_tf2.finetune import records as finetune_records
 
 
 def _int_feature(values):
@@ -100,7 +101,6 @@ def input_fn_builder(input_file, seq_length, is_training, drop_remainder,
   to seq_length, padding included (the original's), so trimming would
   change it.
   """
-  from bert_tf2.finetune import records as finetune_records  # pylint: disable=g-import-not-at-top
   if trim_padding and is_training:
     raise ValueError("SQuAD training records cannot be trimmed: the loss "
                      "counts padding positions")

@@ -70,7 +70,7 @@ def _padded_tokens(predictor, x, batch_size, monkeypatch):
   monkeypatch.setattr(text_model, "_as_dataset", recording)
   answers = predictor.predict(x, batch_size=batch_size)
   monkeypatch.undo()
-  rows = example_order._rows(given[-1])  # pylint: disable=protected-access
+  rows = example_order.rows(given[-1])
   pairs = [(r, None) if isinstance(r, str) else (r[0], r[1] or None)
            for r in rows]
   tokens = lengths(pairs)["input_mask"].sum(axis=1)
@@ -126,7 +126,7 @@ def test_keras_predict_runs_shortest_first_outputs_in_input_order(
   assert given[1] == example_order.take(columns(x), order)
   pieces = batching.features_function(model.preprocessor)(
       text_model.text_inputs.check_examples(
-          example_order._rows(given[1]), "x"))["input_mask"].sum(axis=1)  # pylint: disable=protected-access
+          example_order.rows(given[1]), "x"))["input_mask"].sum(axis=1)
   assert list(pieces) == sorted(pieces)
   assert ours.shape == (len(x), 3)
   np.testing.assert_allclose(ours, theirs, atol=1e-5)
@@ -164,9 +164,10 @@ def test_embedding_and_multiple_choice_keep_input_order(run):
   x = [t for t in _mix(12, seed=1) if isinstance(t, str)]
   lengths = encoder.model.example_lengths(x)
   assert example_order.length_order(x, lengths) != list(range(len(x)))
-  sorted_vectors = np.stack([r["embedding"] for r in encoder.predict(x)])
+  sorted_vectors = np.stack([r["embedding"]
+                            for r in encoder.predict(x, batch_size=4)])
   encoder.model.sort_by_length = False
-  vectors = np.stack([r["embedding"] for r in encoder.predict(x)])
+  vectors = np.stack([r["embedding"] for r in encoder.predict(x, batch_size=4)])
   np.testing.assert_allclose(sorted_vectors, vectors, atol=1e-5)
   # Multiple choice: an example runs at its longest choice (a 3-D mask).
   chooser = models.load_predictor(directory, task="multiple_choice",
@@ -178,9 +179,9 @@ def test_embedding_and_multiple_choice_keep_input_order(run):
   assert lengths is not None and len(lengths) == 4
   assert example_order.length_order((contexts, choices), lengths) != [
       0, 1, 2, 3]
-  ours = chooser.predict((contexts, choices))
+  ours = chooser.predict((contexts, choices), batch_size=2)
   chooser.model.sort_by_length = False
-  theirs = chooser.predict((contexts, choices))
+  theirs = chooser.predict((contexts, choices), batch_size=2)
   np.testing.assert_allclose([r["probabilities"] for r in ours],
                              [r["probabilities"] for r in theirs],
                              atol=1e-5)
