@@ -42,18 +42,18 @@ class TextModel(lora.Adaptable, keras.Model):
 
   # Outside training, the task runs each batch at its longest text
   # (exactly: the length is a Tensor of the traced call, so no retrace),
-  # not at max_seq_length: padding is masked
-  # out of attention, so outputs that keep no sequence axis (a class's
-  # logits, a pooled vector, a choice's score) are the same to float32
-  # round-off, faster on short texts. A text model whose outputs are per
-  # token (NER, SQuAD) sets this False.
+  # not at max_seq_length: padding is masked out of attention, so outputs
+  # that keep no sequence axis (a class's logits, a pooled vector, a
+  # choice's score) are the same to float32 round-off, faster on short
+  # texts. A text model whose outputs are per token (NER, SQuAD) sets
+  # this False.
   trims_padding = True
   # `predict` on a list (or columns) of examples runs them shortest first
   # by word pieces (`example_lengths`, `common.example_order`), where the
   # task trims padding: each trimmed batch holds texts of similar length;
-  # the outputs come back in input order (BERT has no batch
-  # statistics, so a row's output does not depend on its batch). False on
-  # an instance: input order.
+  # the outputs come back in input order (BERT has no batch statistics,
+  # so a row's output does not depend on its batch). False on an
+  # instance: input order.
   sort_by_length = True
 
   def __init__(self, preprocessor, task, **kwargs):
