@@ -133,7 +133,8 @@ def main():
   ours_names = list(int8_lib.INPUT_NAMES)
   hf_names = ["input_ids", "attention_mask", "token_type_ids"]
   import tensorflow as tf  # pylint: disable=g-import-not-at-top
-  tf_forward = tf.function(predictor._forward)  # pylint: disable=protected-access
+  tf_forward = tf.function(lambda i, m, s: predictor.model.task(
+      {"input_ids": i, "input_mask": m, "segment_ids": s}, training=False))
   tf_inputs = [tf.constant(a.astype(np.int32)) for a in (ids, mask, segments)]
   rows = [
       ("ours int8 (ClassifierPredictor int8=True's model)",

@@ -204,12 +204,33 @@ def _keras_hub_variant(config, num_labels, arrays, batch_size):
   return best[2], best[1]
 
 
+def _run_batches(fn, arrays, batch_size, trim_padding, sort_by_length):
+  """fn(*batch) over int32 [n, seq] arrays (ids, mask, segments) in
+  batches, each cut to its longest row rounded up to a multiple of 8
+  where trim_padding (the predictors' earlier policy, measured here),
+  shortest first where sort_by_length; outputs in input order (NumPy)."""
+  import tensorflow as tf  # pylint: disable=g-import-not-at-top
+  order = (np.argsort(arrays[1].sum(1), kind="stable") if sort_by_length
+           else np.arange(len(arrays[0])))
+  outputs = []
+  for begin in range(0, len(order), batch_size):
+    batch = [a[order[begin:begin + batch_size]] for a in arrays]
+    if trim_padding:
+      length = -(-int(batch[1].sum(1).max()) // 8) * 8
+      batch = [b[:, :length] for b in batch]
+    result = fn(*[tf.constant(b) for b in batch])
+    outputs.append([np.asarray(r) for r in (
+        result if isinstance(result, (list, tuple)) else [result])])
+  merged = [np.concatenate(parts)[np.argsort(order)]
+            for parts in zip(*outputs)]
+  return tuple(merged)
+
+
 def predict(args, model_dir, output_dir, tmp, rows):
   """Section 2."""
   import tensorflow as tf  # pylint: disable=g-import-not-at-top
   from bert_tf2.classifier.predictor import ClassifierPredictor  # pylint: disable=g-import-not-at-top
   from bert_tf2.predict import int8 as int8_lib  # pylint: disable=g-import-not-at-top
-  from bert_tf2.predict import batching  # pylint: disable=g-import-not-at-top
 
   with open(os.path.join(args.data_dir, "dev.tsv"), encoding="utf-8") as f:
     dev = list(csv.DictReader(f, delimiter="\t", quoting=csv.QUOTE_NONE))
@@ -226,8 +247,8 @@ def predict(args, model_dir, output_dir, tmp, rows):
         model_dir + "/vocab.txt", labels,
         max_seq_length=args.max_seq_length,
         batch_size=args.predict_batch_size)
-  features = p._features([(s, None) for s in sentences])  # pylint: disable=protected-access
-  arrays = [np.array([getattr(f, n) for f in features], np.int32)
+  features = p.model.preprocessor(tf.constant(sentences))
+  arrays = [np.asarray(features[n], np.int32)
             for n in ("input_ids", "input_mask", "segment_ids")]
   lengths = arrays[1].sum(1)
   print("dev sentences %d; word pieces incl. [CLS]/[SEP]: mean %.1f, "
@@ -242,17 +263,20 @@ def predict(args, model_dir, output_dir, tmp, rows):
                           os.path.getsize(int8_path) / 2**20))
   ort_float = int8_lib.OnnxModel(float_path)
   ort_int8 = int8_lib.OnnxModel(int8_path)
-  tf_fn = tf.function(p._forward, reduce_retracing=True)  # pylint: disable=protected-access
+  tf_fn = tf.function(lambda i, m, s: p.model.task(
+      {"input_ids": i, "input_mask": m, "segment_ids": s}, training=False),
+                      reduce_retracing=True)
   bs = args.predict_batch_size
   results = {}
 
   def variant(name, fn, trim, first=False, sort=False):
+    del first  # Every variant gives a tuple, the logits first.
     def run(warmup):
       use = [a[:2 * bs] for a in arrays] if warmup else arrays
-      out = batching.run_batches(fn, use, bs, trim_padding=trim,
-                                 sort_by_length=sort)
+      out = _run_batches(fn, use, bs, trim_padding=trim,
+                         sort_by_length=sort)
       if not warmup:
-        results[name] = out[0] if first else out
+        results[name] = out[0]  # The logits (ONNX: the first output).
     return name, (run, len(sentences))
 
   variants = dict([

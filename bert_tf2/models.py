@@ -39,6 +39,7 @@ from bert_tf2.common.preprocessor import BertPreprocessor
 from bert_tf2.common.text_model import TextModel
 from bert_tf2.common.pretrained import load_bert_model
 from bert_tf2.predict.text import TextPredictor
+from bert_tf2.predict import int8_task
 from bert_tf2.embedding.encoder import SentenceEncoder
 from bert_tf2.embedding.model import BiEncoder
 from bert_tf2.embedding.text_model import SentenceTextModel
@@ -61,9 +62,10 @@ from bert_tf2 import tasks
 from bert_tf2.runner import precision as precision_lib
 from bert_tf2.runner import speed_defaults
 
-# The precisions `text_model` offers (int8: the predictors' ONNX Runtime
-# path; Keras' quantize("int8") ran 5x slower than float32).
-TEXT_MODEL_PRECISIONS = ("auto", "float32", "bfloat16", "float16")
+# The precisions `text_model` offers (int8: the task run by ONNX Runtime,
+# `bert_tf2.predict.int8_task`; Keras' quantize("int8") ran 5x slower
+# than float32).
+TEXT_MODEL_PRECISIONS = ("auto", "float32", "bfloat16", "float16", "int8")
 
 # The learning rate of the Adam optimizer `text_model` (and `load`)
 # compile with: in the range the BERT paper fine-tunes with (2e-5 to 5e-5).
@@ -110,7 +112,7 @@ def recorded_settings(directory, cls):
 
 
 def text_model(cls, directory, max_seq_length=None, do_lower_case=None,
-               precision=None, **kwargs):
+               precision=None, onnx_file=None, **kwargs):
   """The raw-string Keras model of task model class `cls`, from a pretrained
   directory (original or Hugging Face; see `bert_tf2.common.pretrained`)
   or a run's output_dir (its model.json gives every setting not given
@@ -125,15 +127,18 @@ def text_model(cls, directory, max_seq_length=None, do_lower_case=None,
   "float16" (Keras mixed_bfloat16 / mixed_float16), or "auto" (bfloat16
   on a CPU that multiplies it fast, else float32): see
   `bert_tf2.runner.speed_defaults.resolve_inference_precision` (logged in
-  one line). (int8: `ClassifierPredictor`, `SquadPredictor` and
-  `FeatureEncoder`; Keras' own int8 is slower.)
+  one line). "int8" (a classifier, SQuAD): the task model exported to
+  ONNX and run by ONNX Runtime with int8 dense weights, the preprocessor
+  and answers unchanged (`bert_tf2.predict.int8_task`; the `int8` extra;
+  its measured quality loss: docs/performance.md); onnx_file: its .onnx
+  file, loaded where it exists, else written there (default: temporary).
   Returned compiled, ready for `fit` and `evaluate`: Adam at
   DEFAULT_LEARNING_RATE, no loss (the task's own loss and metrics,
   docs/keras.md); `compile` again to change them.
   """
   with artifact.read_once():
     return _text_model(cls, directory, max_seq_length, do_lower_case,
-                       precision, **kwargs)
+                       precision, onnx_file, **kwargs)
 
 
 def _record(directory):
@@ -143,7 +148,7 @@ def _record(directory):
 
 
 def _text_model(cls, directory, max_seq_length=None, do_lower_case=None,
-                precision=None, **kwargs):
+                precision=None, onnx_file=None, **kwargs):
   """`text_model` inside a `read_once` scope."""
   settings, recorded = recorded_settings(directory, cls)
   explicit = dict(kwargs, max_seq_length=max_seq_length,
@@ -154,10 +159,22 @@ def _text_model(cls, directory, max_seq_length=None, do_lower_case=None,
   chosen = speed_defaults.resolve_inference_precision(
       precision, "%s text model" % cls.__name__,
       offered=TEXT_MODEL_PRECISIONS, recorded=recorded)
+  if chosen == "int8" and not getattr(tasks.of_class(cls), "int8", False):
+    raise InputError("precision='int8': not offered for %s (offered for %s: "
+                     "its quality measured, docs/performance.md)" % (
+                         cls.__name__, ", ".join(sorted(
+                             t.name for t in map(tasks.get, tasks.names())
+                             if t.int8))))
+  if onnx_file and chosen != "int8":
+    raise InputError("onnx_file=%s: an int8 model's file; give "
+                     "precision='int8' with it" % onnx_file)
+  weights = "float32" if chosen == "int8" else chosen  # ONNX from float32.
   if "precision" in _named_parameters(build):  # Builds in it itself.
-    settings["precision"] = chosen
-  with precision_lib.policy_scope(chosen):
+    settings["precision"] = weights
+  with precision_lib.policy_scope(weights):
     model = build(cls, directory, **settings)
+  if chosen == "int8":
+    model = int8_task.int8_text_model(model, onnx_file)
   model.compile(optimizer=keras.optimizers.Adam(DEFAULT_LEARNING_RATE))
   return model
 

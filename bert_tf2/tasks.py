@@ -52,7 +52,8 @@ MODEL_LABELS = "model"
 
 class Task(collections.namedtuple("Task", [
     "name", "model_class", "build", "answers", "export", "predictor",
-    "labels", "record", "build_helpers", "requires_model_arguments"])):
+    "labels", "record", "build_helpers", "requires_model_arguments",
+    "int8"])):
   """One task: what `bert_tf2.models` needs of it.
 
   Fields:
@@ -78,6 +79,9 @@ class Task(collections.namedtuple("Task", [
     requires_model_arguments: the model's arguments without a default
       must be given or recorded (default: when `build` is the generic
       one; a task's own builder supplies its own).
+    int8: precision "int8" is offered (its task model run by ONNX Runtime,
+      `bert_tf2.predict.int8_task`): only where its quality was measured
+      on real weights (docs/performance.md).
   """
 
   def text_predictor(self, model, batch_size, labels=None):
@@ -93,7 +97,7 @@ class Task(collections.namedtuple("Task", [
 
 def task(name, model_class, build=generic_text_model.build, answers=None,
          export=None, predictor=None, labels=MODEL_LABELS, record=None,
-         build_helpers=(), requires_model_arguments=None):
+         build_helpers=(), requires_model_arguments=None, int8=False):
   """A `Task` with the defaults above (checked: one line on a bad one)."""
   if labels not in (PREDICTOR_LABELS, MODEL_LABELS):
     raise ValueError("task %r: labels=%r; expected %r or %r"
@@ -102,7 +106,7 @@ def task(name, model_class, build=generic_text_model.build, answers=None,
     requires_model_arguments = build is generic_text_model.build
   return Task(name, model_class, build, answers or model_answers,
               export or model_export, predictor, labels, record,
-              tuple(build_helpers), requires_model_arguments)
+              tuple(build_helpers), requires_model_arguments, bool(int8))
 
 
 def model_answers(model, x, batch_size):
@@ -188,7 +192,7 @@ def _multiple_choice_predictor(model, batch_size):
 register(task("classifier", BertClassifier,
               answers=classifier_predictor.text_answers,
               export=classifier_predictor.text_export,
-              labels=PREDICTOR_LABELS))
+              labels=PREDICTOR_LABELS, int8=True))
 register(task("ner", BertTokenClassifier, build=ner_text_model.build,
               predictor=_entity_tagger))
 register(task("multiple_choice", BertMultipleChoice,
@@ -202,4 +206,4 @@ register(task("embedding", SentenceEncoder, build=embedding_text_model.build,
 register(task("squad", SquadModel, build=squad_text_model.build,
               answers=squad_predictor.text_answers,
               export=squad_predictor.text_export,
-              build_helpers=[squad_text_model.squad_text_model]))
+              build_helpers=[squad_text_model.squad_text_model], int8=True))

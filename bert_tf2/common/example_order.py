@@ -4,8 +4,7 @@ A text model trims each batch to its longest text
 (`TextModel.task_features`), so examples batched in order of length pad
 less; BERT has no batch statistics, so an example's answer does not
 depend on the other examples of its batch, and the answers go back in
-input order. `TextModel.predict` uses these;
-token-id arrays are sorted by `bert_tf2.predict.batching.run_batches`.
+input order. `TextModel.predict` uses these.
 
 >>> x = ["a longer text", "short", ("a", "pr")]
 >>> order = length_order(x)

@@ -22,6 +22,7 @@ import numpy as np
 import tensorflow as tf
 
 import modeling
+from bert_tf2.common import InputError
 from bert_tf2.common import example_order
 from bert_tf2.common import fit_data
 from bert_tf2.common import padding
@@ -89,6 +90,10 @@ class TextModel(lora.Adaptable, keras.Model):
     optimizer and its state (Adam: two slots per weight), which Keras 3
     ignores for `.keras` files: the file holds the model alone and reloads
     uncompiled (`compile` again before `fit`)."""
+    if getattr(self.task, "is_int8", False):
+      raise InputError("%s: an int8 model runs in ONNX Runtime and has no "
+                       ".keras form; load it in float32 to save it"
+                       % (filepath,))
     model = self if include_optimizer else self.without_optimizer()
     return keras.Model.save(model, filepath, overwrite=overwrite,
                             zipped=zipped, **kwargs)

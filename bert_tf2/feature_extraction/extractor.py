@@ -46,6 +46,13 @@ def parse_layers(layers, num_hidden_layers, flag="layers"):
 class FeatureExtractor(object):
   """A BERT encoder restored from a checkpoint, returning chosen layers.
 
+  extract_features.py's engine, kept beside the raw-text `FeatureEncoder`
+  (the Python predictor and the script's `--export_dir`) for one reason:
+  it runs token ids made in Python, so the batches can be split over a
+  `tf.distribute` strategy's replicas (`--use_tpu`), where the
+  preprocessor's tensorflow_text ops cannot run; the vectors are the same
+  (tests/feature_extraction/extract_features_test.py, --export_dir).
+
   Args:
     bert_config: modeling.BertConfig.
     init_checkpoint: checkpoint prefix / file / directory.

@@ -1,6 +1,7 @@
 """Feature serving: the raw-text SavedModel of a `FeatureEncoder`.
 
-`feature_server`, written by `bert_tf2.feature_extraction.predictor.FeatureEncoder.export(dir)`: serving_default(text)
+`feature_server`, written by `FeatureEncoder.export(dir)`
+(`bert_tf2.feature_extraction.predictor`): serving_default(text)
 and serving_pair(text_a, text_b) -> token_vectors [batch, max_seq_length,
 len(layers), hidden], input_mask [batch, max_seq_length], mean_vectors and
 cls_vectors [batch, len(layers), hidden] (see bert_tf2/feature_extraction/predictor.py).
@@ -17,7 +18,6 @@ import tensorflow as tf
 
 from bert_tf2.common import raw_text_serving
 from bert_tf2.common import serving
-from bert_tf2.common.preprocessor import BertPreprocessor
 
 
 def pool(outputs):
@@ -29,22 +29,15 @@ def pool(outputs):
   return dict(outputs, mean_vectors=mean, cls_vectors=vectors[:, 0])
 
 
-def feature_server(encoder, chunk_size=raw_text_serving.DEFAULT_CHUNK_SIZE):
-  """The `common.serving.TextServer` of `encoder` (a `FeatureEncoder`): a
-  `BertPreprocessor` (extract_features' [CLS] a [SEP] (b [SEP]); an empty
-  text_b is a single text) and the encoder's vectors at full
-  max_seq_length; serving_default(text), serving_pair(text_a, text_b)."""
-  preprocessor = BertPreprocessor(encoder.vocab_file,
-                                  do_lower_case=encoder.do_lower_case,
-                                  max_seq_length=encoder.max_seq_length)
-  forward = lambda f, training: encoder._forward(  # pylint: disable=protected-access
-      f["input_ids"], f["input_mask"], f["segment_ids"])
-  server = serving.TextServer(
-      preprocessor, forward, lambda features, vectors, texts: vectors,
+def feature_server(model, chunk_size=raw_text_serving.DEFAULT_CHUNK_SIZE):
+  """The `common.serving.TextServer` of text model `model` (a
+  `FeatureTextModel`): its `BertPreprocessor` (extract_features' [CLS] a
+  [SEP] (b [SEP]); an empty text_b is a single text) and its task's
+  vectors at full max_seq_length; serving_default(text),
+  serving_pair(text_a, text_b)."""
+  return serving.TextServer(
+      model.preprocessor, model.task,
+      lambda features, vectors, texts: vectors,
       signatures={"serving_default": ("text",),
                   "serving_pair": ("text_a", "text_b")},
-      chunk_size=chunk_size, trim_padding=False,
-      precision=serving.compute_precision(encoder.model),
-      name="feature_server")
-  server.encoder_model = encoder.model  # Its variables: the SavedModel's.
-  return server
+      chunk_size=chunk_size, trim_padding=False, name="feature_server")

@@ -1,28 +1,25 @@
 """Python prediction's generic parts: texts in, answers out, for any task.
 
   text        `TextPredictor`: a task's raw-string Keras model, batched,
-              with named answers and export (`bert_tf2.models.load_predictor`)
-  base        `Predictor`: config, vocabulary, checkpoint, `from_output_dir`
-              (model.json and its recorded, or the best, checkpoint)
-  batching    `features_function`: a text model's preprocessor over
-              texts; `run_batches`: token-id batches of similar lengths
-  int8        the int8 ONNX Runtime path (optional extra `int8`)
-  onnx_graph  the ONNX graph of the encoder
+              with named answers and export (`bert_tf2.models.load_predictor`);
+              `checkpoint_model`: a text model from a run's files
+              (config, checkpoint, vocabulary) in a precision
+  int8_task   int8 as a runtime of the text model: its task model run by
+              ONNX Runtime (`Int8Task`, `int8_text_model`)
+  int8        the ONNX export and int8 quantization (optional extra `int8`)
+  onnx_graph  the ONNX graph's fusions
 
-None of them imports a task. Each task's answers and export for
-`TextPredictor` live in its `predictor` module; NER's predictor
-(`bert_tf2.ner.predictor.EntityTagger`) and multiple choice's
-(`bert_tf2.multiple_choice.predictor.MultipleChoicePredictor`) are
-`TextPredictor`s, and `SentenceEncoder.encode` runs its text model. The
-predictors on `base.Predictor` (precision and int8 of their own; the
-classifier's and the feature encoder's features from their text model's
-`BertPreprocessor`, SQuAD's windows still built in Python):
+None of them imports a task. Each task's answers and export live in its
+`predictor` module, with its predictor of a run's files, a
+`TextPredictor` too:
 
   bert_tf2.classifier.predictor.ClassifierPredictor      texts or pairs ->
       label, probabilities (long texts through sliding windows)
   bert_tf2.squad.predictor.SquadPredictor                (question, context)
       -> answer text, score, no-answer
   bert_tf2.feature_extraction.predictor.FeatureEncoder   texts -> vectors
+  bert_tf2.ner.predictor.EntityTagger                    texts -> entities
+  bert_tf2.multiple_choice.predictor.MultipleChoicePredictor
 
 Each `export(dir)` writes a SavedModel with raw-string signatures that
 needs only `tensorflow` and `tensorflow_text` to serve. See

@@ -129,12 +129,18 @@ def _text(words, per_piece, aligned, start, end):
   first = tf.gather(flat_words, base + w0)
   last = tf.gather(flat_words, base + w1)
   single = tf.equal(w0, w1)
+  # Offsets clamped into each word: a row whose words do not align (its
+  # whole words are the answer) or that has no span still runs substr,
+  # which fails on an offset past the end.
+  first_length = tf.strings.length(first, unit="UTF8_CHAR")
+  c0 = tf.clip_by_value(c0, 0, first_length)
   first_cut = tf.strings.substr(
-      first, c0, tf.where(single, c1 - c0,
-                          tf.strings.length(first, unit="UTF8_CHAR")),
+      first, c0, tf.maximum(tf.where(single, c1 - c0, first_length), 0),
       unit="UTF8_CHAR")
-  last_cut = tf.strings.substr(last, tf.zeros_like(c1), c1,
-                               unit="UTF8_CHAR")
+  last_cut = tf.strings.substr(
+      last, tf.zeros_like(c1),
+      tf.clip_by_value(c1, 0, tf.strings.length(last, unit="UTF8_CHAR")),
+      unit="UTF8_CHAR")
   parts = tf.concat([first_cut[:, tf.newaxis], span_words[:, 1:-1],
                      last_cut[:, tf.newaxis]], axis=1)
   trimmed = tf.where(single, first_cut,

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import modeling
+from bert_tf2 import models
 from bert_tf2.classifier.model import BertClassifier
 from bert_tf2.common import InputError
 from bert_tf2.classifier.predictor import ClassifierPredictor
@@ -123,7 +124,10 @@ def test_export_onnx_float32_matches_tensorflow(files, tmp_path):  # pylint: dis
   mask = (ids > 0).astype(np.int32)
   segments = np.array([[0] * 6, [0, 0, 0, 1, 1, 1]], np.int32)
   np.testing.assert_allclose(model(ids, mask, segments)[0],
-                             p._forward(ids, mask, segments).numpy(),  # pylint: disable=protected-access
+                             p.model.task({"input_ids": ids,
+                                           "input_mask": mask,
+                                           "segment_ids": segments},
+                                          training=False).numpy(),
                              atol=1e-5)
   # Exported for speed in ONNX Runtime: every layer norm one node (two per
   # layer, one after the embeddings), attention as batched matmuls.
@@ -138,6 +142,38 @@ def test_export_onnx_float32_matches_tensorflow(files, tmp_path):  # pylint: dis
           for n in nodes if n.op_type == "Softmax"]  # Opset 17's default: -1.
   assert len(axes) == CONFIG.num_hidden_layers
   assert all(a in (-1, 3) for a in axes), axes
+
+
+@pytest.mark.slow
+def test_int8_is_one_argument_on_every_python_path(files, tmp_path):  # pylint: disable=redefined-outer-name
+  """`models.load`, `models.load_predictor` and `ClassifierPredictor` run
+  the same int8 session (one .onnx file: identical answers); an int8
+  model has no SavedModel or .keras form (one line each)."""
+  out = files["classifier_dir"]
+  onnx_file = str(tmp_path / "classifier_int8.onnx")
+  predictor = models.load_predictor(out, precision="int8",
+                                    onnx_file=onnx_file)
+  assert (tmp_path / "classifier_int8.onnx").exists()
+  keras_model = models.load(out, precision="int8", onnx_file=onnx_file)
+  python = ClassifierPredictor.from_output_dir(out, int8=onnx_file)
+  float32 = models.load_predictor(out, precision="float32").predict(MANY)
+  answers = predictor.predict(MANY)
+  np.testing.assert_array_equal(
+      keras_model.predict(MANY, verbose=0),
+      np.stack([a["logits"] for a in answers]))
+  for a, b in zip(answers, python.predict(MANY), strict=True):
+    assert a["label"] == b["label"]
+    np.testing.assert_array_equal(a["probabilities"], b["probabilities"])
+  # Quantized (its closeness: test_int8_classifier_is_close_to_float32).
+  assert not np.array_equal([a["logits"] for a in answers],
+                            [f["logits"] for f in float32])
+  with pytest.raises(InputError, match="int8 model runs in ONNX Runtime"):
+    predictor.export(str(tmp_path / "saved"))
+  assert not (tmp_path / "saved").exists()
+  with pytest.raises(InputError, match="no .keras form"):
+    keras_model.save(str(tmp_path / "m.keras"))
+  with pytest.raises(InputError, match="onnx_file=.*precision='int8'"):
+    models.load(out, precision="float32", onnx_file=onnx_file)
 
 
 def test_missing_extra_is_one_clear_line(files, monkeypatch):  # pylint: disable=redefined-outer-name

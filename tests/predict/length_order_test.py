@@ -14,12 +14,12 @@ import os
 import keras
 import numpy as np
 import pytest
+import tensorflow as tf
 
 from bert_tf2 import models
 from bert_tf2.classifier.model import BertClassifier
 from bert_tf2.common import example_order
 from bert_tf2.common import text_model
-from bert_tf2.predict import batching
 from tests.common import tiny_dir
 
 WORDS = ["angela", "merkel", "visited", "paris", "bob", "met", "ann", "the",
@@ -53,6 +53,14 @@ def run(tmp_path_factory):
           "pretrained": pretrained}
 
 
+def _masks(preprocessor, pairs):
+  """The preprocessor's input_mask [len(pairs), max_seq_length] (NumPy) of
+  [(text_a, text_b or None), ...]."""
+  out = preprocessor((tf.constant([a for a, _ in pairs]),
+                      tf.constant([b or "" for _, b in pairs])))
+  return out["input_mask"].numpy()
+
+
 def _padded_tokens(predictor, x, batch_size, monkeypatch):
   """Answers of predictor.predict(x) and the tokens of the batches its
   text model ran, each batch counted at its longest text (what
@@ -60,7 +68,6 @@ def _padded_tokens(predictor, x, batch_size, monkeypatch):
   gave Keras (the last `_as_dataset` call; `example_lengths` makes one
   before)."""
   model = predictor.model
-  lengths = batching.features_function(model.preprocessor)
   given = []
   as_dataset = text_model._as_dataset  # pylint: disable=protected-access
 
@@ -73,7 +80,7 @@ def _padded_tokens(predictor, x, batch_size, monkeypatch):
   rows = example_order.rows(given[-1])
   pairs = [(r, None) if isinstance(r, str) else (r[0], r[1] or None)
            for r in rows]
-  tokens = lengths(pairs)["input_mask"].sum(axis=1)
+  tokens = _masks(model.preprocessor, pairs).sum(axis=1)
   return answers, sum(len(tokens[b:b + batch_size]) *
                       tokens[b:b + batch_size].max()
                       for b in range(0, len(tokens), batch_size))
@@ -124,9 +131,8 @@ def test_keras_predict_runs_shortest_first_outputs_in_input_order(
                                      model.example_lengths(columns(x)))
   assert order != list(range(len(x)))
   assert given[1] == example_order.take(columns(x), order)
-  pieces = batching.features_function(model.preprocessor)(
-      text_model.text_inputs.check_examples(
-          example_order.rows(given[1]), "x"))["input_mask"].sum(axis=1)
+  pieces = _masks(model.preprocessor, text_model.text_inputs.check_examples(
+      example_order.rows(given[1]), "x")).sum(axis=1)
   assert list(pieces) == sorted(pieces)
   assert ours.shape == (len(x), 3)
   np.testing.assert_allclose(ours, theirs, atol=1e-5)

@@ -12,6 +12,7 @@ included.
 
 import numpy as np
 import pytest
+import tensorflow as tf
 
 import tokenization
 from bert_tf2 import models
@@ -20,6 +21,7 @@ from bert_tf2.classifier.predictor import ClassifierPredictor
 from bert_tf2.common import artifact
 from bert_tf2.feature_extraction import examples as examples_lib
 from bert_tf2.feature_extraction.predictor import FeatureEncoder
+from bert_tf2.predict.text import TextPredictor
 from tests.predict.predict_test import CONFIG
 from tests.predict.predict_test import LONG_PAIRS
 from tests.predict.predict_test import LONG_TEXTS
@@ -72,9 +74,13 @@ def test_sliding_window_classifier_answers_as_load_predictor(files):  # pylint: 
   x = LONG_TEXTS + LONG_PAIRS
   theirs = _answers(models.load_predictor(out, precision="float32"), x)
   ours = ClassifierPredictor.from_output_dir(out, precision="float32")
-  windows = ours._features([(t, None) for t in LONG_TEXTS])  # pylint: disable=protected-access
+  windows = ours.model.preprocessor(tf.constant(LONG_TEXTS))
   assert np.bincount(windows["window_example"]).max() > 3
-  _same(_answers(ours, x), theirs, ("label", "probabilities"))
+  answers = _answers(ours, x)
+  _same(answers, theirs, ("label", "probabilities"))
+  # One predictor: the same class of runtime, the same named answers.
+  assert isinstance(ours, TextPredictor)
+  assert [sorted(a) for a in answers] == [sorted(t) for t in theirs]
   # The windows matter: without them (or at another stride) the answers
   # differ, so a predictor that dropped the recorded setting fails above.
   for dropped in (dict(long_text="truncate"), dict(doc_stride=8)):

@@ -14,6 +14,7 @@ import subprocess
 import keras
 import numpy as np
 import pytest
+import tensorflow as tf
 
 import modeling
 from bert_tf2.classifier.model import BertClassifier
@@ -311,7 +312,8 @@ def test_saved_models_in_a_fresh_process_equal_the_python_api(files):
   np.testing.assert_allclose(probs, [o["probabilities"] for o in ours],
                              atol=1e-5)
   assert num_windows == [
-      len(windows._features([(t, None)])["window_example"])  # pylint: disable=protected-access
+      len(windows.model.preprocessor((tf.constant([t]), tf.constant([""])))[
+          "window_example"])
       for t in LONG_TEXTS]
   assert max(num_windows) > 3 and min(num_windows) == 1
   ours = windows.predict(LONG_PAIRS)

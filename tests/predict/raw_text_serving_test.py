@@ -13,6 +13,7 @@ model saw chunks, never the whole batch), with peak memory under a bound.
 import json
 import os
 import subprocess
+import types
 
 import keras
 import pytest
@@ -110,9 +111,11 @@ def _export_all(root):
                            str(root / "bert"), 1)
   encoder = FeatureEncoder(str(config), str(root / "bert"), str(vocab),
                            max_seq_length=SEQ)
-  encoder.model = _AtMostRows(encoder.model, CHUNK)
+  text_model = types.SimpleNamespace(
+      preprocessor=encoder.model.preprocessor,
+      task=_AtMostRows(encoder.model.task, CHUNK))
   exports["features"] = serving.write_saved_model(
-      feature_serving.feature_server(encoder, chunk_size=CHUNK),
+      feature_serving.feature_server(text_model, chunk_size=CHUNK),
       str(root / "features"))
   return exports
 
