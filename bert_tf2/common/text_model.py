@@ -108,7 +108,15 @@ class TextModel(lora.Adaptable, keras.Model):
 
   # Keras' array adapters take no strings: lists/arrays of text become a
   # batched tf.data.Dataset first (as keras-hub's Task does).
+  def check_trainable(self):
+    """Refuses (one InputError line) to train an int8 model, which runs in
+    ONNX Runtime (`bert_tf2.predict.int8_task`)."""
+    if getattr(self.task, "is_int8", False):
+      raise InputError("fit: an int8 model runs in ONNX Runtime and does "
+                       "not train; load it in float32 (or bfloat16) to fit")
+
   def fit(self, x=None, y=None, batch_size=None, **kwargs):
+    self.check_trainable()
     x, y, batch_size = _as_dataset(x, y, batch_size,
                                    kwargs.pop("sample_weight", None),
                                    shuffle=kwargs.get("shuffle", True))

@@ -6,6 +6,8 @@
              parse_layers
   output:    format_line (the original's JSONL format, or pooled vectors)
   pipeline:  extract_to_file (the whole script), run (its parsed flags)
+  text_model: FeatureTextModel / EncoderLayers (raw texts -> vectors)
+  predictor: FeatureEncoder (its `TextPredictor`), serving: its SavedModel
 
 See docs/squad.md ("Feature extraction").
 """

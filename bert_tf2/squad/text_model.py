@@ -103,6 +103,7 @@ class SquadTextModel(TextModel):
   def fit(self, x=None, y=None, batch_size=None, validation_data=None,
           shuffle=True, **kwargs):
     """x=(questions, contexts), y=answers (module docstring)."""
+    self.check_trainable()
     if isinstance(validation_data, tuple) and len(validation_data) == 2:
       validation_data = self._windows(*validation_data, batch_size)
     return keras.Model.fit(self, self._windows(x, y, batch_size, shuffle),

@@ -90,6 +90,9 @@ def test_attributes_are_the_tasks_and_no_weights_are_its(tmp_path):
   model = TextModel(BertPreprocessor(str(vocab), max_seq_length=8), wrapped)
   with pytest.raises(InputError, match="no .keras form"):
     model.save(str(tmp_path / "m.keras"))
+  with pytest.raises(InputError, match="^fit: an int8 model .* does not "
+                     "train"):
+    model.fit(["bob met ann"], [1])
   with pytest.raises(InputError, match=r"^export_dir=/x: an int8 model .*"
                      "model_int8.onnx$"):
     int8_task.check_exportable(model, "export_dir=/x")

@@ -212,3 +212,5 @@ def test_int8_squad_scores_are_close_to_float32(trained_like, tmp_path):  # pyli
     assert not np.array_equal(a, b)  # Really quantized.
   for (_, context), out in zip(SQUAD_QUESTIONS, got):
     assert out["answer"] in context
+  with pytest.raises(InputError, match="^fit: an int8 model"):
+    quantized.model.fit(SQUAD_QUESTIONS[:1], [None])
