@@ -25,7 +25,6 @@ import functools
 
 import tensorflow as tf
 
-import modeling
 from bert_tf2.classifier import serving as classifier_serving
 from bert_tf2.classifier.model import BertClassifier
 from bert_tf2.common import InputError
@@ -80,14 +79,11 @@ class ClassifierPredictor(text.TextPredictor):
     if long_text not in ("truncate", "sliding_window"):
       raise InputError("long_text=%r: expected truncate or sliding_window"
                        % (long_text,))
-    self.bert_config = modeling.BertConfig.from_json_file(bert_config_file)
-    modeling.check_sequence_length(self.bert_config, max_seq_length)
     preprocessor = BertPreprocessor(
         vocab_file, do_lower_case=do_lower_case,
         max_seq_length=max_seq_length, long_text=long_text,
         doc_stride=doc_stride)
-    modeling.check_vocab_size(self.bert_config,
-                              len(preprocessor.vocabulary))
+    self.bert_config = text.checked_config(bert_config_file, preprocessor)
     num_labels = 1 if self.regression else len(self.label_list)
     model, self.precision = text.checkpoint_model(
         preprocessor, lambda: BertClassifier(
@@ -95,9 +91,7 @@ class ClassifierPredictor(text.TextPredictor):
             threshold=threshold),
         checkpoint, type(self).__name__,
         text.int8_precision(precision, int8), recorded_precision,
-        text.onnx_file_of(int8, int8_dir))
-    if not trim_padding:
-      model.trims_padding = False
+        text.onnx_file_of(int8, int8_dir), trim_padding=trim_padding)
     self.trim_padding = bool(trim_padding)
     self.int8 = self.precision == "int8"
     super().__init__(model, functools.partial(text_answers, self.label_list),

@@ -31,7 +31,6 @@ Example:
 import numpy as np
 import tensorflow as tf
 
-import modeling
 from bert_tf2.common import serving
 from bert_tf2.common.preprocessor import BertPreprocessor
 from bert_tf2.feature_extraction import serving as feature_serving
@@ -68,23 +67,20 @@ class FeatureEncoder(text.TextPredictor):
                do_lower_case=True, max_seq_length=128, layers=(-1,),
                batch_size=32, trim_padding=True, int8=False, int8_dir=None,
                precision=None, recorded_precision="float32"):
-    self.bert_config = modeling.BertConfig.from_json_file(bert_config_file)
-    modeling.check_sequence_length(self.bert_config, max_seq_length)
-    self.layers = parse_layers(",".join(str(i) for i in layers),
-                               self.bert_config.num_hidden_layers, "layers")
     self.preprocessor = BertPreprocessor(vocab_file,
                                          do_lower_case=do_lower_case,
                                          max_seq_length=max_seq_length)
-    modeling.check_vocab_size(self.bert_config,
-                              len(self.preprocessor.vocabulary))
+    self.bert_config = text.checked_config(bert_config_file,
+                                           self.preprocessor)
+    self.layers = parse_layers(",".join(str(i) for i in layers),
+                               self.bert_config.num_hidden_layers, "layers")
     model, self.precision = text.checkpoint_model(
         self.preprocessor, lambda: EncoderLayers(self.bert_config,
                                                  self.layers),
         checkpoint, type(self).__name__,
         text.int8_precision(precision, int8), recorded_precision,
-        text.onnx_file_of(int8, int8_dir), text_model=FeatureTextModel)
-    if not trim_padding:
-      model.trims_padding = False
+        text.onnx_file_of(int8, int8_dir), text_model=FeatureTextModel,
+        trim_padding=trim_padding)
     self.trim_padding = bool(trim_padding)
     self.int8 = self.precision == "int8"
     super().__init__(model, _outputs, _export, batch_size)

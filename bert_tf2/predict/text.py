@@ -164,15 +164,30 @@ def onnx_file_of(int8, int8_dir):
   return os.path.join(int8_dir, "model_int8.onnx") if int8_dir else None
 
 
+def checked_config(bert_config_file, preprocessor):
+  """The `modeling.BertConfig` of bert_config_file, checked against the
+  preprocessor's max_seq_length and vocabulary.
+
+  Raises:
+    InputError: a bad file, too long a sequence, another vocabulary size.
+  """
+  config = modeling.BertConfig.from_json_file(bert_config_file)
+  modeling.check_sequence_length(config, preprocessor.max_seq_length)
+  modeling.check_vocab_size(config, len(preprocessor.vocabulary))
+  return config
+
+
 def checkpoint_model(preprocessor, build_task, checkpoint, what,
                      precision=None, recorded_precision="float32",
-                     onnx_file=None, text_model=TextModel, **model_kwargs):
+                     onnx_file=None, text_model=TextModel, trim_padding=True,
+                     **model_kwargs):
   """(text model, precision): `text_model(preprocessor, build_task(),
   **model_kwargs)` with the weights of `checkpoint`, in the precision
   asked (None: the recorded one; see
   `speed_defaults.resolve_inference_precision`, logged as `what`); int8:
   its task run by ONNX Runtime (`int8_task.int8_text_model`, onnx_file
-  as there).
+  as there); trim_padding False: every batch at max_seq_length
+  (`TextModel.trims_padding`).
 
   Raises:
     InputError: a precision not offered, or a checkpoint that does not fit.
@@ -185,6 +200,8 @@ def checkpoint_model(preprocessor, build_task, checkpoint, what,
     model = text_model(preprocessor, task, **model_kwargs)
   modeling.init_from_checkpoint(task, checkpoint,
                                 flag="predictor checkpoint")
+  if not trim_padding:
+    model.trims_padding = False
   if chosen == "int8":
     model = int8_task.int8_text_model(model, onnx_file)
   return model, chosen

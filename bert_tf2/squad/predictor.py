@@ -29,7 +29,6 @@ Example:
   [{'answer': 'Ann', 'score': 11.2, ...}]
 """
 
-import modeling
 from bert_tf2.common import serving
 from bert_tf2.predict import text
 from bert_tf2.squad.model import SquadModel
@@ -52,14 +51,11 @@ class SquadPredictor(text.TextPredictor):
                version_2_with_negative=False, null_score_diff_threshold=0.0,
                batch_size=8, precision=None, int8_dir=None,
                recorded_precision="float32"):
-    self.bert_config = modeling.BertConfig.from_json_file(bert_config_file)
-    modeling.check_sequence_length(self.bert_config, max_seq_length)
     preprocessor = SquadPreprocessor(
         vocab_file, do_lower_case=do_lower_case,
         max_seq_length=max_seq_length, doc_stride=doc_stride,
         max_query_length=max_query_length)
-    modeling.check_vocab_size(self.bert_config,
-                              len(preprocessor.vocabulary))
+    self.bert_config = text.checked_config(bert_config_file, preprocessor)
     model, self.precision = text.checkpoint_model(
         preprocessor, lambda: SquadModel(self.bert_config), checkpoint,
         type(self).__name__, precision, recorded_precision,
