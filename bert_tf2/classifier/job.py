@@ -82,6 +82,9 @@ class ClassifierJob(Job):
                                          ", ".join(map(str,
                                                        self.label_list))))
     self.windows = s.long_text == "sliding_window"
+    self.doc_stride = s.doc_stride
+    self.trim_padding = trim_padding_enabled(s)
+    self.group_by_length = bool(s.group_by_length)
     self.examples = {}
     # Every split asked for is read (and its labels checked) now: a missing
     # or empty file, or an unknown dev label, is refused before any output.
@@ -99,9 +102,8 @@ class ClassifierJob(Job):
 
   def window_count(self, examples):
     """Records --long_text=sliding_window makes of `examples`."""
-    s = self.settings
     return sum(len(long_text.convert_example_to_windows(
-        i, example, self.label_list, s.max_seq_length, s.doc_stride,
+        i, example, self.label_list, self.max_seq_length, self.doc_stride,
         self.tokenizer)) for i, example in enumerate(examples))
 
   def check_labels(self, examples):
@@ -112,7 +114,8 @@ class ClassifierJob(Job):
   def make_processor(self):
     """The examples' processor (`registry.get_processor`)."""
     s = self.settings
-    return registry.get_processor(s.task_name, s.data_dir, generic_options(s))
+    options = generic_options(s)
+    return registry.get_processor(s.task_name, s.data_dir, options)
 
   def build_task(self):
     s = self.settings
@@ -150,16 +153,15 @@ class ClassifierJob(Job):
                             regression=bool(self.regression))}
 
   def record_spec(self):
-    return features_lib.record_spec(self.settings.max_seq_length,
-                                    self.regression, self.windows)
+    return features_lib.record_spec(self.max_seq_length, self.regression,
+                                    self.windows)
 
-  def input_options(self, training):
-    s = self.settings
-    trim = trim_padding_enabled(s)
+  def input_options(self, training, jit_compile=False):
+    trim = self.trim_padding
     return dict(trim_padding=trim,
-                buckets=padding.bucket_lengths(s.max_seq_length,
-                                               fine=not s.jit_compile),
-                group_by_length=training and trim and bool(s.group_by_length))
+                buckets=padding.bucket_lengths(self.max_seq_length,
+                                               fine=not jit_compile),
+                group_by_length=training and trim and self.group_by_length)
 
   def read_examples(self, split):
     """The processor's examples of `split` ("train", "eval", "predict"),
@@ -180,17 +182,16 @@ class ClassifierJob(Job):
     return examples
 
   def write_records(self, split, path, pad_to=None):
-    s = self.settings
     examples = self.read_examples(split)
     examples = list(examples)
     if pad_to and not self.windows:  # As the original (TPU only).
       examples += [PaddingInputExample()] * (-len(examples) % pad_to)
     if self.windows:
       return long_text.write_windows(examples, self.label_list,
-                                     s.max_seq_length, s.doc_stride,
+                                     self.max_seq_length, self.doc_stride,
                                      self.tokenizer, path)
     return features_lib.file_based_convert_examples_to_features(
-        examples, self.label_list, s.max_seq_length, self.tokenizer, path)
+        examples, self.label_list, self.max_seq_length, self.tokenizer, path)
 
   def evaluate(self, estimator, input_fn, steps):
     if not self.windows:
@@ -223,11 +224,10 @@ class ClassifierJob(Job):
     if len(rows) != len(examples):
       raise RuntimeError("predicted %d rows for %d examples" % (
           len(rows), len(examples)))
-    write_test_results(os.path.join(self.settings.output_dir,
-                                    "test_results.tsv"),
+    write_test_results(os.path.join(self.output_dir, "test_results.tsv"),
                        [np.asarray(r, dtype=np.float32) for r in rows])
 
   def server(self, model, preprocessor):
     return serving.classifier_server(
         model, preprocessor, self.label_list,
-        trim_padding=trim_padding_enabled(self.settings))
+        trim_padding=self.trim_padding)

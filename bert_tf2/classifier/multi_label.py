@@ -209,15 +209,15 @@ class MultiLabelJob(ClassifierJob):
     del examples  # MultiLabelProcessor refuses unknown labels as it reads.
 
   def record_spec(self):
-    spec = records.sequence_spec(self.settings.max_seq_length, (
+    spec = records.sequence_spec(self.max_seq_length, (
         "input_ids", "input_mask", "segment_ids"))
     spec["label_ids"] = tf.io.FixedLenFeature([len(self.label_list)],
                                               tf.float32)
     return spec
 
-  def input_options(self, training):
-    options = super().input_options(training)
-    if len(self.label_list) == self.settings.max_seq_length:
+  def input_options(self, training, jit_compile=False):
+    options = super().input_options(training, jit_compile)
+    if len(self.label_list) == self.max_seq_length:
       # label_ids would look like a sequence feature to the trim.
       options.update(trim_padding=False, group_by_length=False)
     options["drop_remainder"] = training  # Never padded, even on TPUs.
@@ -225,10 +225,9 @@ class MultiLabelJob(ClassifierJob):
 
   def write_records(self, split, path, pad_to=None):
     del pad_to  # Predictions keep every example without padding.
-    s = self.settings
     examples = self.read_examples(split)
     return records.write_records(path, multi_hot_rows(
-        examples, self.label_list, s.max_seq_length, self.tokenizer))
+        examples, self.label_list, self.max_seq_length, self.tokenizer))
 
   def _predictions(self, estimator, input_fn, values="probabilities"):
     """(values, predicted bool), each [examples, labels]: the model's
@@ -257,6 +256,6 @@ class MultiLabelJob(ClassifierJob):
 
   def predict(self, estimator, input_fn):
     probs, _ = self._predictions(estimator, input_fn)
-    write_test_results(os.path.join(self.settings.output_dir,
+    write_test_results(os.path.join(self.output_dir,
                                     "test_results.tsv"),
                        [np.asarray(r, dtype=np.float32) for r in probs])

@@ -100,21 +100,21 @@ class EmbeddingJob(Job):
     split = "train" if "train" in self.pairs else sorted(self.pairs)[0]
     names = ["%s_%s" % (side, k) for side in self._sides(split)
              for k in ("input_ids", "input_mask", "segment_ids")]
-    return records.sequence_spec(self.settings.max_seq_length, names)
+    return records.sequence_spec(self.max_seq_length, names)
 
   def write_records(self, split, path, pad_to=None):
     if pad_to:
       raise InputError("--use_tpu: run_embedding.py evaluates on CPU/GPU "
                        "only (in-batch negatives need unpadded batches)")
     arrays = pairs_lib.pair_features(self.pairs[split], self.tokenizer,
-                                     self.settings.max_seq_length)
+                                     self.max_seq_length)
     n = len(self.pairs[split])
     return records.write_records(
         path, ({k: v[i] for k, v in arrays.items()} for i in range(n)))
 
   def _embed(self, estimator, texts):
     feats = pairs_lib.text_features(texts, self.tokenizer,
-                                    self.settings.max_seq_length)
+                                    self.max_seq_length)
     return np.stack([p["embeddings"] for p in
                      estimator.predict(_memory_input_fn(feats))])
 
@@ -139,12 +139,12 @@ class EmbeddingJob(Job):
   def predict(self, estimator, input_fn):
     del input_fn  # Anchors and corpus are embedded separately.
     scores, ids, _ = self.retrieve(estimator, "predict")
-    path = os.path.join(self.settings.output_dir, "test_results.tsv")
+    path = os.path.join(self.output_dir, "test_results.tsv")
     with atomic_open(path) as f:
       for row_ids, row_scores in zip(ids, scores):
         f.write("\t".join("%d:%r" % (i, float(v))
                           for i, v in zip(row_ids, row_scores)) + "\n")
 
   def server(self, model, preprocessor):
-    model.max_seq_length = self.settings.max_seq_length
+    model.max_seq_length = self.max_seq_length
     return serving.embedding_server(model, preprocessor)

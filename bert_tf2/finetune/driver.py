@@ -1,9 +1,10 @@
 """The fine-tuning lifecycle, once for every task: `run(job)`.
 
-  start the strategy -> job.prepare (checks, no output) -> on a finished
-  run, the flags against its model.json (`recorded_flags`) -> export and
-  periodic-evaluation checks -> run config and batch-size checks ->
-  output_dir, job.save_assets, model.json (job.model_record) ->
+  start the strategy -> the settings read once: by the job (prepare,
+  build_task, model_record, ...) then by the driver (`read_plan`) ->
+  checks: on a finished run the flags against its model.json
+  (`recorded_flags`), export, periodic evaluation, batch sizes ->
+  output_dir, job.save_assets, model.json (the job's record) ->
   train.tf_record -> Estimator ->
   eval.tf_record -> train (or train with evaluation every
   --eval_every_n_steps: early stopping, best checkpoint) -> evaluate
@@ -11,6 +12,10 @@
   from the best checkpoint with --keep_best_checkpoint (else the latest),
   so test outputs are the exported model's; model.json names that
   checkpoint (`bert_tf2.common.artifact`: the output_dir is the model)
+
+Settings flow one way: after `read_plan` nothing reads them; the job's
+later calls (records, evaluation, prediction) work on what its `prepare`
+read, and the driver's on its `Plan`.
 
 Every check comes before the first write; a record file this run wrote
 that is damaged or removed while it is read is named with its first bad
@@ -20,6 +25,7 @@ A job (finetune/job.py) supplies the task-specific parts; see
 docs/finetuning.md for the task list and how to add one.
 """
 
+import dataclasses
 import math
 import os
 
@@ -30,18 +36,74 @@ from bert_tf2.common import InputError
 from bert_tf2.common import artifact
 from bert_tf2.common import named_files
 from bert_tf2.common import saved_model
+from bert_tf2.common import serving
 from bert_tf2 import runner
 from bert_tf2.finetune import checks
 from bert_tf2.finetune import recorded_flags
 from bert_tf2.finetune import records
 from bert_tf2.runner import checkpoints
 from bert_tf2.runner import estimator as estimator_lib
+from bert_tf2.runner import precision as precision_lib
 from bert_tf2.runner import speed_defaults
 
-_SPLITS = ("train", "eval", "predict")
+@dataclasses.dataclass(frozen=True)
+class Plan(object):
+  """What the lifecycle takes from the settings, read once by `read_plan`
+  after the job has read its own (`Job.prepare`): from there on nothing
+  reads the settings (tests/finetune/settings_trace_test.py)."""
+  do_train: bool
+  do_predict: bool
+  output_dir: str
+  export_dir: str
+  init_checkpoint: str
+  bert_config_file: str
+  vocab_file: str
+  train_batch_size: int
+  predict_batch_size: int
+  max_seq_length: int
+  num_train_epochs: float
+  warmup_proportion: float
+  precision: str
+  use_tpu: bool
+  jit_compile: object  # The flag: True, False or None (chosen per run).
+  allow_new_batch_shape: bool
+  flags: dict  # What model.json records (`recorded_flags.recordable`).
+  finished: object  # `recorded_flags.finished_run`.
+  every: int  # --eval_every_n_steps, 0: no periodic evaluation.
+  stopping: object  # runner.EarlyStopping or None.
+  keep_best: bool
+  config: object  # The runner.RunConfig.
+  estimator: dict  # `runner.estimator_options`.
 
 
-def check_export_flags(s):
+def read_plan(s, strategy):
+  """The `Plan` of settings `s`, the strategy started for them.
+
+  Raises:
+    InputError: inconsistent periodic-evaluation flags
+      (`runner.early_stopping_from_flags`), a bad run config.
+  """
+  own = dict(
+      do_train=bool(s.do_train), do_predict=bool(s.do_predict),
+      output_dir=s.output_dir, export_dir=s.export_dir,
+      init_checkpoint=s.init_checkpoint,
+      bert_config_file=s.bert_config_file,
+      vocab_file=getattr(s, "vocab_file", None),
+      train_batch_size=s.train_batch_size,
+      predict_batch_size=s.predict_batch_size,
+      max_seq_length=s.max_seq_length, num_train_epochs=s.num_train_epochs,
+      warmup_proportion=s.warmup_proportion, precision=s.precision,
+      use_tpu=bool(s.use_tpu), jit_compile=s.jit_compile,
+      allow_new_batch_shape=bool(s.allow_new_batch_shape))
+  recorded = dict(flags=recorded_flags.recordable(s),
+                  finished=recorded_flags.finished_run(s))
+  every, stopping, keep_best = runner.early_stopping_from_flags(s)
+  return Plan(every=every, stopping=stopping, keep_best=keep_best,
+              config=runner.run_config_from_flags(s, strategy),
+              estimator=runner.estimator_options(s), **own, **recorded)
+
+
+def check_export_flags(o):
   """Refuses a --export_dir that cannot be written, before any output.
 
   Raises:
@@ -49,18 +111,18 @@ def check_export_flags(s):
       would be exported (no --do_train, no checkpoint in --output_dir and
       no --init_checkpoint).
   """
-  if not s.export_dir:
+  if not o.export_dir:
     return
-  saved_model.check_export_dir(s.export_dir)
-  if (not s.do_train and not s.init_checkpoint and
-      not (tf.io.gfile.isdir(s.output_dir) and
-           checkpoints.latest_checkpoint(s.output_dir))):
+  saved_model.check_export_dir(o.export_dir)
+  if (not o.do_train and not o.init_checkpoint and
+      not (tf.io.gfile.isdir(o.output_dir) and
+           checkpoints.latest_checkpoint(o.output_dir))):
     raise InputError("--export_dir=%s: no checkpoint to export in "
                      "--output_dir=%s (and no --init_checkpoint)"
-                     % (s.export_dir, s.output_dir))
+                     % (o.export_dir, o.output_dir))
 
 
-def checkpoint_to_export(s, latest, best=None):
+def checkpoint_to_export(o, latest, best=None):
   """The checkpoint --export_dir exports (and --do_predict predicts with):
   the best one when training kept one (`best`), else the latest in
   --output_dir (`latest`), else --init_checkpoint.
@@ -68,13 +130,13 @@ def checkpoint_to_export(s, latest, best=None):
   Raises:
     InputError: there is none of them.
   """
-  checkpoint = best or latest or s.init_checkpoint
+  checkpoint = best or latest or o.init_checkpoint
   if not checkpoint:
     raise InputError("--export_dir=%s: no checkpoint to export in "
-                     "--output_dir=%s" % (s.export_dir, s.output_dir))
+                     "--output_dir=%s" % (o.export_dir, o.output_dir))
   logging.info("Exporting %s%s as a SavedModel to %s",
                "the best checkpoint " if best else "", checkpoint,
-               s.export_dir)
+               o.export_dir)
   return checkpoint
 
 
@@ -102,47 +164,41 @@ class _AtCheckpoint(object):
     return getattr(self._estimator, name)
 
 
-def periodic_eval_options(job, task, do_eval):
-  """(every_n_steps, EarlyStopping or None, keep_best), checked up front
+def check_periodic_eval(job, task, o, do_eval):
+  """Refuses periodic evaluation this run cannot do, before any output
   (the job's own checks first: they name its flags)."""
-  s = job.settings
-  every, stopping, keep_best = runner.early_stopping_from_flags(s)
-  if every:
+  if o.every:
     job.check_periodic_eval()
-  if every and not (s.do_train and do_eval):
+  if o.every and not (o.do_train and do_eval):
     raise InputError("--eval_every_n_steps=%d needs --do_train and --do_eval "
-                     "(evaluation runs on the dev set)" % every)
-  if stopping is not None:
-    stopping.check_metric(job.metric_names(task))
-  return every, stopping, keep_best
+                     "(evaluation runs on the dev set)" % o.every)
+  if o.stopping is not None:
+    o.stopping.check_metric(job.metric_names(task))
 
 
-def check_output_dir_files(s):
+def check_output_dir_files(o):
   """Before any checkpoint of --output_dir is read: each resolves inside
   it (a symlink to another run's weights is refused in one line); without
   --do_train, a model.json there is checked in full (its files' digests:
   `bert_tf2.common.artifact.read`)."""
-  named_files.checkpoints_inside(s.output_dir, s.output_dir)
-  if not s.do_train and artifact.exists(s.output_dir):
-    artifact.read(s.output_dir)
+  named_files.checkpoints_inside(o.output_dir, o.output_dir)
+  if not o.do_train and artifact.exists(o.output_dir):
+    artifact.read(o.output_dir)
 
 
-def write_model_record(job):
+def write_model_record(o, record):
   """output_dir/model.json and its copies of config and vocabulary
   (`bert_tf2.common.artifact`), when training: the record of what
-  rebuilds the model, the checkpoint named once training is done, and the
-  precision its answers are made in (--precision: --do_predict and
-  --export_dir run in it, and so does every loader by default)."""
-  s = job.settings
-  record = job.model_record()
-  if not s.do_train or record is None:
+  rebuilds the model (the job's `model_record`), the checkpoint named once
+  training is done, and the precision its answers are made in
+  (--precision: --do_predict and --export_dir run in it, and so does
+  every loader by default)."""
+  if not o.do_train or record is None:
     return
-  artifact.write(s.output_dir, record["task"], s.bert_config_file,
-                 getattr(s, "vocab_file", None),
-                 preprocessor=record.get("preprocessor"),
+  artifact.write(o.output_dir, record["task"], o.bert_config_file,
+                 o.vocab_file, preprocessor=record.get("preprocessor"),
                  model=record.get("model"), outputs=record.get("outputs"),
-                 precision=s.precision,
-                 flags=recorded_flags.recordable(s))
+                 precision=o.precision, flags=o.flags)
 
 
 def print_results(result):
@@ -153,127 +209,145 @@ def print_results(result):
 class _Records(object):
   """Writes a split's records and makes its input_fn."""
 
-  def __init__(self, job):
+  def __init__(self, job, o, seed):
     self.job = job
-    s = job.settings
-    self.seed = runner.data_seed(s)
+    self.o = o
+    self.seed = seed
+    # XLA for the model steps: the flag, until chosen for training.
+    self.jit_compile = bool(o.jit_compile)
     self.paths = []  # The record files written, for explain_read_errors.
 
   def write(self, split, batch_size=None, before_input=None):
     """(input_fn, record count, steps) of `split`; TPU eval/predict records
     are padded to whole batches and run `steps` batches. before_input(count)
     runs between writing the records and making the input_fn."""
-    s = self.job.settings
+    o = self.o
     training = split == "train"
-    pad_to = batch_size if s.use_tpu and not training else None
-    path = os.path.join(s.output_dir, self.job.record_files[split])
+    pad_to = batch_size if o.use_tpu and not training else None
+    path = os.path.join(o.output_dir, self.job.record_files[split])
     count = self.job.write_records(split, path, pad_to)
     self.paths.append(path)
     if before_input is not None:
       before_input(count)
-    options = dict(drop_remainder=training or bool(s.use_tpu),
+    options = dict(drop_remainder=training or o.use_tpu,
                    seed=self.seed, shuffle_buffer=self.job.shuffle_buffer)
-    options.update(self.job.input_options(training))
+    options.update(self.job.input_options(training, self.jit_compile))
     input_fn = records.input_fn(path, self.job.record_spec_of(split),
-                                s.max_seq_length, training, **options)
+                                o.max_seq_length, training, **options)
     steps = count // batch_size if pad_to else None
     return input_fn, count, steps
 
 
-def resolve_jit_compile(job, config, num_train_steps):
-  """--jit_compile unset: chosen for this run (`runner.speed_defaults`);
-  the job's settings and the run config get the choice (the classifier's
-  batch lengths depend on it)."""
-  s = job.settings
+def resolve_jit_compile(job, o, num_train_steps):
+  """--jit_compile unset: chosen for this run (`runner.speed_defaults`),
+  from the job's training records (their sequences per example); the run
+  config gets the choice, which is returned (the classifier's batch
+  lengths depend on it: `Job.input_options`)."""
   spec = job.record_spec_of("train")
   tokens = sum(math.prod(feature.shape) for name, feature in spec.items()
                if name.endswith("input_ids"))
   seconds = speed_defaults.estimate_train_seconds(
-      job.bert_config, tokens, s.max_seq_length,
-      num_train_steps * s.train_batch_size)
-  s.jit_compile = speed_defaults.resolve_jit_compile(
-      config, s.jit_compile, s.precision, s.use_tpu, seconds)
+      job.bert_config, tokens, o.max_seq_length,
+      num_train_steps * o.train_batch_size)
+  return speed_defaults.resolve_jit_compile(
+      o.config, o.jit_compile, o.precision, o.use_tpu, seconds)
+
+
+def export(job, task, checkpoint, o, record):
+  """Writes the raw-text SavedModel of `checkpoint` to --export_dir: the
+  job's `server` of the restored task model and its preprocessor of the
+  run's record, in the run's --precision (the one its --do_predict
+  answers in)."""
+  with precision_lib.policy_scope(o.precision):
+    model = saved_model.restore_model(task, checkpoint)
+  preprocessor = job.preprocessor_class().from_record(o.vocab_file, record)
+  serving.write_saved_model(job.server(model, preprocessor), o.export_dir,
+                            what="--export_dir")
 
 
 def run(job):
-  """Trains / evaluates / predicts / exports `job` as its settings say."""
+  """Trains / evaluates / predicts / exports `job` as its settings say.
+
+  The settings are read first, by the job (`prepare`, `build_task`,
+  `model_record`, `evaluates`, `eval_batch_size`) and then by the driver
+  (`read_plan`); everything after runs on what they read."""
   s = job.settings
-  runner.start_strategy(s)  # Before any other TensorFlow op (multi-worker).
+  strategy = runner.start_strategy(s)  # Before any other TensorFlow op.
+  seed = runner.data_seed(s)
   job.prepare()
-  finished = recorded_flags.finished_run(s)  # A run continued, not trained.
-  recorded_flags.check_model_record(job, finished)
-  do_eval = job.evaluates()
-  if job.exports:
-    check_export_flags(s)
   task = job.build_task()
-  every, stopping, keep_best = periodic_eval_options(job, task, do_eval)
-  # The run config checks the runner's flags: before anything is written.
-  config = runner.run_config_from_flags(s, runner.strategy_from_FLAGS(s))
+  record = job.model_record()
+  do_eval = job.evaluates()
   eval_batch_size = job.eval_batch_size()
-  estimator_lib.check_batch_sizes(config, s.train_batch_size,
-                                  eval_batch_size, s.predict_batch_size)
-  tf.io.gfile.makedirs(s.output_dir)
-  check_output_dir_files(s)
-  checkpoints.refuse_other_model(s.output_dir, task)
-  if s.do_train:
+  o = read_plan(s, strategy)
+  # Checks, all before the first write.
+  recorded_flags.check_model_record(job, o.finished, record)
+  check_export_flags(o)
+  check_periodic_eval(job, task, o, do_eval)
+  estimator_lib.check_batch_sizes(o.config, o.train_batch_size,
+                                  eval_batch_size, o.predict_batch_size)
+  tf.io.gfile.makedirs(o.output_dir)
+  check_output_dir_files(o)
+  checkpoints.refuse_other_model(o.output_dir, task)
+  if o.do_train:
     checkpoints.check_batch_shape(
-        s.output_dir, checkpoints.batch_shape(s.train_batch_size,
-                                              s.max_seq_length),
-        s.allow_new_batch_shape)
+        o.output_dir, checkpoints.batch_shape(o.train_batch_size,
+                                              o.max_seq_length),
+        o.allow_new_batch_shape)
   job.save_assets()
-  write_model_record(job)
-  splits = _Records(job)
+  write_model_record(o, record)
+  splits = _Records(job, o, seed)
   num_train_steps = num_warmup_steps = None
-  if s.do_train:
+  if o.do_train:
     def train_steps(count):  # XLA or not is known once the steps are.
       nonlocal num_train_steps
       num_train_steps = checks.num_train_steps(
-          s, job.epoch_size(count), os.path.join(
-              s.output_dir, job.record_files["train"]))
-      resolve_jit_compile(job, config, num_train_steps)
+          o, job.epoch_size(count), os.path.join(
+              o.output_dir, job.record_files["train"]))
+      splits.jit_compile = resolve_jit_compile(job, o, num_train_steps)
     train_input_fn, count, _ = splits.write("train", before_input=train_steps)
-    num_warmup_steps = int(num_train_steps * s.warmup_proportion)
+    num_warmup_steps = int(num_train_steps * o.warmup_proportion)
     logging.info("***** Running training ***** records=%d batch=%d "
-                 "steps=%d", count, s.train_batch_size, num_train_steps)
-  estimator = runner.estimator_from_flags(
-      task, config, s, num_train_steps, num_warmup_steps,
-      eval_batch_size=eval_batch_size)
+                 "steps=%d", count, o.train_batch_size, num_train_steps)
+  estimator = runner.make_estimator(
+      task, o.config, num_train_steps, num_warmup_steps,
+      **dict(o.estimator, eval_batch_size=eval_batch_size))
   if do_eval:
     eval_input_fn, count, eval_steps = splits.write("eval", eval_batch_size)
     logging.info("***** Evaluation records ***** %d", count)
   with records.explain_read_errors(splits.paths):
-    if s.do_train and every:
+    if o.do_train and o.every:
       estimator.train_and_evaluate(
           train_input_fn, eval_input_fn, max_steps=num_train_steps,
-          every_n_steps=every, eval_steps=eval_steps,
-          early_stopping=stopping, keep_best=keep_best,
+          every_n_steps=o.every, eval_steps=eval_steps,
+          early_stopping=o.stopping, keep_best=o.keep_best,
           eval_fn=None if job.task_metrics else (
               lambda unused_checkpoint: job.evaluate(
                   estimator, eval_input_fn, eval_steps)))
-    elif s.do_train:
+    elif o.do_train:
       estimator.train(train_input_fn, max_steps=num_train_steps)
     if do_eval:
       result = job.evaluate(estimator, eval_input_fn, eval_steps)
-      runner.write_eval_results(os.path.join(s.output_dir, job.results_file),
+      runner.write_eval_results(os.path.join(o.output_dir, job.results_file),
                                 result)
       logging.info("***** Eval results *****")
       for key in sorted(result):
         logging.info("  %s = %s", key, result[key])
       print_results(result)
-    best = keep_best and runner.best_checkpoint(s.output_dir)
-    if finished is not None and not best:  # The run's recorded answer.
-      best = finished.checkpoint
-    if s.do_train:  # The answer: what --do_predict and --export_dir use.
+    best = o.keep_best and runner.best_checkpoint(o.output_dir)
+    if o.finished is not None and not best:  # The run's recorded answer.
+      best = o.finished.checkpoint
+    if o.do_train:  # The answer: what --do_predict and --export_dir use.
       answer = best or estimator.latest_checkpoint()
       if answer:
-        artifact.set_checkpoint(s.output_dir, answer)
-    if s.do_predict:
-      predict_input_fn, _, _ = splits.write("predict", s.predict_batch_size)
+        artifact.set_checkpoint(o.output_dir, answer)
+    if o.do_predict:
+      predict_input_fn, _, _ = splits.write("predict", o.predict_batch_size)
       # From the checkpoint --export_dir exports (checkpoint_to_export).
       job.predict(_AtCheckpoint(estimator, best) if best else estimator,
                   predict_input_fn)
-  if job.exports and s.export_dir:
-    checkpoint = checkpoint_to_export(s, estimator.latest_checkpoint(), best)
-    job.export(task, checkpoint)
-    print("SavedModel written to %s" % s.export_dir)
+  if o.export_dir:
+    checkpoint = checkpoint_to_export(o, estimator.latest_checkpoint(), best)
+    export(job, task, checkpoint, o, record)
+    print("SavedModel written to %s" % o.export_dir)
   return estimator

@@ -4,7 +4,13 @@ The driver (finetune/driver.py) owns the lifecycle; a job answers a few
 questions about its task: which model (`build_task`), how its examples
 become fixed-length records (`record_spec`, `write_records`), how
 predictions become its metrics and output files (`evaluate`, `predict`),
-and what it exports (`export`). Everything has a default except
+and what serves it (`server`; the driver writes the SavedModel).
+
+A job reads its settings in `prepare` (and `build_task`, `model_record`,
+`evaluates`, `eval_batch_size`, which the driver calls right after it);
+its later calls work on what those read: settings flow one way, from the
+flags into the run (tests/finetune/settings_trace_test.py follows them
+through run_ner.py). Everything has a default except
 `record_spec` and `write_records` (the task's data); a job that names its
 task (`task_name`, the `bert_tf2.tasks` entry's) and task model
 (`model_class`) gets `prepare`, `build_task`, `model_record`,
@@ -22,16 +28,16 @@ checks and outputs a real task adds):
         self.bert_config, self.tokenizer = (
             setup_checks.load_config_and_tokenizer(s.bert_config_file,
                                                    s.vocab_file))
+        self.data_dir, self.max_seq_length = s.data_dir, s.max_seq_length
       def build_task(self):
         return runner.ModelTask(
             lambda: BertClassifier(self.bert_config, num_labels=2))
       def record_spec(self):
-        return features.record_spec(self.settings.max_seq_length)
+        return features.record_spec(self.max_seq_length)
       def write_records(self, split, path, pad_to=None):
-        examples = read_examples(self.settings.data_dir, split)
+        examples = read_examples(self.data_dir, split)
         return features.file_based_convert_examples_to_features(
-            examples, ["0", "1"], self.settings.max_seq_length,
-            self.tokenizer, path)
+            examples, ["0", "1"], self.max_seq_length, self.tokenizer, path)
 
     driver.run(TinyJob(Settings.from_flags(FLAGS)))
 
@@ -44,12 +50,10 @@ output files.
 
 import functools
 
-from bert_tf2.common import saved_model
 from bert_tf2.common import serving
 from bert_tf2.common.preprocessor import BertPreprocessor
 from bert_tf2.finetune import checks
 from bert_tf2.runner import periodic_eval
-from bert_tf2.runner import precision as precision_lib
 from bert_tf2.runner.task import ModelTask
 
 
@@ -58,9 +62,9 @@ class Job(object):
 
   Attributes:
     settings: the script's `finetune.Settings`.
+    output_dir, max_seq_length: read from them at construction.
     shuffle_buffer: training shuffle buffer of `records.input_fn`.
     results_file: where `driver.run` writes the --do_eval results.
-    exports: the job can write a SavedModel (--export_dir).
     task_metrics: `evaluate` gives the task's metrics over the eval records
       (the runner then evaluates them itself during training); False: the
       driver calls `evaluate` for every periodic evaluation.
@@ -75,7 +79,6 @@ class Job(object):
   shuffle_buffer = 100
   task_metrics = True
   results_file = "eval_results.txt"
-  exports = True
   record_files = {"train": "train.tf_record", "eval": "eval.tf_record",
                   "predict": "predict.tf_record"}
   task_name = None
@@ -83,6 +86,9 @@ class Job(object):
 
   def __init__(self, settings):
     self.settings = settings
+    # What every job's later calls need (records, outputs).
+    self.output_dir = settings.output_dir
+    self.max_seq_length = settings.max_seq_length
 
   def prepare(self):
     """Checks flags and files before anything is written (raise
@@ -157,10 +163,11 @@ class Job(object):
     del split
     return self.record_spec()
 
-  def input_options(self, training):
+  def input_options(self, training, jit_compile=False):
     """Extra keyword arguments of `records.input_fn` (trim_padding,
-    buckets, group_by_length)."""
-    del training
+    buckets, group_by_length); jit_compile: the training step is compiled
+    with XLA (chosen by the driver once the training steps are known)."""
+    del training, jit_compile
     return {}
 
   def write_records(self, split, path, pad_to=None):
@@ -191,16 +198,8 @@ class Job(object):
 
   def server(self, model, preprocessor):
     """The SavedModel module (`bert_tf2.common.serving.TextServer`) of the
-    trained task model `model` and `preprocessor`. Default:
+    trained task model `model` and `preprocessor` (the driver writes it to
+    --export_dir, in the run's --precision). Default:
     `serving.text_server` (serving_default(text) -> the model's outputs,
     named by `serving.named_outputs`)."""
     return serving.text_server(preprocessor, model)
-
-  def export(self, task, checkpoint):
-    """Writes the raw-text SavedModel of `checkpoint` to --export_dir:
-    `server()` of the restored task model and `text_preprocessor()`, in
-    the run's --precision (the one its --do_predict answers in)."""
-    with precision_lib.policy_scope(self.settings.precision):
-      model = saved_model.restore_model(task, checkpoint)
-    serving.write_saved_model(self.server(model, self.text_preprocessor()),
-                              self.settings.export_dir, what="--export_dir")

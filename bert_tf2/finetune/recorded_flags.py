@@ -118,11 +118,11 @@ def _check_same_file(flag, given, copy):
                      % (flag, given, os.path.dirname(copy), copy))
 
 
-def check_model_record(job, found):
+def check_model_record(job, found, record):
   """Refuses, in one line, an invocation on a finished run (`found`, its
-  `finished_run`) whose flags build another model than model.json records
-  (call after job.prepare: the record may depend on the job's inputs,
-  e.g. NER's labels).
+  `finished_run`) whose flags build another model (`record`, the job's
+  `model_record()` after its prepare: the record may depend on the job's
+  inputs, e.g. NER's labels) than model.json records.
 
   Raises:
     InputError: naming the explicitly given flags whose values differ from
@@ -130,10 +130,7 @@ def check_model_record(job, found):
       sections that the recorded flags do not rebuild: a damaged record).
   """
   settings = job.settings
-  if found is None or found.flags is None:
-    return
-  record = job.model_record()
-  if record is None:
+  if found is None or found.flags is None or record is None:
     return
   path = os.path.join(found.directory, artifact.FILE)
   differs = [name for name in ("preprocessor", "model", "outputs")

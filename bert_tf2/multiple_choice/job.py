@@ -79,7 +79,7 @@ class MultipleChoiceJob(Job):
             "outputs": dict(num_choices=self.num_choices)}
 
   def record_spec(self):
-    shape = [self.num_choices, self.settings.max_seq_length]
+    shape = [self.num_choices, self.max_seq_length]
     spec = {name: tf.io.FixedLenFeature(shape, tf.int64)
             for name in mc_features.FEATURE_NAMES}
     spec["label_ids"] = tf.io.FixedLenFeature([], tf.int64)
@@ -87,16 +87,15 @@ class MultipleChoiceJob(Job):
     return spec
 
   def write_records(self, split, path, pad_to=None):
-    s = self.settings
     rows = []
     for example in self.examples[split]:
-      f = mc_features.convert_example(example, s.max_seq_length,
+      f = mc_features.convert_example(example, self.max_seq_length,
                                       self.tokenizer)
       rows.append({"input_ids": np.ravel(f.input_ids),
                    "input_mask": np.ravel(f.input_mask),
                    "segment_ids": np.ravel(f.segment_ids),
                    "label_ids": f.label_id, "is_real_example": 1})
-    zeros = np.zeros([self.num_choices * s.max_seq_length], np.int64)
+    zeros = np.zeros([self.num_choices * self.max_seq_length], np.int64)
     while pad_to and len(rows) % pad_to:
       rows.append({"input_ids": zeros, "input_mask": zeros,
                    "segment_ids": zeros, "label_ids": 0,
@@ -110,7 +109,7 @@ class MultipleChoiceJob(Job):
     if len(rows) != len(self.examples["predict"]):
       raise RuntimeError("predicted %d rows for %d examples" %
                          (len(rows), len(self.examples["predict"])))
-    out = self.settings.output_dir
+    out = self.output_dir
     with atomic_open(os.path.join(out, "test_results.tsv")) as f:
       for row in rows:
         f.write("\t".join(repr(float(x)) for x in row) + "\n")

@@ -40,7 +40,10 @@ LABELS_FILE = "label_list.txt"
 
 
 def validate(s):
-  """Checks flags and files up front; returns (bert_config, tokenizer)."""
+  """Checks the shared flags (`checks.check_settings`), then NER's own;
+  raises InputError for the first that is wrong. The config and
+  vocabulary are checked by `checks.config_and_tokenizer` (in `prepare`,
+  after the data)."""
   checks.check_settings(s, min_seq_length=None)
   if not s.crf_learning_rate_multiplier > 0:
     raise InputError("--crf_learning_rate_multiplier=%s: must be > 0" %
@@ -58,21 +61,18 @@ def validate(s):
   if s.max_seq_length < 3:
     raise InputError("--max_seq_length=%d: must be at least 3" %
                      s.max_seq_length)
-  bert_config, tokenizer = checks.config_and_tokenizer(
-      s, check_casing=False, required_tokens=("[CLS]", "[SEP]", "[UNK]"))
   if not 1 <= s.doc_stride <= s.max_seq_length - 2:
     raise InputError("--doc_stride=%d: must be in [1, max_seq_length - 2 = "
                      "%d]" % (s.doc_stride, s.max_seq_length - 2))
-  return bert_config, tokenizer
 
 
-def crf_allowed(s, label_list, train_sentences, train_file):
-  """The forbidden-transition masks of --crf_constraints (None: none).
+def crf_allowed(scheme, label_list, train_sentences, train_file):
+  """The forbidden-transition masks of --crf_constraints=`scheme` (None:
+  none).
 
   auto reads the scheme of the training file (read here when only
   predicting); without one, BIOES if the labels have E-/S- tags, else none.
   """
-  scheme = s.crf_constraints
   if scheme == "auto":
     if train_sentences is None and tf.io.gfile.exists(train_file):
       train_sentences = reader.read_conll(train_file)
@@ -104,56 +104,61 @@ def evaluation(sentences, predicted_tags, step, prefix="eval_", types=()):
 
 
 class NerJob(Job):
-  """Token tagging with windows (see the module docstring)."""
+  """Token tagging with windows (see the module docstring).
+
+  `prepare` reads every setting the run needs; the later calls work on
+  what it read."""
   shuffle_buffer = 1000
   task_metrics = False  # Entity F1 from the merged predictions.
 
-  def _path(self, flag):
-    return os.path.join(self.settings.data_dir, getattr(self.settings, flag))
-
   def prepare(self):
     s = self.settings
-    self.bert_config, self.tokenizer = validate(s)
+    validate(s)
+    self.doc_stride = s.doc_stride
+    self.crf, crf_constraints = bool(s.crf), s.crf_constraints
+    paths = {flag: os.path.join(s.data_dir, getattr(s, flag))
+             for flag in ("train_file", "dev_file", "test_file")}
     train_sentences = None
     if s.do_train:
-      train_sentences = reader.read_conll(self._path("train_file"))
+      train_sentences = reader.read_conll(paths["train_file"])
       if not train_sentences:
-        raise InputError("%s: no sentence" % self._path("train_file"))
-    self.label_list = self._label_list(train_sentences)
+        raise InputError("%s: no sentence" % paths["train_file"])
+    self.label_list = self._label_list(train_sentences, paths["train_file"])
     if train_sentences is not None:
       reader.check_known_tags(train_sentences, self.label_list,
-                              self._path("train_file"))
-      logging.info("tag scheme of %s: %s", self._path("train_file"),
-                   schemes.detect_scheme(s.tags for s in train_sentences))
-    if train_sentences is not None:  # Each sentence: one or more windows.
-      checks.check_train_steps(
-          s, self._path("train_file"), len(train_sentences),
-          exact=lambda: features_lib.window_count(
-              train_sentences, s.max_seq_length, s.doc_stride,
-              self.tokenizer))
+                              paths["train_file"])
+      logging.info("tag scheme of %s: %s", paths["train_file"],
+                   schemes.detect_scheme(x.tags for x in train_sentences))
     self.sentences = {"train": train_sentences}
     # Read and checked now: an unknown dev tag is refused before
     # label_list.txt or train.tf_record is written.
-    for split, wanted in (("eval", self.evaluates()),
-                          ("predict", s.do_predict)):
+    for split, flag, wanted in (("eval", "dev_file", s.do_eval),
+                                ("predict", "test_file", s.do_predict)):
       if wanted:
-        self.sentences[split] = self._read_split(split)
+        self.sentences[split] = self._read_split(split, paths[flag])
+    self.bert_config, self.tokenizer = checks.config_and_tokenizer(
+        s, check_casing=False, required_tokens=("[CLS]", "[SEP]", "[UNK]"))
+    if train_sentences is not None:  # Each sentence: one or more windows.
+      checks.check_train_steps(
+          s, paths["train_file"], len(train_sentences),
+          exact=lambda: features_lib.window_count(
+              train_sentences, self.max_seq_length, self.doc_stride,
+              self.tokenizer))
     self.windows = {}
     self.allowed = None
-    if s.crf:
-      self.allowed = crf_allowed(s, self.label_list, train_sentences,
-                                 self._path("train_file"))
+    if self.crf:
+      self.allowed = crf_allowed(crf_constraints, self.label_list,
+                                 train_sentences, paths["train_file"])
 
-  def _label_list(self, train_sentences):
-    """--labels_file, else the training file's tags, else label_list.txt of
-    a previous run in output_dir."""
+  def _label_list(self, train_sentences, train):
+    """--labels_file, else the training file's tags (`train`), else
+    label_list.txt of a previous run in output_dir."""
     s = self.settings
     if s.labels_file:
       return reader.read_labels_file(s.labels_file)
-    train = self._path("train_file")
     if train_sentences is not None:
       return reader.labels_from_sentences(train_sentences, train)
-    saved = os.path.join(s.output_dir, LABELS_FILE)
+    saved = os.path.join(self.output_dir, LABELS_FILE)
     if tf.io.gfile.exists(saved):
       return reader.read_labels_file(saved)
     if tf.io.gfile.exists(train):
@@ -161,14 +166,13 @@ class NerJob(Job):
     raise InputError("no label list: pass --labels_file, or have %s or %s" %
                      (train, saved))
 
-  def _read_split(self, split):
-    """The sentences of --dev_file ("eval", tags required) or --test_file
-    ("predict"), their tags checked against the label list if tagged."""
-    flag = "dev_file" if split == "eval" else "test_file"
-    sentences = reader.read_conll(self._path(flag),
-                                  require_tags=split == "eval")
+  def _read_split(self, split, path):
+    """The sentences of `path`, --dev_file ("eval", tags required) or
+    --test_file ("predict"), their tags checked against the label list if
+    tagged."""
+    sentences = reader.read_conll(path, require_tags=split == "eval")
     if all(t is not None for x in sentences for t in x.tags):
-      reader.check_known_tags(sentences, self.label_list, self._path(flag))
+      reader.check_known_tags(sentences, self.label_list, path)
     return sentences
 
   def build_task(self):
@@ -190,7 +194,7 @@ class NerJob(Job):
         [], [], metrics_lib.entity_types(self.label_list))))
 
   def save_assets(self):
-    atomic_write_text(os.path.join(self.settings.output_dir, LABELS_FILE),
+    atomic_write_text(os.path.join(self.output_dir, LABELS_FILE),
                       "\n".join(self.label_list) + "\n")
 
   def model_record(self):
@@ -203,20 +207,20 @@ class NerJob(Job):
                           allowed=self.allowed)}
 
   def record_spec(self):
-    return features_lib.record_spec(self.settings.max_seq_length)
+    return features_lib.record_spec(self.max_seq_length)
 
-  def input_options(self, training):
+  def input_options(self, training, jit_compile=False):
+    del jit_compile
     return {"drop_remainder": training}
 
   def write_records(self, split, path, pad_to=None):
     del pad_to  # Windows are merged back from every prediction.
-    s = self.settings
     if split != "train":
       sentences = self.sentences[split]
       self.labelled = all(t is not None for x in sentences for t in x.tags)
     sentences = self.sentences[split]
     windows = features_lib.write_windows(
-        sentences, self.label_list, s.max_seq_length, s.doc_stride,
+        sentences, self.label_list, self.max_seq_length, self.doc_stride,
         self.tokenizer, path)
     self.windows[split] = windows
     logging.info("%s: %d sentences, %d windows", split, len(sentences),
@@ -236,14 +240,14 @@ class NerJob(Job):
     del steps
     tags = self._tags(estimator, input_fn, "eval")
     sentences = self.sentences["eval"]
-    write_predictions(os.path.join(self.settings.output_dir,
-                                   "eval_predictions.txt"), sentences, tags)
+    write_predictions(os.path.join(self.output_dir, "eval_predictions.txt"),
+                      sentences, tags)
     return evaluation(sentences, tags,
                       checkpoint_step(estimator.latest_checkpoint()),
                       types=metrics_lib.entity_types(self.label_list))
 
   def predict(self, estimator, input_fn):
-    out = self.settings.output_dir
+    out = self.output_dir
     tags = self._tags(estimator, input_fn, "predict")
     sentences = self.sentences["predict"]
     write_predictions(os.path.join(out, "test_predictions.txt"), sentences,

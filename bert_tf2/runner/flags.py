@@ -170,6 +170,43 @@ def run_config_from_flags(flag_values=flags.FLAGS, strategy=None,
   return config_lib.RunConfig(**kwargs)
 
 
+def estimator_options(flag_values=flags.FLAGS):
+  """The fine-tuning scripts' optimizer and batch flags, read once: the
+  keyword arguments of `make_estimator` (--learning_rate, --optimizer,
+  --use_tpu, --init_checkpoint, --train/eval/predict_batch_size,
+  --max_seq_length)."""
+  f = flag_values
+  return dict(learning_rate=f.learning_rate, optimizer=f.optimizer,
+              use_tpu=bool(f.use_tpu), init_checkpoint=f.init_checkpoint,
+              train_batch_size=f.train_batch_size,
+              # run_squad.py has none: it evaluates with its predict batch.
+              eval_batch_size=getattr(f, "eval_batch_size", None),
+              predict_batch_size=f.predict_batch_size,
+              max_seq_length=f.max_seq_length)
+
+
+def make_estimator(task, config, num_train_steps=None, num_warmup_steps=0,
+                   learning_rate_multipliers=None, *, learning_rate,
+                   optimizer, use_tpu, init_checkpoint, train_batch_size,
+                   eval_batch_size, predict_batch_size, max_seq_length):
+  """The fine-tuning scripts' `Estimator` (see `estimator_from_flags`; the
+  keyword-only arguments are `estimator_options`)."""
+  if learning_rate_multipliers is None:
+    learning_rate_multipliers = getattr(task, "learning_rate_multipliers",
+                                        None)
+
+  def optimizer_fn():
+    return optimization.create_optimizer(
+        learning_rate, num_train_steps or 1, num_warmup_steps or 0,
+        use_tpu=use_tpu, optimizer=optimizer,
+        learning_rate_multipliers=learning_rate_multipliers)
+  return estimator_lib.Estimator(
+      task, config, optimizer_fn=optimizer_fn,
+      init_checkpoint=init_checkpoint, train_batch_size=train_batch_size,
+      eval_batch_size=eval_batch_size, predict_batch_size=predict_batch_size,
+      max_seq_length=max_seq_length)
+
+
 def estimator_from_flags(task, config, flag_values=flags.FLAGS,
                          num_train_steps=None, num_warmup_steps=0,
                          learning_rate_multipliers=None,
@@ -179,8 +216,7 @@ def estimator_from_flags(task, config, flag_values=flags.FLAGS,
   Args:
     task: a `runner.Task`.
     config: a `runner.RunConfig` (see `run_config_from_flags`).
-    flag_values: --learning_rate, --optimizer, --use_tpu, --init_checkpoint
-      and --train/eval/predict_batch_size.
+    flag_values: the flags `estimator_options` reads.
     num_train_steps: int or None (no training): the schedule's length.
     num_warmup_steps: int, warmup steps of the schedule.
     learning_rate_multipliers: optional {regex on original variable names:
@@ -192,21 +228,8 @@ def estimator_from_flags(task, config, flag_values=flags.FLAGS,
   Returns:
     runner.Estimator.
   """
-  f = flag_values
-  if learning_rate_multipliers is None:
-    learning_rate_multipliers = getattr(task, "learning_rate_multipliers",
-                                        None)
-
-  def optimizer_fn():
-    return optimization.create_optimizer(
-        f.learning_rate, num_train_steps or 1, num_warmup_steps or 0,
-        use_tpu=f.use_tpu, optimizer=f.optimizer,
-        learning_rate_multipliers=learning_rate_multipliers)
-  return estimator_lib.Estimator(
-      task, config, optimizer_fn=optimizer_fn,
-      init_checkpoint=f.init_checkpoint,
-      train_batch_size=f.train_batch_size,
-      eval_batch_size=(f.eval_batch_size if eval_batch_size is None
-                       else eval_batch_size),
-      predict_batch_size=f.predict_batch_size,
-      max_seq_length=f.max_seq_length)
+  options = estimator_options(flag_values)
+  if eval_batch_size is not None:
+    options["eval_batch_size"] = eval_batch_size
+  return make_estimator(task, config, num_train_steps, num_warmup_steps,
+                        learning_rate_multipliers, **options)

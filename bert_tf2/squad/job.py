@@ -123,17 +123,16 @@ def read_dev_set(s):
   return data, examples
 
 
-def _convert(s, tokenizer, examples, is_training, output_fn):
-  squad_features.convert_examples_to_features(
-      examples=examples, tokenizer=tokenizer,
-      max_seq_length=s.max_seq_length, doc_stride=s.doc_stride,
-      max_query_length=s.max_query_length, is_training=is_training,
-      output_fn=output_fn)
+def window_options(s):
+  """The windows' settings: max_seq_length, doc_stride, max_query_length."""
+  return dict(max_seq_length=s.max_seq_length, doc_stride=s.doc_stride,
+              max_query_length=s.max_query_length)
 
 
-def write_features(s, tokenizer, examples, is_training, path):
-  """Writes the windows of `examples` to `path`; returns the features
-  (prediction) or their count (training: not kept in memory)."""
+def write_features(window, tokenizer, examples, is_training, path):
+  """Writes the windows (`window_options`) of `examples` to `path`;
+  returns the features (prediction) or their count (training: not kept in
+  memory)."""
   writer = records.FeatureWriter(path, is_training=is_training)
   kept = []
 
@@ -142,7 +141,9 @@ def write_features(s, tokenizer, examples, is_training, path):
     if not is_training:
       kept.append(feature)
   try:
-    _convert(s, tokenizer, examples, is_training, output)
+    squad_features.convert_examples_to_features(
+        examples=examples, tokenizer=tokenizer, is_training=is_training,
+        output_fn=output, **window)
   except BaseException:
     writer.abort()
     raise
@@ -163,20 +164,29 @@ class SquadJob(Job):
     self.predictions = None
     self._scores = {}
     self.num_train_steps = None
+    self.window = window_options(s)
+    self.decode_options = dict(
+        n_best_size=s.n_best_size, max_answer_length=s.max_answer_length,
+        do_lower_case=s.do_lower_case,
+        version_2_with_negative=s.version_2_with_negative,
+        null_score_diff_threshold=s.null_score_diff_threshold,
+        verbose_logging=s.verbose_logging)
+    self.trim_padding = bool(s.trim_padding) and not s.use_tpu
+    self.predict_file = s.predict_file
+    self.predict_batch_size = s.predict_batch_size
+    self.version_2_with_negative = s.version_2_with_negative
     if s.do_train:
       self.train_examples = read_train_examples(s)
       self.num_train_examples = len(self.train_examples)
       self.num_train_steps = checks.num_train_steps(
           s, self.num_train_examples, "--train_file=%s" % s.train_file)
-    if s.do_predict:  # Read (and checked) before anything is written.
+    if s.eval_every_n_steps > 0:  # Evaluation during training.
+      if not s.do_train:
+        raise InputError("--eval_every_n_steps=%d needs --do_train" %
+                         s.eval_every_n_steps)
+      self.dev, self.predict_examples = read_dev_set(s)
+    elif s.do_predict:  # Read (and checked) before anything is written.
       self.predict_examples = read_predict_examples(s)
-
-  def check_periodic_eval(self):
-    s = self.settings
-    if not s.do_train:
-      raise InputError("--eval_every_n_steps=%d needs --do_train" %
-                       s.eval_every_n_steps)
-    self.dev, self.predict_examples = read_dev_set(s)
 
   def evaluates(self):
     # No --do_eval: evaluation means evaluation during training.
@@ -202,7 +212,7 @@ class SquadJob(Job):
         self.dev, nothing, self._na_probs(dict.fromkeys(nothing, 0.0))))
 
   def _na_probs(self, null_odds):
-    return null_odds if self.settings.version_2_with_negative else None
+    return null_odds if self.version_2_with_negative else None
 
   def model_record(self):
     s = self.settings
@@ -219,35 +229,32 @@ class SquadJob(Job):
                               s.null_score_diff_threshold))}
 
   def record_spec_of(self, split):
-    return records.name_to_features(self.settings.max_seq_length,
+    return records.name_to_features(self.max_seq_length,
                                     split == "train")
 
-  def input_options(self, training):
+  def input_options(self, training, jit_compile=False):
+    del jit_compile  # Fine buckets whatever the training step.
     if training:  # Never trimmed: the loss counts padding positions.
       return {}
-    s = self.settings
     # --trim_padding (opt-in here): see docs/squad.md; every window is
     # predicted (no TPU batch padding, as the original).
-    return {"drop_remainder": False,
-            "trim_padding": bool(s.trim_padding) and not s.use_tpu,
-            "buckets": padding.bucket_lengths(s.max_seq_length, fine=True)}
+    return {"drop_remainder": False, "trim_padding": self.trim_padding,
+            "buckets": padding.bucket_lengths(self.max_seq_length,
+                                              fine=True)}
 
   def write_records(self, split, path, pad_to=None):
     del pad_to  # Every window is predicted and decoded.
-    s = self.settings
     if split == "train":
-      count = write_features(s, self.tokenizer, self.train_examples, True,
-                             path)
+      count = write_features(self.window, self.tokenizer,
+                             self.train_examples, True, path)
       logging.info("train: %d questions, %d windows",
                    self.num_train_examples, count)
       self.train_examples = None
       return count
     if self.predict_features is None:  # eval and predict: one file.
-      if self.predict_examples is None:
-        self.predict_examples = read_predict_examples(s)
       self.predict_features = write_features(
-          s, self.tokenizer, self.predict_examples, False, path)
-      logging.info("%s: %d questions, %d windows", s.predict_file,
+          self.window, self.tokenizer, self.predict_examples, False, path)
+      logging.info("%s: %d questions, %d windows", self.predict_file,
                    len(self.predict_examples), len(self.predict_features))
     return len(self.predict_features)
 
@@ -258,15 +265,6 @@ class SquadJob(Job):
           start_logits=[float(x) for x in result["start_logits"].flat],
           end_logits=[float(x) for x in result["end_logits"].flat])
 
-  def _decode_options(self):
-    s = self.settings
-    return dict(n_best_size=s.n_best_size,
-                max_answer_length=s.max_answer_length,
-                do_lower_case=s.do_lower_case,
-                version_2_with_negative=s.version_2_with_negative,
-                null_score_diff_threshold=s.null_score_diff_threshold,
-                verbose_logging=s.verbose_logging)
-
   def evaluate(self, estimator, input_fn, steps):
     del steps  # Every window (see write_records).
     checkpoint = estimator.latest_checkpoint()
@@ -274,7 +272,7 @@ class SquadJob(Job):
       predictions, _, null_odds = postprocess.compute_predictions(
           self.predict_examples, self.predict_features,
           list(self._raw_results(estimator, input_fn)),
-          **self._decode_options())
+          **self.decode_options)
       result = {"eval_" + k: v for k, v in squad_evaluate.evaluate_dataset(
           self.dev, predictions, self._na_probs(null_odds)).items()}
       result["global_step"] = checkpoint_step(checkpoint)
@@ -282,27 +280,26 @@ class SquadJob(Job):
     return dict(self._scores[checkpoint])
 
   def predict(self, estimator, input_fn):
-    s = self.settings
     logging.info("***** Running predictions ***** batch %d",
-                 s.predict_batch_size)
-    out = s.output_dir
+                 self.predict_batch_size)
+    out = self.output_dir
     self.predictions = postprocess.write_predictions(
         self.predict_examples, self.predict_features,
         list(self._raw_results(estimator, input_fn)),
         output_prediction_file=os.path.join(out, "predictions.json"),
         output_nbest_file=os.path.join(out, "nbest_predictions.json"),
         output_null_log_odds_file=os.path.join(out, "null_odds.json"),
-        **self._decode_options())
+        **self.decode_options)
 
   def preprocessor_class(self):
     return SquadPreprocessor
 
   def server(self, model, preprocessor):
-    m = self.model_record()["model"]  # What models.load(output_dir) reads.
+    m = self.decode_options  # What models.load(output_dir) reads.
     return serving.squad_server(model, preprocessor, m["n_best_size"],
                                 m["max_answer_length"],
-                                m["version_2_with_negative"],
-                                m["null_score_diff_threshold"])
+                                bool(m["version_2_with_negative"]),
+                                float(m["null_score_diff_threshold"]))
 
 
 def run(settings):

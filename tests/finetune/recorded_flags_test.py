@@ -112,7 +112,7 @@ def test_required_flags_neither_given_nor_recorded_are_one_line():
 
 def _check(job):
   recorded_flags.check_model_record(
-      job, recorded_flags.finished_run(job.settings))
+      job, recorded_flags.finished_run(job.settings), job.model_record())
 
 
 class _Job(object):

@@ -7,6 +7,7 @@ import os
 import pytest
 
 from bert_tf2.common import InputError
+from bert_tf2.finetune import driver
 from bert_tf2.ner import job
 from bert_tf2.ner import flags as ner_flags
 from bert_tf2.ner import job as ner_job
@@ -43,9 +44,9 @@ def test_stops_early_keeps_and_exports_best(tmp_path, monkeypatch):
   # Learning rate 0: eval_f1 never improves after the first evaluation, so
   # patience 1 stops training at step 4 of 8.
   exported = []
-  export = job.NerJob.export
-  monkeypatch.setattr(job.NerJob, "export", lambda self, task, checkpoint: (
-      exported.append(checkpoint), export(self, task, checkpoint)))
+  export = driver.export
+  monkeypatch.setattr(driver, "export", lambda j, task, checkpoint, *a: (
+      exported.append(checkpoint), export(j, task, checkpoint, *a)))
   o = options(tmp_path, learning_rate=0.0, early_stopping_metric="eval_f1",
               early_stopping_patience=1, keep_best_checkpoint=True,
               do_predict=True, export_dir=str(tmp_path / "export"))

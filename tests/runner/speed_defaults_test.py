@@ -1,6 +1,7 @@
 """--jit_compile unset: the rule, the estimate, and the scripts applying it."""
 
 import os
+import types
 
 from absl import logging
 import pytest
@@ -109,11 +110,8 @@ def test_resolve_sets_the_config_and_logs_one_line(tmp_path, monkeypatch):
 
 class _Job(object):
   """What driver.resolve_jit_compile reads of a job: multiple choice's
-  records (4 choices of 64 tokens) and its settings."""
-
-  def __init__(self, settings):
-    self.settings = settings
-    self.bert_config = MINILM
+  records (4 choices of 64 tokens)."""
+  bert_config = MINILM
 
   def record_spec_of(self, split):
     assert split == "train"
@@ -123,20 +121,20 @@ class _Job(object):
 
 
 def test_driver_counts_every_sequence_of_an_example(tmp_path, monkeypatch):
-  from bert_tf2.finetune import settings as settings_lib
   seen = []
   monkeypatch.setattr(
       speed_defaults, "resolve_jit_compile",
       lambda config, requested, precision, use_tpu, seconds: seen.append(
           (requested, precision, seconds)) or True)
-  s = settings_lib.Settings(max_seq_length=64, train_batch_size=8,
-                            jit_compile=None, precision="float32",
-                            use_tpu=False)
-  driver.resolve_jit_compile(_Job(s), config_lib.RunConfig(str(tmp_path)),
-                             num_train_steps=100)
+  plan = types.SimpleNamespace(
+      max_seq_length=64, train_batch_size=8, jit_compile=None,
+      precision="float32", use_tpu=False,
+      config=config_lib.RunConfig(str(tmp_path)))
+  # The choice is returned (the job's input options get it), not written
+  # into the settings.
+  assert driver.resolve_jit_compile(_Job(), plan, num_train_steps=100)
   assert seen == [(None, "float32", pytest.approx(
       speed_defaults.estimate_train_seconds(MINILM, 256, 64, 800)))]
-  assert s.jit_compile is True  # The job's settings get the choice.
 
 
 @pytest.mark.parametrize("flag,want,precision", [
