@@ -49,7 +49,6 @@ from bert_tf2.runner.config import RunConfig
 from bert_tf2.runner.estimator import Estimator
 from bert_tf2.runner.estimator import NonFiniteLossError
 from bert_tf2.runner.flags import define_flags
-from bert_tf2.runner.flags import estimator_from_flags
 from bert_tf2.runner.flags import estimator_options
 from bert_tf2.runner.flags import make_estimator
 from bert_tf2.runner.flags import early_stopping_from_flags
@@ -70,7 +69,7 @@ from bert_tf2.runner.task import Task
 __all__ = [
     "best_checkpoint", "data_seed", "define_flags",
     "early_stopping_from_flags", "EarlyStopping", "Estimator",
-    "estimator_from_flags", "estimator_options", "format_eval_results",
+    "estimator_options", "format_eval_results",
     "latest_checkpoint", "make_estimator", "ModelTask",
     "NonFiniteLossError", "PRECISIONS", "run_config_from_flags",
     "RunConfig", "start_strategy", "STRATEGIES", "strategy_from_FLAGS",

@@ -189,8 +189,22 @@ def make_estimator(task, config, num_train_steps=None, num_warmup_steps=0,
                    learning_rate_multipliers=None, *, learning_rate,
                    optimizer, use_tpu, init_checkpoint, train_batch_size,
                    eval_batch_size, predict_batch_size, max_seq_length):
-  """The fine-tuning scripts' `Estimator` (see `estimator_from_flags`; the
-  keyword-only arguments are `estimator_options`)."""
+  """The fine-tuning scripts' `Estimator`.
+
+  Args:
+    task: a `runner.Task`.
+    config: a `runner.RunConfig` (see `run_config_from_flags`).
+    num_train_steps: int or None (no training): the schedule's length.
+    num_warmup_steps: int, warmup steps of the schedule.
+    learning_rate_multipliers: optional {regex on original variable names:
+      factor} (see `optimization.create_optimizer`); default: the task's
+      `learning_rate_multipliers` attribute, if any (e.g. NER's CRF).
+    The keyword-only arguments: `estimator_options` (the flags' values;
+      run_squad.py evaluates with its predict batch).
+
+  Returns:
+    runner.Estimator.
+  """
   if learning_rate_multipliers is None:
     learning_rate_multipliers = getattr(task, "learning_rate_multipliers",
                                         None)
@@ -205,31 +219,3 @@ def make_estimator(task, config, num_train_steps=None, num_warmup_steps=0,
       init_checkpoint=init_checkpoint, train_batch_size=train_batch_size,
       eval_batch_size=eval_batch_size, predict_batch_size=predict_batch_size,
       max_seq_length=max_seq_length)
-
-
-def estimator_from_flags(task, config, flag_values=flags.FLAGS,
-                         num_train_steps=None, num_warmup_steps=0,
-                         learning_rate_multipliers=None,
-                         eval_batch_size=None):
-  """The fine-tuning scripts' `Estimator`: their optimizer and batch flags.
-
-  Args:
-    task: a `runner.Task`.
-    config: a `runner.RunConfig` (see `run_config_from_flags`).
-    flag_values: the flags `estimator_options` reads.
-    num_train_steps: int or None (no training): the schedule's length.
-    num_warmup_steps: int, warmup steps of the schedule.
-    learning_rate_multipliers: optional {regex on original variable names:
-      factor} (see `optimization.create_optimizer`); default: the task's
-      `learning_rate_multipliers` attribute, if any (e.g. NER's CRF).
-    eval_batch_size: the evaluation batch; default --eval_batch_size
-      (run_squad.py has none: it evaluates with --predict_batch_size).
-
-  Returns:
-    runner.Estimator.
-  """
-  options = estimator_options(flag_values)
-  if eval_batch_size is not None:
-    options["eval_batch_size"] = eval_batch_size
-  return make_estimator(task, config, num_train_steps, num_warmup_steps,
-                        learning_rate_multipliers, **options)

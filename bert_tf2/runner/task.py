@@ -116,7 +116,7 @@ class ModelTask(Task):
     model_fn: no-argument callable returning a new model (called inside
       the strategy's scope).
     learning_rate_multipliers: optional {regex on original variable names:
-      factor} for the optimizer (`runner.estimator_from_flags`), e.g. NER's
+      factor} for the optimizer (`runner.make_estimator`), e.g. NER's
       CRF transitions.
   """
 
