@@ -94,7 +94,8 @@ def num_train_steps(s, epoch_size, source):
   --num_train_epochs).
 
   Args:
-    s: the settings.
+    s: what holds --train_batch_size and --num_train_epochs (the settings,
+      or the driver's `Plan` read from them).
     epoch_size: training examples per epoch.
     source: where they come from, for the message (e.g. "--data_dir=d").
 

@@ -260,9 +260,9 @@ def export(job, task, checkpoint, o, record):
   answers in)."""
   with precision_lib.policy_scope(o.precision):
     model = saved_model.restore_model(task, checkpoint)
-  preprocessor = job.preprocessor_class().from_record(o.vocab_file, record)
-  serving.write_saved_model(job.server(model, preprocessor), o.export_dir,
-                            what="--export_dir")
+  serving.write_saved_model(
+      job.server(model, job.text_preprocessor(o.vocab_file, record)),
+      o.export_dir, what="--export_dir")
 
 
 def run(job):

@@ -189,12 +189,14 @@ class Job(object):
     default)."""
     return BertPreprocessor
 
-  def text_preprocessor(self):
+  def text_preprocessor(self, vocab_file=None, record=None):
     """This run's raw-text preprocessor: `preprocessor_class()` on
-    --vocab_file with the settings `model_record()` holds, the record that
+    `vocab_file` (default --vocab_file) with the settings `record` holds
+    (default `model_record()`), the record that
     `bert_tf2.models.load(output_dir)` builds its preprocessor from."""
-    return self.preprocessor_class().from_record(self.settings.vocab_file,
-                                                 self.model_record())
+    return self.preprocessor_class().from_record(
+        vocab_file or self.settings.vocab_file,
+        record or self.model_record())
 
   def server(self, model, preprocessor):
     """The SavedModel module (`bert_tf2.common.serving.TextServer`) of the

@@ -64,9 +64,11 @@ def align_words(text, words, do_lower_case=True):
   return spans
 
 
-def entities(text, words, tags, do_lower_case=True):
-  """Entity dicts {type, start, end, text} (character offsets in `text`)."""
-  spans = align_words(text, words, do_lower_case)
+def entities(text, words, tags, do_lower_case=True, spans=None):
+  """Entity dicts {type, start, end, text} (character offsets in `text`;
+  the words' spans found by `align_words`, unless given)."""
+  if spans is None:
+    spans = align_words(text, words, do_lower_case)
   out = []
   for kind, first, last in schemes.chunks(list(tags)):
     located = [s for s in spans[first:last] if s is not None]
@@ -105,17 +107,42 @@ class EntityTagger(TextPredictor):
             for answer in self._checked_answers(texts, None, "texts")]
 
 
+def joined(words):
+  """(text, spans): `words` joined by single spaces and each word's
+  (start, end) in that text.
+
+  >>> joined(["Ann", "Lee", "!"])
+  ('Ann Lee !', [(0, 3), (4, 7), (8, 9)])
+  """
+  spans, start = [], 0
+  for word in words:
+    spans.append((start, start + len(word)))
+    start += len(word) + 1
+  return " ".join(words), spans
+
+
 def text_answers(model, x, batch_size):
-  """[{"words", "tags", "entities"}] of raw texts x (a `TokenTextModel`):
-  BasicTokenizer's words, one tag per word (the run's CRF and transition
-  constraints when it had them), the entity spans (`entities`)."""
-  texts = [t for t, _ in text_inputs.check_texts(x, pairs=False)]
+  """[{"words", "tags", "entities"}] of x (a `TokenTextModel`'s input:
+  raw texts, or word lists as it takes them): the words (BasicTokenizer's
+  of a text; a word list's own), one tag per word (the run's CRF and
+  transition constraints when it had them), the entity spans (`entities`;
+  a word list's in its words joined by spaces)."""
+  if isinstance(x, (tf.Tensor, tf.RaggedTensor, tf.data.Dataset)):
+    x = [t for t, _ in text_inputs.check_texts(x, pairs=False)]
+  x = list(x)
   pre = model.preprocessor
-  tags = model.predict(texts, batch_size=batch_size, verbose=0)
-  words = pre.words(texts) if texts else []
+  tags = model.predict(x, batch_size=batch_size, verbose=0)
+  if x and not isinstance(x[0], str):  # Word lists (the model checked x).
+    answers = []
+    for w, t in zip(x, tags):
+      text, spans = joined(list(w))
+      answers.append({"words": list(w), "tags": t,
+                      "entities": entities(text, w, t, spans=spans)})
+    return answers
+  words = pre.words(x) if x else []
   return [{"words": w, "tags": t,
            "entities": entities(text, w, t, pre.do_lower_case)}
-          for text, w, t in zip(texts, words, tags)]
+          for text, w, t in zip(x, words, tags)]
 
 
 def text_export(model, export_dir):
@@ -141,6 +168,11 @@ class _SavedTagger(object):
   def answers(self, model, x, batch_size):
     """As `text_answers`, from serving_default's words and tags."""
     del model  # self.serve's.
+    x = list(x)
+    if x and not isinstance(x[0], str):
+      raise InputError("x[0]: a word list; the SavedModel %s takes raw "
+                       "texts (word lists: bert_tf2.models.load_predictor "
+                       "of the run's output_dir)" % self.export_dir)
     texts = [t for t, _ in text_inputs.check_texts(x, pairs=False)]
     result = []
     for begin in range(0, len(texts), batch_size):

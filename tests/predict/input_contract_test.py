@@ -211,6 +211,18 @@ def test_ner_one_contract(runs, tmp_path):
     assert saved.predict(x) == ours
     assert tagger(x) == saved(x) == [r["entities"] for r in ours]
   assert len({tuple(r["tags"]) for r in tagger.predict(TEXTS)}) > 1
+  # Word lists, as the Keras model takes them: the same tags, the words
+  # as given, entity offsets in the words joined by spaces; the SavedModel
+  # (raw texts only) refuses them in one line.
+  words = [t.split() for t in TEXTS]
+  ours = tagger.predict(words)
+  assert [r["tags"] for r in ours] == model.predict(words, verbose=0)
+  assert [r["words"] for r in ours] == words
+  for r, w in zip(ours, words):
+    for entity in r["entities"]:
+      assert " ".join(w)[entity["start"]:entity["end"]] == entity["text"]
+  assert any(r["entities"] for r in ours)
+  assert "takes raw texts" in _refusal(saved.predict, words)
   paths = {"load_predictor": tagger.predict, "saved_model": saved.predict,
            "keras": lambda x: model.predict(x, verbose=0)}
   _same_refusals(paths, REFUSED_TEXTS)
