@@ -6,7 +6,10 @@ by each variant in its own warm process (`bench.text_worker`), variants
 interleaved over --rounds. One model for all: the fine-tuned classifier of
 --finetuned_dir, its weights given to every peer (`bench.text_peers`), so
 every variant's labels are checked against ours in float32 (agree) and
-against the dev labels (accuracy): the same work at a stated quality.
+against the dev labels (accuracy): the same work at a stated quality. The
+classifier's quality gates (`bench.quality_gates`) judge every variant,
+peers' included; a variant of ours that fails them (int8) is never the
+"best of ours" a ratio is taken from.
 
 One batching policy for all: every variant is timed on the same batches
 of --batch_size texts, each padded to its longest text by the variant's
@@ -66,6 +69,7 @@ import tempfile
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
+from bench import quality_gates  # pylint: disable=g-import-not-at-top,wrong-import-position
 from bench import text_worker  # pylint: disable=g-import-not-at-top,wrong-import-position
 
 OURS = ["ours_%s_%s" % (path, p)
@@ -207,38 +211,56 @@ def time_pass(proc, policy):
 
 
 def summary_rows(results, names, reference=None, gold=None):
-  """[(variant, median sent/s, every round, ratio, agree, accuracy)] of
-  one policy's results {variant: [RESULT, ...]} (the first of ours that
-  has results is the reference unless named), and the fastest of ours.
-  ratio: the fastest of ours / the variant; agree: labels equal to
-  reference's; accuracy: against gold (the dev labels, as indexes)."""
+  """[(variant, median sent/s, every round, ratio, agree, accuracy, gate)]
+  of one policy's results {variant: [RESULT, ...]} (the first of ours that
+  has results is the reference unless named), and the fastest of ours that
+  passes the gates.
+
+  agree: labels equal to reference's; accuracy: against gold (the dev
+  labels, as indexes); gate: the classifier's quality gates
+  (`bench.quality_gates`: accuracy within 0.3 point of the reference's,
+  >= 99.5% of its labels) with gold, "pass" or the gates missed; ratio:
+  the fastest passing variant of ours / the variant. A variant that fails
+  is never the "best of ours" (issue 64: not compared as if it passed)."""
   rates = {n: [r["texts"] / r["seconds"] for r in results[n]]
            for n in names if results.get(n)}
-  ours = [n for n in rates if n.startswith("ours_")]
-  best = max(ours, key=lambda n: statistics.median(rates[n])) if ours else None
   if reference is None or reference not in rates:
-    reference = ours[0] if ours else None
+    reference = next((n for n in rates if n.startswith("ours_")), None)
+  quality = {}  # variant: (agree fraction or None, accuracy or None)
+  for n in rates:
+    labels = results[n][-1]["labels"]
+    agree = accuracy = None
+    if reference:
+      ref = results[reference][-1]["labels"]
+      agree = sum(a == b for a, b in zip(labels, ref, strict=True)) / len(ref)
+    if gold:
+      accuracy = sum(a == b for a, b in zip(labels, gold, strict=True)) / len(
+          gold)
+    quality[n] = (agree, accuracy)
+  gates = {}
+  for n, (agree, accuracy) in quality.items():
+    if agree is None or accuracy is None:
+      continue
+    missed = [v.gate for v in quality_gates.judge("classifier", n, {
+        "accuracy_delta": accuracy - quality[reference][1],
+        "same_label": agree}) if not v.passed]
+    gates[n] = "fails: " + "; ".join(missed) if missed else "pass"
+  ours = [n for n in rates if n.startswith("ours_")
+          and gates.get(n, "pass") == "pass"]
+  best = max(ours, key=lambda n: statistics.median(rates[n])) if ours else None
   rows = []
   for n in names:
     if n not in rates:
-      rows.append((n, "no result", "", "", "", ""))
+      rows.append((n, "no result", "", "", "", "", ""))
       continue
-    ratio = agree = accuracy = ""
-    if best:
-      ratio = "%.2fx" % (statistics.median(rates[best]) /
-                         statistics.median(rates[n]))
-    labels = results[n][-1]["labels"]
-    if reference:
-      ref = results[reference][-1]["labels"]
-      agree = "%.1f%%" % (100.0 * sum(
-          a == b for a, b in zip(labels, ref, strict=True)) / len(ref))
-    if gold:
-      accuracy = "%.3f" % (sum(a == b for a, b in zip(labels, gold,
-                                                        strict=True))
-                           / len(gold))
-    rows.append((n, "%.1f" % statistics.median(rates[n]),
-                 " ".join("%.1f" % r for r in rates[n]), ratio, agree,
-                 accuracy))
+    agree, accuracy = quality[n]
+    rows.append((
+        n, "%.1f" % statistics.median(rates[n]),
+        " ".join("%.1f" % r for r in rates[n]),
+        "%.2fx" % (statistics.median(rates[best]) /
+                   statistics.median(rates[n])) if best else "",
+        "" if agree is None else "%.1f%%" % (100.0 * agree),
+        "" if accuracy is None else "%.3f" % accuracy, gates.get(n, "")))
   return rows, best
 
 
@@ -345,9 +367,10 @@ def main():
     if q in batches:
       extra = "; %d token positions" % padded_positions(lengths, batches[q])
     print("\npolicy %s%s; ratio = %s / variant; agree = labels equal to "
-          "%s's under this policy" % (q, extra, best, reference))
+          "%s's under this policy; gate: bench/quality_gates.py's "
+          "classifier gates against it" % (q, extra, best, reference))
     print("| variant | %s/s (median) | every round | ratio | agree | "
-          "accuracy |\n|---|---|---|---|---|---|" % unit)
+          "accuracy | gate |\n|---|---|---|---|---|---|---|" % unit)
     for row in rows:
       if row[1] != "no result" or q != "whole":
         print("| " + " | ".join(row) + " |")
