@@ -194,6 +194,25 @@ def feature_quality(model_dir, precisions, sentences, batch_size):
   return out, verdicts
 
 
+def _model_flags(model_dir):
+  """Fine-tuning from the converted MiniLM (uncased), one checkpoint."""
+  return ["--vocab_file=%s/vocab.txt" % model_dir,
+          "--bert_config_file=%s/bert_config.json" % model_dir,
+          "--init_checkpoint=%s/bert_model.ckpt" % model_dir,
+          "--do_lower_case=true", "--save_checkpoints_steps=100000"]
+
+
+def finetune_once(script, flags, out, done="model.json"):
+  """Runs ROOT/<script>.py with flags and --output_dir=out, unless out/done
+  shows an earlier run of this --work_dir finished (reused, not redone)."""
+  if os.path.exists(os.path.join(out, done)):
+    return
+  wall, cpu = bench_real_text._script(  # pylint: disable=protected-access
+      script, list(flags) + ["--output_dir=" + out], out + ".log")
+  print("%s.py in %.0f s wall, %.0f s CPU: %s" % (script, wall, cpu, out),
+        flush=True)
+
+
 SQUAD_FLAGS = ("--max_seq_length=192", "--doc_stride=64",
                "--max_query_length=64", "--train_batch_size=32",
                "--learning_rate=8e-5", "--num_train_epochs=2")
@@ -207,17 +226,11 @@ def squad_finetune(model_dir, work_dir):
   if not os.path.exists(os.path.join(data, "dev.json")):
     print("questions:", squad_bbc.build(data), flush=True)
   out = os.path.join(work_dir, "squad")
-  if not os.path.exists(os.path.join(out, "predictions.json")):
-    wall, cpu = bench_real_text._script("run_squad", [  # pylint: disable=protected-access
-        "--vocab_file=%s/vocab.txt" % model_dir,
-        "--bert_config_file=%s/bert_config.json" % model_dir,
-        "--init_checkpoint=%s/bert_model.ckpt" % model_dir,
-        "--do_lower_case=true", "--do_train=true", "--do_predict=true",
-        "--train_file=%s/train.json" % data,
-        "--predict_file=%s/dev.json" % data, "--output_dir=" + out,
-        "--save_checkpoints_steps=100000"] + list(SQUAD_FLAGS), out + ".log")
-    print("run_squad.py in %.0f s wall, %.0f s CPU: %s" % (wall, cpu, out),
-          flush=True)
+  finetune_once("run_squad", _model_flags(model_dir) + [
+      "--do_train=true", "--do_predict=true",
+      "--train_file=%s/train.json" % data,
+      "--predict_file=%s/dev.json" % data] + list(SQUAD_FLAGS), out,
+                done="predictions.json")
   return os.path.join(data, "dev.json"), out
 
 
@@ -274,11 +287,6 @@ def _script_results(output_dir, name, key):
   raise SystemExit("%s/%s has no %s" % (output_dir, name, key))
 
 
-def _model_flags(model_dir):
-  return ["--vocab_file=%s/vocab.txt" % model_dir,
-          "--bert_config_file=%s/bert_config.json" % model_dir,
-          "--init_checkpoint=%s/bert_model.ckpt" % model_dir,
-          "--do_lower_case=true", "--save_checkpoints_steps=100000"]
 
 
 NER_FLAGS = ("--max_seq_length=64", "--doc_stride=32", "--crf=true",
@@ -295,13 +303,9 @@ def ner_finetune(model_dir, work_dir):
   if not os.path.exists(os.path.join(data, "test.txt")):
     print("sentences:", ner_bbc.build(data), flush=True)
   out = os.path.join(work_dir, "ner")
-  if not os.path.exists(os.path.join(out, "model.json")):
-    wall, cpu = bench_real_text._script("run_ner", [  # pylint: disable=protected-access
-        "--data_dir=" + data, "--do_train=true", "--do_predict=true",
-        "--output_dir=" + out] + _model_flags(model_dir) + list(NER_FLAGS),
-        out + ".log")
-    print("run_ner.py in %.0f s wall, %.0f s CPU: %s" % (wall, cpu, out),
-          flush=True)
+  finetune_once("run_ner", ["--data_dir=" + data, "--do_train=true",
+                            "--do_predict=true"] + _model_flags(model_dir) +
+                list(NER_FLAGS), out)
   return data, out
 
 
@@ -360,12 +364,9 @@ def mc_finetune(model_dir, work_dir):
   if not os.path.exists(os.path.join(data, "dev.jsonl")):
     tasks_bbc.build(tasks)
   out = os.path.join(work_dir, "multiple_choice")
-  if not os.path.exists(os.path.join(out, "model.json")):
-    wall, cpu = bench_real_text._script("run_multiple_choice", [  # pylint: disable=protected-access
-        "--data_dir=" + data, "--do_train=true", "--output_dir=" + out] +
-        _model_flags(model_dir) + list(MC_FLAGS), out + ".log")
-    print("run_multiple_choice.py in %.0f s wall, %.0f s CPU: %s"
-          % (wall, cpu, out), flush=True)
+  finetune_once("run_multiple_choice", ["--data_dir=" + data,
+                                        "--do_train=true"] +
+                _model_flags(model_dir) + list(MC_FLAGS), out)
   return data, out
 
 

@@ -4,6 +4,7 @@ timings themselves are never tested)."""
 
 import io
 import json
+import os
 import sys
 
 import numpy as np
@@ -156,3 +157,18 @@ def test_hf_weights_writes_ours_in_hugging_face_names(tmp_path):
                                 ours["bert/embeddings/word_embeddings"])
   np.testing.assert_array_equal(out["classifier.weight"],
                                 ours["output_weights"])
+
+
+def test_finetune_once_reuses_a_finished_run(tmp_path, monkeypatch):
+  calls = []
+  monkeypatch.setattr(precision_quality.bench_real_text, "_script",
+                      lambda name, flags, log: calls.append(
+                          (name, flags, log)) or (1.0, 2.0))
+  out = str(tmp_path / "ner")
+  precision_quality.finetune_once("run_ner", ["--do_train=true"], out)
+  assert calls == [("run_ner", ["--do_train=true", "--output_dir=" + out],
+                    out + ".log")]
+  os.makedirs(out)
+  (tmp_path / "ner" / "model.json").write_text("{}")
+  precision_quality.finetune_once("run_ner", ["--do_train=true"], out)
+  assert len(calls) == 1  # The finished run is reused.
