@@ -4,11 +4,16 @@ entity spans (character offsets of the raw text).
 
 `EntityTagger(model)` runs NER's text model (a `TokenTextModel`, e.g.
 `bert_tf2.models.load(output_dir)`; `bert_tf2.models.load_predictor`
-returns this) with `TextPredictor`'s batching; `EntityTagger(export_dir)`
-gives the same answers from the SavedModel of `bert_tf2.ner.serving`:
+returns this) with `TextPredictor`'s batching. The SavedModel of
+`bert_tf2.ner.serving` is a runtime of its own (TF Serving, or
+`tf.saved_model.load`); `served_answers` turns its serving_default outputs
+into the same answers:
 
-  >>> tagger = EntityTagger(export_dir)                     # doctest: +SKIP
-  >>> tagger(["江泽民在北京。"])                              # doctest: +SKIP
+  >>> serve = tf.saved_model.load(export_dir).signatures[
+  ...     "serving_default"]                                  # doctest: +SKIP
+  >>> texts = ["江泽民在北京。"]
+  >>> [a["entities"] for a in served_answers(
+  ...     texts, serve(text=tf.constant(texts)))]            # doctest: +SKIP
   [[{'type': 'PER', 'start': 0, 'end': 3, 'text': '江泽民'},
     {'type': 'LOC', 'start': 4, 'end': 6, 'text': '北京'}]]
 
@@ -29,7 +34,6 @@ from bert_tf2.common import serving
 from bert_tf2.ner import schemes
 from bert_tf2.ner.serving import ner_server
 from bert_tf2.predict.text import TextPredictor
-from modeling import literal_paths
 
 
 def _normalized(char, do_lower_case):
@@ -87,20 +91,21 @@ class EntityTagger(TextPredictor):
   `bert_tf2.models.load(output_dir)`; `bert_tf2.models.load_predictor`
   returns this): `TextPredictor`'s batching, `predict(texts)` one
   {"words", "tags", "entities"} per text, `export(dir)` the SavedModel
-  above. `EntityTagger(export_dir)` gives the same answers from an exported
-  SavedModel (its serving_default; `export` refused). `tagger(texts)`: the
-  entities alone, one list per text.
+  above. `tagger(texts)`: the entities alone, one list per text. An
+  exported SavedModel's directory is refused in one line naming its calls
+  (the module's example).
   """
 
   def __init__(self, model, batch_size=32):
-    if isinstance(model, str):
-      saved = _SavedTagger(model)
-      super().__init__(saved.model, saved.answers, saved.refuse_export,
-                       batch_size)
-      self.serve, self.do_lower_case = saved.serve, saved.do_lower_case
-    else:
-      super().__init__(model, text_answers, text_export, batch_size)
-      self.do_lower_case = model.preprocessor.do_lower_case
+    if isinstance(model, (str, bytes, os.PathLike)):
+      raise InputError(
+          "EntityTagger(%r): a directory; a run's output_dir loads with "
+          "bert_tf2.models.load_predictor(output_dir), an exported "
+          "SavedModel answers through tf.saved_model.load(export_dir)."
+          "signatures['serving_default'](text=...) and "
+          "bert_tf2.ner.predictor.served_answers(texts, outputs)" % (model,))
+    super().__init__(model, text_answers, text_export, batch_size)
+    self.do_lower_case = model.preprocessor.do_lower_case
 
   def __call__(self, texts):
     return [answer["entities"]
@@ -151,43 +156,23 @@ def text_export(model, export_dir):
       ner_server(model.task, model.preprocessor), export_dir)
 
 
-class _SavedTagger(object):
-  """`EntityTagger`'s model and answers from an exported SavedModel."""
+def served_answers(texts, outputs, do_lower_case=True):
+  """[{"words", "tags", "entities"}] of raw `texts` from NER's SavedModel
+  outputs for them (its serving_default's "words", "tags" and "num_words",
+  `bert_tf2.ner.serving`), as `EntityTagger.predict` answers.
+  do_lower_case: the run's casing (the export's
+  assets.extra.do_lower_case), for `align_words`."""
+  answers = []
+  for i, text in enumerate(texts):
+    if isinstance(text, bytes):
+      text = text.decode("utf-8")
+    n = int(outputs["num_words"][i])
+    words = [w.decode("utf-8") for w in _numpy(outputs["words"][i][:n])]
+    tags = [t.decode("utf-8") for t in _numpy(outputs["tags"][i][:n])]
+    answers.append({"words": words, "tags": tags, "entities": entities(
+        text, words, tags, do_lower_case)})
+  return answers
 
-  def __init__(self, export_dir):
-    # An export_dir such as "ner[1]" is read literally, not as a pattern.
-    self.model = literal_paths.load_saved_model(export_dir)
-    self.serve = self.model.signatures["serving_default"]
-    self.export_dir = export_dir
-    flag = os.path.join(export_dir, "assets.extra.do_lower_case")
-    self.do_lower_case = True
-    if tf.io.gfile.exists(flag):
-      with tf.io.gfile.GFile(flag) as f:
-        self.do_lower_case = f.read().strip() == "True"
 
-  def answers(self, model, x, batch_size):
-    """As `text_answers`, from serving_default's words and tags."""
-    del model  # self.serve's.
-    x = list(x)
-    if x and not isinstance(x[0], str):
-      raise InputError("x[0]: a word list; the SavedModel %s takes raw "
-                       "texts (word lists: bert_tf2.models.load_predictor "
-                       "of the run's output_dir)" % self.export_dir)
-    texts = [t for t, _ in text_inputs.check_texts(x, pairs=False)]
-    result = []
-    for begin in range(0, len(texts), batch_size):
-      batch = texts[begin:begin + batch_size]
-      out = self.serve(text=tf.constant(batch, tf.string))
-      for i, text in enumerate(batch):
-        n = int(out["num_words"][i])
-        words = [w.decode("utf-8") for w in out["words"][i][:n].numpy()]
-        tags = [t.decode("utf-8") for t in out["tags"][i][:n].numpy()]
-        result.append({"words": words, "tags": tags, "entities": entities(
-            text, words, tags, self.do_lower_case)})
-    return result
-
-  def refuse_export(self, model, export_dir):
-    del model
-    raise InputError("export_dir=%s: this EntityTagger runs the SavedModel "
-                     "%s, already exported; copy that directory instead"
-                     % (export_dir, self.export_dir))
+def _numpy(x):
+  return x.numpy() if hasattr(x, "numpy") else x

@@ -18,8 +18,8 @@ words in graph as BasicTokenizer does (CJK characters are single words),
 cuts long texts into run_ner.py's windows (`doc_stride`), and tags every
 word by its first word piece in its home window (max context), so it tags
 every word as run_ner.py --do_predict does; max_words is the longest
-text's word count. NER's Python predictor, which turns these outputs into
-character spans of the raw text, is `bert_tf2.ner.predictor.EntityTagger`.
+text's word count. `bert_tf2.ner.predictor.served_answers` turns these
+outputs into character spans of the raw text, as `EntityTagger` answers.
 """
 
 import tensorflow as tf
@@ -32,7 +32,7 @@ def ner_server(model, preprocessor,
                chunk_size=raw_text_serving.DEFAULT_CHUNK_SIZE):
   """The `common.serving.TextServer` of a `BertTokenClassifier` and its
   `NerPreprocessor` (tags in `labels`): the signatures above, with
-  assets.extra.do_lower_case (how `EntityTagger` aligns words); the model
+  assets.extra.do_lower_case (how `served_answers` aligns words); the model
   sees full windows (the tags are read at piece positions)."""
   labels = tf.constant(preprocessor.labels)
 

@@ -44,11 +44,11 @@ def test_crf_learns_and_decodes_valid_bio(trained_crf):
 
 
 def test_crf_saved_model_decodes_in_graph_like_pipeline(trained_crf):
-  tagger = predictor.EntityTagger(trained_crf.export_dir)
   rows = _predictions(os.path.join(trained_crf.output_dir,
                                    "test_predictions.txt"))
   texts = [" ".join(r[0] for r in s) for s in rows]
-  for text, sentence, found in zip(texts, rows, tagger(texts)):
+  for text, sentence, found in zip(
+      texts, rows, base.served_entities(trained_crf.export_dir, texts)):
     expected = predictor.entities(text, [r[0] for r in sentence],
                                [r[2] for r in sentence])
     assert found == expected, text

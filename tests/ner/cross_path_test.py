@@ -13,7 +13,7 @@ but the run's output_dir:
   loaded     `bert_tf2.models.load_predictor(output_dir).predict`
   saved      the exported SavedModel, loaded in a fresh process that
              imports only tensorflow and tensorflow_text
-  tagger     `EntityTagger` (the Python predictor) on the SavedModel
+  served     `predictor.served_answers` of the SavedModel's outputs
 Tags per word must be equal on every path (and every word tagged: no
 window dropped), entities equal, and the Keras model's per-window
 probabilities equal the serving_ids signature's to 1e-5. Dropping any
@@ -179,7 +179,12 @@ def paths(trained):
           "saved_words": [r["words"] for r in served["rows"]],
           "modules": served["modules"],
           "keras_model": keras_model,
-          "tagger": predictor.EntityTagger(options.export_dir)}
+          "served": _served_answers(options.export_dir, TEXTS)}
+
+
+def _served_answers(export_dir, texts):
+  serve = tf.saved_model.load(export_dir).signatures["serving_default"]
+  return predictor.served_answers(texts, serve(text=tf.constant(texts)))
 
 
 def test_the_long_text_spans_many_windows(trained, paths):
@@ -287,7 +292,7 @@ def _bio_legal(tags):
 
 
 def test_entities_are_the_same_on_every_path(paths):
-  found = paths["tagger"](TEXTS)
+  found = [a["entities"] for a in paths["served"]]
   for text, words, tags, spans in zip(TEXTS, paths["words"],
                                       paths["script"], found):
     assert spans == predictor.entities(text, words, tags), text

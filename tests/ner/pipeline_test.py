@@ -12,6 +12,7 @@ import random
 
 import keras
 import pytest
+import tensorflow as tf
 
 from bert_tf2.common import InputError
 from bert_tf2.ner import metrics
@@ -135,12 +136,18 @@ def test_test_predictions_and_results(trained):
   assert os.path.exists(os.path.join(trained.output_dir, "test_results.txt"))
 
 
+def served_entities(export_dir, texts):
+  """The entities of `texts` by the SavedModel's serving_default."""
+  serve = tf.saved_model.load(export_dir).signatures["serving_default"]
+  return [a["entities"] for a in predictor.served_answers(
+      texts, serve(text=tf.constant(texts)))]
+
+
 def test_saved_model_spans_agree_with_pipeline(trained):
-  tagger = predictor.EntityTagger(trained.export_dir)
   rows = _predictions(os.path.join(trained.output_dir,
                                    "test_predictions.txt"))
   texts = [" ".join(r[0] for r in s) for s in rows]
-  spans = tagger(texts)
+  spans = served_entities(trained.export_dir, texts)
   for text, sentence, found in zip(texts, rows, spans):
     tokens = [r[0] for r in sentence]
     expected = predictor.entities(text, tokens, [r[2] for r in sentence])

@@ -151,9 +151,9 @@ def test_entity_tagger_takes_bytes(tmp_path):
       data_dir=str(data), vocab_file=vocab, bert_config_file=config,
       output_dir=str(tmp_path / "out"), do_train=True, max_seq_length=16,
       doc_stride=4,
-      train_batch_size=2, num_train_epochs=1.0,
-      export_dir=str(tmp_path / "export")))
-  tagger = EntityTagger(str(tmp_path / "export"))
+      train_batch_size=2, num_train_epochs=1.0))
+  tagger = models.load_predictor(str(tmp_path / "out"))
+  assert isinstance(tagger, EntityTagger)
   texts = ["Paris is", "bob ran to Paris", "江泽民"]
   assert tagger([t.encode("utf-8") for t in texts]) == tagger(texts)
   with pytest.raises(InputError, match=r"^texts" + BAD_INDEX + "$"):

@@ -20,6 +20,7 @@ import os
 import keras
 import numpy as np
 import pytest
+import tensorflow as tf
 
 from bert_tf2 import models
 from bert_tf2.classifier.model import BertClassifier
@@ -28,6 +29,7 @@ from bert_tf2.common import InputError
 from bert_tf2.multiple_choice.predictor import MultipleChoicePredictor
 from bert_tf2.ner.model import BertTokenClassifier
 from bert_tf2.ner.predictor import EntityTagger
+from bert_tf2.ner.predictor import served_answers
 from bert_tf2.squad.model import SquadModel
 from bert_tf2.squad.predictor import SquadPredictor
 from tests.common import tiny_dir
@@ -125,7 +127,7 @@ def _same_refusals(paths, refused, renamed=()):
       message = _refusal(fn, x)
       if name in renamed:
         assert message.startswith("texts"), (name, message)
-        message = "x" + message[len("texts"):]
+        message = "x" + message[len("texts"):].replace("texts[", "x[")
       messages[name] = message
     assert len(set(messages.values())) == 1, (x, messages)
 
@@ -204,16 +206,16 @@ def test_ner_one_contract(runs, tmp_path):
   directory = runs["ner"]
   tagger = models.load_predictor(directory)
   model = models.load(directory)
-  saved = EntityTagger(tagger.export(str(tmp_path / "ner_export")))
+  export_dir = tagger.export(str(tmp_path / "ner_export"))
+  serve = tf.saved_model.load(export_dir).signatures["serving_default"]
   for x in (DOCS_NER, TEXTS):
     ours = tagger.predict(x)
     assert [r["tags"] for r in ours] == model.predict(x, verbose=0)
-    assert saved.predict(x) == ours
-    assert tagger(x) == saved(x) == [r["entities"] for r in ours]
+    assert served_answers(x, serve(text=tf.constant(x))) == ours
+    assert tagger(x) == [r["entities"] for r in ours]
   assert len({tuple(r["tags"]) for r in tagger.predict(TEXTS)}) > 1
   # Word lists, as the Keras model takes them: the same tags, the words
-  # as given, entity offsets in the words joined by spaces; the SavedModel
-  # (raw texts only) refuses them in one line.
+  # as given, entity offsets in the words joined by spaces.
   words = [t.split() for t in TEXTS]
   ours = tagger.predict(words)
   assert [r["tags"] for r in ours] == model.predict(words, verbose=0)
@@ -222,12 +224,13 @@ def test_ner_one_contract(runs, tmp_path):
     for entity in r["entities"]:
       assert " ".join(w)[entity["start"]:entity["end"]] == entity["text"]
   assert any(r["entities"] for r in ours)
-  assert "takes raw texts" in _refusal(saved.predict, words)
-  paths = {"load_predictor": tagger.predict, "saved_model": saved.predict,
+  # A SavedModel's directory is not a predictor: one line naming the calls.
+  message = _refusal(EntityTagger, export_dir)
+  assert "load_predictor(output_dir)" in message
+  assert "served_answers(texts, outputs)" in message
+  paths = {"load_predictor": tagger.predict, "entities": tagger,
            "keras": lambda x: model.predict(x, verbose=0)}
-  _same_refusals(paths, REFUSED_TEXTS)
-  _same_refusals({"load_predictor": tagger, "saved_model": saved},
-                 REFUSED_TEXTS, renamed=("load_predictor", "saved_model"))
+  _same_refusals(paths, REFUSED_TEXTS, renamed=("entities",))
 
 
 def test_embedding_one_contract(runs):
