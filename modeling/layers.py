@@ -111,7 +111,9 @@ class Dense(keras.layers.Dense, OriginalNamed):
     # Float (or LoRA: `kernel` is then base + delta) path; quantized layers
     # go through Keras' own quantized_call instead.
     x = tf.cast(inputs, self.compute_dtype)
-    kernel = tf.cast(self.kernel, self.compute_dtype)
+    kernel = _constant_kernel(self, training)
+    if kernel is None:
+      kernel = tf.cast(self.kernel, self.compute_dtype)
     if x.shape.ndims == 2:
       return self._affine(x, kernel, training)
     # Reshape to a matrix and back, as the original's reshape_to_matrix
@@ -133,8 +135,10 @@ class Dense(keras.layers.Dense, OriginalNamed):
     # outside XLA it is one XLA cluster per pass instead
     # (`activations.get_training_activation`: the backward pass's 20-odd
     # kernels are what cost there).
-    y = tf.nn.bias_add(tf.matmul(x, kernel),
-                       tf.cast(self.bias, self.compute_dtype))
+    bias = _constant(self, self.bias, self.bias, self.compute_dtype)
+    if bias is None:
+      bias = tf.cast(self.bias, self.compute_dtype)
+    y = tf.nn.bias_add(tf.matmul(x, kernel), bias)
     if self.fusable_activation is not None and ops.below_float32(y.dtype):
       if training and not tf_internals.in_xla_context():
         return self.training_activation(y)
@@ -195,6 +199,48 @@ class Dense(keras.layers.Dense, OriginalNamed):
   @classmethod
   def from_config(cls, config):
     return cls(**config)
+
+
+class ConstantKernels(object):
+  """While active (`with ConstantKernels() as frozen:`), a `Dense` traced
+  below float32 outside training takes its kernel, cast to the compute
+  dtype, as a graph constant instead of reading its variable: TensorFlow's
+  oneDNN MatMul packs a constant weight once, for the CPU's matrix units
+  (`bert_tf2.common.frozen_weights`). `frozen.kernels`: the [(variable,
+  float value)] so taken, to tell when they change.
+  """
+
+  _active = []
+
+  def __init__(self):
+    self.kernels = []
+
+  def __enter__(self):
+    ConstantKernels._active.append(self)
+    return self
+
+  def __exit__(self, *unused):
+    ConstantKernels._active.pop()
+
+
+def _constant_kernel(dense, training):
+  """`dense`'s kernel as a constant of its compute dtype, or None (see
+  `ConstantKernels`)."""
+  if training or dense.lora_enabled:
+    return None
+  return _constant(dense, dense._kernel, dense.kernel, dense.compute_dtype)  # pylint: disable=protected-access
+
+
+def _constant(layer, variable, read, dtype):
+  """`read` (a value of `variable`) cast to dtype, as a graph constant, or
+  None outside `ConstantKernels` (or in float32, or eagerly)."""
+  if (not ConstantKernels._active or  # pylint: disable=protected-access
+      not ops.below_float32(layer.compute_dtype) or tf.executing_eagerly()):
+    return None
+  with tf.init_scope():  # The variable's value now, not a graph read.
+    value = tf.cast(read, dtype)
+  ConstantKernels._active[-1].kernels.append((variable, value))  # pylint: disable=protected-access
+  return tf.constant(value.numpy())
 
 
 @serializable

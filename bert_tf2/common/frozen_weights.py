@@ -1,0 +1,69 @@
+"""Below float32, a text model's `predict` runs its dense kernels as constants.
+
+TensorFlow's oneDNN MatMul + BiasAdd (the encoder's every dense layer)
+packs a weight that is a graph constant once, into the blocked layout of the
+CPU's matrix units (AMX, AVX512-BF16), and keeps it; a kernel read from its
+float32 variable is cast to bfloat16 and handed to a slower, unpacked kernel
+on every call. On a 2-core Xeon with AMX, bfloat16 MiniLM on 1,000
+sentences: 2x, outputs identical (docs/performance.md). float32 is left as
+it is (no gain measured there, and it keeps the original's kernels).
+
+`FrozenStep(model, step, spec)` is `step` (the model's predict step) traced
+for the batches of `spec` with each dense kernel a constant of the compute
+dtype (`modeling.layers.ConstantKernels`; biases, LayerNorm and embeddings
+are read from their variables as before). It keeps the values it took
+and answers only while the kernels still give them: `matches` compares them
+exactly (in the compute dtype, as the step uses them), so after a `fit`, `load_weights` or `assign` the text model traces
+the step again instead of answering with old weights.
+
+Example:
+  >>> from modeling import layers
+  >>> dense = layers.Dense(2, input_width=3, dtype="mixed_bfloat16")
+  >>> _ = dense.kernel.assign(tf.ones([3, 2]))
+  >>> spec = tf.TensorSpec([None, 3], tf.float32)
+  >>> frozen = FrozenStep(dense, lambda x: dense(x), spec)
+  >>> frozen(tf.ones([1, 3])).numpy().tolist()
+  [[3.0, 3.0]]
+  >>> frozen.matches(dense, spec)
+  True
+  >>> _ = dense.kernel.assign(tf.zeros([3, 2]))
+  >>> frozen.matches(dense, spec)
+  False
+"""
+
+import tensorflow as tf
+
+from modeling import layers
+
+
+class FrozenStep(object):
+  """`step` for the batches of `spec`, its kernels constants (see module)."""
+
+  def __init__(self, model, step, spec):
+    self.spec = spec
+    with layers.ConstantKernels() as taken:
+      self._step = tf.function(step).get_concrete_function(spec)
+    self._variables = [v for v, _ in taken.kernels]
+    self._values = [value for _, value in taken.kernels]
+    self._weights = list(model.weights)
+
+  def matches(self, model, spec):
+    """Whether this step answers for `model` now: the same batch structure
+    and weights, each kernel equal to the value it was traced with."""
+    weights = model.weights
+    if spec != self.spec or len(weights) != len(self._weights) or any(
+        a is not b for a, b in zip(weights, self._weights)):
+      return False
+    return bool(_all_equal(self._variables, self._values))
+
+  def __call__(self, data):
+    """The step's outputs for one batch (`spec`'s structure)."""
+    return self._step(data)
+
+
+@tf.function(reduce_retracing=True)
+def _all_equal(variables, values):
+  """True where every variable, cast to its value's dtype, equals it."""
+  same = [tf.reduce_all(tf.equal(tf.cast(v, value.dtype), value))
+          for v, value in zip(variables, values)]
+  return tf.reduce_all(tf.stack(same)) if same else tf.constant(True)

@@ -1,0 +1,119 @@
+"""Below float32, `TextModel.predict` runs the dense kernels as graph
+constants (`bert_tf2.common.frozen_weights`): the same answers as reading
+the variables, every kernel and bias taken as a constant, and traced again
+(never answering with old weights) after `assign`, `fit` or a forced
+retrace; float32 is never frozen."""
+
+import numpy as np
+import pytest
+import tensorflow as tf
+
+from bert_tf2 import models
+from bert_tf2.common import text_model as text_model_lib
+from modeling import layers
+from tests.common import tiny_dir
+
+TEXTS = ["bob met ann", "the cat sat on the mat . " * 5, "", "a dog ran",
+         "angela merkel visited paris", "江泽民在北京。"] * 7  # 6 batches of 8.
+
+
+@pytest.fixture(scope="module")
+def directory(tmp_path_factory):
+  return tiny_dir.write(str(tmp_path_factory.mktemp("tiny")))
+
+
+def _load(directory, precision="bfloat16"):
+  """The tiny classifier, its head scaled up: logits of order 1, so that
+  the tolerances below are far under the differences between texts."""
+  model = models.load(directory, task="classifier", num_labels=3,
+                      max_seq_length=32, precision=precision)
+  for weight in model.task.classifier.weights:
+    weight.assign(weight * 300.0)
+  return model
+
+
+def _close(a, b):
+  """Equal to bfloat16 round-off (a few units in the last place: two
+  kernels of the same maths round differently) of logits of order 1."""
+  np.testing.assert_allclose(a, b, rtol=0.03, atol=0.03)
+
+
+def _unfrozen(model, x):
+  """model.predict(x) reading the variables on every batch."""
+  model.freezes_weights = False
+  try:
+    return model.predict(x, batch_size=8, verbose=0)
+  finally:
+    del model.freezes_weights
+
+
+def _dense_layers(model):
+  return [l for l in layers.iter_layers(model.task)
+          if isinstance(l, layers.Dense)]
+
+
+def _reads(graph):
+  return sum(op.type == "ReadVariableOp" for op in graph.get_operations())
+
+
+def test_predict_takes_every_dense_weight_as_a_constant(directory):
+  model = _load(directory)
+  frozen_answers = model.predict(TEXTS, batch_size=8, verbose=0)
+  step = text_model_lib._FROZEN[model]  # pylint: disable=protected-access
+  denses = _dense_layers(model)
+  assert len(denses) == 7  # Q, K, V, attention output, FFN x2, pooler.
+  taken = {id(v) for v in step._variables}  # pylint: disable=protected-access
+  for dense in denses:
+    assert id(dense._kernel) in taken and id(dense.bias) in taken  # pylint: disable=protected-access
+  # The traced step reads two variables fewer per dense layer.
+  unfrozen_graph = tf.function(lambda b: model(b[0], training=False)
+                               ).get_concrete_function(step.spec).graph
+  assert _reads(step._step.graph) <= _reads(unfrozen_graph) - 2 * len(denses)  # pylint: disable=protected-access
+  # The same answers as the variables give (bfloat16 round-off at most;
+  # the next test shows answers that differ).
+  assert np.abs(frozen_answers).max() > 0.5
+  _close(frozen_answers, _unfrozen(model, TEXTS))
+
+
+def test_changed_weights_are_never_answered_with_old_ones(directory):
+  model = _load(directory)
+  before = model.predict(TEXTS, batch_size=8, verbose=0)
+  first = text_model_lib._FROZEN[model]  # pylint: disable=protected-access
+  kernel = _dense_layers(model)[0].kernel  # The pooler's.
+  kernel.assign(kernel * -2.0)
+  after = model.predict(TEXTS, batch_size=8, verbose=0)
+  assert text_model_lib._FROZEN[model] is not first  # pylint: disable=protected-access
+  assert np.abs(after - before).max() > 0.5
+  _close(after, _unfrozen(model, TEXTS))
+  # Unchanged weights: the frozen step is kept.
+  model.predict(TEXTS, batch_size=8, verbose=0)
+  kept = text_model_lib._FROZEN[model]  # pylint: disable=protected-access
+  model.predict(TEXTS, batch_size=8, verbose=0)
+  assert text_model_lib._FROZEN[model] is kept  # pylint: disable=protected-access
+  # fit changes every weight: traced again, the answers the new weights'.
+  model.compile(optimizer="adam")
+  model.fit(TEXTS, np.arange(len(TEXTS)) % 3, batch_size=8, epochs=1,
+            verbose=0)
+  trained = model.predict(TEXTS, batch_size=8, verbose=0)
+  assert text_model_lib._FROZEN[model] is not kept  # pylint: disable=protected-access
+  assert np.abs(trained - after).max() > 0.1
+  _close(trained, _unfrozen(model, TEXTS))
+
+
+def test_a_forced_retrace_traces_the_frozen_step_too(directory):
+  model = _load(directory)
+  model.predict(TEXTS, batch_size=8, verbose=0)
+  first = text_model_lib._FROZEN[model]  # pylint: disable=protected-access
+  model.make_predict_function(force=True)
+  assert model not in text_model_lib._FROZEN  # pylint: disable=protected-access
+  model.predict(TEXTS, batch_size=8, verbose=0)
+  assert text_model_lib._FROZEN[model] is not first  # pylint: disable=protected-access
+
+
+def test_float32_reads_its_variables(directory):
+  model = _load(directory, precision="float32")
+  with layers.ConstantKernels() as taken:  # Active, yet float32: no effect.
+    tf.function(lambda t: model(t, training=False))(tf.constant(TEXTS[:2]))
+  assert not taken.kernels
+  model.predict(TEXTS, batch_size=8, verbose=0)
+  assert model not in text_model_lib._FROZEN  # pylint: disable=protected-access
