@@ -12,8 +12,8 @@ it is (no gain measured there, and it keeps the original's kernels).
 for the batches of `spec` with each dense kernel a constant of the compute
 dtype (`modeling.layers.ConstantKernels`; biases, LayerNorm and embeddings
 are read from their variables as before). It keeps the values it took
-and answers only while the kernels still give them: `matches` compares them
-exactly (in the compute dtype, as the step uses them), so after a `fit`, `load_weights` or `assign` the text model traces
+and answers only while the variables still hold the values they had then:
+`matches` compares them exactly, so after a `fit`, `load_weights` or `assign` the text model traces
 the step again instead of answering with old weights.
 
 Example:
@@ -43,8 +43,12 @@ class FrozenStep(object):
     self.spec = spec
     with layers.ConstantKernels() as taken:
       self._step = tf.function(step).get_concrete_function(spec)
+    # The TensorFlow variables taken and their values, read here, outside
+    # any layer's autocast: the comparison needs no cast.
+    variables = [v.value for v, _ in taken.kernels]
+    values = [tf.identity(v) for v in variables]
     self._variables = [v for v, _ in taken.kernels]
-    self._values = [value for _, value in taken.kernels]
+    self._all_equal = tf.function(lambda: _all_equal(variables, values))
     self._weights = list(model.weights)
 
   def matches(self, model, spec):
@@ -54,16 +58,15 @@ class FrozenStep(object):
     if spec != self.spec or len(weights) != len(self._weights) or any(
         a is not b for a, b in zip(weights, self._weights)):
       return False
-    return bool(_all_equal(self._variables, self._values))
+    return bool(self._all_equal())
 
   def __call__(self, data):
     """The step's outputs for one batch (`spec`'s structure)."""
     return self._step(data)
 
 
-@tf.function(reduce_retracing=True)
 def _all_equal(variables, values):
-  """True where every variable, cast to its value's dtype, equals it."""
-  same = [tf.reduce_all(tf.equal(tf.cast(v, value.dtype), value))
+  """True where every variable equals its value, element by element."""
+  same = [tf.reduce_all(tf.equal(v, value))
           for v, value in zip(variables, values)]
   return tf.reduce_all(tf.stack(same)) if same else tf.constant(True)

@@ -117,3 +117,16 @@ def test_float32_reads_its_variables(directory):
   assert not taken.kernels
   model.predict(TEXTS, batch_size=8, verbose=0)
   assert model not in text_model_lib._FROZEN  # pylint: disable=protected-access
+
+
+def test_one_batch_runs_the_frozen_step_without_the_keras_loop(directory):
+  model = _load(directory)
+  one = model.predict(TEXTS[:8], batch_size=8, verbose=0)
+  assert model.predict_function is None  # Keras' loop was not built.
+  looped = model.predict(TEXTS[:8], batch_size=8, verbose=0, callbacks=[])
+  assert model.predict_function is not None
+  np.testing.assert_array_equal(one, looped)
+  pairs = [(t, "bob") for t in TEXTS[:5]]
+  np.testing.assert_array_equal(
+      model.predict(pairs, verbose=0),
+      model.predict(pairs, verbose=0, callbacks=[]))
