@@ -48,6 +48,7 @@ from bert_tf2.common import any_shape
 from bert_tf2.common import padding
 from bert_tf2.common import raw_text_serving
 from bert_tf2.common import saved_model
+from modeling import layers
 
 MODEL_INPUTS = ("input_ids", "input_mask", "segment_ids")
 
@@ -200,9 +201,13 @@ def write_saved_model(server, export_dir, what="export_dir"):
   """
   server.precision = tf.Variable(server.precision_name, trainable=False,
                                  name="precision")
-  return saved_model.save_atomically(
-      server, export_dir, server.signature_functions(), what=what,
-      extra_files=server.extra_files or None)
+  # Below float32 the signatures hold the dense weights as constants, which
+  # oneDNN packs once for the CPU's matrix units (bert_tf2.common.
+  # frozen_weights); a SavedModel's weights do not change. float32: as is.
+  with layers.ConstantKernels():
+    return saved_model.save_atomically(
+        server, export_dir, server.signature_functions(), what=what,
+        extra_files=server.extra_files or None)
 
 
 def named_outputs(model, outputs):

@@ -130,3 +130,36 @@ def test_one_batch_runs_the_frozen_step_without_the_keras_loop(directory):
   np.testing.assert_array_equal(
       model.predict(pairs, verbose=0),
       model.predict(pairs, verbose=0, callbacks=[]))
+
+
+def _bfloat16_matrices(export_dir):
+  """The 2-D bfloat16 constants of a SavedModel's graph and functions."""
+  from tensorflow.core.protobuf import saved_model_pb2  # pylint: disable=g-import-not-at-top
+  saved = saved_model_pb2.SavedModel()
+  with open(export_dir + "/saved_model.pb", "rb") as f:
+    saved.ParseFromString(f.read())
+  graph = saved.meta_graphs[0].graph_def
+  nodes = list(graph.node) + [n for fn in graph.library.function
+                              for n in fn.node_def]
+  return [n for n in nodes if n.op == "Const" and
+          n.attr["dtype"].type == tf.bfloat16.as_datatype_enum and
+          len(n.attr["value"].tensor.tensor_shape.dim) == 2]
+
+
+@pytest.mark.parametrize("precision", ["bfloat16", "float32"])
+def test_a_saved_model_below_float32_holds_its_kernels_as_constants(
+    directory, tmp_path, precision):
+  model = _load(directory, precision=precision)
+  predictor = models.load_predictor(directory, task="classifier",
+                                    num_labels=3, max_seq_length=32,
+                                    precision=precision)
+  predictor.model.set_weights(model.get_weights())
+  export_dir = predictor.export(str(tmp_path / "export"))
+  constants = _bfloat16_matrices(export_dir)
+  if precision == "float32":
+    assert not constants
+    return
+  assert len(constants) >= len(_dense_layers(model))
+  served = tf.saved_model.load(export_dir).signatures["serving_default"](
+      text_a=tf.constant(TEXTS))
+  _close(served["logits"].numpy(), _unfrozen(model, TEXTS))
