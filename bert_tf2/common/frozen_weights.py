@@ -5,7 +5,8 @@ packs a weight that is a graph constant once, into the blocked layout of the
 CPU's matrix units (AMX, AVX512-BF16), and keeps it; a kernel read from its
 float32 variable is cast to bfloat16 and handed to a slower, unpacked kernel
 on every call. On a 2-core Xeon with AMX, bfloat16 MiniLM on 1,000
-sentences: 2x, outputs identical (docs/performance.md). float32 is left as
+sentences: 534 -> 697 sentences/s, labels identical (docs/results/
+performance_xeon_amx.md). float32 is left as
 it is (no gain measured there, and it keeps the original's kernels).
 
 `FrozenStep(model, step, spec)` is `step` (the model's predict step) traced
@@ -42,13 +43,15 @@ class FrozenStep(object):
   def __init__(self, model, step, spec):
     self.spec = spec
     with layers.ConstantKernels() as taken:
-      self._step = tf.function(step).get_concrete_function(spec)
+      self._step = tf.function(step, autograph=False).get_concrete_function(
+          spec)
     # The TensorFlow variables taken and their values, read here, outside
     # any layer's autocast: the comparison needs no cast.
     variables = [v.value for v, _ in taken.kernels]
     values = [tf.identity(v) for v in variables]
     self._variables = [v for v, _ in taken.kernels]
-    self._all_equal = tf.function(lambda: _all_equal(variables, values))
+    self._all_equal = tf.function(lambda: _all_equal(variables, values),
+                                  autograph=False)
     self._weights = list(model.weights)
 
   def matches(self, model, spec):

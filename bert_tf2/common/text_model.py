@@ -60,7 +60,7 @@ class TextModel(lora.Adaptable, keras.Model):
   sort_by_length = True
   # Below float32, `predict` runs the task's dense kernels as graph
   # constants, traced again when the weights change (`frozen_weights`:
-  # oneDNN's packed matmuls, about 2x on an AMX CPU). False on an instance:
+  # oneDNN's packed matmuls, 1.3x on an AMX CPU). False on an instance:
   # read from the variables on every batch.
   freezes_weights = True
 
