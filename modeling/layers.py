@@ -111,7 +111,7 @@ class Dense(keras.layers.Dense, OriginalNamed):
     # Float (or LoRA: `kernel` is then base + delta) path; quantized layers
     # go through Keras' own quantized_call instead.
     x = tf.cast(inputs, self.compute_dtype)
-    kernel = _constant_kernel(self, training)
+    kernel = _constant(self, self._kernel, training)
     if kernel is None:
       kernel = tf.cast(self.kernel, self.compute_dtype)
     if x.shape.ndims == 2:
@@ -135,7 +135,7 @@ class Dense(keras.layers.Dense, OriginalNamed):
     # outside XLA it is one XLA cluster per pass instead
     # (`activations.get_training_activation`: the backward pass's 20-odd
     # kernels are what cost there).
-    bias = _constant(self, self.bias, self.bias, self.compute_dtype)
+    bias = _constant(self, self.bias, training)
     if bias is None:
       bias = tf.cast(self.bias, self.compute_dtype)
     y = tf.nn.bias_add(tf.matmul(x, kernel), bias)
@@ -203,17 +203,17 @@ class Dense(keras.layers.Dense, OriginalNamed):
 
 class ConstantKernels(object):
   """While active (`with ConstantKernels() as frozen:`), a `Dense` traced
-  below float32 outside training takes its kernel, cast to the compute
-  dtype, as a graph constant instead of reading its variable: TensorFlow's
-  oneDNN MatMul packs a constant weight once, for the CPU's matrix units
-  (`bert_tf2.common.frozen_weights`). `frozen.kernels`: the [(variable,
-  float value)] so taken, to tell when they change.
+  below float32 outside training takes its kernel and bias, cast to the
+  compute dtype, as graph constants instead of reading its variables:
+  TensorFlow's oneDNN MatMul packs a constant weight once, for the CPU's
+  matrix units (`bert_tf2.common.frozen_weights`). `frozen.variables`: the
+  variables so taken, to tell when they change.
   """
 
   _active = []
 
   def __init__(self):
-    self.kernels = []
+    self.variables = []
 
   def __enter__(self):
     ConstantKernels._active.append(self)
@@ -223,23 +223,16 @@ class ConstantKernels(object):
     ConstantKernels._active.pop()
 
 
-def _constant_kernel(dense, training):
-  """`dense`'s kernel as a constant of its compute dtype, or None (see
-  `ConstantKernels`)."""
-  if training or dense.lora_enabled:
-    return None
-  return _constant(dense, dense._kernel, dense.kernel, dense.compute_dtype)  # pylint: disable=protected-access
-
-
-def _constant(layer, variable, read, dtype):
-  """`read` (a value of `variable`) cast to dtype, as a graph constant, or
-  None outside `ConstantKernels` (or in float32, or eagerly)."""
-  if (not ConstantKernels._active or  # pylint: disable=protected-access
-      not ops.below_float32(layer.compute_dtype) or tf.executing_eagerly()):
+def _constant(dense, variable, training):
+  """`variable` (`dense`'s kernel or bias) cast to its compute dtype as a
+  graph constant, or None: outside `ConstantKernels`, in training, with
+  LoRA (the kernel is then base + delta), in float32, or eagerly."""
+  if (not ConstantKernels._active or training or dense.lora_enabled or  # pylint: disable=protected-access
+      not ops.below_float32(dense.compute_dtype) or tf.executing_eagerly()):
     return None
   with tf.init_scope():  # The variable's value now, not a graph read.
-    value = tf.cast(read, dtype)
-  ConstantKernels._active[-1].kernels.append((variable, value))  # pylint: disable=protected-access
+    value = tf.cast(variable, dense.compute_dtype)
+  ConstantKernels._active[-1].variables.append(variable)  # pylint: disable=protected-access
   return tf.constant(value.numpy())
 
 

@@ -5,17 +5,17 @@ packs a weight that is a graph constant once, into the blocked layout of the
 CPU's matrix units (AMX, AVX512-BF16), and keeps it; a kernel read from its
 float32 variable is cast to bfloat16 and handed to a slower, unpacked kernel
 on every call. On a 2-core Xeon with AMX, bfloat16 MiniLM on 1,000
-sentences: 534 -> 697 sentences/s, labels identical (docs/results/
-performance_xeon_amx.md). float32 is left as
-it is (no gain measured there, and it keeps the original's kernels).
+sentences: 534 -> 697 sentences/s, labels identical
+(docs/results/performance_xeon_amx.md). float32 is left as it is (no gain
+measured there, and it keeps the original's kernels).
 
 `FrozenStep(model, step, spec)` is `step` (the model's predict step) traced
-for the batches of `spec` with each dense kernel a constant of the compute
-dtype (`modeling.layers.ConstantKernels`; biases, LayerNorm and embeddings
-are read from their variables as before). It keeps the values it took
-and answers only while the variables still hold the values they had then:
-`matches` compares them exactly, so after a `fit`, `load_weights` or `assign` the text model traces
-the step again instead of answering with old weights.
+for the batches of `spec` with each dense kernel and bias a constant of the
+compute dtype (`modeling.layers.ConstantKernels`; LayerNorm and embeddings
+are read from their variables as before). It keeps a copy of the variables
+it took and answers only while they still hold those values: `matches`
+compares them exactly, so after a `fit`, `load_weights` or `assign` the
+text model traces the step again instead of answering with old weights.
 
 Example:
   >>> from modeling import layers
@@ -47,9 +47,9 @@ class FrozenStep(object):
           spec)
     # The TensorFlow variables taken and their values, read here, outside
     # any layer's autocast: the comparison needs no cast.
-    variables = [v.value for v, _ in taken.kernels]
+    self._variables = taken.variables
+    variables = [v.value for v in self._variables]
     values = [tf.identity(v) for v in variables]
-    self._variables = [v for v, _ in taken.kernels]
     self._all_equal = tf.function(lambda: _all_equal(variables, values),
                                   autograph=False)
     self._weights = list(model.weights)

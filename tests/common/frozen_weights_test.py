@@ -114,7 +114,7 @@ def test_float32_reads_its_variables(directory):
   model = _load(directory, precision="float32")
   with layers.ConstantKernels() as taken:  # Active, yet float32: no effect.
     tf.function(lambda t: model(t, training=False))(tf.constant(TEXTS[:2]))
-  assert not taken.kernels
+  assert not taken.variables
   model.predict(TEXTS, batch_size=8, verbose=0)
   assert model not in text_model_lib._FROZEN  # pylint: disable=protected-access
 
