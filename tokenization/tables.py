@@ -59,6 +59,14 @@ def char_class(ranges, escape="python"):
   return "".join(parts)
 
 
+@functools.lru_cache(maxsize=None)
+def python_space_class():
+  """RE2 class ("[...]") of what Python's str.split() splits on
+  (str.isspace)."""
+  return "[%s]" % char_class(
+      code_point_ranges(lambda c: chr(c).isspace()), escape="re2")
+
+
 def ranges_of(code_points):
   """Inclusive ranges [(lo, hi)] covering a sorted list of code points."""
   ranges = []

@@ -205,8 +205,9 @@ class InGraphTokenizer(tf.Module):
     a tokenizer built on it tokenizes as this one."""
     return [t.decode("utf-8") for t in self._vocab_tokens.numpy()]
 
-  def split_words(self, text):
-    """Basic tokens: tf.string Tensor [batch] -> RaggedTensor [batch, (words)]."""
+  def basic_tokens(self, text):
+    """BasicTokenizer's tokens, any length: tf.string Tensor [batch] ->
+    RaggedTensor [batch, (tokens)]."""
     text = tf.convert_to_tensor(text, dtype=tf.string)
     text = tf.strings.unicode_transcode(
         text, "UTF-8", "UTF-8", errors="ignore")
@@ -214,8 +215,13 @@ class InGraphTokenizer(tf.Module):
     text = tf.strings.regex_replace(text, self._patterns["cjk"], " \\1 ")
     if self.do_lower_case:
       text = _lower_strip(text, self._patterns["mn"])
-    words = _regex_split(text, self._patterns["delim"],
-                         self._patterns["keep"])
+    return _regex_split(text, self._patterns["delim"],
+                        self._patterns["keep"])
+
+  def split_words(self, text):
+    """Words for the word-piece step: `basic_tokens`, those longer than
+    max_input_chars_per_word replaced by the unknown token."""
+    words = self.basic_tokens(text)
     too_long = tf.strings.length(
         words.flat_values, unit="UTF8_CHAR") > self.max_input_chars_per_word
     return words.with_flat_values(

@@ -6,7 +6,7 @@ context and a training answer, batched over examples:
 
 1. `context_words`: the context split on the reader's whitespace (" ",
    \\t, \\r, \\n, U+202F), with each word's first byte;
-   `context_pieces`: its word pieces, each with its word and characters;
+   `context_pieces`: its word pieces, each with its word;
 2. `answer_words`: the answer's first and last character (answer_start,
    answer_start + len(text) - 1, in characters) -> the words holding them
    (the original's char_to_word_offset), and whether the annotated text is
@@ -22,8 +22,6 @@ Example:
   ([[b'ab', b'cd', b'e']], [[0, 4, 9]])
 """
 
-import functools
-
 import tensorflow as tf
 import tensorflow_text as tf_text
 
@@ -31,13 +29,6 @@ from tokenization import tables
 
 # `squad.examples.is_whitespace`: the words of a SQuAD context.
 _READER_SPACE = "[ \t\r\n\u202f]+"
-
-
-@functools.lru_cache(maxsize=None)
-def _python_space():
-  """RE2 class of what Python's str.split() splits on (str.isspace)."""
-  return "[%s]" % tables.char_class(
-      tables.code_point_ranges(lambda c: chr(c).isspace()), escape="re2")
 
 
 def context_words(contexts):
@@ -56,8 +47,8 @@ def context_words(contexts):
 
 
 def context_pieces(words, tok):
-  """Word pieces of every context, each with its word and characters
-  (run_squad.py's tok_to_orig_index, in graph).
+  """Word pieces of every context, each with its word (run_squad.py's
+  tok_to_orig_index, in graph).
 
   Args:
     words: tf.string RaggedTensor [batch, (words)] (`context_words`).
@@ -65,42 +56,22 @@ def context_pieces(words, tok):
 
   Returns:
     doc: int64 RaggedTensor [batch, (pieces)], the context's word pieces;
-    per_piece: (local word index, first character, end character), each
-      int64 RaggedTensor [batch, (pieces)];
-    aligned: bool RaggedTensor [batch, (words)], whether a word's pieces
-      spell it character for character (no [UNK], no stripped accents).
+    piece_word: int64 RaggedTensor [batch, (pieces)], each piece's word
+      (its index in the context's words).
   """
   word_pieces = tok.tokenize(words.flat_values)   # [all words, (pieces)]
   pieces_per_example = tf.math.unsorted_segment_sum(
       word_pieces.row_lengths(), words.value_rowids(), words.nrows())
   word_of_piece = word_pieces.value_rowids()
-  local_word = word_of_piece - tf.gather(words.row_starts(),
+  piece_word = word_of_piece - tf.gather(words.row_starts(),
                                          tf.gather(words.value_rowids(),
                                                    word_of_piece))
-  strings = tf.gather(tok._vocab_tokens, word_pieces.flat_values)  # pylint: disable=protected-access
-  suffix = tf.strings.regex_full_match(strings, "##.+")
-  length = tf.strings.length(strings, unit="UTF8_CHAR") - tf.where(
-      suffix, 2, 0)
-  unk = tf.equal(strings, tok.unk_token)
-  piece_len = tf.RaggedTensor.from_row_lengths(length,
-                                               word_pieces.row_lengths())
-  start = tf.math.cumsum(piece_len, axis=1, exclusive=True).flat_values
-  aligned = tf.logical_and(
-      tf.equal(tf.reduce_sum(piece_len, axis=1),
-               tf.strings.length(words.flat_values, unit="UTF8_CHAR")),
-      tf.logical_not(tf.reduce_any(tf.RaggedTensor.from_row_lengths(
-          unk, word_pieces.row_lengths()), axis=1)))
   by_example = lambda x: tf.RaggedTensor.from_row_lengths(
       x, pieces_per_example)
-  per_piece = tuple(by_example(x) for x in (
-      local_word, tf.cast(start, tf.int64),
-      tf.cast(start + length, tf.int64)))
-  aligned = tf.RaggedTensor.from_row_lengths(
-      aligned, tf.cast(words.row_lengths(), tf.int64))
-  return by_example(word_pieces.flat_values), per_piece, aligned
+  return by_example(word_pieces.flat_values), by_example(piece_word)
 
 
-def _pick(ragged, index):
+def pick(ragged, index):
   """ragged[b, index[b]] for every row b (index clipped into the row)."""
   index = tf.clip_by_value(index, 0,
                            tf.maximum(ragged.row_lengths() - 1, 0))
@@ -132,14 +103,14 @@ def answer_words(contexts, words, begins, answer_starts, answer_texts):
   length = tf.strings.length(answer_texts, unit="UTF8_CHAR")
   first = tf.cast(answer_starts, tf.int64)
   last = first + tf.cast(length, tf.int64) - 1
-  start_word = _count_per_row(begins, _pick(char_bytes, first)) - 1
-  end_word = _count_per_row(begins, _pick(char_bytes, last)) - 1
+  start_word = _count_per_row(begins, pick(char_bytes, first)) - 1
+  end_word = _count_per_row(begins, pick(char_bytes, last)) - 1
   base = words.row_starts()
   span = tf.ragged.range(base + tf.maximum(start_word, 0),
                          base + end_word + 1)
   actual = tf.strings.reduce_join(tf.gather(words.flat_values, span),
                                   axis=1, separator=" ")
-  space = _python_space()
+  space = tables.python_space_class()
   cleaned = tf.strings.regex_replace(
       tf.strings.regex_replace(answer_texts, "^%s+|%s+$" % (space, space),
                                ""), space + "+", " ")
@@ -157,11 +128,11 @@ def answer_words(contexts, words, begins, answer_starts, answer_texts):
   return start_word, end_word, found
 
 
-def answer_pieces(local_word, doc, answer_ids, start_word, end_word):
+def answer_pieces(piece_word, doc, answer_ids, start_word, end_word):
   """Word span -> the original's word-piece span (`improve_answer_span`).
 
   Args:
-    local_word: int64 RaggedTensor [batch, (pieces)], each context piece's
+    piece_word: int64 RaggedTensor [batch, (pieces)], each context piece's
       word (`context_pieces`).
     doc: int64 RaggedTensor [batch, (pieces)], the context's piece ids.
     answer_ids: int64 RaggedTensor [batch, (pieces)], the answer text's.
@@ -173,8 +144,8 @@ def answer_pieces(local_word, doc, answer_ids, start_word, end_word):
   # orig_to_tok_index[w] is the number of pieces of the words before w; the
   # last piece of end_word is one before the first of end_word + 1 (or the
   # last piece of all).
-  tok_start = _count_per_row(local_word, start_word - 1)
-  tok_end = _count_per_row(local_word, end_word) - 1
+  tok_start = _count_per_row(piece_word, start_word - 1)
+  tok_end = _count_per_row(piece_word, end_word) - 1
   size = answer_ids.row_lengths()
   count = tf.where(size > 0, tf.maximum(tok_end - size + 2 - tok_start, 0),
                    0)

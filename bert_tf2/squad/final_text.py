@@ -4,6 +4,9 @@ The decoded prediction ("steve smith") is normalized text; the words it came
 from ("Steve Smith's") may carry extra characters. `get_final_text` aligns
 the two character by character (after BasicTokenizer and removing spaces) and
 cuts the original text to the predicted characters, as the original does.
+`squad.serving.final_text_in_graph` is the same rule in TensorFlow ops for
+the serving graph. (This module imports no TensorFlow: evaluate_squad.py
+runs without it.)
 """
 
 import collections
@@ -73,3 +76,4 @@ def get_final_text(pred_text, orig_text, do_lower_case, verbose_logging=False):
       logging.info("Couldn't map end position")
     return orig_text
   return orig_text[orig_start_position:(orig_end_position + 1)]
+

@@ -13,11 +13,8 @@ dict per question:
   null_score_diff  null score - score (SQuAD 2.0)
   num_windows      the windows the context made
 
-The answer text is cut from the context words by word-piece character
-offsets; this equals run_squad.py's `get_final_text` whenever
-normalisation keeps the length of every answer word (no accents
-stripped, no [UNK], e.g. all ASCII text); otherwise the whole words are
-returned. `bert_tf2.models.load_predictor(output_dir)` is a
+The answer text is run_squad.py's `get_final_text`, computed in graph
+(`squad.serving.final_text_in_graph`). `bert_tf2.models.load_predictor(output_dir)` is a
 `TextPredictor` of these; `SquadPredictor` is the same, built from a run's
 files (`from_output_dir`, or config, checkpoint and vocabulary).
 `export(dir)` writes the SavedModel `serving_default(question, context)`

@@ -48,11 +48,9 @@ FEATURES = ("input_ids", "input_mask", "segment_ids")
 
 # The per-question analysis of the contexts a (questions, contexts) call
 # also returns (`answer_spans.context_words` and `context_pieces`):
-# RaggedTensors [questions, (words)] ("context_words" tf.string,
-# "word_aligned" bool) and [questions, (pieces)] int64 (the pieces, their
-# local word index, first and end character).
-CONTEXT_KEYS = ("context_words", "context_pieces", "word_aligned",
-                "piece_word", "piece_char_start", "piece_char_end")
+# RaggedTensors [questions, (words)] ("context_words", tf.string) and
+# [questions, (pieces)] int64 (the pieces and each one's word).
+CONTEXT_KEYS = ("context_words", "context_pieces", "piece_word")
 
 
 @layers.serializable
@@ -75,12 +73,11 @@ class SquadPreprocessor(preprocessor.BertPreprocessor):
                                     self.max_query_length, self.doc_stride))
 
   def context(self, contexts):
-    """Contexts tf.string [batch] -> (words, begins, doc, per_piece,
-    aligned): `answer_spans.context_words` and `context_pieces`."""
+    """Contexts tf.string [batch] -> (words, begins, doc, piece_word):
+    `answer_spans.context_words` and `context_pieces`."""
     words, begins = answer_spans.context_words(contexts)
-    doc, per_piece, aligned = answer_spans.context_pieces(words,
-                                                          self.tokenizer)
-    return words, begins, doc, per_piece, aligned
+    return (words, begins) + answer_spans.context_pieces(words,
+                                                         self.tokenizer)
 
   def windows(self, questions, doc):
     """run_squad.py's doc_stride windows (`squad.features.doc_windows`):
@@ -116,7 +113,7 @@ class SquadPreprocessor(preprocessor.BertPreprocessor):
   def training_windows(self, questions, contexts, answer_starts,
                        answer_texts):
     """Windows with "start_positions"/"end_positions" (module docstring)."""
-    words, begins, doc, per_piece, _ = self.context(contexts)
+    words, begins, doc, piece_word = self.context(contexts)
     windows = self.windows(questions, doc)
     example, start, length, offset = (windows.pop(k) for k in (
         "example_index", "window_start", "window_length", "window_offset"))
@@ -124,7 +121,7 @@ class SquadPreprocessor(preprocessor.BertPreprocessor):
     start_word, end_word, found = answer_spans.answer_words(
         contexts, words, begins, tf.maximum(answer_starts, 0), answer_texts)
     first, last = answer_spans.answer_pieces(
-        per_piece[0], doc, self.tokenizer.tokenize(answer_texts),
+        piece_word, doc, self.tokenizer.tokenize(answer_texts),
         start_word, end_word)
     first, last = tf.gather(first, example), tf.gather(last, example)
     inside = (tf.logical_not(tf.gather(impossible, example)) &
@@ -144,12 +141,12 @@ class SquadPreprocessor(preprocessor.BertPreprocessor):
       raise ValueError("SquadPreprocessor takes (questions, contexts) or "
                        "(questions, contexts, answer_starts, answer_texts)")
     questions, contexts = inputs
-    words, _, doc, per_piece, aligned = self.context(contexts)
+    words, _, doc, piece_word = self.context(contexts)
     # The serving outputs cut the answer text from the same analysis of
     # the contexts, per question (`squad.serving.squad_outputs`): carried
     # here so the graph tokenizes each context once.
     return dict(self.windows(questions, doc), **dict(zip(
-        CONTEXT_KEYS, (words, doc, aligned) + tuple(per_piece))))
+        CONTEXT_KEYS, (words, doc, piece_word))))
 
   def compute_output_spec(self, inputs):
     spec = {k: keras.KerasTensor((None, self.max_seq_length), "int32")
@@ -160,8 +157,7 @@ class SquadPreprocessor(preprocessor.BertPreprocessor):
         spec[k] = keras.KerasTensor((None,), "int64")
       for k in CONTEXT_KEYS:
         spec[k] = keras.KerasTensor(
-            (None, None), {"context_words": "string",
-                           "word_aligned": "bool"}.get(k, "int64"),
+            (None, None), "string" if k == "context_words" else "int64",
             ragged=True)
     if len(inputs) == 4:
       for k in ("start_positions", "end_positions"):

@@ -22,9 +22,8 @@ batched, [batch] = number of questions):
    max_answer_length pieces; the best of all windows by start + end logit;
    for SQuAD 2.0 the null score is the lowest [CLS] score over the windows
    and null_score_diff = null score - best span score;
-4. the text: the context words of the span, the first and last trimmed to
-   the pieces' character offsets when every word of the span has as many
-   characters as its pieces (else whole words).
+4. the text: run_squad.py's `get_final_text` of the span's pieces and
+   words, in graph (`final_text_in_graph`).
 
 Signature: serving_default(question, context: tf.string [batch]) ->
 answer, score, start_logit, end_logit, null_score_diff, no_answer,
@@ -37,21 +36,102 @@ import tensorflow as tf
 
 from bert_tf2.common import raw_text_serving
 from bert_tf2.common import serving
+from bert_tf2.squad import answer_spans
 from bert_tf2.squad.postprocess import NO_CANDIDATE_SCORE_DIFF
 from bert_tf2.squad.preprocessor import CONTEXT_KEYS
 from tokenization import packing
+from tokenization import tables
 
 TEXT_INPUTS = ("question", "context")
 SIGNATURES = {"serving_default": TEXT_INPUTS}
 
 
-def _pick(ragged, index):
-  """ragged[b, index[b]] for every row b (0 where the row is too short)."""
-  flat = tf.concat([ragged.flat_values, tf.zeros([1], ragged.dtype)], 0)
-  inside = index < ragged.row_lengths()
-  position = tf.where(inside, ragged.row_starts() + index,
-                      tf.shape(ragged.flat_values, out_type=tf.int64)[0])
-  return tf.gather(flat, position)
+def _chars(text):
+  return tf.strings.length(text, unit="UTF8_CHAR")
+
+
+def _non_space_chars(text):
+  """Characters other than " " (`_strip_spaces`' count), int32 [batch]."""
+  return _chars(tf.strings.regex_replace(text, " ", ""))
+
+
+def _first_byte(text, pattern):
+  """text.find(pattern) in bytes, -1 where absent (tf.string [batch])."""
+  size = tf.strings.length(pattern)
+  tries = tf.ragged.range(tf.maximum(tf.strings.length(text) - size + 1, 0))
+  row = tries.value_rowids()
+  hit = tf.equal(tf.strings.substr(tf.gather(text, row), tries.flat_values,
+                                   tf.gather(size, row)),
+                 tf.gather(pattern, row))
+  first = tf.math.unsorted_segment_min(
+      tf.where(hit, tries.flat_values, tf.int32.max), row, tries.nrows())
+  return tf.where(first < tf.int32.max, first, -1)
+
+
+def final_text_in_graph(tokenizer, words, doc, piece_word, start, end):
+  """`get_final_text` of word-piece spans, in graph.
+
+  As run_squad.py: the span's pieces detokenized (" ##" and "##" removed,
+  whitespace collapsed) are found in the basic tokens of the words they
+  come from, and the original words are cut to the found characters,
+  aligned without spaces; the whole words where that fails.
+
+  Args:
+    tokenizer: the `tokenization.tf_text.InGraphTokenizer` of the pieces.
+    words: tf.string RaggedTensor [batch, (words)], the contexts' words.
+    doc: int64 RaggedTensor [batch, (pieces)], their word-piece ids.
+    piece_word: int64 RaggedTensor [batch, (pieces)], each piece's word.
+    start, end: int64 [batch], the span's first and last piece (start <=
+      end; any value where the row has no span).
+
+  Returns:
+    tf.string [batch].
+  """
+  def inside(ragged, lo, hi):
+    """ragged's flat indexes of row b's [lo[b], hi[b]] (empty if none)."""
+    n = ragged.row_lengths()
+    lo = tf.clip_by_value(lo, 0, n)
+    return tf.ragged.range(ragged.row_starts() + lo, ragged.row_starts() +
+                           tf.clip_by_value(hi + 1, lo, n))
+  span = inside(words, answer_spans.pick(piece_word, start),
+                answer_spans.pick(piece_word, end))
+  orig_text = tf.strings.reduce_join(tf.gather(words.flat_values, span),
+                                     axis=1, separator=" ")
+  pieces = inside(doc, start, end)
+  pred_text = tf.strings.reduce_join(
+      tf.gather(tokenizer._vocab_tokens,  # pylint: disable=protected-access
+                tf.gather(doc.flat_values, pieces)), axis=1, separator=" ")
+  pred_text = tf.strings.regex_replace(
+      tf.strings.regex_replace(pred_text, " ##", ""), "##", "")
+  space = tables.python_space_class()
+  pred_text = tf.strings.regex_replace(
+      tf.strings.regex_replace(pred_text, "^%s+|%s+$" % (space, space), ""),
+      space + "+", " ")
+  tok_text = tf.strings.reduce_join(tokenizer.basic_tokens(orig_text),
+                                    axis=1, separator=" ")
+  found = _first_byte(tok_text, pred_text)
+  # Characters of tok_text: the first and last of the prediction, then
+  # their places among the non-space characters, which are those of
+  # orig_text when both have as many.
+  first = _chars(tf.strings.substr(tok_text, tf.zeros_like(found),
+                                   tf.maximum(found, 0)))
+  last = first + _chars(pred_text) - 1
+  prefix = lambda n: tf.strings.substr(
+      tok_text, tf.zeros_like(n), tf.clip_by_value(n, 0, _chars(tok_text)),
+      unit="UTF8_CHAR")
+  ns_first, ns_last = (_non_space_chars(prefix(n)) for n in (first, last))
+  chars = tf.strings.unicode_split(orig_text, "UTF-8")
+  where = tf.ragged.boolean_mask(
+      tf.ragged.range(chars.row_lengths()), tf.not_equal(chars, " "))
+  orig_first, orig_last = (
+      tf.cast(answer_spans.pick(where, tf.cast(n, tf.int64)), tf.int32)
+      for n in (ns_first, ns_last))
+  cut = tf.strings.substr(orig_text, orig_first,
+                          tf.maximum(orig_last - orig_first + 1, 0),
+                          unit="UTF8_CHAR")
+  ok = ((found >= 0) & (tf.strings.length(pred_text) > 0) &
+        tf.equal(_non_space_chars(orig_text), _non_space_chars(tok_text)))
+  return tf.where(ok, cut, orig_text)
 
 
 def _max_context(doc, example, start, length, in_doc, relative):
@@ -114,41 +194,6 @@ def _first_best(values, example, batch, reduce):
   return best, first
 
 
-def _text(words, per_piece, aligned, start, end):
-  """Answer strings of piece spans [start, end] (doc-relative, int64)."""
-  local_word, char_start, char_end = per_piece
-  w0, w1 = _pick(local_word, start), _pick(local_word, end)
-  c0 = tf.cast(_pick(char_start, start), tf.int32)
-  c1 = tf.cast(_pick(char_end, end), tf.int32)
-  base = words.row_starts()
-  span = tf.ragged.range(base + w0, base + w1 + 1)   # global word indexes
-  flat_words = tf.concat([words.flat_values, [""]], 0)
-  flat_aligned = tf.concat([aligned.flat_values, [False]], 0)
-  span_words = tf.gather(flat_words, span)
-  trim = tf.reduce_all(tf.gather(flat_aligned, span), axis=1)
-  first = tf.gather(flat_words, base + w0)
-  last = tf.gather(flat_words, base + w1)
-  single = tf.equal(w0, w1)
-  # Offsets clamped into each word: a row whose words do not align (its
-  # whole words are the answer) or that has no span still runs substr,
-  # which fails on an offset past the end.
-  first_length = tf.strings.length(first, unit="UTF8_CHAR")
-  c0 = tf.clip_by_value(c0, 0, first_length)
-  first_cut = tf.strings.substr(
-      first, c0, tf.maximum(tf.where(single, c1 - c0, first_length), 0),
-      unit="UTF8_CHAR")
-  last_cut = tf.strings.substr(
-      last, tf.zeros_like(c1),
-      tf.clip_by_value(c1, 0, tf.strings.length(last, unit="UTF8_CHAR")),
-      unit="UTF8_CHAR")
-  parts = tf.concat([first_cut[:, tf.newaxis], span_words[:, 1:-1],
-                     last_cut[:, tf.newaxis]], axis=1)
-  trimmed = tf.where(single, first_cut,
-                     tf.strings.reduce_join(parts, axis=1, separator=" "))
-  whole = tf.strings.reduce_join(span_words, axis=1, separator=" ")
-  return tf.where(trim, trimmed, whole)
-
-
 def squad_outputs(preprocessor, n_best_size=20, max_answer_length=30,
                   version_2_with_negative=False,
                   null_score_diff_threshold=0.0):
@@ -162,7 +207,7 @@ def squad_outputs(preprocessor, n_best_size=20, max_answer_length=30,
 
   def outputs(features, logits, texts):
     question = texts[0]
-    words, doc, aligned, *per_piece = (features[k] for k in CONTEXT_KEYS)
+    words, doc, piece_word = (features[k] for k in CONTEXT_KEYS)
     example, start, length, offset = (features[k] for k in (
         "example_index", "window_start", "window_length", "window_offset"))
     start_logits, end_logits = logits
@@ -184,7 +229,9 @@ def squad_outputs(preprocessor, n_best_size=20, max_answer_length=30,
     end_pos = tf.cast(tf.gather(w_end, best), tf.int64)
     shift = tf.gather(start, best) - tf.gather(offset, best)
     safe = lambda p: tf.where(found, p + shift, tf.zeros_like(p))
-    text = _text(words, per_piece, aligned, safe(start_pos), safe(end_pos))
+    text = final_text_in_graph(preprocessor.tokenizer, words, doc,
+                                          piece_word, safe(start_pos),
+                                          safe(end_pos))
     # No valid span: "" (SQuAD 2.0) or "empty", the original's placeholder.
     text = tf.where(found, text, "" if version_2 else "empty")
     pick = lambda t, w, idx: tf.gather_nd(t, tf.stack([w, idx], 1))

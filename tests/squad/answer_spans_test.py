@@ -46,8 +46,8 @@ def test_spans_equal_the_originals():
   words, begins = answer_spans.context_words(contexts)
   start_word, end_word, found = answer_spans.answer_words(
       contexts, words, begins, tf.constant([s for _, s, _ in CASES]), texts)
-  doc, per_piece, _ = answer_spans.context_pieces(words, tok)
-  first, last = answer_spans.answer_pieces(per_piece[0], doc,
+  doc, piece_word = answer_spans.context_pieces(words, tok)
+  first, last = answer_spans.answer_pieces(piece_word, doc,
                                            tok.tokenize(texts), start_word,
                                            end_word)
   for i, (context, start, text) in enumerate(CASES):
