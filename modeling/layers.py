@@ -130,11 +130,12 @@ class Dense(keras.layers.Dense, OriginalNamed):
     # sequence (tf.layers.dense): TF's graph optimizer fuses MatMul+BiasAdd
     # (oneDNN on CPU) and BiasAddGrad is one reduction in the backward pass.
     # (keras.layers.Dense.call uses AddV2, which is not fused.)
-    # Below float32 GELU is written as tf.nn.gelu, which that optimizer
-    # fuses too (`activations.get_fusable_activation`); when training
-    # outside XLA it is one XLA cluster per pass instead
-    # (`activations.get_training_activation`: the backward pass's 20-odd
-    # kernels are what cost there).
+    # In inference, and below float32, GELU is written as tf.nn.gelu, which
+    # that optimizer fuses too (`activations.get_fusable_activation`); when
+    # training below float32 outside XLA it is one XLA cluster per pass
+    # instead (`activations.get_training_activation`: the backward pass's
+    # 20-odd kernels are what cost there). float32 training keeps the
+    # original's ops.
     bias = _constant(self, self.bias, training)
     if bias is None:
       bias = tf.cast(self.bias, self.compute_dtype)
@@ -142,6 +143,8 @@ class Dense(keras.layers.Dense, OriginalNamed):
     if self.fusable_activation is not None and ops.below_float32(y.dtype):
       if training and not tf_internals.in_xla_context():
         return self.training_activation(y)
+      return self.fusable_activation(y)
+    if self.fusable_activation is not None and not training:
       return self.fusable_activation(y)
     if self.activation is not None:
       y = self.activation(y)

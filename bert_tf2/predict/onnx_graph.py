@@ -26,6 +26,8 @@ GELU fusion does not match in tf2onnx's lowering:
     out = Mul(x, Mul(0.5, Add(1, Tanh(Mul(sqrt(2/pi),
                                           Add(x, Mul(0.044715, Pow(x, 3))))))))
 
+or tf.nn.gelu's (float32 inference's), Mul(Mul(0.5, x), Add(1, Tanh(...))).
+
 Nodes are only removed when nothing else reads their outputs.
 
 Example:
@@ -226,18 +228,27 @@ def _gelu_match(tanh, producers, consumers, initializers, graph_outputs):
                                       "one"):
     return None
   halve = only_user(plus_one.output[0], "Mul")
-  if halve is None or not constant(other(halve, plus_one.output[0]) or "",
-                                   "half"):
+  if halve is None:
     return None
-  out = only_user(halve.output[0], "Mul")
-  if out is None or other(out, halve.output[0]) != x:
-    return None
-  nodes = [power, cubic, poly, inner, tanh, plus_one, halve, out]
+  if constant(other(halve, plus_one.output[0]) or "", "half"):
+    # The original's x * (0.5 * (1 + tanh)).
+    out = only_user(halve.output[0], "Mul")
+    if out is None or other(out, halve.output[0]) != x:
+      return None
+    nodes = [power, cubic, poly, inner, tanh, plus_one, halve, out]
+  else:
+    # tf.nn.gelu's (0.5 * x) * (1 + tanh), float32 inference's
+    # (`modeling.activations`).
+    half_x = producers.get(other(halve, plus_one.output[0]) or "")
+    if (half_x is None or half_x.op_type != "Mul" or
+        not constant(other(half_x, x) or "", "half")):
+      return None
+    nodes = [power, cubic, poly, inner, tanh, plus_one, half_x, halve]
   for node in nodes[:-1]:
     if len(consumers.get(node.output[0], [])) != 1 or (
         node.output[0] in graph_outputs):
       return None
-  return nodes, x, out
+  return nodes, x, nodes[-1]
 
 
 def fuse_gelus(model):

@@ -1,6 +1,7 @@
-"""Below float32, `layers.Dense` computes GELU as tf.nn.gelu (the form
-TensorFlow's oneDNN remapper fuses with the MatMul + BiasAdd before it;
-issue 48); in float32 it keeps the original's op sequence exactly."""
+"""Below float32 and in float32 inference, `layers.Dense` computes GELU as
+tf.nn.gelu (the form TensorFlow's oneDNN remapper fuses with the MatMul +
+BiasAdd before it; issue 48), within float32 round-off of the original's
+op sequence, which float32 training keeps exactly."""
 
 import numpy as np
 import pytest
@@ -54,10 +55,20 @@ def test_bfloat16_dense_uses_tf_nn_gelu(name, approximate, monkeypatch):
                              rtol=0.02)
 
 
-def test_float32_dense_keeps_the_original_gelu_ops(monkeypatch):
+def test_float32_inference_uses_tf_nn_gelu(monkeypatch):
   layer = _dense("float32", "gelu")
   calls = _spy_on_tf_nn_gelu(monkeypatch)
-  got = layer(X).numpy()
+  got = tf.function(lambda x: layer(x, training=False))(X).numpy()
+  assert calls == [(tf.float32, True)]
+  np.testing.assert_allclose(
+      got, activations.gelu(_pre_activation(layer, X)).numpy(), rtol=1e-6,
+      atol=1e-6)
+
+
+def test_float32_training_keeps_the_original_gelu_ops(monkeypatch):
+  layer = _dense("float32", "gelu")
+  calls = _spy_on_tf_nn_gelu(monkeypatch)
+  got = layer(X, training=True).numpy()
   assert not calls
   np.testing.assert_array_equal(
       got, activations.gelu(_pre_activation(layer, X)).numpy())

@@ -8,6 +8,7 @@ value is read elsewhere (here: a graph output) must be left alone. Needs the
 """
 
 import numpy as np
+import pytest
 import onnx
 import onnxruntime as ort
 import tensorflow as tf
@@ -68,15 +69,19 @@ def test_an_intermediate_read_elsewhere_blocks_the_fusion():
   assert len(_run(model, x)) == 2
 
 
-def _exported_gelu():
+# A dense layer's GELU in the two forms the model computes: the original's
+# op sequence (float32 training) and tf.nn.gelu's (inference).
+GELUS = {"original": activations.gelu,
+         "tf_nn": lambda x: tf.nn.gelu(x, approximate=True)}
+
+
+def _exported_gelu(form="original"):
   spec = tf.TensorSpec([None, WIDTH], tf.float32, name="x")
 
   @tf.function(input_signature=[spec])
   def forward(x):
-    # A dense layer's GELU as the model computes it in float32 (the
-    # original's op sequence), its input a matmul plus bias.
-    return activations.gelu(tf.matmul(x, tf.constant(KERNEL)) +
-                            tf.constant(BETA))
+    # Its input a matmul plus bias.
+    return GELUS[form](tf.matmul(x, tf.constant(KERNEL)) + tf.constant(BETA))
   model, _ = tf2onnx.convert.from_function(forward, input_signature=[spec],
                                            opset=17)
   return model
@@ -85,8 +90,9 @@ def _exported_gelu():
 KERNEL = RNG.normal(size=(WIDTH, WIDTH)).astype(np.float32)
 
 
-def test_fuses_the_gelu_and_keeps_the_outputs():
-  model = _exported_gelu()
+@pytest.mark.parametrize("form", sorted(GELUS))
+def test_fuses_the_gelu_and_keeps_the_outputs(form):
+  model = _exported_gelu(form)
   x = RNG.normal(size=(64, WIDTH)).astype(np.float32) * 2
   before = _run(model, x)[0]
   assert onnx_graph.fuse_gelus(model) == 1
@@ -105,14 +111,15 @@ def test_fuses_the_gelu_and_keeps_the_outputs():
   np.testing.assert_allclose(after, before, rtol=1e-5, atol=1e-5)
 
 
-def test_a_gelu_read_elsewhere_or_with_other_constants_stays():
-  model = _exported_gelu()
+@pytest.mark.parametrize("form", sorted(GELUS))
+def test_a_gelu_read_elsewhere_or_with_other_constants_stays(form):
+  model = _exported_gelu(form)
   tanh = [n for n in model.graph.node if n.op_type == "Tanh"][0]
   model.graph.output.append(onnx.helper.make_tensor_value_info(
       tanh.output[0], onnx.TensorProto.FLOAT, None))
   assert onnx_graph.fuse_gelus(model) == 0
   # Another cubic coefficient is another function: not a GELU.
-  model = _exported_gelu()
+  model = _exported_gelu(form)
   for t in model.graph.initializer:
     value = onnx.numpy_helper.to_array(t)
     if value.size == 1 and abs(float(value.reshape(-1)[0]) - 0.044715) < 1e-7:
