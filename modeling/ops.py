@@ -71,7 +71,8 @@ def below_float32(dtype):
 
   The one test for "reduced precision" of the layers and the training loop:
   below float32 they take the fused or compiled forms measured faster there
-  (docs/performance.md), while float32 keeps the original's op sequence.
+  (docs/performance.md), while float32 keeps the original's op sequence
+  (but GELU in inference, `layers.Dense`).
 
   >>> below_float32(tf.bfloat16), below_float32("float16")
   (True, True)
