@@ -6,8 +6,9 @@ CPU's matrix units (AMX, AVX512-BF16), and keeps it; a kernel read from its
 float32 variable is cast to bfloat16 and handed to a slower, unpacked kernel
 on every call. On a 2-core Xeon with AMX, bfloat16 MiniLM on 1,000
 sentences: 534 -> 697 sentences/s, labels identical
-(docs/results/performance_xeon_amx.md). float32 is left as it is (no gain
-measured there, and it keeps the original's kernels).
+(docs/results/performance_xeon_amx.md). In float32 no weight is taken
+(no gain measured there, and it keeps the original's kernels): the step is
+the model's own, traced once.
 
 `FrozenStep(model, step, spec)` is `step` (the model's predict step) traced
 for the batches of `spec` with each dense kernel and bias a constant of the

@@ -115,12 +115,23 @@ def test_float32_reads_its_variables(directory):
   with layers.ConstantKernels() as taken:  # Active, yet float32: no effect.
     tf.function(lambda t: model(t, training=False))(tf.constant(TEXTS[:2]))
   assert not taken.variables
-  model.predict(TEXTS, batch_size=8, verbose=0)
-  assert model not in text_model_lib._FROZEN  # pylint: disable=protected-access
+  before = model.predict(TEXTS, batch_size=8, verbose=0)
+  step = text_model_lib._FROZEN[model]  # pylint: disable=protected-access
+  assert not step._variables  # pylint: disable=protected-access
+  # Its own traced step reads the variables: a change is answered at once,
+  # by the same step, exactly as Keras' step answers.
+  dense = _dense_layers(model)[0]
+  dense.kernel.assign(dense.kernel * -2.0)
+  after = model.predict(TEXTS, batch_size=8, verbose=0)
+  assert text_model_lib._FROZEN[model] is step  # pylint: disable=protected-access
+  assert np.abs(after - before).max() > 0.5
+  np.testing.assert_array_equal(after, _unfrozen(model, TEXTS))
 
 
-def test_one_batch_runs_the_frozen_step_without_the_keras_loop(directory):
-  model = _load(directory)
+@pytest.mark.parametrize("precision", ["bfloat16", "float32"])
+def test_one_batch_runs_the_frozen_step_without_the_keras_loop(directory,
+                                                               precision):
+  model = _load(directory, precision)
   one = model.predict(TEXTS[:8], batch_size=8, verbose=0)
   assert model.predict_function is None  # Keras' loop was not built.
   looped = model.predict(TEXTS[:8], batch_size=8, verbose=0, callbacks=[])
