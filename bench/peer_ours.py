@@ -10,7 +10,10 @@ iterations_per_loop) run inside one tf.function call, the input comes from a
 prefetching tf.data iterator. finetune: the same with
 `classifier.model.BertClassifier` (BERT + 2-class head). infer: the
 `modeling.BertModel` forward pass (sequence + pooled output) in a
-tf.function, outputs fetched to the host.
+tf.function, outputs fetched to the host; below float32 without XLA, traced
+as the text models' `predict` and the SavedModel run it, the dense weights
+graph constants (`bert_tf2.common.frozen_weights`; --frozen_weights 0: read
+from the variables on every call).
 
 float32 is the parity mode (the original's numbers); bfloat16 builds the
 model under the Keras "mixed_bfloat16" policy as `--precision=bfloat16` of
@@ -69,6 +72,10 @@ def settings(args):
     d["steps_per_call"] = args.steps_per_call
   if args.mode == "infer":
     d["steps_per_call"] = 1
+  d["frozen_weights"] = (args.mode == "infer" and args.precision == "bfloat16"
+                         and not d["jit_compile"])
+  if args.frozen_weights >= 0:
+    d["frozen_weights"] = bool(args.frozen_weights)
   return d
 
 
@@ -132,8 +139,13 @@ def build(args, opts):
       out = model({"input_ids": f["input_ids"], "input_mask": f["input_mask"],
                    "token_type_ids": f["segment_ids"]}, training=False)
       return out["sequence_output"], out["pooled_output"]
-    fn = tf.function(forward, jit_compile=opts["jit_compile"])
     tensors = {k: tf.constant(v) for k, v in features.items()}
+    if opts["frozen_weights"]:
+      from bert_tf2.common import frozen_weights  # pylint: disable=g-import-not-at-top
+      fn = frozen_weights.FrozenStep(model, forward, tf.nest.map_structure(
+          tf.TensorSpec.from_tensor, tensors))
+    else:
+      fn = tf.function(forward, jit_compile=opts["jit_compile"])
 
     def infer_step():
       seq, pooled = fn(tensors)
@@ -181,6 +193,9 @@ def main():
   parser = timing.peer_arg_parser(__doc__)
   parser.add_argument("--fused_qkv", type=int, default=-1,
                       help="-1: measured default; 0 or 1 to force.")
+  parser.add_argument("--frozen_weights", type=int, default=-1,
+                      help="infer: -1: below float32 without XLA (as the "
+                      "text models' predict); 0 or 1 to force.")
   parser.add_argument("--steps_per_call", type=int, default=0,
                       help="training steps per tf.function call (the "
                       "runner's iterations_per_loop); 0: measured default.")
@@ -189,9 +204,10 @@ def main():
     return
   opts = settings(args)
   note = "ONNX Runtime dynamic int8" if args.precision == "int8" else (
-      "jit=%d qkv=%s loop=%d" % (
+      "jit=%d qkv=%s loop=%d%s" % (
       opts["jit_compile"], "fused" if opts["fused_qkv"] else "separate",
-      opts["steps_per_call"]))
+      opts["steps_per_call"],
+      " frozen" if opts.get("frozen_weights") else ""))
   timing.report("ours (TF2/Keras 3)", args, build(args, opts), note=note,
                 steps_per_call=opts["steps_per_call"])
 

@@ -161,7 +161,8 @@ class TextModel(lora.Adaptable, keras.Model):
     if frozen is not None and one_batch and not set(kwargs) - {"verbose"}:
       # The frozen step on the one batch, without Keras' predict loop and
       # its set-up (about 30 ms a call on MiniLM): the same outputs.
-      return keras.tree.map_structure(np.asarray, frozen(next(iter(x))))
+      # (Copies, writable as Keras' outputs: a view of a tensor is not.)
+      return keras.tree.map_structure(np.array, frozen(next(iter(x))))
     outputs = super().predict(x, batch_size=batch_size, **kwargs)
     if order is None:
       return outputs

@@ -134,6 +134,8 @@ def test_one_batch_runs_the_frozen_step_without_the_keras_loop(directory,
   model = _load(directory, precision)
   one = model.predict(TEXTS[:8], batch_size=8, verbose=0)
   assert model.predict_function is None  # Keras' loop was not built.
+  one /= 2.0  # Writable, as Keras' outputs.
+  one *= 2.0
   looped = model.predict(TEXTS[:8], batch_size=8, verbose=0, callbacks=[])
   assert model.predict_function is not None
   np.testing.assert_array_equal(one, looped)
