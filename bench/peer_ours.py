@@ -28,8 +28,6 @@ BertModel as `ClassifierPredictor(precision="int8")` does (ONNX Runtime).
 import os
 import sys
 
-import numpy as np
-
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from bench import shapes  # pylint: disable=g-import-not-at-top
@@ -144,14 +142,6 @@ def build(args, opts):
     tensors = {k: tf.constant(v) for k, v in features.items()}
     if opts["frozen_weights"]:
       from bert_tf2.common import frozen_weights  # pylint: disable=g-import-not-at-top
-      from modeling import layers  # pylint: disable=g-import-not-at-top
-      # Biases as a trained model's, not zero: a constant zero bias is
-      # dropped by TensorFlow's graph optimizer, and with it the MatMul +
-      # BiasAdd (+ GELU) fusion (27% slower here).
-      rng = np.random.RandomState(0)
-      for layer in layers.iter_layers(model):
-        if isinstance(layer, layers.Dense):
-          layer.bias.assign(rng.normal(0, 0.02, layer.bias.shape))
       fn = frozen_weights.FrozenStep(model, forward, tf.nest.map_structure(
           tf.TensorSpec.from_tensor, tensors))
     else:

@@ -29,6 +29,10 @@ def _load(directory, precision="bfloat16"):
                       max_seq_length=32, precision=precision)
   for weight in model.task.classifier.weights:
     weight.assign(weight * 300.0)
+  # Biases as a trained model's (the tiny checkpoint's are zero).
+  rng = np.random.RandomState(0)
+  for dense in _dense_layers(model):
+    dense.bias.assign(rng.normal(0.0, 0.02, dense.bias.shape))
   return model
 
 
@@ -73,6 +77,26 @@ def test_predict_takes_every_dense_weight_as_a_constant(directory):
   # the next test shows answers that differ).
   assert np.abs(frozen_answers).max() > 0.5
   _close(frozen_answers, _unfrozen(model, TEXTS))
+
+
+def test_a_zero_bias_is_read_from_its_variable(directory):
+  # A constant zero bias would let TensorFlow's graph optimizer drop the
+  # BiasAdd and the MatMul + BiasAdd fusion with it: it stays a variable.
+  model = _load(directory)
+  dense = _dense_layers(model)[0]
+  dense.bias.assign(tf.zeros_like(dense.bias))
+  zero = model.predict(TEXTS, batch_size=8, verbose=0)
+  step = text_model_lib._FROZEN[model]  # pylint: disable=protected-access
+  taken = {id(v) for v in step._variables}  # pylint: disable=protected-access
+  assert id(dense.bias) not in taken and id(dense._kernel) in taken  # pylint: disable=protected-access
+  # Read, not frozen: a new value is answered by the same step.
+  dense.bias.assign(tf.fill(dense.bias.shape, 3.0))
+  moved = model.predict(TEXTS, batch_size=8, verbose=0)
+  assert text_model_lib._FROZEN[model] is step  # pylint: disable=protected-access
+  assert np.abs(moved - zero).max() > 0.5
+  _close(moved, _unfrozen(model, TEXTS))
+  dense.bias.assign(tf.zeros_like(dense.bias))
+  _close(zero, _unfrozen(model, TEXTS))
 
 
 def test_changed_weights_are_never_answered_with_old_ones(directory):
