@@ -41,7 +41,9 @@ from modeling import layers
 class FrozenStep(object):
   """`step` for the batches of `spec`, its kernels constants (see module)."""
 
-  def __init__(self, model, step, spec):
+  def __init__(self, model, step, spec, tracks_weights=True):
+    """tracks_weights=False: no copy of the weights taken, for a step used
+    once (`matches` then always says False)."""
     self.spec = spec
     with layers.ConstantKernels() as taken:
       self._step = tf.function(step, autograph=False).get_concrete_function(
@@ -49,18 +51,21 @@ class FrozenStep(object):
     # The TensorFlow variables taken and their values, read here, outside
     # any layer's autocast: the comparison needs no cast.
     self._variables = taken.variables
+    self._weights = list(model.weights) if tracks_weights else None
+    if not tracks_weights:
+      return
     variables = [v.value for v in self._variables]
     values = [tf.identity(v) for v in variables]
     self._all_equal = tf.function(lambda: _all_equal(variables, values),
                                   autograph=False)
-    self._weights = list(model.weights)
 
   def matches(self, model, spec):
     """Whether this step answers for `model` now: the same batch structure
     and weights, each kernel equal to the value it was traced with."""
     weights = model.weights
-    if spec != self.spec or len(weights) != len(self._weights) or any(
-        a is not b for a, b in zip(weights, self._weights)):
+    if (self._weights is None or spec != self.spec or
+        len(weights) != len(self._weights) or
+        any(a is not b for a, b in zip(weights, self._weights))):
       return False
     return bool(self._all_equal())
 

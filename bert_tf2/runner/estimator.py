@@ -15,6 +15,7 @@ import numpy as np
 import tensorflow as tf
 
 from bert_tf2.common import InputError
+from bert_tf2.common import frozen_weights
 import modeling
 import optimization
 from bert_tf2.runner import checkpoints
@@ -572,7 +573,8 @@ class Estimator(object):
     per_replica = self.predict_batch_size // strategy.num_replicas_in_sync
     make_dataset = self._build_model(input_fn, per_replica, "predict")
     self._restore_for_inference(checkpoint_path)
-    if self._predict_fn is None:
+    predict_fn = self._frozen_predict_fn(make_dataset, multi_worker)
+    if predict_fn is None and self._predict_fn is None:
       def replica_predict(features):
         outputs = self._task.predict_outputs(self._model, features)
         if multi_worker:
@@ -581,9 +583,9 @@ class Estimator(object):
       self._predict_fn = tf.function(
           lambda features: strategy.run(replica_predict, args=(features,)),
           reduce_retracing=True, autograph=False)
+    predict_fn = predict_fn or self._predict_fn
     for features in strategy.distribute_datasets_from_function(make_dataset):
-      outputs = strategy.experimental_local_results(
-          self._predict_fn(features))
+      outputs = strategy.experimental_local_results(predict_fn(features))
       if multi_worker:  # Every replica holds every replica's rows.
         outputs = gather.split_gathered(outputs[0])
       merged = {key: np.concatenate([np.asarray(o[key]) for o in outputs],
@@ -596,6 +598,23 @@ class Estimator(object):
       count = next(iter(sizes.values()), 0)
       for i in range(count):
         yield {key: value[i] for key, value in merged.items()}
+
+  def _frozen_predict_fn(self, make_dataset, multi_worker):
+    """Below float32, on the default strategy, the predict step traced
+    with the restored dense weights as constants, as the text models'
+    `predict` runs (`bert_tf2.common.frozen_weights`: oneDNN packs them for
+    the CPU's matrix units), traced anew on every `predict` (the weights
+    may have changed since); else None."""
+    if (multi_worker or self._strategy is not tf.distribute.get_strategy() or
+        not modeling.ops.below_float32(self._model.compute_dtype) or
+        getattr(self._model, "is_int8", False)):
+      return None
+    spec = tf.nest.map_structure(
+        lambda s: tf.TensorSpec([None] * s.shape.rank, s.dtype),
+        inputs.element_spec(make_dataset))
+    return frozen_weights.FrozenStep(
+        self._model, lambda f: self._task.predict_outputs(self._model, f),
+        spec, tracks_weights=False)
 
   def _num_input_pipelines(self):
     """Input pipelines: one per worker of a multi-worker job, else 1."""
