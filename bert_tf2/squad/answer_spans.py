@@ -110,22 +110,31 @@ def answer_words(contexts, words, begins, answer_starts, answer_texts):
                          base + end_word + 1)
   actual = tf.strings.reduce_join(tf.gather(words.flat_values, span),
                                   axis=1, separator=" ")
-  space = tables.python_space_class()
-  cleaned = tf.strings.regex_replace(
-      tf.strings.regex_replace(answer_texts, "^%s+|%s+$" % (space, space),
-                               ""), space + "+", " ")
-  # actual.find(cleaned) != -1, on bytes (a byte match of valid UTF-8 is a
-  # character match): every offset of `actual` tried.
-  size = tf.strings.length(cleaned)
-  tries = tf.ragged.range(tf.maximum(tf.strings.length(actual) - size + 1,
-                                     0))
-  row = tries.value_rowids()
-  hit = tf.equal(tf.strings.substr(tf.gather(actual, row), tries.flat_values,
-                                   tf.gather(size, row)),
-                 tf.gather(cleaned, row))
-  found = tf.math.unsorted_segment_max(tf.cast(hit, tf.int32), row,
-                                       tries.nrows()) > 0
+  found = find(actual, collapse_whitespace(answer_texts)) >= 0
   return start_word, end_word, found
+
+
+def collapse_whitespace(text):
+  """Python's " ".join(text.split()), tf.string [batch] -> [batch]."""
+  space = tables.python_space_class()
+  return tf.strings.regex_replace(
+      tf.strings.regex_replace(text, "^%s+|%s+$" % (space, space), ""),
+      space + "+", " ")
+
+
+def find(text, pattern):
+  """text.find(pattern) in bytes, -1 where absent (tf.string [batch]): every
+  offset of `text` tried (a byte match of valid UTF-8 is a character
+  match)."""
+  size = tf.strings.length(pattern)
+  tries = tf.ragged.range(tf.maximum(tf.strings.length(text) - size + 1, 0))
+  row = tries.value_rowids()
+  hit = tf.equal(tf.strings.substr(tf.gather(text, row), tries.flat_values,
+                                   tf.gather(size, row)),
+                 tf.gather(pattern, row))
+  first = tf.math.unsorted_segment_min(
+      tf.where(hit, tries.flat_values, tf.int32.max), row, tries.nrows())
+  return tf.where(first < tf.int32.max, first, -1)
 
 
 def answer_pieces(piece_word, doc, answer_ids, start_word, end_word):

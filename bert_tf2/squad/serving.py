@@ -40,7 +40,6 @@ from bert_tf2.squad import answer_spans
 from bert_tf2.squad.postprocess import NO_CANDIDATE_SCORE_DIFF
 from bert_tf2.squad.preprocessor import CONTEXT_KEYS
 from tokenization import packing
-from tokenization import tables
 
 TEXT_INPUTS = ("question", "context")
 SIGNATURES = {"serving_default": TEXT_INPUTS}
@@ -53,19 +52,6 @@ def _chars(text):
 def _non_space_chars(text):
   """Characters other than " " (`_strip_spaces`' count), int32 [batch]."""
   return _chars(tf.strings.regex_replace(text, " ", ""))
-
-
-def _first_byte(text, pattern):
-  """text.find(pattern) in bytes, -1 where absent (tf.string [batch])."""
-  size = tf.strings.length(pattern)
-  tries = tf.ragged.range(tf.maximum(tf.strings.length(text) - size + 1, 0))
-  row = tries.value_rowids()
-  hit = tf.equal(tf.strings.substr(tf.gather(text, row), tries.flat_values,
-                                   tf.gather(size, row)),
-                 tf.gather(pattern, row))
-  first = tf.math.unsorted_segment_min(
-      tf.where(hit, tries.flat_values, tf.int32.max), row, tries.nrows())
-  return tf.where(first < tf.int32.max, first, -1)
 
 
 def final_text_in_graph(tokenizer, words, doc, piece_word, start, end):
@@ -101,15 +87,11 @@ def final_text_in_graph(tokenizer, words, doc, piece_word, start, end):
   pred_text = tf.strings.reduce_join(
       tf.gather(tokenizer._vocab_tokens,  # pylint: disable=protected-access
                 tf.gather(doc.flat_values, pieces)), axis=1, separator=" ")
-  pred_text = tf.strings.regex_replace(
-      tf.strings.regex_replace(pred_text, " ##", ""), "##", "")
-  space = tables.python_space_class()
-  pred_text = tf.strings.regex_replace(
-      tf.strings.regex_replace(pred_text, "^%s+|%s+$" % (space, space), ""),
-      space + "+", " ")
+  pred_text = answer_spans.collapse_whitespace(tf.strings.regex_replace(
+      tf.strings.regex_replace(pred_text, " ##", ""), "##", ""))
   tok_text = tf.strings.reduce_join(tokenizer.basic_tokens(orig_text),
                                     axis=1, separator=" ")
-  found = _first_byte(tok_text, pred_text)
+  found = answer_spans.find(tok_text, pred_text)
   # Characters of tok_text: the first and last of the prediction, then
   # their places among the non-space characters, which are those of
   # orig_text when both have as many.
