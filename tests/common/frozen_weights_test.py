@@ -124,6 +124,56 @@ def test_changed_weights_are_never_answered_with_old_ones(directory):
   _close(trained, _unfrozen(model, TEXTS))
 
 
+def test_unchanged_weights_are_told_by_their_buffers(directory,
+                                                    monkeypatch):
+  # While no variable was written, each still reads its copy's buffer:
+  # `matches` says so without comparing values; a write moves the buffer
+  # (copy-on-write), and then the values are compared.
+  model = _load(directory)
+  model.predict(TEXTS, batch_size=8, verbose=0)
+  step = text_model_lib._FROZEN[model]  # pylint: disable=protected-access
+  compared = []
+  all_equal = step._all_equal  # pylint: disable=protected-access
+  monkeypatch.setattr(step, "_all_equal",
+                      lambda values: compared.append(1) or all_equal(values))
+  model.predict(TEXTS[:8], batch_size=8, verbose=0)
+  model.predict(TEXTS, batch_size=8, verbose=0)
+  assert not compared and text_model_lib._FROZEN[model] is step  # pylint: disable=protected-access
+  # The same values written again: compared once, kept, then quick again.
+  kernel = _dense_layers(model)[1].kernel
+  kernel.assign(kernel.numpy())
+  model.predict(TEXTS[:8], batch_size=8, verbose=0)
+  model.predict(TEXTS[:8], batch_size=8, verbose=0)
+  assert len(compared) == 1 and text_model_lib._FROZEN[model] is step  # pylint: disable=protected-access
+  # A traced in-place update (as an optimizer's) is seen.
+  tf.function(lambda: kernel.assign_add(tf.ones_like(kernel)))()
+  before = model.predict(TEXTS[:8], batch_size=8, verbose=0)
+  assert len(compared) == 2 and text_model_lib._FROZEN[model] is not step  # pylint: disable=protected-access
+  _close(before, _unfrozen(model, TEXTS[:8]))
+
+
+@pytest.mark.parametrize("x", [
+    ["bob met ann", "a dog"],
+    [("bob met ann", "a dog"), ("the cat", "")],
+    (["bob met ann", "a dog"], ["the cat", "sat"]),
+])
+def test_one_batch_is_built_as_the_dataset_batches_it(x):
+  batch = text_model_lib._one_batch(x)  # pylint: disable=protected-access
+  data, _, _ = text_model_lib._as_dataset(x, None, 8)  # pylint: disable=protected-access
+  assert text_model_lib._batch_spec(batch) == data.element_spec  # pylint: disable=protected-access
+  tf.nest.map_structure(
+      lambda a, b: np.testing.assert_array_equal(a.numpy(), b.numpy()),
+      batch, next(iter(data)))
+
+
+def test_one_batch_and_the_loop_share_the_frozen_step(directory):
+  model = _load(directory)
+  model.predict(TEXTS[:8], batch_size=8, verbose=0)
+  step = text_model_lib._FROZEN[model]  # pylint: disable=protected-access
+  model.predict(TEXTS, batch_size=8, verbose=0)
+  assert text_model_lib._FROZEN[model] is step  # pylint: disable=protected-access
+
+
 def test_a_forced_retrace_traces_the_frozen_step_too(directory):
   model = _load(directory)
   model.predict(TEXTS, batch_size=8, verbose=0)
