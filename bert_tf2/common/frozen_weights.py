@@ -23,7 +23,7 @@ buffer in place while another tensor holds it (a variable's update copies
 it first: copy-on-write). So while every variable still reads the very
 buffer of its copy, none has been written: `matches` checks that first
 (0.8 ms a call on MiniLM) and compares the values only when a buffer
-moved (3.3 ms; a read that copies, e.g. to a GPU's host, always moves).
+moved (3.3 ms), and always on a GPU (its arrays would be host copies).
 
 Example:
   >>> from modeling import layers
@@ -75,13 +75,17 @@ class FrozenStep(object):
     (held, so no other array can take their addresses while they live).
     """
     self._values = self._read_all()
-    self._buffers = [np.asarray(value) for value in self._values]
+    # Host memory only: an array of a GPU's tensor would be a copy.
+    on_host = all(tf.DeviceSpec.from_string(v.device).device_type == "CPU"
+                  for v in self._values)
+    self._buffers = ([np.asarray(value) for value in self._values]
+                     if on_host else None)
 
   def _same_buffers(self):
     """Whether every variable reads its copy's own buffer now (then none
     was written since the copy: see module)."""
-    if not self._buffers:
-      return True
+    if self._buffers is None:
+      return False
     return all(_address(np.asarray(now)) == _address(held)
                for now, held in zip(self._read_all(), self._buffers))
 

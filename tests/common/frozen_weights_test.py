@@ -250,3 +250,22 @@ def test_a_saved_model_below_float32_holds_its_kernels_as_constants(
   served = tf.saved_model.load(export_dir).signatures["serving_default"](
       text_a=tf.constant(TEXTS))
   _close(served["logits"].numpy(), _unfrozen(model, TEXTS))
+
+
+def test_without_host_buffers_the_values_are_compared():
+  # On a GPU the variables' arrays would be host copies: no buffer check
+  # (`_buffers` None), every call compares the values.
+  from bert_tf2.common import frozen_weights  # pylint: disable=g-import-not-at-top
+  dense = layers.Dense(2, input_width=3, dtype="mixed_bfloat16")
+  dense.kernel.assign(tf.ones([3, 2]))
+  dense.bias.assign(tf.fill([2], 0.5))
+  spec = tf.TensorSpec([None, 3], tf.float32)
+  step = frozen_weights.FrozenStep(dense, dense, spec)
+  assert step._buffers is not None  # pylint: disable=protected-access
+  step._buffers = None  # pylint: disable=protected-access
+  assert step.matches(dense, spec)
+  dense.kernel.assign(tf.ones([3, 2]))  # Equal values, a new buffer.
+  assert step.matches(dense, spec)
+  step._buffers = None  # pylint: disable=protected-access
+  dense.kernel.assign(tf.zeros([3, 2]))
+  assert not step.matches(dense, spec)
