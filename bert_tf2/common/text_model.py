@@ -338,7 +338,8 @@ def _one_batch(x):
     return None
   x = _columns(x)
   leaves = list(x) if isinstance(x, tuple) else [x]
-  if not all(isinstance(leaf, list) for leaf in leaves):
+  if (not all(isinstance(leaf, list) for leaf in leaves) or
+      len({len(leaf) for leaf in leaves}) != 1):  # The Dataset refuses it.
     return None
   try:
     tensors = [tf.constant(leaf, tf.string) for leaf in leaves]

@@ -166,6 +166,14 @@ def test_one_batch_is_built_as_the_dataset_batches_it(x):
       batch, next(iter(data)))
 
 
+def test_one_batch_leaves_what_the_dataset_refuses_to_it():
+  # Columns of different lengths: no batch of its own (the Dataset path
+  # then refuses them, as before).
+  assert text_model_lib._one_batch((["a", "b"], ["c"])) is None  # pylint: disable=protected-access
+  with pytest.raises(ValueError):
+    text_model_lib._as_dataset((["a", "b"], ["c"]), None, 8)  # pylint: disable=protected-access
+
+
 def test_one_batch_and_the_loop_share_the_frozen_step(directory):
   model = _load(directory)
   model.predict(TEXTS[:8], batch_size=8, verbose=0)
