@@ -2,16 +2,21 @@
 
   python -m bench.bench_predict_path --output_dir=RUN   # a classifier run
 
-Three ways over the same texts (dev sentences), interleaved per round:
+Four ways over the same texts (dev sentences), interleaved per round:
 
   predictor, sorted     `models.load_predictor(RUN).predict(texts)`: the
                         default, shortest first, answers in input order
   predictor, unsorted   the same with the text model's
                         `sort_by_length = False` (input order)
+  predictor, per batch  `predict(batch)` on each batch of the sorted
+                        texts, one call a batch (what a server or a user's
+                        own loop does: every call's overhead paid)
   bare model            the text model's task model alone, one traced
-                        function, on the token ids of the sorted path's
-                        batches, tokenized beforehand (no tokenizer, no
-                        answer naming, no batching work)
+                        function (below float32 with its dense weights as
+                        constants, `frozen_weights.FrozenStep`, as the
+                        text model's `predict` runs it), on the token ids
+                        of the sorted path's batches, tokenized beforehand
+                        (no tokenizer, no answer naming, no batching work)
 
 Each row gives sentences per second and the token positions it computed
 (batch x its trimmed length, summed); the bare model's rate at the sorted
@@ -32,6 +37,7 @@ import tensorflow as tf  # pylint: disable=g-import-not-at-top,wrong-import-posi
 
 from bert_tf2 import models  # pylint: disable=g-import-not-at-top,wrong-import-position
 from bert_tf2.common import example_order  # pylint: disable=g-import-not-at-top,wrong-import-position
+from bert_tf2.common import frozen_weights  # pylint: disable=g-import-not-at-top,wrong-import-position
 
 
 def read_texts(path, n):
@@ -90,9 +96,18 @@ def main():
   counts = {"predictor, sorted": positions(sorted_batches),
             "predictor, unsorted": positions(
                 feature_batches(model, texts, args.batch_size)),
+            "predictor, per batch": positions(sorted_batches),
             "bare model": positions(sorted_batches)}
-  bare = tf.function(lambda f: model.task(f, training=False),
-                     reduce_retracing=True)
+  forward = lambda f: model.task(f, training=False)
+  if args.precision == "float32":
+    bare = tf.function(forward, reduce_retracing=True)
+  else:  # As the text model's predict runs it: weights as constants.
+    spec = tf.nest.map_structure(
+        lambda t: tf.TensorSpec([None] * t.shape.rank, t.dtype),
+        sorted_batches[0])
+    bare = frozen_weights.FrozenStep(model.task, forward, spec)
+  text_batches = [sorted_texts[i:i + args.batch_size]
+                  for i in range(0, len(sorted_texts), args.batch_size)]
 
   def run_bare():
     for b in sorted_batches:
@@ -102,8 +117,14 @@ def main():
     model.sort_by_length = sort
     predictor.predict(texts)
 
+  def run_per_batch():
+    model.sort_by_length = True
+    for batch in text_batches:
+      predictor.predict(batch)
+
   ways = {"predictor, sorted": lambda: run_predictor(True),
           "predictor, unsorted": lambda: run_predictor(False),
+          "predictor, per batch": run_per_batch,
           "bare model": run_bare}
   for way in ways.values():  # Warm-up: traces, caches.
     way()
