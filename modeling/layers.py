@@ -265,11 +265,11 @@ class LayerNorm(keras.layers.Layer, OriginalNamed):
     self.built = True
 
   def call(self, inputs):
-    if ops.below_float32(self.compute_dtype):  # Fewer passes, same maths.
-      return ops.centered_layer_norm(tf.cast(inputs, self.compute_dtype),
-                                     self.gamma, self.beta, self.epsilon)
-    out = ops.layer_norm(tf.cast(inputs, tf.float32), self.gamma, self.beta,
-                         self.epsilon)
+    # Below float32 the centred form: fewer passes, the same maths.
+    norm = (ops.centered_layer_norm if ops.below_float32(self.compute_dtype)
+            else ops.layer_norm)
+    out = norm(tf.cast(inputs, tf.float32), self.gamma, self.beta,
+               self.epsilon)
     return tf.cast(out, self.compute_dtype)
 
   def original_variables(self):
