@@ -82,6 +82,10 @@ class ClassifierJob(Job):
                                          ", ".join(map(str,
                                                        self.label_list))))
     self.windows = s.long_text == "sliding_window"
+    if s.eval_every_n_steps and self.windows:
+      raise InputError("--eval_every_n_steps is not supported with "
+                       "--long_text=sliding_window (document-level "
+                       "evaluation)")
     self.doc_stride = s.doc_stride
     self.trim_padding = trim_padding_enabled(s)
     self.group_by_length = bool(s.group_by_length)
@@ -133,12 +137,6 @@ class ClassifierJob(Job):
       return dict(multi_label=False)
     return dict(multi_label=True, threshold=BertClassifier.threshold)
 
-  def check_periodic_eval(self):
-    if self.windows:
-      raise InputError("--eval_every_n_steps is not supported with "
-                       "--long_text=sliding_window (document-level "
-                       "evaluation)")
-
   def model_record(self):
     s = self.settings
     return {"task": "classifier",
@@ -152,7 +150,8 @@ class ClassifierJob(Job):
             "outputs": dict(labels=list(self.label_list),
                             regression=bool(self.regression))}
 
-  def record_spec(self):
+  def record_spec(self, split):
+    del split  # One layout for every split.
     return features_lib.record_spec(self.max_seq_length, self.regression,
                                     self.windows)
 

@@ -208,7 +208,8 @@ class MultiLabelJob(ClassifierJob):
   def check_labels(self, examples):
     del examples  # MultiLabelProcessor refuses unknown labels as it reads.
 
-  def record_spec(self):
+  def record_spec(self, split):
+    del split  # One layout for every split.
     spec = records.sequence_spec(self.max_seq_length, (
         "input_ids", "input_mask", "segment_ids"))
     spec["label_ids"] = tf.io.FixedLenFeature([len(self.label_list)],

@@ -96,7 +96,8 @@ class EmbeddingJob(Job):
     has_negative = self.pairs[split][0].negative is not None
     return pairs_lib.SIDES if has_negative else pairs_lib.SIDES[:2]
 
-  def record_spec(self):
+  def record_spec(self, split):
+    # One layout for every split: the first split's sides.
     split = "train" if "train" in self.pairs else sorted(self.pairs)[0]
     names = ["%s_%s" % (side, k) for side in self._sides(split)
              for k in ("input_ids", "input_mask", "segment_ids")]

@@ -1,10 +1,11 @@
 """The fine-tuning lifecycle, once for every task: `run(job)`.
 
-  start the strategy -> the settings read once: by the job (prepare,
-  build_task, model_record, ...) then by the driver (`read_plan`) ->
+  start the strategy -> the settings read once: by the job (`prepare`
+  declares the run: model, data, evaluation, outputs) then by the driver
+  (`read_plan`) ->
   checks: on a finished run the flags against its model.json
   (`recorded_flags`), export, periodic evaluation, batch sizes ->
-  output_dir, job.save_assets, model.json (the job's record) ->
+  output_dir, the job's assets, model.json (the job's record) ->
   train.tf_record -> Estimator ->
   eval.tf_record -> train (or train with evaluation every
   --eval_every_n_steps: early stopping, best checkpoint) -> evaluate
@@ -15,7 +16,7 @@
 
 Settings flow one way: after `read_plan` nothing reads them; the job's
 later calls (records, evaluation, prediction) work on what its `prepare`
-read, and the driver's on its `Plan`.
+read and declared, and the driver's on its `Plan`.
 
 Every check comes before the first write; a record file this run wrote
 that is damaged or removed while it is read is named with its first bad
@@ -33,6 +34,7 @@ from absl import logging
 import tensorflow as tf
 
 from bert_tf2.common import InputError
+from bert_tf2.common import atomic_write_text
 from bert_tf2.common import artifact
 from bert_tf2.common import named_files
 from bert_tf2.common import saved_model
@@ -166,9 +168,7 @@ class _AtCheckpoint(object):
 
 def check_periodic_eval(job, task, o, do_eval):
   """Refuses periodic evaluation this run cannot do, before any output
-  (the job's own checks first: they name its flags)."""
-  if o.every:
-    job.check_periodic_eval()
+  (the job's own checks ran in its `prepare`: they name its flags)."""
   if o.every and not (o.do_train and do_eval):
     raise InputError("--eval_every_n_steps=%d needs --do_train and --do_eval "
                      "(evaluation runs on the dev set)" % o.every)
@@ -232,7 +232,7 @@ class _Records(object):
     options = dict(drop_remainder=training or o.use_tpu,
                    seed=self.seed, shuffle_buffer=self.job.shuffle_buffer)
     options.update(self.job.input_options(training, self.jit_compile))
-    input_fn = records.input_fn(path, self.job.record_spec_of(split),
+    input_fn = records.input_fn(path, self.job.record_spec(split),
                                 o.max_seq_length, training, **options)
     steps = count // batch_size if pad_to else None
     return input_fn, count, steps
@@ -243,7 +243,7 @@ def resolve_jit_compile(job, o, num_train_steps):
   from the job's training records (their sequences per example); the run
   config gets the choice, which is returned (the classifier's batch
   lengths depend on it: `Job.input_options`)."""
-  spec = job.record_spec_of("train")
+  spec = job.record_spec("train")
   tokens = sum(math.prod(feature.shape) for name, feature in spec.items()
                if name.endswith("input_ids"))
   seconds = speed_defaults.estimate_train_seconds(
@@ -261,24 +261,24 @@ def export(job, task, checkpoint, o, record):
   with precision_lib.policy_scope(o.precision):
     model = saved_model.restore_model(task, checkpoint)
   serving.write_saved_model(
-      job.server(model, job.text_preprocessor(o.vocab_file, record)),
+      job.server(model, job.preprocessor_class.from_record(o.vocab_file,
+                                                           record)),
       o.export_dir, what="--export_dir")
 
 
 def run(job):
   """Trains / evaluates / predicts / exports `job` as its settings say.
 
-  The settings are read first, by the job (`prepare`, `build_task`,
-  `model_record`, `evaluates`, `eval_batch_size`) and then by the driver
-  (`read_plan`); everything after runs on what they read."""
+  The settings are read first, by the job (`prepare`, which declares the
+  run, then `build_task` and `model_record` of what it read) and then by
+  the driver (`read_plan`); everything after runs on what they read."""
   s = job.settings
   strategy = runner.start_strategy(s)  # Before any other TensorFlow op.
   seed = runner.data_seed(s)
   job.prepare()
   task = job.build_task()
   record = job.model_record()
-  do_eval = job.evaluates()
-  eval_batch_size = job.eval_batch_size()
+  do_eval, eval_batch_size = job.evaluates, job.eval_batch_size
   o = read_plan(s, strategy)
   # Checks, all before the first write.
   recorded_flags.check_model_record(job, o.finished, record)
@@ -294,16 +294,18 @@ def run(job):
         o.output_dir, checkpoints.batch_shape(o.train_batch_size,
                                               o.max_seq_length),
         o.allow_new_batch_shape)
-  job.save_assets()
+  for name, text in sorted(job.assets.items()):
+    atomic_write_text(os.path.join(o.output_dir, name), text)
   write_model_record(o, record)
   splits = _Records(job, o, seed)
   num_train_steps = num_warmup_steps = None
   if o.do_train:
     def train_steps(count):  # XLA or not is known once the steps are.
       nonlocal num_train_steps
+      epoch = job.examples_per_epoch
       num_train_steps = checks.num_train_steps(
-          o, job.epoch_size(count), os.path.join(
-              o.output_dir, job.record_files["train"]))
+          o, count if epoch is None else epoch,
+          os.path.join(o.output_dir, job.record_files["train"]))
       splits.jit_compile = resolve_jit_compile(job, o, num_train_steps)
     train_input_fn, count, _ = splits.write("train", before_input=train_steps)
     num_warmup_steps = int(num_train_steps * o.warmup_proportion)

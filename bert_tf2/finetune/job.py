@@ -1,20 +1,20 @@
-"""The `Job`: what one fine-tuning task tells the driver.
+"""The `Job`: what one fine-tuning task declares to the driver.
 
-The driver (finetune/driver.py) owns the lifecycle; a job answers a few
-questions about its task: which model (`build_task`), how its examples
-become fixed-length records (`record_spec`, `write_records`), how
-predictions become its metrics and output files (`evaluate`, `predict`),
-and what serves it (`server`; the driver writes the SavedModel).
+The driver (finetune/driver.py) owns the lifecycle. A job reads its
+settings once, in `prepare`, and declares there what the run is: its model
+(`build_task`, `model_record`), its data (`record_spec`, `write_records`,
+`input_options`; `examples_per_epoch`), its evaluation (`evaluates`,
+`eval_batch_size`, `evaluate`, `metric_names`) and its outputs (`assets`,
+`predict`, `server`). The driver reads the declaration and then calls the
+job only to do the task's own work at each step: write a split's records,
+turn predictions into metrics and files, serve the model. Settings flow
+one way, from the flags into the run (tests/finetune/settings_trace_test.py
+follows them through run_ner.py).
 
-A job reads its settings in `prepare` (and `build_task`, `model_record`,
-`evaluates`, `eval_batch_size`, which the driver calls right after it);
-its later calls work on what those read: settings flow one way, from the
-flags into the run (tests/finetune/settings_trace_test.py follows them
-through run_ner.py). Everything has a default except
-`record_spec` and `write_records` (the task's data); a job that names its
-task (`task_name`, the `bert_tf2.tasks` entry's) and task model
-(`model_class`) gets `prepare`, `build_task`, `model_record`,
-`preprocessor_class` and `server` from them: a task whose model takes
+Everything has a default except `record_spec` and `write_records` (the
+task's data); a job that names its task (`task_name`, the
+`bert_tf2.tasks` entry's) and task model (`model_class`) gets `prepare`,
+`build_task` and `model_record` from them: a task whose model takes
 nothing but the config, with a `BertPreprocessor` and outputs of its own
 naming, writes its records and nothing else
 (tests/finetune/toy_task_test.py is such a task).
@@ -28,11 +28,11 @@ checks and outputs a real task adds):
         self.bert_config, self.tokenizer = (
             setup_checks.load_config_and_tokenizer(s.bert_config_file,
                                                    s.vocab_file))
-        self.data_dir, self.max_seq_length = s.data_dir, s.max_seq_length
+        self.data_dir = s.data_dir
       def build_task(self):
         return runner.ModelTask(
             lambda: BertClassifier(self.bert_config, num_labels=2))
-      def record_spec(self):
+      def record_spec(self, split):
         return features.record_spec(self.max_seq_length)
       def write_records(self, split, path, pad_to=None):
         examples = read_examples(self.data_dir, split)
@@ -60,9 +60,7 @@ from bert_tf2.runner.task import ModelTask
 class Job(object):
   """Base class of the fine-tuning jobs; see the module docstring.
 
-  Attributes:
-    settings: the script's `finetune.Settings`.
-    output_dir, max_seq_length: read from them at construction.
+  Declared by the class:
     shuffle_buffer: training shuffle buffer of `records.input_fn`.
     results_file: where `driver.run` writes the --do_eval results.
     task_metrics: `evaluate` gives the task's metrics over the eval records
@@ -75,6 +73,18 @@ class Job(object):
       None: `model_record` writes none unless overridden.
     model_class: the task model, built by the default `build_task` as
       `model_class(bert_config, **model_record()["model"])`.
+    preprocessor_class: the task's raw-text preprocessor (`from_record`
+      builds --export_dir's from the run's model.json record).
+
+  Declared by `prepare` (defaults set at construction):
+    evaluates: the run evaluates on the dev set (eval records, periodic
+      evaluation, `results_file`): --do_eval where the script has it.
+    eval_batch_size: the global evaluation batch (--eval_batch_size).
+    examples_per_epoch: training examples per epoch (--num_train_epochs), or
+      None: the training records (SQuAD counts questions, each one or
+      more window records, as the original).
+    assets: {file name: text} the driver writes into --output_dir (e.g.
+      NER's label_list.txt) beside model.json.
   """
   shuffle_buffer = 100
   task_metrics = True
@@ -83,18 +93,25 @@ class Job(object):
                   "predict": "predict.tf_record"}
   task_name = None
   model_class = None
+  preprocessor_class = BertPreprocessor
 
   def __init__(self, settings):
     self.settings = settings
-    # What every job's later calls need (records, outputs).
+    # What every job's declaration starts from (run_squad.py has no
+    # --do_eval and --eval_batch_size).
     self.output_dir = settings.output_dir
     self.max_seq_length = settings.max_seq_length
+    self.evaluates = bool(getattr(settings, "do_eval", False))
+    self.eval_batch_size = getattr(settings, "eval_batch_size", None)
+    self.examples_per_epoch = None
+    self.assets = {}
 
   def prepare(self):
     """Checks flags and files before anything is written (raise
-    InputError); loads what the job needs (config, tokenizer, labels).
-    Default: the shared checks (`checks.check_settings`, no dropout head)
-    and `self.bert_config`, `self.tokenizer` (`checks.config_and_tokenizer`).
+    InputError); reads what the job needs (config, tokenizer, labels,
+    examples) and declares the run (see the class). Default: the shared
+    checks (`checks.check_settings`, no dropout head) and
+    `self.bert_config`, `self.tokenizer` (`checks.config_and_tokenizer`).
     """
     checks.check_settings(self.settings, dropout=False)
     self.bert_config, self.tokenizer = checks.config_and_tokenizer(
@@ -110,41 +127,14 @@ class Job(object):
     return ModelTask(functools.partial(self.model_class, self.bert_config,
                                        **record.get("model", {})))
 
-  def metric_names(self, task):
-    """Names `evaluate` produces (checked against
-    --early_stopping_metric before any output)."""
-    return periodic_eval.metric_names(task)
-
-  def evaluates(self):
-    """Whether the run evaluates on the dev set (eval records, periodic
-    evaluation, `results_file`): --do_eval where the script has it."""
-    s = self.settings
-    return "do_eval" in vars(s) and s.do_eval
-
-  def eval_batch_size(self):
-    """The global evaluation batch (--eval_batch_size)."""
-    return self.settings.eval_batch_size
-
-  def epoch_size(self, count):
-    """Training examples per epoch (--num_train_epochs) when `count`
-    records were written (default: the records; SQuAD counts questions,
-    each one or more window records, as the original)."""
-    return count
-
-  def check_periodic_eval(self):
-    """Raise InputError if this configuration cannot evaluate during
-    training (called only with --eval_every_n_steps)."""
-
-  def save_assets(self):
-    """Writes task files of its own into --output_dir (e.g. NER's
-    label_list.txt); the model record is `model_record`'s."""
-
   def model_record(self):
     """What rebuilds this run's model besides config, vocabulary and
     weights: {"task": name, "preprocessor": {...}, "model": {...},
     "outputs": {...}} as `bert_tf2.common.artifact` documents (the
     arguments of the task's text-model builder), or None (no record).
     The driver writes it into --output_dir as model.json when training.
+    A pure function of the settings and what `prepare` read (the driver
+    calls it again with one flag changed to name a conflicting flag).
     Default: with `task_name`, the run's casing and length
     (`BertPreprocessor`'s settings) and no model argument; else None."""
     if self.task_name is None:
@@ -154,14 +144,14 @@ class Job(object):
             "preprocessor": dict(do_lower_case=bool(s.do_lower_case),
                                  max_seq_length=s.max_seq_length)}
 
-  def record_spec(self):
-    """{name: tf.io.FixedLenFeature} of the records."""
-    raise NotImplementedError("Job.record_spec")
+  def metric_names(self, task):
+    """Names `evaluate` produces (checked against
+    --early_stopping_metric before any output)."""
+    return periodic_eval.metric_names(task)
 
-  def record_spec_of(self, split):
-    """The record spec of `split` (default: `record_spec()` for all)."""
-    del split
-    return self.record_spec()
+  def record_spec(self, split):
+    """{name: tf.io.FixedLenFeature} of the records of `split`."""
+    raise NotImplementedError("Job.record_spec")
 
   def input_options(self, training, jit_compile=False):
     """Extra keyword arguments of `records.input_fn` (trim_padding,
@@ -183,20 +173,6 @@ class Job(object):
   def predict(self, estimator, input_fn):
     """Writes the --do_predict outputs."""
     del estimator, input_fn
-
-  def preprocessor_class(self):
-    """The task's raw-text preprocessor class (a `BertPreprocessor`, the
-    default)."""
-    return BertPreprocessor
-
-  def text_preprocessor(self, vocab_file=None, record=None):
-    """This run's raw-text preprocessor: `preprocessor_class()` on
-    `vocab_file` (default --vocab_file) with the settings `record` holds
-    (default `model_record()`), the record that
-    `bert_tf2.models.load(output_dir)` builds its preprocessor from."""
-    return self.preprocessor_class().from_record(
-        vocab_file or self.settings.vocab_file,
-        record or self.model_record())
 
   def server(self, model, preprocessor):
     """The SavedModel module (`bert_tf2.common.serving.TextServer`) of the

@@ -47,6 +47,7 @@ def validate(s):
 
 class MultipleChoiceJob(Job):
   """SWAG CSV or JSONL multiple choice (see the module docstring)."""
+  preprocessor_class = MultipleChoicePreprocessor
 
   def prepare(self):
     s = self.settings
@@ -78,7 +79,8 @@ class MultipleChoiceJob(Job):
                                  max_seq_length=s.max_seq_length),
             "outputs": dict(num_choices=self.num_choices)}
 
-  def record_spec(self):
+  def record_spec(self, split):
+    del split  # One layout for every split.
     shape = [self.num_choices, self.max_seq_length]
     spec = {name: tf.io.FixedLenFeature(shape, tf.int64)
             for name in mc_features.FEATURE_NAMES}
@@ -119,9 +121,6 @@ class MultipleChoiceJob(Job):
       result["global_step"] = checkpoint_step(estimator.latest_checkpoint())
       write_eval_results(os.path.join(out, "test_results.txt"), result)
       print_results(result)
-
-  def preprocessor_class(self):
-    return MultipleChoicePreprocessor
 
   def server(self, model, preprocessor):
     return serving.multiple_choice_server(model, preprocessor)

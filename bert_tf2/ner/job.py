@@ -18,7 +18,6 @@ import tensorflow as tf
 
 from bert_tf2.common import InputError
 from bert_tf2.common import atomic_open
-from bert_tf2.common import atomic_write_text
 from bert_tf2.common import cli
 from bert_tf2.finetune import checks
 from bert_tf2.finetune import driver
@@ -110,6 +109,8 @@ class NerJob(Job):
   what it read."""
   shuffle_buffer = 1000
   task_metrics = False  # Entity F1 from the merged predictions.
+  # run_ner.py's windows: max_seq_length every doc_stride pieces.
+  preprocessor_class = NerPreprocessor
 
   def prepare(self):
     s = self.settings
@@ -124,6 +125,7 @@ class NerJob(Job):
       if not train_sentences:
         raise InputError("%s: no sentence" % paths["train_file"])
     self.label_list = self._label_list(train_sentences, paths["train_file"])
+    self.assets = {LABELS_FILE: "\n".join(self.label_list) + "\n"}
     if train_sentences is not None:
       reader.check_known_tags(train_sentences, self.label_list,
                               paths["train_file"])
@@ -193,10 +195,6 @@ class NerJob(Job):
     return sorted(metrics_lib.flatten(metrics_lib.evaluate(
         [], [], metrics_lib.entity_types(self.label_list))))
 
-  def save_assets(self):
-    atomic_write_text(os.path.join(self.output_dir, LABELS_FILE),
-                      "\n".join(self.label_list) + "\n")
-
   def model_record(self):
     s = self.settings
     return {"task": "ner",
@@ -206,7 +204,8 @@ class NerJob(Job):
             "model": dict(labels=list(self.label_list), crf=bool(s.crf),
                           allowed=self.allowed)}
 
-  def record_spec(self):
+  def record_spec(self, split):
+    del split  # One layout for every split.
     return features_lib.record_spec(self.max_seq_length)
 
   def input_options(self, training, jit_compile=False):
@@ -258,10 +257,6 @@ class NerJob(Job):
                           "test_", metrics_lib.entity_types(self.label_list))
       write_eval_results(os.path.join(out, "test_results.txt"), result)
       print_results(result)
-
-  def preprocessor_class(self):
-    # run_ner.py's windows: max_seq_length every doc_stride pieces.
-    return NerPreprocessor
 
   def server(self, model, preprocessor):
     return serving.ner_server(model, preprocessor)

@@ -155,6 +155,7 @@ class SquadJob(Job):
   """SQuAD fine-tuning, evaluation and prediction (module docstring)."""
   task_metrics = False  # EM / F1 from the decoded answers.
   record_files = dict(Job.record_files, predict="eval.tf_record")
+  preprocessor_class = SquadPreprocessor
 
   def prepare(self):
     s = self.settings
@@ -175,9 +176,15 @@ class SquadJob(Job):
     self.predict_file = s.predict_file
     self.predict_batch_size = s.predict_batch_size
     self.version_2_with_negative = s.version_2_with_negative
+    # No --do_eval: evaluation means evaluation during training, in
+    # predict batches.
+    self.evaluates = s.eval_every_n_steps > 0
+    self.eval_batch_size = s.predict_batch_size
     if s.do_train:
       self.train_examples = read_train_examples(s)
       self.num_train_examples = len(self.train_examples)
+      # An epoch: the questions, as the original (not the windows).
+      self.examples_per_epoch = self.num_train_examples
       self.num_train_steps = checks.num_train_steps(
           s, self.num_train_examples, "--train_file=%s" % s.train_file)
     if s.eval_every_n_steps > 0:  # Evaluation during training.
@@ -187,17 +194,6 @@ class SquadJob(Job):
       self.dev, self.predict_examples = read_dev_set(s)
     elif s.do_predict:  # Read (and checked) before anything is written.
       self.predict_examples = read_predict_examples(s)
-
-  def evaluates(self):
-    # No --do_eval: evaluation means evaluation during training.
-    return self.settings.eval_every_n_steps > 0
-
-  def eval_batch_size(self):
-    return self.settings.predict_batch_size
-
-  def epoch_size(self, count):
-    del count  # Windows; the original counts questions.
-    return self.num_train_examples
 
   def build_task(self):
     return ModelTask(functools.partial(
@@ -228,7 +224,7 @@ class SquadJob(Job):
                           null_score_diff_threshold=float(
                               s.null_score_diff_threshold))}
 
-  def record_spec_of(self, split):
+  def record_spec(self, split):
     return records.name_to_features(self.max_seq_length,
                                     split == "train")
 
@@ -290,9 +286,6 @@ class SquadJob(Job):
         output_nbest_file=os.path.join(out, "nbest_predictions.json"),
         output_null_log_odds_file=os.path.join(out, "null_odds.json"),
         **self.decode_options)
-
-  def preprocessor_class(self):
-    return SquadPreprocessor
 
   def server(self, model, preprocessor):
     m = self.decode_options  # What models.load(output_dir) reads.

@@ -1,6 +1,10 @@
 """Settings flow one way: the settings' trace through run_ner.py and
 run_classifier.py.
 
+The driver asks a job only for its declaration and its work: after
+`prepare`, the task's model and record, each split's records, its
+evaluation, predictions and server (`JOB_INTERFACE`), nothing else.
+
 A tracer records, for every read of a `Settings` attribute, the project
 file that reads it (its "room"); consecutive reads in one room are one
 visit. Through run_ner.py (training with a CRF, evaluation, prediction and
@@ -29,6 +33,34 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
 
 
+# What the driver (and the finished-run check) may ask of a job: the
+# methods that do the task's work and the attributes `prepare` and the
+# class declare (`bert_tf2.finetune.job.Job`).
+JOB_METHODS = {"prepare", "build_task", "model_record", "metric_names",
+               "record_spec", "input_options", "write_records", "evaluate",
+               "predict", "server"}
+JOB_INTERFACE = JOB_METHODS | {
+    "settings", "bert_config", "evaluates", "eval_batch_size",
+    "examples_per_epoch", "assets", "record_files", "results_file",
+    "shuffle_buffer", "task_metrics", "preprocessor_class"}
+
+
+class _AskedJob(object):
+  """A job whose attributes the driver asks for are recorded (the job's
+  own calls to itself are not: they reach the job, not this)."""
+
+  def __init__(self, job, asked):
+    object.__setattr__(self, "_job", job)
+    object.__setattr__(self, "_asked", asked)
+
+  def __getattr__(self, name):
+    self._asked.append(name)
+    return getattr(self._job, name)
+
+  def __setattr__(self, name, value):
+    setattr(self._job, name, value)
+
+
 class _Tracer(object):
   """Reads of any Settings (the class patched), each as (room, field), and
   the number of reads when `driver.read_plan` returned."""
@@ -36,6 +68,7 @@ class _Tracer(object):
   def __init__(self, monkeypatch):
     self.reads = []
     self.plan_read_at = []
+    self.asked = []
     original = settings_lib.Settings.__getattribute__
     reads = self.reads
 
@@ -53,6 +86,9 @@ class _Tracer(object):
       self.plan_read_at.append(len(self.reads))
       return plan
     monkeypatch.setattr(driver, "read_plan", marked)
+    run = driver.run
+    monkeypatch.setattr(driver, "run",
+                        lambda job: run(_AskedJob(job, self.asked)))
 
   def visits(self):
     """The rooms in order, consecutive reads in one room as one visit."""
@@ -81,10 +117,11 @@ def _data(root):
 
 
 def _run(tracer, script, *args):
-  del tracer.reads[:], tracer.plan_read_at[:]
+  del tracer.reads[:], tracer.plan_read_at[:], tracer.asked[:]
   result = fixtures.run_in_process(script, list(args))
   assert result.returncode == 0, result.stderr
-  return tracer.visits(), tracer.reads[tracer.plan_read_at[0]:]
+  return (tracer.visits(), tracer.reads[tracer.plan_read_at[0]:],
+          list(tracer.asked))
 
 
 def _ner_runs(root):
@@ -117,7 +154,8 @@ def _classifier_runs(root):
 
 @pytest.fixture(scope="module")
 def traces(tmp_path_factory):
-  """{(script, "trained" or "continued"): (visits, reads after the plan)}."""
+  """{(script, "trained" or "continued"): (visits, reads after the plan,
+  what the driver asked of the job)}."""
   found = {}
   with pytest.MonkeyPatch.context() as monkeypatch:
     tracer = _Tracer(monkeypatch)
@@ -135,7 +173,7 @@ RUNS = [(script, run) for script in ("run_ner.py", "run_classifier.py")
 
 @pytest.mark.parametrize("script,run", RUNS)
 def test_each_room_is_visited_at_most_twice(traces, script, run):
-  visits, _ = traces[script, run]
+  visits, _, _ = traces[script, run]
   counts = collections.Counter(visits)
   # The rooms the settings must pass (a tracer that misses reads fails).
   task = "bert_tf2/%s/job.py" % script[len("run_"):-len(".py")]
@@ -146,8 +184,20 @@ def test_each_room_is_visited_at_most_twice(traces, script, run):
 
 @pytest.mark.parametrize("script,run", RUNS)
 def test_nothing_reads_the_settings_after_the_plan(traces, script, run):
-  _, late = traces[script, run]
+  _, late, _ = traces[script, run]
   assert late == []
+
+
+@pytest.mark.parametrize("script,run", RUNS)
+def test_the_driver_asks_the_job_its_declaration_and_work(traces, script,
+                                                          run):
+  _, _, asked = traces[script, run]
+  calls = [name for name in asked if name in JOB_METHODS]
+  assert calls[0] == "prepare" and calls.count("prepare") == 1, calls
+  assert set(asked) <= JOB_INTERFACE, sorted(set(asked) - JOB_INTERFACE)
+  # The run trains, evaluates, predicts and exports: every step is asked.
+  if run == "trained":
+    assert JOB_METHODS - {"metric_names"} <= set(asked), asked
 
 
 def test_the_tracer_sees_a_job_that_reads_late(tmp_path, monkeypatch):
@@ -163,7 +213,7 @@ def test_the_tracer_sees_a_job_that_reads_late(tmp_path, monkeypatch):
   data_dir, vocab_file, config_file = _data(str(tmp_path))
   tracer = _Tracer(monkeypatch)
   monkeypatch.setattr(ner_job, "NerJob", LateJob)
-  _, late = _run(tracer, "run_ner.py", *fixtures.flag_args(
+  _, late, _ = _run(tracer, "run_ner.py", *fixtures.flag_args(
       data_dir=data_dir, vocab_file=vocab_file, bert_config_file=config_file,
       output_dir=str(tmp_path / "out"), do_predict="true",
       max_seq_length=12, doc_stride=4))

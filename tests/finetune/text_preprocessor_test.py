@@ -1,6 +1,6 @@
 """Every fine-tuning job exports with the preprocessor its model.json record
-describes (`Job.text_preprocessor`: the task's preprocessor class,
-`from_record`), the record `bert_tf2.models.load(output_dir)` builds from:
+describes (`Job.preprocessor_class.from_record`: the task's preprocessor
+class), the record `bert_tf2.models.load(output_dir)` builds from:
 one source for both paths, whatever the settings."""
 
 import types
@@ -51,7 +51,7 @@ def test_the_exported_preprocessor_is_the_recorded_one(task):
   job, cls = JOBS[task]
   record = job.model_record()
   assert record["task"] == task
-  pre = job.text_preprocessor()
+  pre = job.preprocessor_class.from_record(job.settings.vocab_file, record)
   assert type(pre) is cls  # pylint: disable=unidiomatic-typecheck
   config = pre.get_config()
   assert config["vocabulary"] == VOCAB

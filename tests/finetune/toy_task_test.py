@@ -118,14 +118,16 @@ class ToyLengthJob(Job):
     with open(path, encoding="utf-8") as f:
       return f.read().split("\n")[:-1]
 
-  def record_spec(self):
+  def record_spec(self, split):
+    del split
     return records.sequence_spec(
         self.settings.max_seq_length,
         ["input_ids", "input_mask", "segment_ids"], {"target": tf.float32})
 
   def write_records(self, split, path, pad_to=None):
     texts = self.texts(split)
-    features = self.text_preprocessor()(tf.constant(texts))
+    features = self.preprocessor_class.from_record(
+        self.settings.vocab_file, self.model_record())(tf.constant(texts))
     rows = ({"input_ids": features["input_ids"][i].numpy(),
              "input_mask": features["input_mask"][i].numpy(),
              "segment_ids": features["segment_ids"][i].numpy(),

@@ -48,7 +48,7 @@ def test_every_evaluation_has_the_names_checked_up_front(tmp_path):
   path = str(tmp_path / "eval.tf_record")
   job.write_records("eval", path)
   from bert_tf2.finetune import records  # pylint: disable=g-import-not-at-top
-  input_fn = records.input_fn(path, job.record_spec(), o.max_seq_length,
+  input_fn = records.input_fn(path, job.record_spec("eval"), o.max_seq_length,
                               training=False)
   result = job.evaluate(_AllOutside(job.label_list.index("O"),
                                     o.max_seq_length), input_fn, None)

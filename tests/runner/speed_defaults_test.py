@@ -113,7 +113,7 @@ class _Job(object):
   records (4 choices of 64 tokens)."""
   bert_config = MINILM
 
-  def record_spec_of(self, split):
+  def record_spec(self, split):
     assert split == "train"
     ids = tf.io.FixedLenFeature([4, 64], tf.int64)
     return {"input_ids": ids, "input_mask": ids, "label_ids":
