@@ -24,22 +24,27 @@ import functools
 import types
 
 from bert_tf2.classifier import predictor as classifier_predictor
+from bert_tf2.classifier import serving as classifier_serving
 from bert_tf2.classifier.model import BertClassifier
 from bert_tf2.common import InputError
 from bert_tf2.common import record_schema
 from bert_tf2.common import serving
 from bert_tf2.common import text_model as generic_text_model
 from bert_tf2.embedding import predictor as embedding_predictor
+from bert_tf2.embedding import serving as embedding_serving
 from bert_tf2.embedding import text_model as embedding_text_model
 from bert_tf2.embedding.encoder import SentenceEncoder
 from bert_tf2.multiple_choice import preprocessor as multiple_choice_text_model
+from bert_tf2.multiple_choice import serving as multiple_choice_serving
 from bert_tf2.multiple_choice.model import BertMultipleChoice
 from bert_tf2.multiple_choice.predictor import MultipleChoicePredictor
 from bert_tf2.ner import text_model as ner_text_model
+from bert_tf2.ner import serving as ner_serving
 from bert_tf2.ner.model import BertTokenClassifier
 from bert_tf2.ner.predictor import EntityTagger
 from bert_tf2.predict.text import TextPredictor
 from bert_tf2.squad import predictor as squad_predictor
+from bert_tf2.squad import serving as squad_serving
 from bert_tf2.squad import text_model as squad_text_model
 from bert_tf2.squad.model import SquadModel
 
@@ -51,7 +56,7 @@ MODEL_LABELS = "model"
 
 
 class Task(collections.namedtuple("Task", [
-    "name", "model_class", "build", "answers", "export", "predictor",
+    "name", "model_class", "build", "answers", "server", "predictor",
     "labels", "record", "build_helpers", "requires_model_arguments",
     "int8"])):
   """One task: what `bert_tf2.models` needs of it.
@@ -63,11 +68,14 @@ class Task(collections.namedtuple("Task", [
     build: `build(cls, directory, max_seq_length=..., do_lower_case=...,
       **kwargs)` -> its raw-string model (default: a `BertPreprocessor`
       in front of the task model, `bert_tf2.common.text_model.build`).
-    answers, export: the `TextPredictor` functions (`answers(model, x,
-      batch_size)` -> one dict per example; `export(model, export_dir)`:
-      its raw-string SavedModel); with PREDICTOR_LABELS, each takes the
-      label names first. Default: `model_answers`, `model_export` (the
-      model's outputs, named as `serving.named_outputs` names them).
+    answers: the `TextPredictor`'s `answers(model, x, batch_size)` -> one
+      dict per example; with PREDICTOR_LABELS it takes the label names
+      first. Default: `model_answers` (the model's outputs, named as
+      `serving.named_outputs` names them).
+    server: the task's `server(task_model, preprocessor, **settings)`, the
+      one function that builds its raw-string SavedModel (the predictor's
+      `export` and the fine-tuning driver's --export_dir; default
+      `bert_tf2.common.serving.server`).
     predictor: `predictor(model, batch_size)` -> the Python predictor, in
       place of a `TextPredictor` of answers and export.
     labels: PREDICTOR_LABELS or MODEL_LABELS (see above; the default).
@@ -88,15 +96,17 @@ class Task(collections.namedtuple("Task", [
     """The Python predictor of text model `model` (see fields)."""
     if self.predictor is not None:
       return self.predictor(model, batch_size)
-    answers, export = self.answers, self.export
+    answers, settings = self.answers, model.serving_settings()
     if self.labels == PREDICTOR_LABELS:
       answers = functools.partial(answers, labels)
-      export = functools.partial(export, labels)
-    return TextPredictor(model, answers, export, batch_size)
+      settings["labels"] = labels
+    return TextPredictor(model, answers,
+                         serving.exporter(self.server, **settings),
+                         batch_size)
 
 
 def task(name, model_class, build=generic_text_model.build, answers=None,
-         export=None, predictor=None, labels=MODEL_LABELS, record=None,
+         server=serving.server, predictor=None, labels=MODEL_LABELS, record=None,
          build_helpers=(), requires_model_arguments=None, int8=False):
   """A `Task` with the defaults above (checked: one line on a bad one)."""
   if labels not in (PREDICTOR_LABELS, MODEL_LABELS):
@@ -105,7 +115,7 @@ def task(name, model_class, build=generic_text_model.build, answers=None,
   if requires_model_arguments is None:
     requires_model_arguments = build is generic_text_model.build
   return Task(name, model_class, build, answers or model_answers,
-              export or model_export, predictor, labels, record,
+              server, predictor, labels, record,
               tuple(build_helpers), requires_model_arguments, bool(int8))
 
 
@@ -116,12 +126,6 @@ def model_answers(model, x, batch_size):
       model.task, model.predict(x, batch_size=batch_size, verbose=0))
   count = len(next(iter(outputs.values())))
   return [{k: v[i] for k, v in outputs.items()} for i in range(count)]
-
-
-def model_export(model, export_dir):
-  """Text model `model`'s raw-string SavedModel (`serving.text_server`)."""
-  return serving.write_saved_model(
-      serving.text_server(model.preprocessor, model.task), export_dir)
 
 
 _BY_NAME = {}
@@ -191,19 +195,20 @@ def _multiple_choice_predictor(model, batch_size):
 # The project's tasks, one line each.
 register(task("classifier", BertClassifier,
               answers=classifier_predictor.text_answers,
-              export=classifier_predictor.text_export,
+              server=classifier_serving.server,
               labels=PREDICTOR_LABELS, int8=True))
 register(task("ner", BertTokenClassifier, build=ner_text_model.build,
-              predictor=_entity_tagger))
+              server=ner_serving.server, predictor=_entity_tagger))
 register(task("multiple_choice", BertMultipleChoice,
               build=multiple_choice_text_model.build,
+              server=multiple_choice_serving.server,
               predictor=_multiple_choice_predictor,
               requires_model_arguments=True))
 register(task("embedding", SentenceEncoder, build=embedding_text_model.build,
               answers=embedding_predictor.text_answers,
-              export=embedding_predictor.text_export,
+              server=embedding_serving.server,
               build_helpers=[SentenceEncoder.from_dir]))
 register(task("squad", SquadModel, build=squad_text_model.build,
               answers=squad_predictor.text_answers,
-              export=squad_predictor.text_export,
+              server=squad_serving.server,
               build_helpers=[squad_text_model.squad_text_model], int8=True))

@@ -68,6 +68,7 @@ def document_predictions(estimator, input_fn, num_examples):
 class ClassifierJob(Job):
   """Single-label classification or regression (see the module docstring)."""
   multi_label = False
+  server = staticmethod(serving.server)
 
   def prepare(self):
     s = self.settings
@@ -226,7 +227,3 @@ class ClassifierJob(Job):
     write_test_results(os.path.join(self.output_dir, "test_results.tsv"),
                        [np.asarray(r, dtype=np.float32) for r in rows])
 
-  def server(self, model, preprocessor):
-    return serving.classifier_server(
-        model, preprocessor, self.label_list,
-        trim_padding=self.trim_padding)

@@ -95,7 +95,8 @@ class ClassifierPredictor(text.TextPredictor):
     self.trim_padding = bool(trim_padding)
     self.int8 = self.precision == "int8"
     super().__init__(model, functools.partial(text_answers, self.label_list),
-                     functools.partial(text_export, self.label_list),
+                     serving.exporter(classifier_serving.server,
+                                      labels=self.label_list),
                      batch_size)
 
   def predict_logits(self, x):
@@ -131,9 +132,3 @@ def answers_of_logits(task, labels, logits, features=None):
       row["labels"] = [n for n, p in zip(labels, row.pop("predicted")) if p]
     rows.append(row)
   return rows
-
-
-def text_export(labels, model, export_dir):
-  """The classifier SavedModel of a text model (`serving`)."""
-  return serving.write_saved_model(classifier_serving.classifier_server(
-      model.task, model.preprocessor, labels), export_dir)

@@ -80,3 +80,11 @@ def classifier_server(model, preprocessor, label_list, trim_padding=True,
       classifier_outputs(model, label_list), signatures=SIGNATURES,
       chunk_size=chunk_size, trim_padding=trim_padding,
       name="classifier_server")
+
+
+def server(model, preprocessor, labels=None, **unused_settings):
+  """The task's server (`bert_tf2.common.serving.server`): labels, the
+  run's label names (model.json's outputs; default "0", "1", ...)."""
+  if labels is None:
+    labels = [str(i) for i in range(model.num_labels)]
+  return classifier_server(model, preprocessor, labels)

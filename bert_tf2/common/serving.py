@@ -229,3 +229,23 @@ def text_server(preprocessor, model,
       lambda features, outputs, texts: named_outputs(model, outputs),
       signatures={"serving_default": ("text",)}, chunk_size=chunk_size,
       name="text_server")
+
+
+def server(model, preprocessor, **unused_settings):
+  """The SavedModel module of a task without a server of its own
+  (`text_server`). Every task's `server(model, preprocessor, **settings)`
+  is the one place its SavedModel is built: the fine-tuning driver's
+  --export_dir (settings: the run's model.json "model" and "outputs"
+  sections) and every predictor's `export` (`exporter`) call it; each
+  takes the settings it serves with and leaves the others."""
+  return text_server(preprocessor, model)
+
+
+def exporter(task_server, **settings):
+  """`export(text_model, export_dir)` of a predictor: `task_server` (a
+  task's `server`) of the text model's task model and preprocessor with
+  `settings`, written by `write_saved_model`."""
+  def export(model, export_dir):
+    return write_saved_model(
+        task_server(model.task, model.preprocessor, **settings), export_dir)
+  return export

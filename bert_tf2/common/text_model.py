@@ -88,6 +88,12 @@ class TextModel(lora.Adaptable, keras.Model):
     return padding.trim_to_longest(features,
                                    int(self.preprocessor.max_seq_length))
 
+  def serving_settings(self):
+    """The settings the task's `server` (`bert_tf2.common.serving.server`)
+    takes from this model beside its task model and preprocessor (SQuAD's
+    decoding; none by default)."""
+    return {}
+
   def lora_parts(self):
     """The task model's (see `modeling.lora.Adaptable`)."""
     return self.task.lora_parts()

@@ -53,6 +53,7 @@ class EmbeddingJob(Job):
 
   shuffle_buffer = 1000
   task_metrics = False  # evaluate adds the retrieval metrics.
+  server = staticmethod(serving.server)
 
   def prepare(self):
     s = self.settings
@@ -146,6 +147,3 @@ class EmbeddingJob(Job):
         f.write("\t".join("%d:%r" % (i, float(v))
                           for i, v in zip(row_ids, row_scores)) + "\n")
 
-  def server(self, model, preprocessor):
-    model.max_seq_length = self.max_seq_length
-    return serving.embedding_server(model, preprocessor)

@@ -3,11 +3,8 @@
 `bert_tf2.models.load_predictor(output_dir)` of a run_embedding.py
 output_dir: `predict(texts)` gives per text {"embedding": float32
 [hidden_size]} with the run's pooling, normalisation and max_seq_length;
-`export(dir)` writes the SavedModel of `serving`.
+`export(dir)` writes the SavedModel of `bert_tf2.embedding.serving`.
 """
-
-from bert_tf2.common import serving
-from bert_tf2.embedding import serving as embedding_serving
 
 
 def text_answers(model, x, batch_size):
@@ -18,8 +15,3 @@ def text_answers(model, x, batch_size):
   vectors = model.predict(x, batch_size=batch_size, verbose=0)
   return [{"embedding": v} for v in vectors]
 
-
-def text_export(model, export_dir):
-  """The sentence encoder's raw-string SavedModel of a text model."""
-  return serving.write_saved_model(embedding_serving.embedding_server(
-      model.task, model.preprocessor), export_dir)

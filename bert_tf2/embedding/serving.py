@@ -32,3 +32,10 @@ def embedding_server(encoder, preprocessor,
       lambda features, embeddings, texts: {"embeddings": embeddings},
       signatures={"serving_default": ("text",)}, chunk_size=chunk_size,
       name="embedding_server")
+
+
+def server(model, preprocessor, **unused_settings):
+  """The task's server (`bert_tf2.common.serving.server`): a
+  `SentenceEncoder`'s, or run_embedding.py's `BiEncoder`'s (the same
+  encoder weights and pooling)."""
+  return embedding_server(model, preprocessor)

@@ -260,10 +260,10 @@ def export(job, task, checkpoint, o, record):
   answers in)."""
   with precision_lib.policy_scope(o.precision):
     model = saved_model.restore_model(task, checkpoint)
-  serving.write_saved_model(
-      job.server(model, job.preprocessor_class.from_record(o.vocab_file,
-                                                           record)),
-      o.export_dir, what="--export_dir")
+  preprocessor = job.preprocessor_class.from_record(o.vocab_file, record)
+  settings = dict(record.get("model") or {}, **(record.get("outputs") or {}))
+  serving.write_saved_model(job.server(model, preprocessor, **settings),
+                            o.export_dir, what="--export_dir")
 
 
 def run(job):

@@ -5,7 +5,7 @@ settings once, in `prepare`, and declares there what the run is: its model
 (`build_task`, `model_record`), its data (`record_spec`, `write_records`,
 `input_options`; `examples_per_epoch`), its evaluation (`evaluates`,
 `eval_batch_size`, `evaluate`, `metric_names`) and its outputs (`assets`,
-`predict`, `server`). The driver reads the declaration and then calls the
+`predict`; its SavedModel is its `server`'s). The driver reads the declaration and then calls the
 job only to do the task's own work at each step: write a split's records,
 turn predictions into metrics and files, serve the model. Settings flow
 one way, from the flags into the run (tests/finetune/settings_trace_test.py
@@ -75,6 +75,12 @@ class Job(object):
       `model_class(bert_config, **model_record()["model"])`.
     preprocessor_class: the task's raw-text preprocessor (`from_record`
       builds --export_dir's from the run's model.json record).
+    server: the task's `server(model, preprocessor, **settings)`, the one
+      function that builds its SavedModel (`bert_tf2.common.serving.server`,
+      the default: the model's outputs as they are); the driver gives it
+      the restored task model, the preprocessor and the run's model.json
+      "model" and "outputs" settings, and writes it to --export_dir in
+      the run's --precision.
 
   Declared by `prepare` (defaults set at construction):
     evaluates: the run evaluates on the dev set (eval records, periodic
@@ -94,6 +100,7 @@ class Job(object):
   task_name = None
   model_class = None
   preprocessor_class = BertPreprocessor
+  server = staticmethod(serving.server)
 
   def __init__(self, settings):
     self.settings = settings
@@ -174,10 +181,3 @@ class Job(object):
     """Writes the --do_predict outputs."""
     del estimator, input_fn
 
-  def server(self, model, preprocessor):
-    """The SavedModel module (`bert_tf2.common.serving.TextServer`) of the
-    trained task model `model` and `preprocessor` (the driver writes it to
-    --export_dir, in the run's --precision). Default:
-    `serving.text_server` (serving_default(text) -> the model's outputs,
-    named by `serving.named_outputs`)."""
-    return serving.text_server(preprocessor, model)

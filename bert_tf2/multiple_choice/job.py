@@ -48,6 +48,7 @@ def validate(s):
 class MultipleChoiceJob(Job):
   """SWAG CSV or JSONL multiple choice (see the module docstring)."""
   preprocessor_class = MultipleChoicePreprocessor
+  server = staticmethod(serving.server)
 
   def prepare(self):
     s = self.settings
@@ -122,8 +123,6 @@ class MultipleChoiceJob(Job):
       write_eval_results(os.path.join(out, "test_results.txt"), result)
       print_results(result)
 
-  def server(self, model, preprocessor):
-    return serving.multiple_choice_server(model, preprocessor)
 
 
 def test_metrics(probabilities, labels):

@@ -47,7 +47,8 @@ class MultipleChoicePredictor(TextPredictor):
       model = TextModel(MultipleChoicePreprocessor(
           list(tokenizer.vocab), do_lower_case=tokenizer.do_lower_case,
           max_seq_length=int(max_seq_length)), model)
-    super().__init__(model, text_answers, text_export, batch_size)
+    super().__init__(model, text_answers,
+                     serving.exporter(mc_serving.server), batch_size)
     self.max_seq_length = model.preprocessor.max_seq_length
 
   def predict(self, context, choices=None, question=None, batch_size=None):  # pylint: disable=arguments-renamed
@@ -95,9 +96,3 @@ def text_answers(model, x, batch_size):
   probabilities = out["probabilities"].numpy()
   return [{"probabilities": p, "label": int(np.argmax(p))}
           for p in probabilities]
-
-
-def text_export(model, export_dir):
-  """The multiple-choice raw-string SavedModel of a text model."""
-  return serving.write_saved_model(mc_serving.multiple_choice_server(
-      model.task, model.preprocessor), export_dir)

@@ -61,3 +61,8 @@ def multiple_choice_server(model, preprocessor, chunk_size=16):
       signatures={"serving_default": ("context", "choices")},
       check=check_inputs, chunk_size=chunk_size,
       name="multiple_choice_server")
+
+
+def server(model, preprocessor, **unused_settings):
+  """The task's server (`bert_tf2.common.serving.server`)."""
+  return multiple_choice_server(model, preprocessor)

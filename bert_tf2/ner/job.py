@@ -111,6 +111,7 @@ class NerJob(Job):
   task_metrics = False  # Entity F1 from the merged predictions.
   # run_ner.py's windows: max_seq_length every doc_stride pieces.
   preprocessor_class = NerPreprocessor
+  server = staticmethod(serving.server)
 
   def prepare(self):
     s = self.settings
@@ -258,8 +259,6 @@ class NerJob(Job):
       write_eval_results(os.path.join(out, "test_results.txt"), result)
       print_results(result)
 
-  def server(self, model, preprocessor):
-    return serving.ner_server(model, preprocessor)
 
 
 def run(settings):

@@ -32,7 +32,7 @@ from bert_tf2.common import InputError
 from bert_tf2.common import text_inputs
 from bert_tf2.common import serving
 from bert_tf2.ner import schemes
-from bert_tf2.ner.serving import ner_server
+from bert_tf2.ner import serving as ner_serving
 from bert_tf2.predict.text import TextPredictor
 
 
@@ -104,7 +104,8 @@ class EntityTagger(TextPredictor):
           "SavedModel answers through tf.saved_model.load(export_dir)."
           "signatures['serving_default'](text=...) and "
           "bert_tf2.ner.predictor.served_answers(texts, outputs)" % (model,))
-    super().__init__(model, text_answers, text_export, batch_size)
+    super().__init__(model, text_answers,
+                     serving.exporter(ner_serving.server), batch_size)
     self.do_lower_case = model.preprocessor.do_lower_case
 
   def __call__(self, texts):
@@ -148,12 +149,6 @@ def text_answers(model, x, batch_size):
   return [{"words": w, "tags": t,
            "entities": entities(text, w, t, pre.do_lower_case)}
           for text, w, t in zip(x, words, tags)]
-
-
-def text_export(model, export_dir):
-  """NER's raw-string SavedModel of a `TokenTextModel`."""
-  return serving.write_saved_model(
-      ner_server(model.task, model.preprocessor), export_dir)
 
 
 def served_answers(texts, outputs, do_lower_case=True):

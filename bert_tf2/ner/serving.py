@@ -53,6 +53,11 @@ def ner_server(model, preprocessor,
               preprocessor.do_lower_case)}, name="ner_server")
 
 
+def server(model, preprocessor, **unused_settings):
+  """The task's server (`bert_tf2.common.serving.server`)."""
+  return ner_server(model, preprocessor)
+
+
 def ids_outputs(model, preprocessor):
   """serving_ids' answers: label_ids [batch, seq] (the CRF decoded over the
   pieces that start a word) and the per-piece probabilities."""

@@ -156,6 +156,7 @@ class SquadJob(Job):
   task_metrics = False  # EM / F1 from the decoded answers.
   record_files = dict(Job.record_files, predict="eval.tf_record")
   preprocessor_class = SquadPreprocessor
+  server = staticmethod(serving.server)
 
   def prepare(self):
     s = self.settings
@@ -287,12 +288,6 @@ class SquadJob(Job):
         output_null_log_odds_file=os.path.join(out, "null_odds.json"),
         **self.decode_options)
 
-  def server(self, model, preprocessor):
-    m = self.decode_options  # What models.load(output_dir) reads.
-    return serving.squad_server(model, preprocessor, m["n_best_size"],
-                                m["max_answer_length"],
-                                bool(m["version_2_with_negative"]),
-                                float(m["null_score_diff_threshold"]))
 
 
 def run(settings):

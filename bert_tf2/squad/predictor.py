@@ -28,6 +28,7 @@ Example:
 
 from bert_tf2.common import serving
 from bert_tf2.predict import text
+from bert_tf2.squad import serving as squad_serving
 from bert_tf2.squad.model import SquadModel
 from bert_tf2.squad.preprocessor import SquadPreprocessor
 from bert_tf2.squad.text_model import SquadTextModel
@@ -60,7 +61,8 @@ class SquadPredictor(text.TextPredictor):
         n_best_size=n_best_size, max_answer_length=max_answer_length,
         version_2_with_negative=version_2_with_negative,
         null_score_diff_threshold=null_score_diff_threshold)
-    super().__init__(model, text_answers, text_export, batch_size)
+    super().__init__(model, text_answers, serving.exporter(
+        squad_serving.server, **model.serving_settings()), batch_size)
 
 
 def text_answers(model, x, batch_size):
@@ -70,9 +72,3 @@ def text_answers(model, x, batch_size):
   out = model.predict(x, batch_size=batch_size, verbose=0)
   return [{k: v[i] for k, v in out.items()}
           for i in range(len(out["answer"]))]
-
-
-def text_export(model, export_dir):
-  """SQuAD's raw-string SavedModel of a `SquadTextModel`."""
-  return serving.write_saved_model(
-      model._server(), export_dir)  # pylint: disable=protected-access

@@ -265,3 +265,13 @@ def squad_server(model, preprocessor, n_best_size=20, max_answer_length=30,
                     version_2_with_negative, null_score_diff_threshold),
       signatures=SIGNATURES, chunk_size=chunk_size, trim_padding=False,
       name="squad_server")
+
+
+def server(model, preprocessor, n_best_size=20, max_answer_length=30,
+           version_2_with_negative=False, null_score_diff_threshold=0.0,
+           **unused_settings):
+  """The task's server (`bert_tf2.common.serving.server`): the decoding
+  settings are run_squad.py's (model.json's "model" section)."""
+  return squad_server(model, preprocessor, int(n_best_size),
+                      int(max_answer_length), bool(version_2_with_negative),
+                      float(null_score_diff_threshold))

@@ -64,12 +64,16 @@ class SquadTextModel(TextModel):
     self.version_2_with_negative = bool(version_2_with_negative)
     self.null_score_diff_threshold = float(null_score_diff_threshold)
 
+  def serving_settings(self):
+    return dict(n_best_size=self.n_best_size,
+                max_answer_length=self.max_answer_length,
+                version_2_with_negative=self.version_2_with_negative,
+                null_score_diff_threshold=self.null_score_diff_threshold)
+
   def _server(self):
     # Made per trace, not kept: an attribute would be tracked by Keras.
-    server = serving.squad_server(
-        self.task, self.preprocessor, self.n_best_size,
-        self.max_answer_length, self.version_2_with_negative,
-        self.null_score_diff_threshold)
+    server = serving.server(self.task, self.preprocessor,
+                            **self.serving_settings())
     server.serve = server.text_signature(serving.TEXT_INPUTS)
     return server
 

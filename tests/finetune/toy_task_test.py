@@ -15,9 +15,9 @@ outside this file names it. What it implements:
 Everything else is the library's default: the job's checks, config and
 tokenizer (`Job.prepare`), its runner task (`Job.build_task`), its
 model.json (`Job.model_record`), its `BertPreprocessor` and SavedModel
-(`Job.server`, `common.serving.text_server`); the registry's raw-string
+(`Job.server`, `common.serving.server`); the registry's raw-string
 model builder (`common.text_model.build`), answers and export
-(`tasks.model_answers`, `tasks.model_export`) and model.json schema
+(`tasks.model_answers`, `common.serving.server`) and model.json schema
 (casing and length).
 
 One tiny random-weight BERT is trained by the fine-tuning driver (two
