@@ -210,13 +210,16 @@ class ConstantKernels(object):
   compute dtype, as graph constants instead of reading its variables:
   TensorFlow's oneDNN MatMul packs a constant weight once, for the CPU's
   matrix units (`bert_tf2.common.frozen_weights`). `frozen.variables`: the
-  variables so taken, to tell when they change.
+  variables so taken, to tell when they change; `frozen.constants`: their
+  constants, one a variable (a layer called again in the same trace, on
+  another part of the batch, reuses its own).
   """
 
   _active = []
 
   def __init__(self):
     self.variables = []
+    self.constants = []
 
   def __enter__(self):
     ConstantKernels._active.append(self)
@@ -236,12 +239,17 @@ def _constant(dense, variable, training):
   if (not ConstantKernels._active or training or dense.lora_enabled or  # pylint: disable=protected-access
       not ops.below_float32(dense.compute_dtype) or tf.executing_eagerly()):
     return None
+  taken = ConstantKernels._active[-1]  # pylint: disable=protected-access
+  for seen, constant in zip(taken.variables, taken.constants):
+    if seen is variable:  # The layer called again in the same trace.
+      return constant
   with tf.init_scope():  # The variable's value now, not a graph read.
     value = tf.cast(variable, dense.compute_dtype)
     if variable is dense.bias and not tf.reduce_any(value != 0):
       return None
-  ConstantKernels._active[-1].variables.append(variable)  # pylint: disable=protected-access
-  return tf.constant(value.numpy())
+  taken.variables.append(variable)
+  taken.constants.append(tf.constant(value.numpy()))
+  return taken.constants[-1]
 
 
 @serializable

@@ -69,10 +69,20 @@ def test_predict_takes_every_dense_weight_as_a_constant(directory):
   taken = {id(v) for v in step._variables}  # pylint: disable=protected-access
   for dense in denses:
     assert id(dense._kernel) in taken and id(dense.bias) in taken  # pylint: disable=protected-access
-  # The traced step reads two variables fewer per dense layer.
-  unfrozen_graph = tf.function(lambda b: model(b[0], training=False)
-                               ).get_concrete_function(step.spec).graph
-  assert _reads(step._step.graph) <= _reads(unfrozen_graph) - 2 * len(denses)  # pylint: disable=protected-access
+  # The traced step reads two variables fewer per dense layer and part of
+  # the batch (`text_model.in_parts`) than the same step unfrozen.
+  parts = text_model_lib.predict_parts(model.task.compute_dtype)
+
+  def unfrozen_step(batch):
+    text_model_lib._PARTS.count = parts  # pylint: disable=protected-access
+    try:
+      return model(batch[0], training=False)
+    finally:
+      text_model_lib._PARTS.count = 1  # pylint: disable=protected-access
+  unfrozen_graph = tf.function(unfrozen_step).get_concrete_function(
+      step.spec).graph
+  assert _reads(step._step.graph) <= (  # pylint: disable=protected-access
+      _reads(unfrozen_graph) - 2 * len(denses) * parts)
   # The same answers as the variables give (bfloat16 round-off at most;
   # the next test shows answers that differ).
   assert np.abs(frozen_answers).max() > 0.5

@@ -1,0 +1,89 @@
+"""`predict` below float32 runs the task model on parts of each batch side
+by side (`text_model.in_parts`, `predict_parts`): the same answers as the
+whole batch, each dense weight taken once."""
+
+import numpy as np
+import pytest
+import tensorflow as tf
+
+from bert_tf2 import models
+from bert_tf2.common import text_model as text_model_lib
+from tests.common import tiny_dir
+
+TEXTS = ["bob met ann", "the cat sat on the mat . " * 5, "", "a dog ran",
+         "angela merkel visited paris", "江泽民在北京。", "x"] * 3  # 21.
+
+
+@pytest.fixture(scope="module")
+def directory(tmp_path_factory):
+  return tiny_dir.write(str(tmp_path_factory.mktemp("tiny")))
+
+
+def test_in_parts_joins_the_parts_of_any_nest():
+  features = {"a": tf.reshape(tf.range(14), [7, 2]),
+              "b": tf.constant(list("abcdefg"))}
+  task = lambda f: {"sum": tf.reduce_sum(f["a"], 1), "b": [f["b"], f["a"]]}
+  for parts in (1, 2, 3, 7, 9):  # 9: some parts empty.
+    got = text_model_lib.in_parts(task, features, parts)
+    want = task(features)
+    for g, w in zip(tf.nest.flatten(got), tf.nest.flatten(want)):
+      np.testing.assert_array_equal(g.numpy(), w.numpy())
+
+
+def _predict(model, parts, monkeypatch, x, batch_size):
+  monkeypatch.setattr(text_model_lib, "predict_parts", lambda dtype: parts)
+  model.make_predict_function(force=True)  # Traced again for `parts`.
+  return model.predict(x, batch_size=batch_size, verbose=0)
+
+
+@pytest.mark.parametrize("windows", [False, True])
+def test_parts_answer_as_the_whole_batch(directory, monkeypatch, windows):
+  extra = dict(long_text="sliding_window", doc_stride=4) if windows else {}
+  model = models.load(directory, task="classifier", num_labels=3,
+                      max_seq_length=16, precision="bfloat16", **extra)
+  for weight in model.task.classifier.weights:  # Logits of order 1.
+    weight.assign(weight * 300.0)
+  whole = _predict(model, 1, monkeypatch, TEXTS, 8)
+  halves = _predict(model, 2, monkeypatch, TEXTS, 8)
+  assert np.abs(whole).max() > 0.5 and np.ptp(whole) > 0.5
+  np.testing.assert_array_equal(halves, whole)
+  # Fewer rows than parts (one text a batch), and the one-batch path.
+  np.testing.assert_array_equal(
+      _predict(model, 2, monkeypatch, TEXTS[:3], 1), whole[:3])
+  np.testing.assert_array_equal(
+      _predict(model, 3, monkeypatch, TEXTS[:5], 8), whole[:5])
+
+
+def test_each_dense_weight_is_one_constant_for_every_part(directory,
+                                                          monkeypatch):
+  model = models.load(directory, task="classifier", num_labels=2,
+                      max_seq_length=16, precision="bfloat16")
+  steps = {}
+  for parts in (1, 2):
+    _predict(model, parts, monkeypatch, TEXTS, 8)
+    steps[parts] = text_model_lib._FROZEN[model]  # pylint: disable=protected-access
+  one, two = (steps[p]._variables for p in (1, 2))  # pylint: disable=protected-access
+  assert one and [id(v) for v in two] == [id(v) for v in one]
+  # Two parts: the task model twice in the step (its matmuls twice).
+  matmuls = {p: sum("MatMul" in op.type
+                    for op in steps[p]._step.graph.get_operations())  # pylint: disable=protected-access
+             for p in (1, 2)}
+  assert matmuls[1] > 0 and matmuls[2] == 2 * matmuls[1]
+
+
+def test_the_parts_follow_the_threads_and_the_precision(monkeypatch):
+  monkeypatch.setattr(text_model_lib.os, "sched_getaffinity",
+                      lambda pid: set(range(4)))
+  intra = []
+  monkeypatch.setattr(tf.config.threading,
+                      "get_intra_op_parallelism_threads",
+                      lambda: intra[-1])
+  intra.append(0)  # TensorFlow's default: every core for each op.
+  assert text_model_lib.predict_parts("bfloat16") == 2
+  assert text_model_lib.predict_parts("float32") == 1
+  intra.append(1)  # One thread an op: one part a core.
+  assert text_model_lib.predict_parts("bfloat16") == 4
+  assert text_model_lib.predict_parts("float32") == 4
+  monkeypatch.setattr(text_model_lib.os, "sched_getaffinity",
+                      lambda pid: {0})
+  assert text_model_lib.predict_parts("bfloat16") == 1
