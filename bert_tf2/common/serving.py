@@ -45,6 +45,7 @@ Example (a "model" that counts each text's real tokens):
 import tensorflow as tf
 
 from bert_tf2.common import any_shape
+from bert_tf2.common import batch_parts
 from bert_tf2.common import padding
 from bert_tf2.common import raw_text_serving
 from bert_tf2.common import saved_model
@@ -122,7 +123,10 @@ class TextServer(tf.Module):
   def _chunk_logits(self, inputs):
     if self.trim_padding:  # The chunk's longest sequence (same outputs).
       inputs = padding.trim_to_longest(inputs)
-    return self.model(inputs, training=False)
+    # Below float32 in parts side by side (`batch_parts`; same outputs).
+    return batch_parts.in_parts(
+        lambda part: self.model(part, training=False), inputs,
+        batch_parts.served_parts(self.precision_name))
 
   def answer(self, texts, model_fn=None):
     """Checked raw inputs -> the outputs dict (in graph)."""

@@ -15,7 +15,6 @@ once `bert_tf2.models` is imported (as keras-hub's models need
 `custom_objects`. This module imports no task.
 """
 
-import os
 import threading
 import weakref
 
@@ -25,6 +24,7 @@ import tensorflow as tf
 
 import modeling
 from bert_tf2.common import InputError
+from bert_tf2.common import batch_parts
 from bert_tf2.common import example_order
 from bert_tf2.common import fit_data
 from bert_tf2.common import frozen_weights
@@ -79,7 +79,7 @@ class TextModel(lora.Adaptable, keras.Model):
     if training or _PARTS.count < 2:
       outputs = self.task(features, training=training)
     else:  # `predict`'s step (`_freeze_for`).
-      outputs = in_parts(self.task, features, _PARTS.count)
+      outputs = batch_parts.in_parts(self.task, features, _PARTS.count)
     merge = getattr(self.preprocessor, "merge_windows", None)
     return outputs if merge is None else merge(features, outputs)
 
@@ -223,9 +223,9 @@ class TextModel(lora.Adaptable, keras.Model):
     return wanted
 
   def _step_in_parts(self, batch):
-    """Keras' predict step with the task model run on `predict_parts()`
-    parts of the batch side by side (`in_parts`)."""
-    _PARTS.count = predict_parts(self.task.compute_dtype)
+    """Keras' predict step with the task model run on parts of the batch
+    side by side (`batch_parts`)."""
+    _PARTS.count = batch_parts.predict_parts(self.task.compute_dtype)
     try:
       return super().predict_step(batch)
     finally:
@@ -317,55 +317,11 @@ def _gather_rows(rows, index):
   return np.asarray(rows)[index]
 
 
-def predict_parts(compute_dtype):
-  """How many parts of a batch `predict`'s step runs side by side
-  (`in_parts`) for a task computing in `compute_dtype`: one a core where
-  the process runs each op on one thread
-  (`tf.config.threading.set_intra_op_parallelism_threads(1)`, chosen
-  before TensorFlow's first op); else 2 below float32 and 1 in float32
-  (no gain measured there, and the step stays Keras' own, bit for bit).
-
-  TensorFlow's oneDNN matmul gains little from a second thread on one
-  small matrix and much from two matrices at once: on a 2-core AMX Xeon
-  the bfloat16 [864, 384] x [384, 384] of MiniLM on 32 sentences took
-  0.22 ms on both cores, two halves side by side 0.12 ms each pair
-  (float32 0.79 -> 0.67 ms). `load_predictor(run).predict` on 1,000
-  sentences, one part against two: bfloat16 767 -> 804 sentences/s, the
-  same answers bit for bit; float32 353 -> 358. At intra-op 1: bfloat16
-  699 -> 1,143, float32 247 -> 440 (docs/results/performance_xeon_amx.md).
-  """
-  cores = len(os.sched_getaffinity(0))
-  if cores < 2:
-    return 1
-  if tf.config.threading.get_intra_op_parallelism_threads() == 1:
-    return cores
-  return 2 if modeling.ops.below_float32(compute_dtype) else 1
-
-
 class _Parts(threading.local):
   count = 1  # Set while `predict`'s step is traced (`_step_in_parts`).
 
 
 _PARTS = _Parts()
-
-
-def in_parts(task, features, parts):
-  """task(features) computed on `parts` consecutive parts of the batch's
-  rows, each part the task model on its own rows, the outputs joined
-  along rows: independent ops, which TensorFlow's executor runs side by
-  side. The task's outputs are per row, so they are the same (a part may
-  be empty: fewer rows than parts).
-
-    >>> double = lambda f: {"y": f["x"] * 2}
-    >>> in_parts(double, {"x": tf.range(5)}, 2)["y"].numpy().tolist()
-    [0, 2, 4, 6, 8]
-  """
-  rows = tf.shape(tf.nest.flatten(features)[0])[0]
-  bounds = [rows * i // parts for i in range(parts + 1)]
-  outputs = [task(tf.nest.map_structure(lambda t, a=a, b=b: t[a:b],
-                                        features))
-             for a, b in zip(bounds[:-1], bounds[1:])]
-  return tf.nest.map_structure(lambda *p: tf.concat(p, 0), *outputs)
 
 
 # model -> its `frozen_weights.FrozenStep` (kept beside the model, not on

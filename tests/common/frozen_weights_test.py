@@ -9,6 +9,7 @@ import pytest
 import tensorflow as tf
 
 from bert_tf2 import models
+from bert_tf2.common import batch_parts
 from bert_tf2.common import text_model as text_model_lib
 from modeling import layers
 from tests.common import tiny_dir
@@ -70,8 +71,8 @@ def test_predict_takes_every_dense_weight_as_a_constant(directory):
   for dense in denses:
     assert id(dense._kernel) in taken and id(dense.bias) in taken  # pylint: disable=protected-access
   # The traced step reads two variables fewer per dense layer and part of
-  # the batch (`text_model.in_parts`) than the same step unfrozen.
-  parts = text_model_lib.predict_parts(model.task.compute_dtype)
+  # the batch (`batch_parts`) than the same step unfrozen.
+  parts = batch_parts.predict_parts(model.task.compute_dtype)
 
   def unfrozen_step(batch):
     text_model_lib._PARTS.count = parts  # pylint: disable=protected-access

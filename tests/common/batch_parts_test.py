@@ -1,12 +1,13 @@
 """`predict` below float32 runs the task model on parts of each batch side
-by side (`text_model.in_parts`, `predict_parts`): the same answers as the
-whole batch, each dense weight taken once."""
+by side (`batch_parts`): the same answers as the whole batch, each dense
+weight taken once; so does a SavedModel below float32."""
 
 import numpy as np
 import pytest
 import tensorflow as tf
 
 from bert_tf2 import models
+from bert_tf2.common import batch_parts
 from bert_tf2.common import text_model as text_model_lib
 from tests.common import tiny_dir
 
@@ -24,14 +25,14 @@ def test_in_parts_joins_the_parts_of_any_nest():
               "b": tf.constant(list("abcdefg"))}
   task = lambda f: {"sum": tf.reduce_sum(f["a"], 1), "b": [f["b"], f["a"]]}
   for parts in (1, 2, 3, 7, 9):  # 9: some parts empty.
-    got = text_model_lib.in_parts(task, features, parts)
+    got = batch_parts.in_parts(task, features, parts)
     want = task(features)
     for g, w in zip(tf.nest.flatten(got), tf.nest.flatten(want)):
       np.testing.assert_array_equal(g.numpy(), w.numpy())
 
 
 def _predict(model, parts, monkeypatch, x, batch_size):
-  monkeypatch.setattr(text_model_lib, "predict_parts", lambda dtype: parts)
+  monkeypatch.setattr(batch_parts, "predict_parts", lambda dtype: parts)
   model.make_predict_function(force=True)  # Traced again for `parts`.
   return model.predict(x, batch_size=batch_size, verbose=0)
 
@@ -72,18 +73,53 @@ def test_each_dense_weight_is_one_constant_for_every_part(directory,
 
 
 def test_the_parts_follow_the_threads_and_the_precision(monkeypatch):
-  monkeypatch.setattr(text_model_lib.os, "sched_getaffinity",
+  monkeypatch.setattr(batch_parts.os, "sched_getaffinity",
                       lambda pid: set(range(4)))
   intra = []
   monkeypatch.setattr(tf.config.threading,
                       "get_intra_op_parallelism_threads",
                       lambda: intra[-1])
   intra.append(0)  # TensorFlow's default: every core for each op.
-  assert text_model_lib.predict_parts("bfloat16") == 2
-  assert text_model_lib.predict_parts("float32") == 1
+  assert batch_parts.predict_parts("bfloat16") == 2
+  assert batch_parts.predict_parts("float32") == 1
   intra.append(1)  # One thread an op: one part a core.
-  assert text_model_lib.predict_parts("bfloat16") == 4
-  assert text_model_lib.predict_parts("float32") == 4
-  monkeypatch.setattr(text_model_lib.os, "sched_getaffinity",
+  assert batch_parts.predict_parts("bfloat16") == 4
+  assert batch_parts.predict_parts("float32") == 4
+  monkeypatch.setattr(batch_parts.os, "sched_getaffinity",
                       lambda pid: {0})
-  assert text_model_lib.predict_parts("bfloat16") == 1
+  assert batch_parts.predict_parts("bfloat16") == 1
+
+
+def test_a_saved_model_below_float32_serves_in_parts(directory, tmp_path,
+                                                     monkeypatch):
+  from tests.common import frozen_weights_test  # pylint: disable=g-import-not-at-top
+  assert batch_parts.served_parts("bfloat16") == 2
+  assert batch_parts.served_parts("float32") == 1
+  predictor = models.load_predictor(directory, task="classifier",
+                                    num_labels=3, max_seq_length=16,
+                                    precision="bfloat16")
+  for weight in predictor.model.task.classifier.weights:
+    weight.assign(weight * 300.0)
+  served, constants, matmuls = {}, {}, {}
+  for parts in (1, 2):
+    monkeypatch.setattr(batch_parts, "served_parts", lambda dtype, n=parts: n)
+    export_dir = predictor.export(str(tmp_path / ("parts%d" % parts)))
+    constants[parts] = len(frozen_weights_test._bfloat16_matrices(export_dir))  # pylint: disable=protected-access
+    matmuls[parts] = _matmuls(export_dir)
+    served[parts] = tf.saved_model.load(export_dir).signatures[
+        "serving_default"](text_a=tf.constant(TEXTS))["logits"].numpy()
+  assert np.ptp(served[1]) > 0.5
+  np.testing.assert_array_equal(served[2], served[1])
+  assert constants[1] > 0 and constants[2] == constants[1]
+  assert matmuls[1] > 0 and matmuls[2] == 2 * matmuls[1]
+
+
+def _matmuls(export_dir):
+  """The MatMul nodes of a SavedModel's functions."""
+  from tensorflow.core.protobuf import saved_model_pb2  # pylint: disable=g-import-not-at-top
+  saved = saved_model_pb2.SavedModel()
+  with open(export_dir + "/saved_model.pb", "rb") as f:
+    saved.ParseFromString(f.read())
+  graph = saved.meta_graphs[0].graph_def
+  return sum(n.op == "MatMul" for fn in graph.library.function
+             for n in fn.node_def)
