@@ -28,12 +28,20 @@ def predict_parts(compute_dtype):
   """The parts `predict` runs a batch of a task computing in
   `compute_dtype` as: one a core where the process runs each op on one
   thread, else 2 below float32 and 1 in float32 (one core: 1)."""
-  cores = len(os.sched_getaffinity(0))
+  cores = cores_available()
   if cores < 2:
     return 1
   if tf.config.threading.get_intra_op_parallelism_threads() == 1:
     return cores
   return served_parts(compute_dtype)
+
+
+def cores_available():
+  """The cores this process may run on (its CPU affinity where the OS
+  says, else every core)."""
+  if hasattr(os, "sched_getaffinity"):  # Linux.
+    return len(os.sched_getaffinity(0))
+  return os.cpu_count() or 1
 
 
 def served_parts(compute_dtype):

@@ -73,8 +73,7 @@ def test_each_dense_weight_is_one_constant_for_every_part(directory,
 
 
 def test_the_parts_follow_the_threads_and_the_precision(monkeypatch):
-  monkeypatch.setattr(batch_parts.os, "sched_getaffinity",
-                      lambda pid: set(range(4)))
+  monkeypatch.setattr(batch_parts, "cores_available", lambda: 4)
   intra = []
   monkeypatch.setattr(tf.config.threading,
                       "get_intra_op_parallelism_threads",
@@ -85,8 +84,7 @@ def test_the_parts_follow_the_threads_and_the_precision(monkeypatch):
   intra.append(1)  # One thread an op: one part a core.
   assert batch_parts.predict_parts("bfloat16") == 4
   assert batch_parts.predict_parts("float32") == 4
-  monkeypatch.setattr(batch_parts.os, "sched_getaffinity",
-                      lambda pid: {0})
+  monkeypatch.setattr(batch_parts, "cores_available", lambda: 1)
   assert batch_parts.predict_parts("bfloat16") == 1
 
 
