@@ -76,12 +76,16 @@ class TextModel(lora.Adaptable, keras.Model):
 
   def call(self, inputs, training=False):
     features = self.task_features(self.preprocessor(inputs), training)
-    if training or _PARTS.count < 2:
-      outputs = self.task(features, training=training)
-    else:  # `predict`'s step (`_freeze_for`).
-      outputs = batch_parts.in_parts(self.task, features, _PARTS.count)
+    outputs = self.run_task(features, training)
     merge = getattr(self.preprocessor, "merge_windows", None)
     return outputs if merge is None else merge(features, outputs)
+
+  def run_task(self, features, training=False):
+    """The task model on the task's features; in `predict`'s step, on
+    parts of the batch side by side (`batch_parts`; the same outputs)."""
+    if training or _PARTS.count < 2:
+      return self.task(features, training=training)
+    return batch_parts.in_parts(self.task, features, _PARTS.count)
 
   def task_features(self, features, training=False):
     """The preprocessor's features as the task runs them: outside training

@@ -44,8 +44,8 @@ class SentenceTextModel(TextModel):
       return tf.stack([self.task(self.task_features(
           self.preprocessor(side), training), training=training)
                        for side in inputs], axis=1)
-    return self.task(self.task_features(self.preprocessor(inputs), training),
-                     training=training)
+    return self.run_task(
+        self.task_features(self.preprocessor(inputs), training), training)
 
   def examples(self, x, what="x"):
     """x as `predict` takes it: a list of texts (a sentence encoder's one

@@ -121,3 +121,17 @@ def _matmuls(export_dir):
   graph = saved.meta_graphs[0].graph_def
   return sum(n.op == "MatMul" for fn in graph.library.function
              for n in fn.node_def)
+
+
+def test_a_sentence_encoder_predicts_in_parts(directory, monkeypatch):
+  encoder = models.load(directory, task="embedding", max_seq_length=16,
+                        precision="bfloat16")
+  whole = _predict(encoder, 1, monkeypatch, TEXTS, 8)
+  halves = _predict(encoder, 2, monkeypatch, TEXTS, 8)
+  assert whole.shape[0] == len(TEXTS) and np.ptp(whole) > 0.1
+  np.testing.assert_array_equal(halves, whole)
+  matmuls = sum("MatMul" in op.type for op in text_model_lib._FROZEN[  # pylint: disable=protected-access
+      encoder]._step.graph.get_operations())  # pylint: disable=protected-access
+  _predict(encoder, 1, monkeypatch, TEXTS, 8)
+  assert matmuls == 2 * sum("MatMul" in op.type for op in text_model_lib._FROZEN[  # pylint: disable=protected-access
+      encoder]._step.graph.get_operations())  # pylint: disable=protected-access
