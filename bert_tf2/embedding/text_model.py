@@ -18,8 +18,6 @@ a `BertPreprocessor` (one segment, [CLS] text [SEP]) and the encoder.
 Example: see docs/keras.md; tested in tests/embedding/text_model_test.py.
 """
 
-import os
-
 import keras
 import tensorflow as tf
 
