@@ -96,7 +96,7 @@ class Task(collections.namedtuple("Task", [
     """The Python predictor of text model `model` (see fields)."""
     if self.predictor is not None:
       return self.predictor(model, batch_size)
-    answers, settings = self.answers, model.serving_settings()
+    answers, settings = self.answers, {}
     if self.labels == PREDICTOR_LABELS:
       answers = functools.partial(answers, labels)
       settings["labels"] = labels

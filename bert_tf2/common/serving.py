@@ -247,9 +247,12 @@ def server(model, preprocessor, **unused_settings):
 
 def exporter(task_server, **settings):
   """`export(text_model, export_dir)` of a predictor: `task_server` (a
-  task's `server`) of the text model's task model and preprocessor with
-  `settings`, written by `write_saved_model`."""
+  task's `server`) of the text model's task model and preprocessor, with
+  the text model's `serving_settings()` as they are at export and
+  `settings` (a classifier predictor's labels), written by
+  `write_saved_model`."""
   def export(model, export_dir):
-    return write_saved_model(
-        task_server(model.task, model.preprocessor, **settings), export_dir)
+    return write_saved_model(task_server(
+        model.task, model.preprocessor,
+        **dict(model.serving_settings(), **settings)), export_dir)
   return export

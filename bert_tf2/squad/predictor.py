@@ -61,8 +61,8 @@ class SquadPredictor(text.TextPredictor):
         n_best_size=n_best_size, max_answer_length=max_answer_length,
         version_2_with_negative=version_2_with_negative,
         null_score_diff_threshold=null_score_diff_threshold)
-    super().__init__(model, text_answers, serving.exporter(
-        squad_serving.server, **model.serving_settings()), batch_size)
+    super().__init__(model, text_answers,
+                     serving.exporter(squad_serving.server), batch_size)
 
 
 def text_answers(model, x, batch_size):
