@@ -6,17 +6,6 @@
     stats = run(["corpus.txt"], ["out.tfrecord"], tokenizer,
                 DataOptions(max_seq_length=128, dupe_factor=10))
 
-Modules:
-* documents: reading the corpus (bytes split on "\\n", UTF-8 with undecodable
-  bytes dropped and counted), documents of tokenized sentences;
-* instances: sentence-pair instances with the original's random draws;
-* masking: masked-LM predictions (per token, or whole word as on master);
-* writer: tf.train.Example bytes without protobuf objects; atomic
-  round-robin TFRecord output;
-* pipeline: the single-process run (the original's exact instances);
-* parallel: sharded multi-process streaming run (`num_workers >= 2`);
-* options: flag validation.
-
 See docs/pretraining_data.md.
 """
 

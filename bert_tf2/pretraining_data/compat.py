@@ -1,10 +1,6 @@
-"""The original module's functions, for code that imports them.
-
-Some projects call `create_pretraining_data.create_training_instances(...)`
-and `write_instance_to_example_files(...)` directly. These take and return
-the same things as the original (token-string `TrainingInstance`s, an
-external `random.Random`) and give the same instances for the same `rng`,
-computed by this package's faster id-based code.
+"""The original module's functions, for code that imports them: the same
+arguments and results (token-string `TrainingInstance`s, an external
+`random.Random`), the same instances for the same `rng`.
 
 Example:
   >>> import os, random, tempfile, tokenization
@@ -96,10 +92,12 @@ def create_training_instances(input_files, tokenizer, max_seq_length,
       input_files, stages.make_tokenize_ids(tokenizer), stats)
   rng.shuffle(all_documents)
   inst_options = stages.make_instance_options(tokenizer, options)
-  inv_vocab = tokenizer.inv_vocab
-  result = [_to_training_instance(instance, inv_vocab) for instance in
-            instances_lib.iter_document_instances(
-                all_documents, inst_options, dupe_factor, rng)]
+  result = []
+  for _ in range(dupe_factor):
+    for index in range(len(all_documents)):
+      for instance in instances_lib.create_instances_from_document(
+          all_documents, index, inst_options, rng):
+        result.append(_to_training_instance(instance, tokenizer.inv_vocab))
   rng.shuffle(result)
   return result
 

@@ -1,20 +1,10 @@
 """Reading the raw corpus: lines -> documents of tokenized sentences.
 
-Input format (the original's): one sentence per line, a blank line between
-documents. Files are read as bytes and split on b"\\n" only, and every b"\\r"
-is deleted, as tf.gfile's `readline` does (TensorFlow's line reader drops
-carriage returns anywhere in a line, so "a\\rb" reads as "ab"; U+2028 and
-other separators do not end a line). Each line is decoded as UTF-8 and
-stripped of surrounding whitespace. A line that is empty
-after stripping starts a new document, even across file boundaries: a file
-that does not end with a blank line continues its last document into the next
-file, exactly as the original does.
-
-Undecodable bytes are dropped ("ignore"), which is what the original's
-`tokenization.convert_to_unicode` intends; the count of dropped bytes is kept
-in `CorpusStats.undecodable_bytes`. (The original, run on TF >= 1.x under
-Python 3, crashes with UnicodeDecodeError on such a file because tf.gfile's
-text mode decodes strictly; for valid UTF-8 the two read the same text.)
+Lines are read as the original's tf.gfile `readline` reads them: split on
+b"\\n" only, every b"\\r" deleted, decoded as UTF-8 and stripped; a blank
+line ends a document, even across file boundaries. Undecodable bytes are
+dropped and counted (the original crashes on them under Python 3); see
+docs/pretraining_data.md, "Same seed, same instances".
 
 Example:
   >>> stats = CorpusStats()
@@ -44,41 +34,15 @@ class CorpusStats(object):
     for name in self.FIELDS:
       setattr(self, name, 0)
 
-  def merge(self, other):
-    for name in self.FIELDS:
-      setattr(self, name, getattr(self, name) + getattr(other, name))
-
   def to_dict(self):
     return {name: getattr(self, name) for name in self.FIELDS}
-
-  def summary(self):
-    return ", ".join("%s=%d" % (name, getattr(self, name))
-                     for name in self.FIELDS)
-
-
-def decode_line(raw, stats):
-  """Decodes one line of bytes as UTF-8, dropping (and counting) bad bytes.
-
-  Args:
-    raw: bytes, one line as read from the file (may end with b"\\n").
-    stats: CorpusStats; `undecodable_bytes` is incremented.
-
-  Returns:
-    The decoded line, stripped of surrounding whitespace (str.strip()).
-  """
-  try:
-    text = raw.decode("utf-8")
-  except UnicodeDecodeError:
-    text = raw.decode("utf-8", "ignore")
-    stats.undecodable_bytes += len(raw) - len(text.encode("utf-8"))
-  return text.strip()
 
 
 def iter_lines_from_bytes(raw_lines, stats):
   """Yields stripped, decoded lines from an iterable of raw byte lines.
 
-  Carriage returns are deleted first (see the module docstring). A final
-  line made only of them reads as end of file, as with tf.gfile.
+  A final line of carriage returns only reads as end of file, as with
+  tf.gfile.
   """
   for raw in raw_lines:
     if b"\r" in raw:
@@ -86,34 +50,29 @@ def iter_lines_from_bytes(raw_lines, stats):
       if not raw:
         continue
     stats.lines += 1
-    yield decode_line(raw, stats)
-
-
-def _open_binary(path):
-  if "://" in path:
-    import tensorflow as tf  # Remote filesystems (gs://...) need gfile.
-    return tf.io.gfile.GFile(path, "rb")
-  return open(path, "rb")
+    try:
+      text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+      text = raw.decode("utf-8", "ignore")
+      stats.undecodable_bytes += len(raw) - len(text.encode("utf-8"))
+    yield text.strip()
 
 
 def _raw_lines(path, flag_name):
   """Yields the raw b"\\n"-terminated lines of `path` (bytes)."""
   try:
-    f = _open_binary(path)
+    if "://" in path:
+      import tensorflow as tf  # Remote filesystems (gs://...) need gfile.
+      f = tf.io.gfile.GFile(path, "rb")
+    else:
+      f = open(path, "rb")  # pylint: disable=consider-using-with
   except (OSError, IOError) as e:
     raise InputError("--%s: cannot read %s: %s" % (flag_name, path, e))
   try:
     with f:
-      if "://" in path:
-        while True:
-          line = f.readline()
-          if not line:
-            break
-          yield line
-      else:
-        # Binary file iteration splits on b"\n" only, like gfile.readline.
-        for line in f:
-          yield line
+      # Both iterate by readline(): split on b"\n" only.
+      for line in f:
+        yield line
   except (OSError, IOError) as e:
     raise InputError("--%s: error reading %s: %s" % (flag_name, path, e))
 
@@ -121,9 +80,8 @@ def _raw_lines(path, flag_name):
 def iter_lines(input_files, stats, flag_name="input_file", raw_lines=None):
   """Yields the stripped decoded lines of all `input_files`, in order.
 
-  raw_lines: path, flag_name -> iterable of the file's raw byte lines
-  (default: local files, or tf.io.gfile for URLs; the Beam pipeline passes
-  Beam's filesystems).
+  raw_lines: path, flag_name -> the file's raw byte lines (the Beam pipeline
+  passes Beam's filesystems).
   """
   raw_lines = raw_lines or _raw_lines
   for path in input_files:
@@ -135,9 +93,7 @@ def iter_lines(input_files, stats, flag_name="input_file", raw_lines=None):
 def iter_document_lines(lines):
   """Groups stripped lines into documents (lists of non-empty lines).
 
-  A blank line ends the current document. Documents may still turn out empty
-  after tokenization (e.g. lines of control characters only); callers drop
-  those, as the original does.
+  Callers drop documents that tokenize to nothing, as the original does.
 
   Example:
     >>> list(iter_document_lines(["a", "b", "", "", "c"]))
@@ -176,23 +132,20 @@ def tokenize_document(lines, tokenize_ids, stats):
   return document
 
 
-def read_documents(input_files, tokenize_ids, stats, flag_name="input_file",
-                   progress_seconds=30.0):
+def read_documents(input_files, tokenize_ids, stats):
   """Reads and tokenizes the whole corpus in the original's document order.
-
-  Logs progress (lines, documents, tokens) every `progress_seconds`.
 
   Returns:
     list of documents; each a non-empty list of non-empty lists of token ids.
   """
   documents = []
   last_log = time.time()
-  for lines in iter_document_lines(iter_lines(input_files, stats, flag_name)):
+  for lines in iter_document_lines(iter_lines(input_files, stats)):
     document = tokenize_document(lines, tokenize_ids, stats)
     if document:
       documents.append(document)
       if len(documents) % 256 == 0 and (
-          time.time() - last_log >= progress_seconds):
+          time.time() - last_log >= 30.0):
         last_log = time.time()
         logging.info("reading: %d lines, %d documents, %d tokens",
                      stats.lines, len(documents), stats.tokens)
@@ -201,12 +154,8 @@ def read_documents(input_files, tokenize_ids, stats, flag_name="input_file",
 
 
 def expand_input_patterns(flag_name, patterns):
-  """Expands comma-separated globs in the original's order (tf.gfile.Glob).
-
-  The original does not sort the matches of a glob (it uses the filesystem's
-  listing order), so neither do we: file order decides document order and
-  therefore the instances. Every pattern must match at least one file.
-  """
+  """Expands comma-separated globs in tf.gfile.Glob's order, unsorted as in
+  the original (file order decides the instances)."""
   files = []
   for pattern in patterns.split(","):
     if not pattern:
@@ -215,7 +164,7 @@ def expand_input_patterns(flag_name, patterns):
     if not matched:
       raise InputError("--%s: %r matches no file" % (flag_name, pattern))
     for path in matched:
-      if _isdir(path):
+      if isdir(path):
         raise InputError("--%s: %s is a directory, expected a text file"
                          % (flag_name, path))
       if "://" not in path and not os.access(path, os.R_OK):
@@ -236,7 +185,7 @@ def _glob(pattern):
   return tf.io.gfile.glob(pattern)
 
 
-def _isdir(path):
+def isdir(path):
   if "://" not in path:
     return os.path.isdir(path)
   import tensorflow as tf

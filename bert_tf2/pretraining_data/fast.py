@@ -1,19 +1,11 @@
 """Compiled instance making: the same records as instances.py + writer.py.
 
-Most of create_pretraining_data's time is the per-instance loop of small
-random draws (a shuffle of every candidate position, the 80/10/10 draws),
-which must stay exactly `random.Random`'s draws for the output to equal the
-original's. `_fast.c` runs that loop (document -> instances -> masking ->
-serialized `tf.train.Example`) in C on the same Mersenne Twister, whose
-state it takes from the caller's `random.Random` and hands back after, so
-the Python code before and after (document and record shuffles) continues
-the same stream.
-
-`make_record_maker(documents, options, rng)` returns a `RecordMaker` when the
-extension is built (`pip install -e .` compiles it; a C compiler is needed)
-and passes a self-check against this Python installation's `random` module;
-otherwise None, and callers use the Python code (same output, slower). Set
-BERT_TF2_PURE_PYTHON=1 to force the Python code.
+`_fast.c` runs the per-instance loop (document -> instances -> masking ->
+serialized Example) on the same Mersenne Twister as `random.Random`, taking
+its state from the caller's generator and handing it back after.
+`make_record_maker` returns None when the extension is not built, fails its
+self-check against this Python's `random`, or BERT_TF2_PURE_PYTHON=1; the
+Python code then runs (same output, slower).
 
 Example:
   >>> import random
@@ -104,11 +96,8 @@ def _self_check():
 
 
 class RecordMaker(object):
-  """Makes the records of documents on a `random.Random`'s stream.
-
-  While it is open the compiled code owns the stream: call `close()` (also
-  after an error) before drawing from `rng` again.
-  """
+  """Makes the records of documents on a `random.Random`'s stream; call
+  `close()` (also after an error) before drawing from `rng` again."""
 
   def __init__(self, maker, rng):
     self._maker = maker
@@ -135,7 +124,7 @@ def make_record_maker(documents, options, rng):
   Args:
     documents: list of documents (lists of lists of int ids), in their
       final order.
-    options: instances.InstanceOptions (its max_seq_length is the records').
+    options: instances.InstanceOptions.
     rng: random.Random; only exactly that class (a subclass may draw
       differently).
   """

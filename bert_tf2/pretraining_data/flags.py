@@ -1,11 +1,5 @@
 """Flags of create_pretraining_data.py: the original's (same names and
-defaults) and the new ones (--num_workers, --shard_documents,
---num_output_files, --word_boundaries, --segmented_file). With `--runner=...`
-the script runs as a Beam pipeline (bert_tf2/beam/pretraining_script.py). The original's
---preserve_unused_tokens comes with `import tokenization`.
-
-    from bert_tf2.pretraining_data import flags as data_flags
-    data_flags.define_flags()
+defaults; --preserve_unused_tokens comes with `import tokenization`) and ours.
 """
 
 from absl import flags

@@ -1,23 +1,10 @@
 """Training instances (sentence pairs) with the original's random draws.
 
-`create_instances_from_document` follows the original algorithm step by step,
-making the same calls on the same `random.Random` in the same order:
-
-  1. `rng.random() < short_seq_prob` -> `rng.randint(2, max_num_tokens)` as
-     the document's target length;
-  2. per chunk of sentences: `rng.randint(1, len(chunk) - 1)` for the A/B
-     split when the chunk has two or more sentences;
-  3. `len(chunk) == 1 or rng.random() < 0.5` -> random next: up to 10 draws of
-     `rng.randint(0, num_docs - 1)` until a different document, then
-     `rng.randint(0, len(doc) - 1)` for its first sentence; the unused
-     sentences of the chunk are put back;
-  4. truncation: `rng.random() < 0.5` per removed token (front or back of the
-     longer segment);
-  5. masking (see masking.py).
-
-An instance is the tuple `Instance(input_ids, len_a, masked_lm_positions,
-masked_lm_ids, is_random_next)`; segment ids are 0 for the first `len_a + 2`
-tokens and 1 after.
+`create_instances_from_document` follows the original algorithm step by
+step, making the same calls on the same `random.Random` in the same order
+(short target length, A/B split, random next with up to 10 document draws,
+truncation, masking). An `Instance`'s segment ids are 0 for the first
+`len_a + 2` tokens and 1 after.
 """
 
 import collections
@@ -154,14 +141,3 @@ def _make_instance(tokens_a, tokens_b, is_random_next, options, rng):
       options.do_whole_word_mask, word_level=options.word_level)
   return Instance(output, len(tokens_a), positions, labels, is_random_next)
 
-
-def iter_document_instances(all_documents, options, dupe_factor, rng):
-  """Yields the instances of every document, `dupe_factor` passes over all.
-
-  The documents must already be in their final (shuffled) order.
-  """
-  for _ in range(dupe_factor):
-    for document_index in range(len(all_documents)):
-      for instance in create_instances_from_document(
-          all_documents, document_index, options, rng):
-        yield instance

@@ -1,26 +1,14 @@
 """Masked-LM predictions, drawing random numbers exactly as the original.
 
-Everything works on token ids. For a sequence `[CLS] A [SEP] B [SEP]` the
-candidates are all positions except the three special ones; they are shuffled
-with `rng.shuffle`, then taken in order until `num_to_predict` positions are
-masked. Each masked position draws `rng.random() < 0.8` -> [MASK]; otherwise
-`rng.random() < 0.5` -> keep the token; otherwise a random vocabulary entry,
-`vocab_ids[rng.randint(0, len(vocab_ids) - 1)]` (`vocab_ids` follows the order
-of `tokenizer.vocab`'s keys, as the original's `vocab_words` list does).
-
-With whole-word masking (GitHub master's `--do_whole_word_mask`), a "##"
-piece joins the candidate group of the token before it (across the middle
-[SEP] too, as master does), groups are shuffled, a group that would push the
-count past `num_to_predict` is skipped, and the 80/10/10 draws are made per
-token of a chosen group.
-
-With word-level masking (`--word_boundaries`, Chinese whole words), ids may
-carry word_boundaries.CONTINUATION: such a token, or a "##" piece, joins the
-group of the token just before it (never across [SEP]); groups are shuffled
-and skipped as above, but the 80/10/10 decision is drawn once per word, so
-all characters of a word are masked, kept or replaced together (each
-replaced character draws its own random token). Output ids and labels have
-the mark removed.
+Everything works on token ids. The candidates (all positions but [CLS] and
+the two [SEP]) are shuffled with `rng.shuffle` and taken until
+`num_to_predict` are masked; each draws `rng.random() < 0.8` -> [MASK], else
+`rng.random() < 0.5` -> kept, else `vocab_ids[rng.randint(0, len - 1)]`.
+Whole-word masking (master's `--do_whole_word_mask`) shuffles groups of a
+token and its "##" pieces instead, skipping a group that would not fit;
+word-level masking (`--word_boundaries`) also joins tokens marked
+word_boundaries.CONTINUATION and draws 80/10/10 once per word. See
+docs/pretraining_data.md.
 
 Example:
   >>> import random
@@ -87,15 +75,16 @@ def create_masked_lm_predictions(ids, len_a, masked_lm_prob,
     rng: random.Random, advanced exactly as the original advances it.
     do_whole_word_mask: bool.
     word_level: bool, word groups from continuation marks, one 80/10/10
-      draw per word (see the module docstring); implies whole words.
+      draw per word; implies whole words.
 
   Returns:
     (output_ids, masked_lm_positions, masked_lm_label_ids): the masked copy
     of `ids`, the sorted masked positions and the original ids there.
   """
-  num_tokens = len(ids)
-  num_to_predict = num_predictions(num_tokens, masked_lm_prob,
+  num_to_predict = num_predictions(len(ids), masked_lm_prob,
                                    max_predictions_per_seq)
+  if word_level:
+    return _mask_words(ids, len_a, num_to_predict, vocab, rng)
   output = list(ids)
   random = rng.random
   randint = rng.randint
@@ -103,37 +92,22 @@ def create_masked_lm_predictions(ids, len_a, masked_lm_prob,
   num_vocab = len(vocab_ids)
   mask_id = vocab.mask_id
   positions = []
-
-  if word_level:
-    return _mask_words(ids, len_a, num_to_predict, vocab, rng)
-  if not do_whole_word_mask:
-    cands = _candidate_positions(len_a, num_tokens)
-    rng.shuffle(cands)
-    # Candidates are distinct positions, so "already covered" never happens.
-    for index in cands[:num_to_predict]:
+  # Without whole words every group is one token: the same draws.
+  groups = _word_groups(ids, len_a,
+                        vocab.subword_ids if do_whole_word_mask else ())
+  rng.shuffle(groups)
+  for group in groups:
+    if len(positions) >= num_to_predict:
+      break
+    if len(positions) + len(group) > num_to_predict:
+      continue
+    # Groups are disjoint, so none is ever partly covered already.
+    for index in group:
       if random() < 0.8:
         output[index] = mask_id
       elif random() >= 0.5:
         output[index] = vocab_ids[randint(0, num_vocab - 1)]
       positions.append(index)
-  else:
-    groups = _word_groups(ids, len_a, vocab.subword_ids)
-    rng.shuffle(groups)
-    count = 0
-    for group in groups:
-      if count >= num_to_predict:
-        break
-      if count + len(group) > num_to_predict:
-        continue
-      # Groups are disjoint, so none is ever partly covered already.
-      for index in group:
-        if random() < 0.8:
-          output[index] = mask_id
-        elif random() >= 0.5:
-          output[index] = vocab_ids[randint(0, num_vocab - 1)]
-        positions.append(index)
-      count += len(group)
-
   positions.sort()
   labels = [ids[p] for p in positions]
   return output, positions, labels

@@ -1,9 +1,5 @@
 """Validated settings of a create_pretraining_data run.
 
-`DataOptions` carries the original flags; `validate()` raises
-`common.InputError` naming the flag for any value the original would crash on
-or silently misuse, and `check_vocab()` does the same for the vocabulary.
-
 Example:
   >>> DataOptions(max_seq_length=4).validate()
   Traceback (most recent call last):
@@ -13,21 +9,15 @@ Example:
 
 from bert_tf2.common import InputError
 from bert_tf2.common import cli
+from bert_tf2.pretraining_data import documents
 
 SPECIAL_TOKENS = ("[CLS]", "[SEP]", "[MASK]", "[UNK]")
 
 
 class DataOptions(object):
-  """The original's flags, with the original defaults, plus ours.
-
-  Attributes (original): do_lower_case, do_whole_word_mask, max_seq_length,
-    max_predictions_per_seq, random_seed, dupe_factor, masked_lm_prob,
-    short_seq_prob.
-  Attributes (ours): num_workers (1 = the original's order, single process;
-    N >= 2 = sharded across N processes), shard_documents (documents per
-    shard in sharded mode), log_examples (instances logged like the
-    original), progress_seconds (interval of progress logs).
-  """
+  """The original's flags, with the original defaults, plus ours
+  (pretraining_data.flags); log_examples: instances logged like the
+  original, progress_seconds: interval of progress logs."""
 
   def __init__(self, do_lower_case=True, do_whole_word_mask=False,
                max_seq_length=128, max_predictions_per_seq=20,
@@ -52,8 +42,7 @@ class DataOptions(object):
 
   @classmethod
   def from_flags(cls, f):
-    """The validated options of create_pretraining_data's parsed flags `f`
-    (absl FlagValues of `pretraining_data.flags`)."""
+    """The validated options of the parsed flags `f`."""
     return cls(
         do_lower_case=f.do_lower_case,
         do_whole_word_mask=f.do_whole_word_mask,
@@ -152,16 +141,9 @@ def check_output_files(output_files, input_files, flag_name="output_file"):
       cli.require_output_file(flag_name, path)
       continue
     parent = os.path.dirname(path)
-    if parent and not _isdir(parent):
+    if parent and not documents.isdir(parent):
       raise InputError("--%s=%s: directory %s does not exist"
                        % (flag_name, path, parent))
-    if _isdir(path):
+    if documents.isdir(path):
       raise InputError("--%s=%s: is a directory" % (flag_name, path))
 
-
-def _isdir(path):
-  if "://" not in path:
-    import os
-    return os.path.isdir(path)
-  import tensorflow as tf  # Remote filesystems (gs://...) need gfile.
-  return tf.io.gfile.isdir(path)

@@ -1,20 +1,12 @@
 """Sharded, streaming, multi-process instance creation (`--num_workers N>=2`).
 
-The corpus is read as a stream and cut into shards of `shard_documents`
-consecutive documents (a final shard of fewer than half that many joins the
-one before it). Each shard is processed independently in a worker process,
-the way the original processes the whole corpus, but with its own generator
-`random.Random("<random_seed>/<shard index>")`: its documents are tokenized
-and shuffled, `dupe_factor` passes make instances (random next sentences come
-from other documents of the same shard), and the shard's instances are
-shuffled. The parent writes the shards' records in shard order, round-robin
-over the output files, so at most about `2 * num_workers` shards are in memory
-at any time, whatever the corpus size.
-
-The result is NOT the original's order (that needs the whole corpus in one
-shuffle); it is deterministic: the same input, flags and `random_seed` give
-the same bytes, and since shards do not depend on the number of processes,
-any `num_workers >= 2` gives the same output.
+The corpus is streamed and cut into shards of `shard_documents` documents;
+each shard is made in a worker process as the original makes the whole
+corpus, with its own `random.Random("<random_seed>/<shard index>")`, and the
+parent writes the shards in order, round-robin, holding about
+`2 * num_workers` shards at a time. Not the original's order, but
+deterministic and independent of the number of workers
+(docs/pretraining_data.md, "Sharded mode").
 """
 
 import collections
@@ -67,9 +59,7 @@ def shard_rng(random_seed, shard_index):
 
 
 def shard_tokenize_ids(tokenizer, options):
-  """text -> token ids for a shard: with continuation marks under
-  `--word_boundaries` spaces/jieba (no --segmented_file: its lines pair with
-  the input's in one sequential read), else the tokenizer's own ids."""
+  """text -> token ids for a shard (no --segmented_file in sharded runs)."""
   if options.word_boundaries == "none":
     return stages.make_tokenize_ids(tokenizer)
   return word_boundaries.make_tokenize_ids(tokenizer, options.word_boundaries)
@@ -89,10 +79,8 @@ def process_shard(shard_index, document_lines):
 
 def shard_records(shard_index, document_lines, tokenizer, options,
                   tokenize_ids):
-  """Tokenizes one shard and makes its shuffled serialized instances.
-
-  The one shard function of every sharded run: `run_sharded`'s processes
-  and the Beam pipeline (bert_tf2/beam/pretraining_data.py) call it.
+  """Tokenizes one shard and makes its shuffled serialized instances
+  (`run_sharded`'s workers and the Beam pipeline).
 
   Args:
     shard_index: int.
@@ -120,9 +108,8 @@ def shard_records(shard_index, document_lines, tokenizer, options,
 
 
 def _context():
-  # On Linux, fork shares the loaded tokenizer for free (workers never touch
-  # TensorFlow). Elsewhere fork is unsafe or missing: spawn, which pickles
-  # the tokenizer into each worker.
+  # Fork shares the loaded tokenizer (workers never touch TensorFlow); it is
+  # unsafe or missing off Linux.
   if sys.platform.startswith("linux"):
     return multiprocessing.get_context("fork")
   return multiprocessing.get_context("spawn")

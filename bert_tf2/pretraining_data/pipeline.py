@@ -1,13 +1,8 @@
 """The create_pretraining_data run: read, tokenize, make instances, write.
 
-`run(input_files, output_files, tokenizer, options)` is what the script calls.
-With `options.num_workers == 1` it reproduces the original exactly: one
-`random.Random(random_seed)`, the whole corpus read and shuffled, `dupe_factor`
-passes over every document, all instances shuffled, then written round-robin.
-Instances are kept as serialized records (a few hundred bytes each) rather
-than Python objects, which cuts the original's memory several times.
-With `num_workers >= 2` it runs pretraining_data.parallel (sharded, streaming,
-not the original's order).
+With `options.num_workers == 1` it reproduces the original exactly, keeping
+instances as serialized records (less memory than the original's objects);
+with `num_workers >= 2` it runs pretraining_data.parallel.
 
 Example:
   >>> import os, tempfile, tokenization
@@ -99,14 +94,8 @@ def run(input_files, output_files, tokenizer, options):
 
 
 def run_from_flags(f):
-  """create_pretraining_data.py's `main`: the work of its parsed flags `f`.
-
-  Args:
-    f: absl FlagValues with the flags of `pretraining_data.flags`.
-
-  Returns:
-    The CorpusStats of `run`.
-  """
+  """create_pretraining_data.py's `main`: the work of its parsed flags `f`
+  (`pretraining_data.flags`); returns the CorpusStats of `run`."""
   options = options_lib.DataOptions.from_flags(f)
   input_files = documents_lib.expand_input_patterns("input_file",
                                                     f.input_file)
@@ -115,7 +104,6 @@ def run_from_flags(f):
   options_lib.check_output_files(output_files, input_files)
   tokenizer = tokenization.FullTokenizer(
       vocab_file=f.vocab_file, do_lower_case=f.do_lower_case)
-  check_vocab(tokenizer.vocab, f.vocab_file)
 
   logging.info("*** Reading from input files ***")
   for input_file in input_files:

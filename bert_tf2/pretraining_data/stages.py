@@ -1,6 +1,5 @@
-"""The steps both create_pretraining_data runs share (single-process
-`pipeline` and sharded `parallel`): tokenizing, making and encoding the
-instances, progress and summary logging.
+"""The steps `pipeline` and `parallel` share: tokenizing, making and encoding
+the instances, progress and summary logging.
 
 Example:
   >>> import collections
@@ -21,11 +20,8 @@ from bert_tf2.pretraining_data import writer as writer_lib
 
 
 def make_tokenize_ids(tokenizer):
-  """Returns text -> list of token ids, via the tokenizer's own vocab.
-
-  Uses the tokenizer's cached `tokenize_to_ids` when it has one (this
-  project's tokenization.FullTokenizer), else `tokenize` + vocab lookup.
-  """
+  """Returns text -> list of token ids: the tokenizer's cached
+  `tokenize_to_ids` when it has one, else `tokenize` + vocab lookup."""
   fast = getattr(tokenizer, "tokenize_to_ids", None)
   if fast is not None:
     return fast
@@ -48,12 +44,6 @@ def make_instance_options(tokenizer, options):
       masking_vocab=masking.MaskingVocab.from_vocab(vocab),
       do_whole_word_mask=options.do_whole_word_mask,
       word_level=options.word_boundaries != "none")
-
-
-def make_encoder(tokenizer, options):
-  return writer_lib.ExampleEncoder(
-      options.max_seq_length, options.max_predictions_per_seq,
-      max_id=max(tokenizer.vocab.values()))
 
 
 class Progress(object):
@@ -93,10 +83,7 @@ def log_example_records(records, tokenizer, limit):
 
 
 class PythonRecordMaker(object):
-  """fast.RecordMaker's interface on the Python code (instances + writer).
-
-  The fallback when the compiled code cannot run; the same records.
-  """
+  """fast.RecordMaker's interface on the Python code: the same records."""
 
   def __init__(self, all_documents, inst_options, rng, encode):
     self._documents = all_documents
@@ -130,9 +117,6 @@ def create_records(all_documents, tokenizer, options, rng, stats,
                    progress=None):
   """Makes the serialized instances of shuffled documents, then shuffles them.
 
-  The compiled code (pretraining_data.fast) runs when it can, else the
-  Python code; both give the same records and leave `rng` in the same state.
-
   Args:
     all_documents: documents already in their final order.
     tokenizer: FullTokenizer (its vocab).
@@ -145,9 +129,13 @@ def create_records(all_documents, tokenizer, options, rng, stats,
     list of bytes, serialized tf.train.Example records in output order.
   """
   inst_options = make_instance_options(tokenizer, options)
-  maker = (fast.make_record_maker(all_documents, inst_options, rng) or
-           PythonRecordMaker(all_documents, inst_options, rng,
-                             make_encoder(tokenizer, options).encode))
+  maker = fast.make_record_maker(all_documents, inst_options, rng)
+  if maker is None:
+    encoder = writer_lib.ExampleEncoder(
+        options.max_seq_length, options.max_predictions_per_seq,
+        max_id=max(tokenizer.vocab.values()))
+    maker = PythonRecordMaker(all_documents, inst_options, rng,
+                              encoder.encode)
   records = []
   num_docs = len(all_documents)
   try:

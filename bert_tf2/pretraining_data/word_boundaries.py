@@ -1,26 +1,12 @@
 # coding=utf-8
 """Word boundaries for Chinese whole-word masking (`--word_boundaries`).
 
-BERT's BasicTokenizer splits Chinese text into single characters, so the
-word-piece rule of `--do_whole_word_mask` ("##" pieces join the token
-before) never groups the characters of a Chinese word. With
-`--word_boundaries=spaces` or `=jieba` the words come from a segmentation
-instead, and every token that is not the first of its word is marked as a
-continuation; masking then treats a word's characters as one group (all
-masked together, one 80/10/10 draw per word).
-
-  none    today's behaviour (the original's), nothing marked.
-  spaces  the input is pre-segmented: words separated by spaces (any
-          segmenter's output, or a gold segmentation). With
-          --segmented_file the words come from that file instead, line by
-          line beside --input_file, whose raw text is what is tokenized;
-          the characters of both must match.
-  jieba   words from the jieba segmenter (`pip install jieba`, the
-          "chinese" extra).
-
-Marks travel inside the token ids: a continuation token's id has
-`CONTINUATION` (bit 30) set, so documents, truncation and the original's
-random draws are untouched; `strip` removes the bit before ids are written.
+BasicTokenizer splits Chinese text into characters, so "##" grouping never
+groups a Chinese word. With `spaces` (words separated by spaces in the
+input, or in a line-parallel --segmented_file) or `jieba` (the segmenter),
+every token that is not the first of its word carries `CONTINUATION`
+(bit 30) in its id, leaving documents and the original's random draws
+untouched; masking groups a word's tokens (docs/pretraining_data.md).
 
 Example:
   >>> import collections
@@ -35,7 +21,6 @@ Example:
 
 from bert_tf2.common import InputError
 
-MODES = ("none", "spaces", "jieba")
 CONTINUATION = 1 << 30
 
 
@@ -89,15 +74,9 @@ def make_tokenize_ids(tokenizer, mode, segmented_files=None):
     tokenizer: FullTokenizer (tokenize() and vocab).
     mode: "spaces" or "jieba".
     segmented_files: optional list of files, line-parallel to the input
-      (their non-blank lines, in order, segment the input's non-blank
-      lines); only with mode "spaces".
-
-  The returned function must be called on the input's non-blank lines in
-  file order (read_documents does).
+      (their non-blank lines segment the input's non-blank lines, which the
+      returned function must get in file order); only with mode "spaces".
   """
-  if mode not in MODES or mode == "none":
-    raise InputError("--word_boundaries=%s: expected one of %s" %
-                     (mode, ", ".join(MODES)))
   tokenize, vocab = tokenizer.tokenize, tokenizer.vocab
   if mode == "jieba":
     cut = _jieba_cut()

@@ -1,13 +1,8 @@
 """tf.train.Example records for instances, serialized without protobuf objects.
 
-Building a `tf.train.Example` per instance (seven `Feature` messages of lists
-of Python ints) dominates the original's writing time. The wire format of an
-Example of int64/float lists is simple and stable, so `ExampleEncoder` writes
-the bytes directly: per-id varint bytes come from a table, and the constant
-parts (feature names, padding, mask and weight runs) are precomputed. The
-result parses to exactly the Example the original builds (same feature names,
-int64 lists except float `masked_lm_weights`, zero padding); see
-tests/pretraining_data/writer_test.py.
+Building an Example per instance dominates the original's writing time, so
+`ExampleEncoder` writes the wire format directly; the bytes parse to exactly
+the Example the original builds (tests/pretraining_data/writer_test.py).
 
 Example:
   >>> import tensorflow as tf
@@ -148,19 +143,12 @@ class ExampleEncoder(object):
     ))
     return b"\x0a" + _varint(len(body)) + body
 
-  def encode_instance(self, instance):
-    """encode() for a pretraining_data.instances.Instance."""
-    return self.encode(instance.input_ids, instance.len_a,
-                       instance.masked_lm_positions, instance.masked_lm_ids,
-                       instance.is_random_next)
-
 
 class RoundRobinWriter(object):
   """Writes records round-robin over TFRecord files, each one atomically.
 
-  Each output is written under a temporary name and renamed into place when
-  `close()` succeeds; on an exception inside the `with` block every
-  temporary file is removed and no output file is created or replaced.
+  On an exception inside the `with` block no output file is created or
+  replaced.
 
   Example:
     >>> import os, tempfile
@@ -207,11 +195,8 @@ class RoundRobinWriter(object):
 
 
 class _FramedFile(object):
-  """A local TFRecord file written without TensorFlow (fast.frame_records).
-
-  Byte-identical to tf.io.TFRecordWriter's file (writer_test.py); records
-  are framed and written in chunks.
-  """
+  """A local TFRecord file written without TensorFlow (fast.frame_records),
+  byte-identical to tf.io.TFRecordWriter's."""
 
   _CHUNK = 4096
 
@@ -238,12 +223,8 @@ class _FramedFile(object):
 
 
 def _open_record_writer(path):
-  """A TFRecord writer for `path`: without TensorFlow when it can be.
-
-  TensorFlow's import takes several seconds, most of a small run; local
-  files are written by the compiled framing when it is built, other paths
-  (gs://, ...) by tf.io.TFRecordWriter.
-  """
+  """A TFRecord writer for `path`: without TensorFlow (slow to import) for a
+  local file when the compiled framing is built."""
   frame = fast.record_framing()
   if frame is not None and atomic.is_local(path):
     return _FramedFile(path, frame)
@@ -252,11 +233,8 @@ def _open_record_writer(path):
 
 
 def parse_record(record):
-  """Feature name -> list of values of one Example of int64/float lists.
-
-  A reader of the wire format for the records written here (and for any
-  Example of int64_list/float_list features), so that logging them needs
-  no TensorFlow.
+  """Feature name -> list of values of one Example of int64/float lists
+  (a wire-format reader: logging records needs no TensorFlow).
 
   Example:
     >>> enc = ExampleEncoder(max_seq_length=4, max_predictions_per_seq=1,
