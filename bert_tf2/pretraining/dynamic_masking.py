@@ -1,16 +1,9 @@
 """Masked-LM masking on the fly, in tf.data (`--dynamic_masking`).
 
-Beyond the original: `create_pretraining_data.py` fixes each record's masks
-when the data is written (`--dupe_factor` copies with different masks).
-With dynamic masking every batch is re-masked when it is read: the original
+Beyond the original: every batch is re-masked when it is read. The original
 tokens are restored from `masked_lm_ids`, then new positions are chosen with
-the original's rule (num_to_predict = min(max_predictions_per_seq,
-max(1, round(num_tokens * masked_lm_prob))), [CLS]/[SEP]/padding never
-chosen; of the chosen tokens 80% become [MASK], 10% stay, 10% become a
-random vocabulary id). Whole-word masking is not applied on the fly.
-
-Randomness is stateless: batch number `i` uses seed (seed, i), so a run with
-a fixed data order is reproducible.
+create_pretraining_data's rule and 80/10/10 split (not whole words). Batch
+`i` uses the stateless seed (seed, i), so a fixed data order reproduces.
 
 Example:
   >>> masker = DynamicMasker(vocab_size=30, max_predictions_per_seq=2,
@@ -108,12 +101,9 @@ class DynamicMasker(object):
         minval=0, maxval=self.vocab_size, dtype=tf.int32)
     replacement = tf.where(choice < 0.8, self.mask_id,
                            tf.where(choice < 0.9, labels, random_ids))
-    hits = tf.one_hot(positions, seq_length, dtype=tf.int32)
-    hits *= tf.cast(valid, tf.int32)[:, :, None]
-    replaced = tf.reduce_sum(hits * replacement[:, :, None], axis=1)
-    new_ids = tf.where(tf.reduce_sum(hits, axis=1) > 0, replaced, ids)
-
-    features["input_ids"] = new_ids
+    # The same scatter of values at the valid positions.
+    features["input_ids"] = restore_original_ids(
+        ids, positions, replacement, tf.cast(valid, tf.float32))
     features["masked_lm_positions"] = positions
     features["masked_lm_ids"] = tf.where(valid, labels, 0)
     features["masked_lm_weights"] = tf.cast(valid, tf.float32)

@@ -1,9 +1,7 @@
 """The TFRecord feature spec written by `create_pretraining_data.py`.
 
-Every pretraining record is a `tf.train.Example` with seven fixed-length
-features. Integer features are stored as int64 (the only integer type
-`tf.train.Example` has) and are cast to int32 after parsing, as the original
-does for TPUs.
+Seven fixed-length features; the int64 ones are cast to int32 after
+parsing, as the original does for TPUs.
 
 Example:
   >>> spec = name_to_features(128, 20)
@@ -13,10 +11,8 @@ Example:
 
 import tensorflow as tf
 
-# Feature name -> (length kind, dtype stored in the record).
 SEQ_FEATURES = ("input_ids", "input_mask", "segment_ids")
 PRED_FEATURES = ("masked_lm_positions", "masked_lm_ids", "masked_lm_weights")
-FEATURE_NAMES = SEQ_FEATURES + PRED_FEATURES + ("next_sentence_labels",)
 FLOAT_FEATURES = ("masked_lm_weights",)
 
 

@@ -1,17 +1,8 @@
 """tf.data input for pretraining: reads `create_pretraining_data.py` records.
 
-Behaves as the original `input_fn_builder`:
-  - training: the file list is repeated and shuffled, `cycle_length =
-    min(num_cpu_threads, number of files)` files are read in parallel
-    (interleaved, not deterministic unless asked), records go through a
-    100-element shuffle buffer;
-  - evaluation: files are read in order, repeated (evaluation runs a fixed
-    number of steps), no shuffling;
-  - both: records are parsed with the fixed-length spec, int64 features become
-    int32, batches have exactly `params["batch_size"]` examples
-    (drop_remainder, as the original for both modes).
-Batches are parsed with one vectorised `tf.io.parse_example` call rather than
-per record (same values, less overhead), then prefetched.
+Behaves as the original `input_fn_builder` (the same shuffles, interleave
+and drop_remainder batches), but parses each batch with one vectorised
+`tf.io.parse_example` call rather than per record (same values).
 
 Example:
   >>> input_fn = input_fn_builder(["/data/part-0.tfrecord"], 128, 20,
@@ -42,9 +33,8 @@ def input_fn_builder(input_files, max_seq_length, max_predictions_per_seq,
     seed: optional int seed for the shuffles.
 
   Returns:
-    `input_fn(params)`; params["batch_size"] is the per-replica batch size.
-    The dataset is not sharded here: `runner.Estimator` shards batches over
-    input pipelines itself.
+    `input_fn(params)`; params["batch_size"] is the per-replica batch size
+    (`runner.Estimator` shards the batches over input pipelines itself).
     Each batch is a dict of the 7 features: int32 Tensors of shape
     [batch_size, max_seq_length] (input_ids, input_mask, segment_ids),
     [batch_size, max_predictions_per_seq] (masked_lm_positions,

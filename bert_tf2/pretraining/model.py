@@ -1,23 +1,10 @@
 """The pretraining model: BERT encoder + masked-LM head + next-sentence head.
 
-Same variables, names and maths as the original `run_pretraining.py`:
-  bert/...                       the encoder (`modeling.BertModel`)
-  cls/predictions/...            MLM transform + output_bias; the output
-                                 weights are bert/embeddings/word_embeddings
-  cls/seq_relationship/...       NSP output_weights [2, hidden], output_bias
-With `use_nsp=False` (`--no_nsp`, MLM-only pretraining) the NSP head is not
-built and the checkpoint has no cls/seq_relationship variables.
-
-An ordinary Keras model (`bert_tf2.common.task_model.TaskModel`): compiled
-without a loss it trains on the original loss from the pretraining features
-("masked_lm_ids", "masked_lm_weights", "next_sentence_labels") and reports
-masked_lm_loss, masked_lm_accuracy, next_sentence_loss and
-next_sentence_accuracy as metrics. See docs/keras.md. run_pretraining.py
-trains and evaluates through the same loss and metrics
-(`loss_and_outputs`, `eval_metrics`; `runner.ModelTask`): evaluation
-accumulates each metric over all batches as the original's metric_fn
-(the masked-LM ones weighted by masked_lm_weights), and training logs the
-batch's values beside the total loss (`training_scalars`).
+Same variables (bert/..., cls/predictions/..., cls/seq_relationship/...),
+names and maths as the original `run_pretraining.py`; with `use_nsp=False`
+(`--no_nsp`) there is no NSP head. A `TaskModel`: compiled without a loss it
+trains on the original loss from the features (docs/keras.md), and it is
+run_pretraining.py's `runner.ModelTask`.
 
 Example:
   >>> import modeling, tensorflow as tf
@@ -135,12 +122,9 @@ class PretrainingModel(task_model.TaskModel):
       loss = mlm_loss + nsp_loss
     return loss, batch, parts
 
-  # --- run_pretraining.py's steps (`runner.ModelTask`) --------------------
-
   def loss_and_outputs(self, features, training=False):
-    """(`task_loss`, outputs): "parts", its {metric: (values, weights)},
-    and each metric's value on the batch under its name (the masked-LM
-    loss as the loss: sum(weight * nll) / (sum(weight) + 1e-5))."""
+    """(`task_loss`, outputs): "parts", {metric: (values, weights)}, and each
+    metric's value on the batch under its name."""
     loss, batch, parts = self._loss_parts(features,
                                           self(features, training=training))
     return loss, dict(batch, parts=parts)

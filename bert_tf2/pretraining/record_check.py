@@ -1,18 +1,8 @@
 """Checks pretraining TFRecords and explains bad ones with file and record.
 
-A record whose feature lengths do not match `--max_seq_length` /
-`--max_predictions_per_seq`, or a truncated or corrupt TFRecord file, makes
-`tf.data` fail with an opaque message (or, for TPUs, a shape error far from
-the cause). This module finds the exact file, record index and feature and
-raises `common.InputError` instead:
-
-  - `check_first_records(files, ...)`: cheap up-front check (one record per
-    file), run before building the model.
-  - `find_bad_record(files, ...)`: full scan, run after the input
-    pipeline has failed, to name the record that broke it (or up front
-    with --check_all_records).
-  - `explain_input_errors(files, ...)`: context manager turning a tf.data
-    parse/read failure into that InputError.
+A record of the wrong lengths, or a truncated or corrupt file, makes
+`tf.data` fail with an opaque message; this module raises a
+`common.InputError` naming the file, record index and feature instead.
 
 Example:
   >>> import tempfile, os
@@ -85,14 +75,11 @@ def check_record_file(path, max_seq_length, max_predictions_per_seq,
                       limit=None, limits=None):
   """Checks up to `limit` records (all if None) of one TFRecord file.
 
-  Returns:
-    The number of records checked.
-
   Args:
     limits: optional {feature: exclusive upper bound}, see value_limits().
 
-  Raises:
-    InputError: naming `path`, the record index and what is wrong.
+  Returns:
+    The number of records checked.
   """
   expected = features_lib.expected_lengths(max_seq_length,
                                            max_predictions_per_seq)
@@ -109,12 +96,8 @@ def check_record_file(path, max_seq_length, max_predictions_per_seq,
 
 def check_first_records(files, max_seq_length, max_predictions_per_seq,
                         limits=None):
-  """Checks the first record of every file; at least one must exist.
-
-  Raises:
-    InputError: for a record of the wrong shape, an unreadable file, or
-      when no file has any record (training would wait forever).
-  """
+  """Checks the first record of every file; at least one must exist
+  (training would wait forever)."""
   total = 0
   for path in files:
     try:
@@ -131,11 +114,7 @@ def check_first_records(files, max_seq_length, max_predictions_per_seq,
 
 def find_bad_record(files, max_seq_length, max_predictions_per_seq,
                     limits=None):
-  """Scans every record; raises InputError at the first bad one.
-
-  Returns:
-    None when every record is fine.
-  """
+  """Scans every record; raises InputError at the first bad one."""
   for path in files:
     check_record_file(path, max_seq_length, max_predictions_per_seq,
                       limits=limits)
@@ -144,11 +123,8 @@ def find_bad_record(files, max_seq_length, max_predictions_per_seq,
 @contextlib.contextmanager
 def explain_input_errors(files, max_seq_length, max_predictions_per_seq,
                          limits=None):
-  """Turns a tf.data read/parse failure into an InputError naming the record.
-
-  Wrap the training/evaluation call whose input pipeline reads `files`. If
-  the scan finds nothing wrong, the original error propagates unchanged.
-  """
+  """Turns a tf.data read/parse failure into an InputError naming the record
+  (the original error when the scan finds nothing wrong)."""
   try:
     yield
   except (tf.errors.InvalidArgumentError, tf.errors.DataLossError) as e:

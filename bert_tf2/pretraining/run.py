@@ -1,10 +1,7 @@
 """run_pretraining.py's work: check the inputs, then train and/or evaluate.
 
-`run_pretraining(FLAGS)` takes the parsed flags (see bert_tf2/pretraining/flags.py).
 Everything a user can get wrong is checked before the model is built and
-reported as one `common.InputError` naming the flag or file; a bad record
-found while training (wrong length, truncated file) is reported with its
-file and record index.
+reported as one `common.InputError` naming the flag or file.
 """
 
 import functools
@@ -32,8 +29,7 @@ EVAL_RESULTS = "eval_results.txt"
 
 
 def pretraining_task(config, f):
-  """The runner's task: `PretrainingModel` (--no_nsp, --use_tpu's one-hot
-  embeddings) carries the loss, metrics and outputs."""
+  """The runner's task: a `PretrainingModel` of the flags."""
   return runner.ModelTask(functools.partial(
       PretrainingModel, config, use_nsp=not f.no_nsp,
       use_one_hot_embeddings=bool(f.use_tpu)))
