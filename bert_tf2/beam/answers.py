@@ -1,13 +1,8 @@
 """A raw-text signature's outputs -> one JSON-able answer per input text.
 
-Every task's SavedModel answers a batch with a dict of arrays, the batch
-first (bert_tf2/common/serving.py): the classifier's `label` [batch],
-`probabilities` and `logits` [batch, num_labels]; NER's `words` and `tags`
-[batch, max words] padded with b"" and `num_words` [batch]; and so on.
-`rows` cuts them into one dict per input: strings decoded from UTF-8,
-numbers as Python floats and ints, and with `num_words` each per-word
-output cut to the input's own words (the padding dropped). No Beam or
-TensorFlow is needed here (numpy arrays in).
+`rows` cuts a task's batch of outputs (bert_tf2/common/serving.py) into one
+dict per input: strings decoded, numbers as Python floats and ints, per-word
+outputs cut to the input's `num_words`. Needs numpy only.
 
 Example:
   >>> import numpy as np

@@ -1,16 +1,9 @@
 """A script's command line split into its absl flags and Beam's options.
 
-A script runs as a Beam pipeline when its command line names a runner
-(`--runner=DirectRunner`, `--runner=DataflowRunner`, ...). Then every
-`--name=value` that is not one of the script's absl flags is a Beam
-pipeline option, passed through to the runner untouched
-(`--direct_num_workers=2`, `--project=...`, `--temp_location=gs://...`);
-`check_pipeline_args` refuses, in one line, any that no Beam options class
-knows. Beam options must be written `--name=value` (one argument), since
-absl would read a separate value as a positional argument. Without
-`--runner` the command line goes to absl whole, as before.
-
-This module does not import apache_beam until `check_pipeline_args`.
+With `--runner=...` on the command line, every `--name=value` that is not
+one of the script's absl flags is a Beam pipeline option; without it the
+command line goes to absl whole. Imports apache_beam only in
+`check_pipeline_args`.
 
 Example:
   >>> from absl import flags
@@ -34,11 +27,6 @@ def _flag_name(arg):
   return arg[2:].split("=", 1)[0]
 
 
-def has_runner(argv):
-  """Whether the command line names a Beam runner (`--runner=...`)."""
-  return any(_flag_name(arg) == "runner" for arg in argv[1:])
-
-
 def split(argv, flag_values):
   """(absl argv, Beam pipeline args or None) of a command line.
 
@@ -50,7 +38,7 @@ def split(argv, flag_values):
     (argv for absl, list of Beam option args) when `--runner` is given, else
     (argv, None).
   """
-  if not has_runner(argv):
+  if not any(_flag_name(arg) == "runner" for arg in argv[1:]):
     return list(argv), None
   absl_argv, beam_args = [argv[0]], []
   for arg in argv[1:]:
@@ -68,11 +56,8 @@ def split(argv, flag_values):
 
 
 def check_pipeline_args(beam_args, script):
-  """Beam's PipelineOptions of `beam_args`; InputError for an unknown one.
-
-  Also refuses a value left as a separate argument (`--project p`), which
-  Beam would read but absl would not see.
-  """
+  """Beam's PipelineOptions of `beam_args`; InputError for an unknown one,
+  or a value left as a separate argument (`--project p`: absl misreads it)."""
   try:
     from apache_beam.options import pipeline_options  # pylint: disable=g-import-not-at-top
   except ImportError:
@@ -93,11 +78,8 @@ def check_pipeline_args(beam_args, script):
 
 
 def find_input_error(exc):
-  """The InputError inside a failed pipeline's exception, or None.
-
-  In-process runners raise it with its cause chain; a worker process's error
-  reaches the caller as text ("...InputError: <line> [while running ...]").
-  """
+  """The InputError inside a failed pipeline's exception (in its cause
+  chain, or as text from a worker process), or None."""
   import re  # pylint: disable=g-import-not-at-top
   seen = exc
   while seen is not None and not isinstance(seen, InputError):

@@ -1,19 +1,9 @@
 """The corpus read in a Beam pipeline, cut into `--num_workers` mode's shards.
 
-The shards must be the sharded mode's exactly (same documents, same index),
-and they depend on the whole corpus read in file order: a document may run
-on from one file into the next, and the last short shard joins the one
-before. So one reader goes through the files in order, with
-pretraining_data's own line reader, document grouping and shard cut
-(`documents.iter_lines`, `iter_document_lines`, `parallel.iter_shards`), as
-`run_sharded`'s parent process does; the shards it emits are redistributed
-(`beam.Reshuffle`) so that the costly part, tokenizing and making the
-instances of each shard, runs on every worker. Reading is light next to it
-(a few % of the work; docs/pretraining_data.md, "Beam pipeline").
-
-Files are opened with Beam's filesystems (local paths, gs://, s3://, hdfs://
-... whatever the installed Beam supports). A file that cannot be read is one
-InputError naming it; so is a corpus without any text.
+The shards depend on the whole corpus read in file order (a document may
+run on into the next file; the last short shard joins the one before), so
+one reader cuts them as `run_sharded`'s parent does, through Beam's
+filesystems, and `beam.Reshuffle` spreads them over the workers.
 
 Example:
   >>> import os, tempfile
@@ -33,18 +23,12 @@ from bert_tf2.pretraining_data import documents as documents_lib
 from bert_tf2.pretraining_data import parallel
 
 NAMESPACE = "create_pretraining_data"
-# The tagged output of CorpusStats counts ({name: int} dicts).
-STATS = "stats"
-# The counts the reader makes (the shard function makes the others).
+STATS = "stats"  # The tagged output of CorpusStats counts.
 READER_STATS = ("files", "lines", "undecodable_bytes")
 
 
 def beam_raw_lines(path, flag_name="input_file"):
-  """Yields the raw b"\\n"-terminated lines of `path` via Beam's filesystems.
-
-  Raises:
-    InputError: naming the file, when it cannot be opened or read.
-  """
+  """Yields the raw b"\\n"-terminated lines of `path` via Beam's filesystems."""
   try:
     f = FileSystems.open(path, compression_type=CompressionTypes.UNCOMPRESSED)
   except (IOError, OSError) as e:
@@ -99,12 +83,9 @@ class _ReadShardsFn(beam.DoFn):
 
 
 class ReadShards(beam.PTransform):
-  """PBegin -> (shards, stats): PCollections of (shard index, list of
-  documents), spread over the workers, and of the reader's counts (one
-  {name: int} dict; see pretraining_data.CountStats).
-
-  Each document is a list of stripped non-empty lines (str).
-  """
+  """PBegin -> (shards, stats): PCollections of (shard index, documents
+  as lists of lines), spread over the workers, and of the reader's counts
+  (one {name: int} dict)."""
 
   def __init__(self, input_files, shard_documents):
     super().__init__()

@@ -1,17 +1,9 @@
 """Beam's RunInference over a task's raw-string SavedModel (any task).
 
-Every task exports the same kind of SavedModel (bert_tf2/common/serving.py,
-`models.load_predictor(output_dir).export(export_dir)`, run_classifier's and
-run_ner's --export_dir): a signature of raw strings in (`text_a`, or
-`text_a` + `text_b`, or `text`, ...), the task's answers out, tokenizing
-in the graph. `RawTextModelHandler` lets RunInference load it once per
-worker process and answer batches of inputs:
-
-  element     a str (for a signature of one input), or a dict holding the
-              signature's input names (other keys are left alone)
-  inference   the answer for it: {output name: JSON value}
-              (bert_tf2.beam.answers.rows: e.g. label + probabilities +
-              logits for the classifier, words + tags for NER)
+Every task's SavedModel (bert_tf2/common/serving.py) takes raw strings and
+answers with the task's outputs. An element is a str (for a signature of
+one input) or a dict holding the signature's input names; its inference is
+{output name: JSON value} (bert_tf2.beam.answers.rows).
 
 Example (in a pipeline):
   >>> import apache_beam as beam  # doctest: +SKIP
@@ -26,11 +18,6 @@ from apache_beam.ml.inference import base
 
 from bert_tf2.beam import answers as answers_lib
 from bert_tf2.common import InputError
-
-
-def signature_inputs(function):
-  """The input names of a loaded signature, in its order."""
-  return list(function.structured_input_signature[1])
 
 
 def batch_inputs(batch, names, signature="serving_default"):
@@ -67,8 +54,7 @@ class RawTextModelHandler(base.ModelHandler):
     export_dir: the SavedModel directory (any path TensorFlow reads).
     signature: the signature to call (default serving_default; e.g. the
       classifier's serving_pair for sentence pairs).
-    max_batch_size: most inputs per call (Beam's BatchElements makes the
-      batches; the model itself runs them in its chunks).
+    max_batch_size: most inputs per call.
   """
 
   def __init__(self, export_dir, signature="serving_default",
@@ -78,11 +64,8 @@ class RawTextModelHandler(base.ModelHandler):
     self._signature = signature
 
   def load_model(self):
-    # tensorflow_text registers the ops the graph tokenizes with
-    # (NormalizeUTF8, RegexSplit, ...); TensorFlow itself is imported here, in
-    # the worker, not when a pipeline is built.
+    # In the worker: tensorflow_text registers the graph's tokenizing ops.
     import tensorflow_text  # pylint: disable=g-import-not-at-top,unused-import
-    # Beam worker: saved_model loads TensorFlow, imported on the worker only.
     from bert_tf2.common import saved_model  # pylint: disable=g-import-not-at-top
     loaded = saved_model.load_saved_model(self._export_dir)
     if self._signature not in loaded.signatures:
@@ -93,7 +76,8 @@ class RawTextModelHandler(base.ModelHandler):
   def run_inference(self, batch, model, inference_args=None):
     import tensorflow as tf  # pylint: disable=g-import-not-at-top
     function = model.signatures[self._signature]
-    columns = batch_inputs(batch, signature_inputs(function), self._signature)
+    columns = batch_inputs(batch, list(function.structured_input_signature[1]),
+                           self._signature)
     outputs = function(**{name: tf.constant(values, tf.string)
                           for name, values in columns.items()})
     answers = answers_lib.rows({name: value.numpy()

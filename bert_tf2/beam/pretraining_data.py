@@ -1,33 +1,12 @@
 """create_pretraining_data as an Apache Beam pipeline: `--num_workers` mode's
-examples, on any runner (DirectRunner, Dataflow, Flink, Spark).
+examples, on any runner.
 
-    read (one reader, in file order)  -> (shard index, documents)
-    Reshuffle                         -> shards spread over the workers
-    ShardRecords: parallel.shard_records, the sharded mode's own shard
-      function, seeded by parallel.shard_rng ("<random_seed>/<shard>")
-                                      -> (shard index, serialized Examples)
-    write: a shard's records consecutive in one TFRecord file, files
-      PREFIX-SSSSS-of-NNNNN written through Beam's temp-then-rename sink
-
-For the same corpus and flags (`--random_seed`, `--shard_documents`, ...)
-the set of serialized examples equals `--num_workers N` mode's, and each
-shard's instances come in the same order (tests/beam/). Only the
-assignment of shards to files differs: the local mode deals records
-round-robin over its outputs, here whole shards go to files. Whole-word
-masking and Chinese `--word_boundaries` (spaces, jieba) are the shard
-function's; `--segmented_file` is refused (its lines pair with the input's
-in one sequential read).
-
-From the script (docs/pretraining_data.md, "Beam pipeline"):
-
-  python create_pretraining_data.py --input_file=... --vocab_file=... \\
-    --output_file=out/records --num_output_files=4 \\
-    --runner=DirectRunner --direct_num_workers=2 \\
-    --direct_running_mode=multi_processing
-
-From Python: `run(input_files, output_prefix, tokenizer, options,
-pipeline_args=["--runner=DirectRunner"], num_output_files=4)`, or the
-`CreatePretrainingData` transform in your own pipeline.
+One reader cuts the corpus into the sharded mode's shards, `Reshuffle`
+spreads them over the workers, `parallel.shard_records` makes each shard's
+records, and each shard is written consecutively into one file
+PREFIX-SSSSS-of-NNNNN. The examples (and each shard's order) are the
+sharded mode's; only their placement in files differs
+(docs/pretraining_data.md, "Beam pipeline").
 """
 
 import time
@@ -97,11 +76,8 @@ def _count(total):
 class CountStats(beam.PTransform):
   """Stats dicts -> the run's Metrics counters, counted once.
 
-  The counts travel as data and are summed before one step adds them to
-  the counters: a retried bundle's output is dropped by the runner, so a
-  worker that failed mid-shard is not counted twice (counters incremented
-  inside a failed bundle are kept by some runners, the DirectRunner's
-  bundle engine among them).
+  The counts travel as data: a retried bundle's output is dropped, while
+  counters incremented inside a failed bundle are kept by some runners.
   """
 
   def expand(self, stats):
@@ -163,10 +139,8 @@ def run(input_files, output_prefix, tokenizer, options, pipeline_args=(),
     input_files: list of corpus paths (any Beam filesystem), in order.
     output_prefix: str, output path prefix.
     tokenizer: tokenization.FullTokenizer.
-    options: DataOptions (num_workers is not used: the runner's options
-      decide the workers).
-    pipeline_args: Beam pipeline options, e.g. ["--runner=DirectRunner",
-      "--direct_num_workers=2", "--direct_running_mode=multi_processing"].
+    options: DataOptions (num_workers is not used).
+    pipeline_args: Beam pipeline options, e.g. ["--runner=DirectRunner"].
     num_output_files: int, 0 = the runner's choice.
     shard_fn: optional DoFn in place of ShardRecords (tests).
 

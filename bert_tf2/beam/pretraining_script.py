@@ -1,19 +1,8 @@
 """create_pretraining_data.py's flags run as a Beam pipeline (`--runner=...`).
 
-The script hands its parsed absl flags and the Beam pipeline options of its
-command line (bert_tf2.beam.argv) to `run_from_flags`. Every flag acts as
-in `--num_workers` mode, except:
-
-  --output_file       one path prefix: files PREFIX-SSSSS-of-NNNNN (any Beam
-                      filesystem: gs://bucket/dir/records, ...)
-  --num_output_files  N files; 0 (default): as many as the runner chooses
-  --num_workers       refused: the runner's own options set the workers
-                      (--direct_num_workers, Dataflow's --max_num_workers)
-  --segmented_file    refused (its lines pair with the input's in order)
-
-`--input_file` globs are expanded here, in the local mode's order; a
-pattern on a filesystem TensorFlow does not read (s3://, hdfs://, ...) is
-expanded by Beam, its matches in name order.
+Every flag acts as in `--num_workers` mode, except that --output_file is
+one path prefix, --num_output_files=0 lets the runner choose, and
+--num_workers and --segmented_file are refused.
 """
 
 from absl import logging
@@ -32,7 +21,8 @@ _GFILE_SCHEMES = ("gs://",)
 
 
 def expand_inputs(patterns):
-  """--input_file's comma-separated globs -> list of files, in order."""
+  """--input_file's comma-separated globs -> list of files: in the local
+  mode's order, or Beam's matches in name order (s3://, hdfs://, ...)."""
   files = []
   for pattern in patterns.split(","):
     if not pattern:
@@ -52,11 +42,8 @@ def expand_inputs(patterns):
 
 
 def run_from_flags(f, beam_args):
-  """The work of the parsed flags `f` with Beam options `beam_args`.
-
-  Returns:
-    The CorpusStats of `pretraining_data.run`.
-  """
+  """The work of the parsed flags `f` with Beam options `beam_args`;
+  returns the CorpusStats of `pretraining_data.run`."""
   argv_lib.check_pipeline_args(beam_args, SCRIPT)
   if f.num_workers != 1:
     raise InputError("--num_workers=%d: not with --runner (the runner's "

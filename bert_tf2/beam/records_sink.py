@@ -1,16 +1,10 @@
 """TFRecord files written a shard at a time, atomically, by Beam's file sink.
 
-Each element is one shard, (shard index, list of serialized Examples), and
-is written as consecutive records of one file, so a shard's instances keep
-their order in the output on every runner (Beam's `WriteToTFRecord` takes
-one record per element, and a runner may reorder elements). Files are named
-`PREFIX-SSSSS-of-NNNNN` (the sharded mode's names with `--num_output_files`).
-
-Writing is Beam's `FileBasedSink`: each bundle writes a temporary file under
-a `.temp-beam-*` directory beside the outputs, and only when the whole
-pipeline has succeeded are the files of the bundles that succeeded renamed
-into place (a retried bundle's file is dropped, not renamed). A failed
-pipeline leaves no output file, never half of one.
+Each element, (shard index, list of serialized Examples), is written as
+consecutive records of one file PREFIX-SSSSS-of-NNNNN, so a shard keeps its
+order (`WriteToTFRecord` takes one record per element, which a runner may
+reorder). Beam's `FileBasedSink` renames the files into place only when the
+whole pipeline has succeeded.
 
 Example:
   >>> import tensorflow as tf
@@ -35,13 +29,8 @@ SHARD_NAME_TEMPLATE = "-SSSSS-of-NNNNN"
 
 
 def frame_records(records):
-  """list of bytes -> their TFRecord file bytes (length, CRCs, data each).
-
-  The compiled framing of pretraining_data.fast when built; else Beam's
-  TFRecord framing (tfrecordio keeps it private, but it is the one Beam
-  writes and reads its own TFRecord files with; it needs crcmod, which the
-  `beam` extra installs with apache-beam[tfrecord]).
-  """
+  """list of bytes -> their TFRecord file bytes: the compiled framing of
+  pretraining_data.fast when built, else Beam's own (private) one."""
   frame = fast.record_framing()
   if frame is not None:
     return frame(records)
