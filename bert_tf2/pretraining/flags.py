@@ -1,9 +1,5 @@
 """Flags of run_pretraining.py: the original ones (same names and defaults),
-the runner's (strategy, precision, ...) and a few pretraining options.
-
-    from bert_tf2.pretraining import flags as pretraining_flags
-    pretraining_flags.define_flags()
-"""
+the runner's (strategy, precision, ...) and a few pretraining options."""
 
 from absl import flags
 

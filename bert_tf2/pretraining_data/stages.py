@@ -97,9 +97,7 @@ class PythonRecordMaker(object):
     records = []
     for inst in instances_lib.create_instances_from_document(
         self._documents, document_index, self._options, self._rng):
-      records.append(self._encode(inst.input_ids, inst.len_a,
-                                  inst.masked_lm_positions,
-                                  inst.masked_lm_ids, inst.is_random_next))
+      records.append(self._encode(*inst))  # Instance: encode()'s arguments.
       self._counts[0] += 1
       self._counts[1] += len(inst.input_ids)
       self._counts[2] += len(inst.masked_lm_positions)

@@ -52,16 +52,10 @@ def _map_entry(name, feature_bytes):
   return _length_delimited(b"\x0a", entry)
 
 
-def _int64_feature(packed_varints):
-  # Feature.int64_list (field 3) -> Int64List.value (field 1, packed).
-  inner = _length_delimited(b"\x0a", packed_varints) if packed_varints else b""
-  return _length_delimited(b"\x1a", inner)
-
-
-def _float_feature(packed_floats):
-  # Feature.float_list (field 2) -> FloatList.value (field 1, packed).
-  inner = _length_delimited(b"\x0a", packed_floats) if packed_floats else b""
-  return _length_delimited(b"\x12", inner)
+def _list_feature(field_tag, packed):
+  # Feature.float_list (b"\x12") or int64_list (b"\x1a") -> value (packed).
+  inner = _length_delimited(b"\x0a", packed) if packed else b""
+  return _length_delimited(field_tag, inner)
 
 
 class ExampleEncoder(object):
@@ -81,23 +75,25 @@ class ExampleEncoder(object):
     seq, preds = max_seq_length, max_predictions_per_seq
     # Entries whose bytes depend only on a count: cached per count.
     self._mask_entries = [
-        _map_entry("input_mask", _int64_feature(
-            b"\x01" * n + b"\x00" * (seq - n))) for n in range(seq + 1)]
+        _map_entry("input_mask", _list_feature(
+            b"\x1a", b"\x01" * n + b"\x00" * (seq - n)))
+        for n in range(seq + 1)]
     self._weight_entries = [
-        _map_entry("masked_lm_weights", _float_feature(
+        _map_entry("masked_lm_weights", _list_feature(
+            b"\x12",
             struct.pack("<f", 1.0) * k + struct.pack("<f", 0.0) * (preds - k)))
         for k in range(preds + 1)]
     self._next_entries = [
-        _map_entry("next_sentence_labels", _int64_feature(b"\x00")),
-        _map_entry("next_sentence_labels", _int64_feature(b"\x01"))]
+        _map_entry("next_sentence_labels", _list_feature(b"\x1a", label))
+        for label in (b"\x00", b"\x01")]
     self._headers = {}
 
   def _int_entry(self, name, packed):
-    """`_map_entry(name, _int64_feature(packed))` with a cached header."""
+    """`_map_entry(name, _list_feature(b"\x1a", packed))`, header cached."""
     key = (name, len(packed))
     header = self._headers.get(key)
     if header is None:
-      entry = _map_entry(name, _int64_feature(packed))
+      entry = _map_entry(name, _list_feature(b"\x1a", packed))
       header = entry[:len(entry) - len(packed)]
       self._headers[key] = header
     return header + packed
