@@ -5,20 +5,15 @@
     --runner=DirectRunner --direct_num_workers=2 \\
     --direct_running_mode=multi_processing
 
-Reads --input (comma-separated globs, any Beam filesystem), answers with
-RunInference and `inference.RawTextModelHandler` in batches of up to
---batch_size, and writes --output-SSSSS-of-NNNNN.jsonl (Beam's temp files,
-renamed when the pipeline succeeds). One output line per input line, in no
-particular order, each carrying its input:
+Writes --output-SSSSS-of-NNNNN.jsonl: one line per input line, in no
+particular order, each carrying its input and the signature's answer:
 
   text   each non-blank line is one text -> {"text": line, "prediction": {...}}
   jsonl  each line a JSON object holding the signature's inputs (e.g.
          {"id": 7, "text_a": "..."}) -> the object plus "prediction"
 
-"prediction" is the signature's answer (bert_tf2.beam.answers), e.g.
-{"label": "pos", "probabilities": [...], "logits": [...]} for a classifier,
-{"words": [...], "tags": [...], "num_words": 4} for NER. Beam pipeline
-options (--runner=..., as --name=value) pass through to the runner.
+Beam pipeline options (--runner=..., as --name=value) pass through to the
+runner. See docs/prediction.md.
 """
 
 import json

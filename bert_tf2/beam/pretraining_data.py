@@ -28,12 +28,7 @@ from bert_tf2.pretraining_data import stages
 
 
 class ShardRecords(beam.DoFn):
-  """(index, documents) -> (index, records) by `parallel.shard_records`.
-
-  Args:
-    tokenizer: tokenization.FullTokenizer (pickled to the workers).
-    options: DataOptions.
-  """
+  """(index, documents) -> (index, records) by `parallel.shard_records`."""
 
   def __init__(self, tokenizer, options):
     super().__init__()
@@ -87,15 +82,8 @@ class CountStats(beam.PTransform):
 
 
 class CreatePretrainingData(beam.PTransform):
-  """PBegin -> the written file names: the whole run as one transform.
-
-  Args:
-    input_files: list of corpus paths, in order (already expanded).
-    output_prefix: str, files are output_prefix-SSSSS-of-NNNNN.
-    tokenizer, options: as `pipeline.run`.
-    num_output_files: int; 0 lets the runner choose.
-    shard_fn: the DoFn making each shard's records (default ShardRecords).
-  """
+  """PBegin -> the written file names: the whole run as one transform
+  (arguments as `run`'s)."""
 
   def __init__(self, input_files, output_prefix, tokenizer, options,
                num_output_files=0, shard_fn=None):

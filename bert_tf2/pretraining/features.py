@@ -33,8 +33,3 @@ def name_to_features(max_seq_length, max_predictions_per_seq):
     spec[name] = tf.io.FixedLenFeature([length], dtype)
   return spec
 
-
-def cast_int64_to_int32(example):
-  """Casts every int64 tensor of a parsed example dict to int32."""
-  return {name: (tf.cast(t, tf.int32) if t.dtype == tf.int64 else t)
-          for name, t in example.items()}

@@ -45,8 +45,9 @@ def input_fn_builder(input_files, max_seq_length, max_predictions_per_seq,
   spec = features_lib.name_to_features(max_seq_length, max_predictions_per_seq)
 
   def parse_batch(serialized):
-    return features_lib.cast_int64_to_int32(
-        tf.io.parse_example(serialized, spec))
+    parsed = tf.io.parse_example(serialized, spec)
+    return {name: (tf.cast(t, tf.int32) if t.dtype == tf.int64 else t)
+            for name, t in parsed.items()}
 
   def input_fn(params):
     batch_size = params["batch_size"]

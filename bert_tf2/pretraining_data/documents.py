@@ -112,16 +112,8 @@ def iter_document_lines(lines):
 
 
 def tokenize_document(lines, tokenize_ids, stats):
-  """Tokenizes one document's lines; drops lines that give no tokens.
-
-  Args:
-    lines: list of str, non-empty stripped lines.
-    tokenize_ids: callable str -> list of int token ids.
-    stats: CorpusStats (sentences, tokens).
-
-  Returns:
-    list of lists of int ids (the document's sentences), possibly empty.
-  """
+  """Tokenizes one document's lines (str) with `tokenize_ids`, dropping lines
+  that give no tokens; returns its sentences (lists of ids), maybe none."""
   document = []
   for line in lines:
     ids = tokenize_ids(line)
