@@ -97,14 +97,13 @@ def check_flags(flags_values):
     checkpoints.check_batch_shape(f.output_dir, checkpoints.batch_shape(
         f.train_batch_size, f.max_seq_length), f.allow_new_batch_shape)
   input_files = cli.expand_globs("input_file", f.input_file)
+  limits = _value_limits(f, config)
   record_check.check_first_records(
-      input_files, f.max_seq_length, f.max_predictions_per_seq,
-      _value_limits(f, config))
+      input_files, f.max_seq_length, f.max_predictions_per_seq, limits)
   if f.check_all_records:
     logging.info("Checking every record of %d files", len(input_files))
     record_check.find_bad_record(input_files, f.max_seq_length,
-                                 f.max_predictions_per_seq,
-                                 _value_limits(f, config))
+                                 f.max_predictions_per_seq, limits)
   return config, input_files
 
 

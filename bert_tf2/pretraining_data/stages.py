@@ -93,7 +93,6 @@ class PythonRecordMaker(object):
     self._counts = [0, 0, 0]
 
   def make(self, document_index):
-    """The serialized Examples of one document's instances, in order."""
     records = []
     for inst in instances_lib.create_instances_from_document(
         self._documents, document_index, self._options, self._rng):
@@ -104,7 +103,6 @@ class PythonRecordMaker(object):
     return records
 
   def counts(self):
-    """(instances, instance_tokens, masked_tokens) made so far."""
     return tuple(self._counts)
 
   def close(self):
