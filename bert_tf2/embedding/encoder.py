@@ -1,18 +1,11 @@
 """`SentenceEncoder`: texts -> sentence vectors, pooled as the checkpoint
 was trained (see `pooling.pooling_from_dir`).
 
-`SentenceEncoder.from_dir(model_dir)` loads either a Hugging Face /
-sentence-transformers directory (config.json + model.safetensors +
-vocab.txt, converted on the fly with `modeling.hf_import` and exact GELU,
-as Hugging Face computes it) or an original-format one (bert_config.json +
-bert_model.ckpt* + vocab.txt). `encode(texts)` runs the encoder's text
-model (`text_model()`, a `SentenceTextModel`: the Python predictor is the
-Keras model's `predict`, as every task's): texts are tokenized in graph as
-the original's `FullTokenizer`, as one segment: [CLS] text [SEP], cut to
-max_seq_length - 2 word pieces (max_seq_length from
-sentence_bert_config.json when present: 256 for all-MiniLM-L6-v2). A
-run_embedding.py output_dir gives the run's own pooling, normalisation,
-max_seq_length and casing (its model.json, `bert_tf2.common.artifact`).
+`SentenceEncoder.from_dir(model_dir)` loads a Hugging Face /
+sentence-transformers directory (converted with `modeling.hf_import`, exact
+GELU), an original-format one, or a run_embedding.py output_dir (its
+model.json). `encode(texts)` runs the encoder's `text_model()`: texts
+tokenized in graph as one segment, [CLS] text [SEP], cut to max_seq_length.
 
 Example (all-MiniLM-L6-v2 gives sentence-transformers' vectors):
   >>> enc = SentenceEncoder.from_dir(minilm_dir())          # doctest: +SKIP
@@ -99,26 +92,22 @@ class SentenceEncoder(lora.Adaptable, keras.Model):
   # --- Raw texts: through the encoder's text model -----------------------
 
   def text_model(self):
-    """The `SentenceTextModel` of this encoder: a `BertPreprocessor` of
-    its tokenizer's vocabulary and casing, cut to max_seq_length, in front
-    of this encoder (its weights, not a copy). Built on first use and
+    """The `SentenceTextModel` of this encoder (`text_model.wrap`), built
     again when tokenizer or max_seq_length change."""
     if self.tokenizer is None:
       raise ValueError("no tokenizer: build the encoder with from_dir() or "
                        "set .tokenizer")
     key = (id(self.tokenizer), self.max_seq_length)
-    held = self.__dict__.get("_text_model_of")  # Untracked (see below).
-    if held is None or held.key != key:
-      held = _Held(key, text_model_lib.wrap(self))
-      # Not a Keras attribute: the text model holds this encoder, and a
-      # tracked attribute would make each the other's layer.
+    held = self.__dict__.get("_text_model_of")  # (key, text model)
+    if held is None or held[0] != key:
+      held = (key, text_model_lib.wrap(self))
+      # Untracked: the text model holds this encoder, and a tracked
+      # attribute would make each the other's layer.
       object.__setattr__(self, "_text_model_of", held)
-    return held.model
+    return held[1]
 
   def encode(self, texts, batch_size=32):
-    """list of str -> float32 numpy [len(texts), hidden_size]: this
-    encoder's text model's `predict` (the SavedModel's and
-    `bert_tf2.models.load(dir)`'s vectors)."""
+    """list of str -> float32 numpy [len(texts), hidden_size]."""
     texts = [t for t, _ in text_inputs.check_texts(texts, pairs=False)]
     if not texts:
       return np.zeros([0, self.bert_config.hidden_size], np.float32)
@@ -136,12 +125,9 @@ class SentenceEncoder(lora.Adaptable, keras.Model):
       pooling_mode, normalize: override what the directory says.
       max_seq_length: override (default: sentence_bert_config.json, else
         128).
-      do_lower_case: override (default: tokenizer_config.json /
-        sentence_bert_config.json, else True).
-      precision: None (the default: the one the run's answers were made
-        in, model.json's; float32 for a pretrained directory), "float32",
-        "bfloat16", "float16" or "auto" (bfloat16 on a CPU that multiplies
-        it fast): see `bert_tf2.runner.speed_defaults`.
+      do_lower_case: override (default: tokenizer_config.json, else True).
+      precision: None (model.json's; float32 for a pretrained directory)
+        or one of PRECISIONS (`bert_tf2.runner.speed_defaults`).
     """
     if not os.path.isdir(model_dir):
       raise InputError("%s: not a directory" % model_dir)
@@ -170,43 +156,34 @@ def _from_directory(cls, model_dir, pooling_mode, normalize, max_seq_length,
                                            "tokenizer_config.json"))
   if do_lower_case is None:
     do_lower_case = tok_config.get("do_lower_case", True)
+  head = (pooling_mode or config_pooling.mode,
+          config_pooling.normalize if normalize is None else normalize)
   if os.path.exists(os.path.join(model_dir, "model.safetensors")):
     with tempfile.TemporaryDirectory() as tmp:
       bert_config, _ = hf_import.convert_hf_checkpoint(model_dir, tmp,
                                                        exact_gelu=True)
-      encoder = cls(bert_config,
-                    pooling_mode or config_pooling.mode,
-                    config_pooling.normalize if normalize is None
-                    else normalize)
+      encoder = cls(bert_config, *head)
       modeling.init_from_checkpoint(encoder.bert, tmp, flag=model_dir)
   else:
     config_file = os.path.join(model_dir, "bert_config.json")
     bert_config = modeling.BertConfig.from_json_file(config_file)
     modeling.check_config_matches_checkpoint(
         bert_config, model_dir, flag=model_dir, config_file=config_file)
-    encoder = cls(bert_config, pooling_mode or config_pooling.mode,
-                  config_pooling.normalize if normalize is None
-                  else normalize)
+    encoder = cls(bert_config, *head)
     modeling.init_from_checkpoint(encoder.bert, model_dir, flag=model_dir)
-  encoder.tokenizer = tokenization.FullTokenizer(
-      vocab, do_lower_case=do_lower_case)
-  encoder.max_seq_length = int(max_seq_length or st_config.get(
-      "max_seq_length", DEFAULT_MAX_SEQ_LENGTH))
-  modeling.check_sequence_length(bert_config, encoder.max_seq_length)
-  return encoder
+  return _with_tokenizer(encoder, vocab, do_lower_case, max_seq_length or
+                         st_config.get("max_seq_length",
+                                       DEFAULT_MAX_SEQ_LENGTH))
 
 
 def _from_run(cls, found, pooling_mode, normalize, max_seq_length,
               do_lower_case):
   """SentenceEncoder.from_dir of a run_embedding.py output_dir (`found`,
-  its `artifact.Artifact`): its model.json's pooling, normalisation,
-  length and casing (each overridden by an argument given), the recorded
-  checkpoint's weights."""
+  its `artifact.Artifact`); each argument given overrides model.json."""
   model_dir = found.directory
   if found.task != "embedding":
     raise InputError("%s: holds a %r model, not a sentence encoder"
                      % (model_dir, found.task))
-  # What the record lacks: a pretrained directory's defaults.
   head, pre = found.model, found.preprocessor
   bert_config = modeling.BertConfig.from_json_file(found.config_file)
   encoder = cls(bert_config, pooling_mode or head.get("pooling_mode", "cls"),
@@ -214,20 +191,19 @@ def _from_run(cls, found, pooling_mode, normalize, max_seq_length,
                 else normalize)
   checkpoint = found.checkpoint or model_dir
   modeling.init_from_checkpoint(encoder.bert, checkpoint, flag=model_dir)
+  return _with_tokenizer(
+      encoder, found.vocab_file, pre.get("do_lower_case", True)
+      if do_lower_case is None else do_lower_case,
+      max_seq_length or pre.get("max_seq_length", DEFAULT_MAX_SEQ_LENGTH))
+
+
+def _with_tokenizer(encoder, vocab, do_lower_case, max_seq_length):
+  """`encoder` with its tokenizer and max_seq_length."""
   encoder.tokenizer = tokenization.FullTokenizer(
-      found.vocab_file, do_lower_case=pre.get("do_lower_case", True)
-      if do_lower_case is None else do_lower_case)
-  encoder.max_seq_length = int(max_seq_length or pre.get(
-      "max_seq_length", DEFAULT_MAX_SEQ_LENGTH))
-  modeling.check_sequence_length(bert_config, encoder.max_seq_length)
+      vocab, do_lower_case=do_lower_case)
+  encoder.max_seq_length = int(max_seq_length)
+  modeling.check_sequence_length(encoder.bert_config, encoder.max_seq_length)
   return encoder
-
-
-class _Held(object):
-  """A text model and the (tokenizer, max_seq_length) it was built for."""
-
-  def __init__(self, key, model):
-    self.key, self.model = key, model
 
 
 def _optional_json(path):
@@ -239,7 +215,3 @@ def _optional_json(path):
     except ValueError as e:
       raise InputError("%s: not valid JSON: %s" % (path, e)) from None
 
-
-def encode(texts, model_dir, batch_size=32):
-  """`SentenceEncoder.from_dir(model_dir).encode(texts, batch_size)`."""
-  return SentenceEncoder.from_dir(model_dir).encode(texts, batch_size)

@@ -1,13 +1,9 @@
 """run_embedding.py's job on the fine-tuning driver.
 
-  prepare (flags; every split the flags ask for is read and checked before
-  any output) -> records of anchor/positive[/negative] sequences -> the
-  driver trains with the multiple-negatives ranking loss -> evaluate:
-  eval_loss, eval_in_batch_accuracy, and retrieval of each dev anchor's
-  positive among all dev positives (and negatives): recall@1, recall@10,
-  mrr (eval_results.txt) -> test_results.tsv (each test anchor's top 10
-  "index:cosine" among the test positives) -> raw-string encoder
-  SavedModel (--export_dir)
+Evaluation adds to eval_loss and eval_in_batch_accuracy the retrieval of
+each dev anchor's positive among all dev positives (and negatives):
+recall@1, recall@10, mrr. test_results.tsv: each test anchor's top 10
+"index:cosine" among the test positives.
 """
 
 import functools

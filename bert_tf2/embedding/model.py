@@ -1,15 +1,10 @@
 """`BiEncoder`: run_embedding.py's model, a `SentenceEncoder` that carries
 its training maths.
 
-One encoder (shared weights, the `SentenceEncoder`'s variables and names)
-encodes the anchors, positives and optional hard negatives of a batch
-(features "anchor_input_ids", ..., "negative_segment_ids"); the loss is
-the multiple-negatives ranking loss (`losses.multiple_negatives_ranking_loss`,
-in-batch negatives, `scale` 20 as sentence-transformers). Evaluation:
-eval_loss and eval_in_batch_accuracy (an anchor's most similar candidate
-in the batch is its positive). Predictions: "embeddings" of one side's
-features. run_embedding.py drives these through `runner.ModelTask`; the
-exported encoder is the `SentenceEncoder` itself.
+One encoder encodes the anchors, positives and optional hard negatives of
+a batch (features "anchor_input_ids", ..., "negative_segment_ids"); the
+loss is `losses.multiple_negatives_ranking_loss`. Evaluation: eval_loss
+and eval_in_batch_accuracy. Predictions: "embeddings" of one side.
 
 Example:
   >>> import modeling, tensorflow as tf
@@ -38,12 +33,7 @@ def side_features(features, side):
 
 @modeling.layers.serializable
 class BiEncoder(SentenceEncoder):
-  """SentenceEncoder + the multiple-negatives ranking loss (see module).
-
-  Args:
-    bert_config, pooling_mode, normalize: as `SentenceEncoder`.
-    scale: multiplies the cosine similarities before the softmax.
-  """
+  """SentenceEncoder + the ranking loss; scale multiplies the cosines."""
 
   def __init__(self, bert_config, pooling_mode="mean", normalize=True,
                scale=20.0, **kwargs):

@@ -7,10 +7,8 @@ last-layer vectors), "cls" (the [CLS] token's last-layer vector), "max",
 [CLS], what the original NSP/classifier heads read).
 
 `pooling_from_dir(model_dir)` reads sentence-transformers' `modules.json`
-and `1_Pooling/config.json` when the directory has them (all-MiniLM-L6-v2:
-mean, then L2 normalisation because modules.json lists a Normalize module);
-without them the model was not trained as a sentence encoder and the
-default is "cls" without normalisation.
+and `1_Pooling/config.json` (all-MiniLM-L6-v2: mean, then Normalize);
+without them the default is "cls" without normalisation.
 
 Example:
   >>> import tensorflow as tf

@@ -3,11 +3,9 @@
 Signature (batch dimension free):
   serving_default  text: tf.string [batch] -> embeddings float32
                    [batch, hidden_size]
-Tokenized in graph by a `BertPreprocessor` (the FullTokenizer's output),
-[CLS] text [SEP] cut to max_seq_length, pooled and
+Tokenized in graph ([CLS] text [SEP] cut to max_seq_length), pooled and
 normalised as the encoder; the serving contract of
-`bert_tf2.common.raw_text_serving` (empty batch -> empty result, 1-D
-input only, invalid UTF-8 refused, chunks of `chunk_size` texts).
+`bert_tf2.common.raw_text_serving`.
 
 Example:
   >>> serving.write_saved_model(embedding_server(encoder, BertPreprocessor(
@@ -24,8 +22,7 @@ from bert_tf2.common import serving
 
 def embedding_server(encoder, preprocessor,
                      chunk_size=raw_text_serving.DEFAULT_CHUNK_SIZE):
-  """The `common.serving.TextServer` of `encoder` and its `BertPreprocessor`
-  (the text model's: one segment, cut to max_seq_length),
+  """The `common.serving.TextServer` of `encoder` and its `BertPreprocessor`:
   serving_default(text) -> embeddings."""
   return serving.TextServer(
       preprocessor, encoder,
@@ -35,7 +32,5 @@ def embedding_server(encoder, preprocessor,
 
 
 def server(model, preprocessor, **unused_settings):
-  """The task's server (`bert_tf2.common.serving.server`): a
-  `SentenceEncoder`'s, or run_embedding.py's `BiEncoder`'s (the same
-  encoder weights and pooling)."""
+  """The task's server (`bert_tf2.common.serving.server`)."""
   return embedding_server(model, preprocessor)
