@@ -1,20 +1,6 @@
-"""SQuAD contexts and training answers -> words and word pieces, in graph
-(run_squad.py's rules).
-
-The graph form of what `squad.examples` and `squad.features` do with a
-context and a training answer, batched over examples:
-
-1. `context_words`: the context split on the reader's whitespace (" ",
-   \\t, \\r, \\n, U+202F), with each word's first byte;
-   `context_pieces`: its word pieces, each with its word;
-2. `answer_words`: the answer's first and last character (answer_start,
-   answer_start + len(text) - 1, in characters) -> the words holding them
-   (the original's char_to_word_offset), and whether the annotated text is
-   found again in those words (`actual_text.find(cleaned_answer_text)`;
-   the original skips an example where it is not);
-3. `answer_pieces`: word span -> word-piece span (tok_to_orig_index), then
-   `improve_answer_span`: the first sub-span (leftmost start) whose pieces
-   are the tokenized answer text.
+"""SQuAD contexts and training answers -> words and word pieces, in graph:
+what `squad.examples` and `squad.features` do, batched over examples
+(`context_words`, `context_pieces`, `answer_words`, `answer_pieces`).
 
 Example:
   >>> words, begins = context_words(tf.constant(["ab  cd\\u202fe"]))

@@ -40,20 +40,16 @@ def normalize_answer(s):
   return " ".join(s.split())
 
 
-def get_tokens(s):
-  """Normalized tokens of s ([] for an empty string)."""
-  if not s:
-    return []
-  return normalize_answer(s).split()
-
-
 def exact_match_score(prediction, ground_truth):
   """1 if the normalized texts are equal, else 0."""
   return int(normalize_answer(prediction) == normalize_answer(ground_truth))
 
 
-def _f1_from_tokens(pred_toks, gold_toks, empty_is_match):
-  if empty_is_match and (not pred_toks or not gold_toks):
+def f1_score(prediction, ground_truth, version_2=False):
+  """Token-overlap F1 of normalized texts (v2: empty vs empty scores 1)."""
+  pred_toks = normalize_answer(prediction).split()
+  gold_toks = normalize_answer(ground_truth).split()
+  if version_2 and (not pred_toks or not gold_toks):
     return float(pred_toks == gold_toks)
   common = collections.Counter(pred_toks) & collections.Counter(gold_toks)
   num_same = sum(common.values())
@@ -62,15 +58,6 @@ def _f1_from_tokens(pred_toks, gold_toks, empty_is_match):
   precision = num_same / len(pred_toks)
   recall = num_same / len(gold_toks)
   return 2 * precision * recall / (precision + recall)
-
-
-def f1_score(prediction, ground_truth, version_2=False):
-  """Token-overlap F1 of normalized texts (v2: empty vs empty scores 1)."""
-  if version_2:
-    return _f1_from_tokens(get_tokens(prediction), get_tokens(ground_truth),
-                           True)
-  return _f1_from_tokens(normalize_answer(prediction).split(),
-                         normalize_answer(ground_truth).split(), False)
 
 
 def _questions(dataset):
@@ -131,13 +118,8 @@ def _v2_raw_scores(dataset, predictions):
 
 
 def _apply_na_thresh(scores, na_probs, has_ans, na_prob_thresh):
-  out = {}
-  for qas_id, score in scores.items():
-    if na_probs[qas_id] > na_prob_thresh:
-      out[qas_id] = float(not has_ans[qas_id])
-    else:
-      out[qas_id] = score
-  return out
+  return {q: float(not has_ans[q]) if na_probs[q] > na_prob_thresh else score
+          for q, score in scores.items()}
 
 
 def _averages(exact, f1, qids):

@@ -1,18 +1,13 @@
 """SQuAD examples -> fixed-length model inputs with sliding windows.
 
-Each example becomes one or more `InputFeatures`, one per window ("doc span")
-of the WordPiece-tokenized context:
+Each example becomes one `InputFeatures` per window ("doc span") of the
+WordPiece-tokenized context:
 
     [CLS] question tokens [SEP] window of context tokens [SEP] 0 0 ...
 
-The question is cut to `max_query_length` tokens; the window holds at most
-`max_seq_length - len(question) - 3` context tokens and successive windows
-start `min(window length, doc_stride)` tokens apart. A context token that
-appears in several windows is scored only in the window where it has the most
-context (`tokenization.windows`: starts and max context, the rules of
-run_squad.py; in the graph `tokenization.packing`). In training, answer positions point into the
-window, or to [CLS] (position 0) when the answer is not inside the window or
-the question is unanswerable.
+Window starts and max-context flags: `tokenization.windows`. In training,
+answer positions point into the window, or to [CLS] (position 0) when the
+answer is not inside the window or the question is unanswerable.
 
 Example:
   >>> import tokenization  # doctest: +SKIP
@@ -82,12 +77,9 @@ class InputFeatures(object):
 
 def improve_answer_span(doc_tokens, input_start, input_end, tokenizer,
                         orig_answer_text):
-  """Narrows a word-level answer span to the sub-tokens of the answer text.
-
-  E.g. the word "(1895-1943)." holds the answer "1895": its sub-tokens are
-  "( 1895 - 1943 ) .", and the span shrinks to the single token "1895". The
-  first (leftmost start, then longest) sub-span whose tokens equal the
-  tokenized answer wins; otherwise the input span is returned.
+  """Narrows a word-level answer span to the sub-tokens of the answer text
+  ("(1895-1943)." -> "1895"): the first (leftmost start, then longest)
+  sub-span whose tokens equal the tokenized answer, else the input span.
 
   Args:
     doc_tokens: list of str, all WordPiece tokens of the context.

@@ -6,13 +6,10 @@ windows of --predict_file). --do_predict writes predictions.json,
 nbest_predictions.json and (2.0) null_odds.json; --export_dir a raw-text
 SavedModel (question, context -> answer).
 
-Evaluation during training (--eval_every_n_steps; run_squad.py has no
---do_eval, as the original): the dev set is --predict_file, which must hold
-the answers. Each evaluation predicts it, decodes the answers as
---do_predict does and scores them as evaluate_squad.py does:
-eval_exact_match, eval_f1 (1.1), or eval_exact, eval_f1, eval_total,
-eval_HasAns_*, eval_NoAns_* and, with --version_2_with_negative, the
-best-threshold eval_best_exact(_thresh), eval_best_f1(_thresh) (2.0).
+Evaluation during training (--eval_every_n_steps; no --do_eval, as the
+original): --predict_file, with its answers, is predicted, decoded as
+--do_predict does and scored as evaluate_squad.py does (eval_exact_match,
+eval_f1, ...).
 """
 
 import functools
@@ -89,13 +86,6 @@ def read_train_examples(s):
   return examples
 
 
-def read_predict_examples(s):
-  """The questions of --predict_file (no answers read)."""
-  return squad_examples.read_squad_examples(
-      s.predict_file, is_training=False,
-      version_2_with_negative=s.version_2_with_negative)
-
-
 def read_dev_set(s):
   """The parsed --predict_file for evaluation during training.
 
@@ -109,7 +99,6 @@ def read_dev_set(s):
                      % flag)
   require_file("predict_file", s.predict_file)
   data = squad_examples.read_squad_data(s.predict_file)
-  # The reader checks the structure and names what is wrong.
   examples = squad_examples.examples_from_json(
       data, False, s.version_2_with_negative, s.predict_file)
   missing = squad_evaluate.questions_without_gold(data)
@@ -123,16 +112,10 @@ def read_dev_set(s):
   return data, examples
 
 
-def window_options(s):
-  """The windows' settings: max_seq_length, doc_stride, max_query_length."""
-  return dict(max_seq_length=s.max_seq_length, doc_stride=s.doc_stride,
-              max_query_length=s.max_query_length)
-
-
 def write_features(window, tokenizer, examples, is_training, path):
-  """Writes the windows (`window_options`) of `examples` to `path`;
-  returns the features (prediction) or their count (training: not kept in
-  memory)."""
+  """Writes the windows of `examples` to `path` (window: max_seq_length,
+  doc_stride, max_query_length); returns the features (prediction) or
+  their count (training: not kept in memory)."""
   writer = records.FeatureWriter(path, is_training=is_training)
   kept = []
 
@@ -166,7 +149,9 @@ class SquadJob(Job):
     self.predictions = None
     self._scores = {}
     self.num_train_steps = None
-    self.window = window_options(s)
+    self.window = dict(max_seq_length=s.max_seq_length,
+                       doc_stride=s.doc_stride,
+                       max_query_length=s.max_query_length)
     self.decode_options = dict(
         n_best_size=s.n_best_size, max_answer_length=s.max_answer_length,
         do_lower_case=s.do_lower_case,
@@ -174,9 +159,6 @@ class SquadJob(Job):
         null_score_diff_threshold=s.null_score_diff_threshold,
         verbose_logging=s.verbose_logging)
     self.trim_padding = bool(s.trim_padding) and not s.use_tpu
-    self.predict_file = s.predict_file
-    self.predict_batch_size = s.predict_batch_size
-    self.version_2_with_negative = s.version_2_with_negative
     # No --do_eval: evaluation means evaluation during training, in
     # predict batches.
     self.evaluates = s.eval_every_n_steps > 0
@@ -194,7 +176,9 @@ class SquadJob(Job):
                          s.eval_every_n_steps)
       self.dev, self.predict_examples = read_dev_set(s)
     elif s.do_predict:  # Read (and checked) before anything is written.
-      self.predict_examples = read_predict_examples(s)
+      self.predict_examples = squad_examples.read_squad_examples(
+          s.predict_file, is_training=False,
+          version_2_with_negative=s.version_2_with_negative)
 
   def build_task(self):
     return ModelTask(functools.partial(
@@ -209,7 +193,7 @@ class SquadJob(Job):
         self.dev, nothing, self._na_probs(dict.fromkeys(nothing, 0.0))))
 
   def _na_probs(self, null_odds):
-    return null_odds if self.version_2_with_negative else None
+    return null_odds if self.settings.version_2_with_negative else None
 
   def model_record(self):
     s = self.settings
@@ -251,7 +235,7 @@ class SquadJob(Job):
     if self.predict_features is None:  # eval and predict: one file.
       self.predict_features = write_features(
           self.window, self.tokenizer, self.predict_examples, False, path)
-      logging.info("%s: %d questions, %d windows", self.predict_file,
+      logging.info("%s: %d questions, %d windows", self.settings.predict_file,
                    len(self.predict_examples), len(self.predict_features))
     return len(self.predict_features)
 
@@ -278,7 +262,7 @@ class SquadJob(Job):
 
   def predict(self, estimator, input_fn):
     logging.info("***** Running predictions ***** batch %d",
-                 self.predict_batch_size)
+                 self.settings.predict_batch_size)
     out = self.output_dir
     self.predictions = postprocess.write_predictions(
         self.predict_examples, self.predict_features,
@@ -287,7 +271,6 @@ class SquadJob(Job):
         output_nbest_file=os.path.join(out, "nbest_predictions.json"),
         output_null_log_odds_file=os.path.join(out, "null_odds.json"),
         **self.decode_options)
-
 
 
 def run(settings):

@@ -4,9 +4,8 @@ Variables carry the original names: bert/... and cls/squad/output_weights
 [2, hidden_size], cls/squad/output_bias [2], so checkpoints of the original
 run_squad.py load directly and ours load in the original.
 
-An ordinary Keras model (`bert_tf2.common.task_model.TaskModel`): compiled
-without a loss it trains on run_squad.py's loss from "start_positions" and
-"end_positions" in the features. See docs/keras.md.
+Compiled without a loss it trains on run_squad.py's loss from
+"start_positions" and "end_positions" in the features (docs/keras.md).
 
 Example:
   >>> import modeling, tensorflow as tf
@@ -27,10 +26,7 @@ from modeling import inputs as model_inputs
 
 
 def span_loss(start_logits, end_logits, start_positions, end_positions):
-  """SQuAD's loss, the one place both trainers take it from.
-
-  run_squad.py (`SquadModel.loss_and_outputs`) and Keras `fit`
-  (`SquadModel.task_loss`) both call this.
+  """SQuAD's loss, of run_squad.py and of Keras `fit`.
 
   Args:
     start_logits: float Tensor of shape [batch_size, seq_length].
@@ -50,12 +46,7 @@ def span_loss(start_logits, end_logits, start_positions, end_positions):
 
 @modeling.layers.serializable
 class SquadModel(task_model.TaskModel):
-  """BertModel + modeling.SquadHead.
-
-  Args:
-    bert_config: modeling.BertConfig.
-    use_one_hot_embeddings: bool, one-hot word embedding lookup (TPU style).
-  """
+  """BertModel + modeling.SquadHead; use_one_hot_embeddings: TPU lookup."""
 
   def __init__(self, bert_config, use_one_hot_embeddings=False, **kwargs):
     kwargs.setdefault("name", "squad_model")
@@ -71,16 +62,9 @@ class SquadModel(task_model.TaskModel):
     self.built = True  # All variables exist.
 
   def call(self, features, training=False):
-    """Computes span logits.
-
-    Args:
-      features: dict with int "input_ids", "input_mask" and "segment_ids"
-        (or "token_type_ids"), each [batch_size, seq_length].
-      training: bool, dropout on.
-
-    Returns:
-      (start_logits, end_logits): float32 Tensors [batch_size, seq_length].
-    """
+    """int features [batch_size, seq_length] ("input_ids", "input_mask",
+    "segment_ids") -> (start_logits, end_logits), float32 [batch_size,
+    seq_length]."""
     outputs = self.bert(model_inputs.encoder_inputs(features),
                         training=training)
     return self.span_head(outputs["sequence_output"])

@@ -1,16 +1,13 @@
 """Model logits -> answers: n-best decoding and the prediction files.
 
-For each example, every window's top `n_best_size` start and end logits are
-paired; pairs are dropped when they fall outside the window's context, in a
-window that is not the token's max-context window, end before they start, or
-are longer than `max_answer_length`. Surviving spans are ranked by
-start_logit + end_logit, mapped back to the original words and cleaned with
-`get_final_text`, de-duplicated by text, and given softmax probabilities over
-the n-best list. For SQuAD 2.0 the null answer ("" at [CLS]) competes with the
-score of the window with the lowest null score, and the prediction is "" when
-null_score - best_non_null_score > null_score_diff_threshold.
+Every window's top `n_best_size` start and end logits are paired; valid
+spans (in the context, start in its max-context window, start <= end, at
+most `max_answer_length`) are ranked by start_logit + end_logit, mapped
+back with `get_final_text` and de-duplicated by text. For SQuAD 2.0 the
+prediction is "" when null_score - best_non_null_score >
+null_score_diff_threshold.
 
-Outputs (same formats as the original, `json.dumps(obj, indent=4) + "\\n"`):
+Outputs (the original's formats, `json.dumps(obj, indent=4) + "\\n"`):
   predictions.json       {qas_id: answer text}
   nbest_predictions.json {qas_id: [{"text", "probability", "start_logit",
                                     "end_logit"}, ...]}
@@ -127,7 +124,6 @@ def predict_example(example, features, results, n_best_size,
     example: SquadExample.
     features: list of its InputFeatures, in window order.
     results: list of RawResult, one per feature.
-    (other args as in write_predictions)
 
   Returns:
     (prediction text, nbest list of OrderedDicts, score_diff or None for v1).

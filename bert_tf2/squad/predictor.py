@@ -1,10 +1,7 @@
 """`SquadPredictor`: (question, context) -> answer text, score or no answer.
 
-SQuAD's answers on every Python path: `text_answers` runs the task's text
-model (`SquadTextModel`: run_squad.py's doc_stride windows made in graph
-by its `SquadPreprocessor`, the n-best rule of `squad.postprocess` over
-every window of a question, in the graph of its SavedModel) and gives one
-dict per question:
+`text_answers` runs the task's text model (`SquadTextModel`, the graph of
+its SavedModel) and gives one dict per question:
 
   answer           the answer text ("" for no answer, SQuAD 2.0 models)
   score            start_logit + end_logit of the best non-null span
@@ -13,12 +10,8 @@ dict per question:
   null_score_diff  null score - score (SQuAD 2.0)
   num_windows      the windows the context made
 
-The answer text is run_squad.py's `get_final_text`, computed in graph
-(`squad.serving.final_text_in_graph`). `bert_tf2.models.load_predictor(output_dir)` is a
-`TextPredictor` of these; `SquadPredictor` is the same, built from a run's
-files (`from_output_dir`, or config, checkpoint and vocabulary).
-`export(dir)` writes the SavedModel `serving_default(question, context)`
-of `squad.serving.squad_server`, the same graph.
+`SquadPredictor` is the `TextPredictor` of these built from a run's files
+(`from_output_dir`, or config, checkpoint and vocabulary).
 
 Example:
   >>> p = SquadPredictor.from_output_dir("/tmp/squad_output")  # doctest: +SKIP
@@ -35,11 +28,10 @@ from bert_tf2.squad.text_model import SquadTextModel
 
 
 class SquadPredictor(text.TextPredictor):
-  """A fine-tuned SQuAD model of a run's files (see module): the
-  arguments are run_squad.py's flags; precision: None (the recorded one),
-  "float32", "bfloat16", "float16", "auto" or "int8" (the task model run
-  by ONNX Runtime, `bert_tf2.predict.int8_task`, its .onnx file kept in
-  `int8_dir`, else temporary)."""
+  """A fine-tuned SQuAD model of a run's files: the arguments are
+  run_squad.py's flags; precision: None (the recorded one), "float32",
+  "bfloat16", "float16", "auto" or "int8" (ONNX Runtime,
+  `bert_tf2.predict.int8_task`; its .onnx file kept in `int8_dir`)."""
 
   kind = "squad"
 
@@ -67,8 +59,7 @@ class SquadPredictor(text.TextPredictor):
 
 def text_answers(model, x, batch_size):
   """[{"answer", "score", ...}] per question of x = (questions, contexts)
-  or [(question, context), ...] for a `SquadTextModel` (its `predict`: the
-  SavedModel's graph)."""
+  or [(question, context), ...] for a `SquadTextModel`."""
   out = model.predict(x, batch_size=batch_size, verbose=0)
   return [{k: v[i] for k, v in out.items()}
           for i in range(len(out["answer"]))]

@@ -1,29 +1,17 @@
 """SquadPreprocessor: raw (question, context[, answer]) -> SQuAD windows.
 
-A Keras layer (a `BertPreprocessor`, so its config carries the
-vocabulary) that builds run_squad.py's features in graph, batched:
+A Keras layer (a `BertPreprocessor`) that builds run_squad.py's features
+in graph, batched:
 
   call((questions, contexts))
-      every doc_stride window of every context (`windows`), as the
-      serving signature computes them: "input_ids", "input_mask",
-      "segment_ids" [windows, max_seq_length], "example_index" [windows]
-      and where each window's context pieces are ("window_start",
-      "window_length", "window_offset" [windows]); an empty context gets
-      one window without context. Also, per question, the contexts' words
-      and pieces the answer text is cut from (CONTEXT_KEYS).
+      every doc_stride window of every context (`windows`), and per
+      question the contexts' words and pieces (CONTEXT_KEYS).
   call((questions, contexts, answer_starts, answer_texts))
-      the training features of `squad.features.convert_examples_to_features`
-      (is_training=True): the same windows plus "start_positions" and
-      "end_positions" [windows], the answer's word-piece span in the window
-      or 0 ([CLS]) when the answer is not inside it; answer_start < 0 marks
-      an unanswerable question (SQuAD 2.0: 0 in every window). As the
+      the training windows of `squad.features.convert_examples_to_features`
+      with "start_positions" and "end_positions" [windows] (0, [CLS], when
+      the answer is not inside; answer_start < 0: unanswerable). As the
       original, an example whose answer text is not found again in its
       words produces no window, nor does an empty context.
-
-The number of windows depends on the texts, so training batches are made of
-windows after this layer (`SquadTextModel.fit` maps it over a `tf.data`
-pipeline of examples, unbatches the windows and batches them again, as the
-original's records are windows).
 
 Example:
   >>> vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "who", "?", "ann", "ran"]
@@ -46,10 +34,8 @@ from tokenization import packing
 
 FEATURES = ("input_ids", "input_mask", "segment_ids")
 
-# The per-question analysis of the contexts a (questions, contexts) call
-# also returns (`answer_spans.context_words` and `context_pieces`):
-# RaggedTensors [questions, (words)] ("context_words", tf.string) and
-# [questions, (pieces)] int64 (the pieces and each one's word).
+# RaggedTensors [questions, (words)] tf.string and [questions, (pieces)]
+# int64 (`answer_spans.context_words` and `context_pieces`).
 CONTEXT_KEYS = ("context_words", "context_pieces", "piece_word")
 
 
@@ -81,10 +67,8 @@ class SquadPreprocessor(preprocessor.BertPreprocessor):
 
   def windows(self, questions, doc):
     """run_squad.py's doc_stride windows (`squad.features.doc_windows`):
-    `[CLS] question[:max_query_length] [SEP] context pieces [SEP]`, the
-    pieces of window k starting at k * min(doc_stride, room)
-    (`tokenization.packing.window_spans`) until one reaches the context's
-    end; an empty context gets one window `[CLS] question [SEP] [SEP]`.
+    `[CLS] question[:max_query_length] [SEP] context pieces [SEP]`; an
+    empty context gets one window `[CLS] question [SEP] [SEP]`.
 
     Args:
       questions: tf.string [batch].
@@ -142,9 +126,7 @@ class SquadPreprocessor(preprocessor.BertPreprocessor):
                        "(questions, contexts, answer_starts, answer_texts)")
     questions, contexts = inputs
     words, _, doc, piece_word = self.context(contexts)
-    # The serving outputs cut the answer text from the same analysis of
-    # the contexts, per question (`squad.serving.squad_outputs`): carried
-    # here so the graph tokenizes each context once.
+    # For `squad.serving.squad_outputs`: each context tokenized once.
     return dict(self.windows(questions, doc), **dict(zip(
         CONTEXT_KEYS, (words, doc, piece_word))))
 

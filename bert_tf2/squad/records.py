@@ -11,30 +11,22 @@ Example:
   >>> writer.close()  # doctest: +SKIP
 """
 
-import collections
-
 import tensorflow as tf
 
 from bert_tf2.common import atomic_path
 from bert_tf2.finetune import records as finetune_records
 
 
-def _int_feature(values):
-  return tf.train.Feature(int64_list=tf.train.Int64List(value=list(values)))
-
-
 def feature_to_example(feature, is_training):
   """InputFeatures -> tf.train.Example with the original's field names."""
-  fields = collections.OrderedDict()
-  fields["unique_ids"] = _int_feature([feature.unique_id])
-  fields["input_ids"] = _int_feature(feature.input_ids)
-  fields["input_mask"] = _int_feature(feature.input_mask)
-  fields["segment_ids"] = _int_feature(feature.segment_ids)
+  fields = {"unique_ids": feature.unique_id, "input_ids": feature.input_ids,
+            "input_mask": feature.input_mask,
+            "segment_ids": feature.segment_ids}
   if is_training:
-    fields["start_positions"] = _int_feature([feature.start_position])
-    fields["end_positions"] = _int_feature([feature.end_position])
-    fields["is_impossible"] = _int_feature([1 if feature.is_impossible else 0])
-  return tf.train.Example(features=tf.train.Features(feature=fields))
+    fields.update(start_positions=feature.start_position,
+                  end_positions=feature.end_position,
+                  is_impossible=1 if feature.is_impossible else 0)
+  return finetune_records.to_example(fields)
 
 
 class FeatureWriter(object):
@@ -76,30 +68,19 @@ class FeatureWriter(object):
 
 def name_to_features(seq_length, is_training):
   """The parsing spec of SQuAD records."""
-  spec = {
-      "unique_ids": tf.io.FixedLenFeature([], tf.int64),
-      "input_ids": tf.io.FixedLenFeature([seq_length], tf.int64),
-      "input_mask": tf.io.FixedLenFeature([seq_length], tf.int64),
-      "segment_ids": tf.io.FixedLenFeature([seq_length], tf.int64),
-  }
-  if is_training:
-    spec["start_positions"] = tf.io.FixedLenFeature([], tf.int64)
-    spec["end_positions"] = tf.io.FixedLenFeature([], tf.int64)
-  return spec
+  scalars = ("unique_ids",) + (("start_positions", "end_positions")
+                               if is_training else ())
+  return finetune_records.sequence_spec(
+      seq_length, ("input_ids", "input_mask", "segment_ids"),
+      dict.fromkeys(scalars, tf.int64))
 
 
 def input_fn_builder(input_file, seq_length, is_training, drop_remainder,
                      trim_padding=False, buckets=None, seed=None):
   """Returns input_fn(params) -> batched tf.data.Dataset of int32 features
-  (`finetune.records.input_fn` with the SQuAD spec).
-
-  Training data repeats forever and is shuffled with a buffer of 100, as in
-  the original (with `seed`, in a reproducible order). With trim_padding,
-  each batch's sequence features are cut to its longest sequence rounded up
-  to one of `buckets` (default: the coarse `common.padding.bucket_lengths`);
-  only for prediction: the training loss softmaxes over every position up
-  to seq_length, padding included (the original's), so trimming would
-  change it.
+  (`finetune.records.input_fn` with the SQuAD spec; shuffle buffer 100 as
+  the original). trim_padding only for prediction: the training loss
+  softmaxes over every position, padding included (the original's).
   """
   if trim_padding and is_training:
     raise ValueError("SQuAD training records cannot be trimmed: the loss "

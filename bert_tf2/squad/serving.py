@@ -1,35 +1,22 @@
 """SQuAD serving: answers from raw strings in one TF graph, a `TextServer`.
 
-The SavedModel is the task's `common.serving.TextServer` (its preprocessor,
-its model, its outputs), as every task's; see `bert_tf2.squad.predictor`
-for what it computes and how it differs from the Python path. Steps (all
-batched, [batch] = number of questions):
+Steps (batched, [batch] = number of questions):
 
-1. `SquadPreprocessor`: the context split on the original's whitespace
-   (" ", \\t, \\r, \\n, U+202F) into words, each word into word pieces, so
-   every piece knows its word (run_squad.py's tok_to_orig_index); then
-   run_squad.py's windows, [CLS] question[:max_query_length] [SEP]
-   context pieces [SEP], the context pieces of window k starting at
-   k * min(doc_stride, room) until one window reaches the context's end
-   (`tokenization.packing`: `window_spans`, `pack_inputs`);
-2. the model's start/end logits, every window of the batch, chunk_size
-   windows per call;
-3. SQuAD's own outputs (`squad_outputs`): candidate spans of each window
-   as the original's n-best: a start among the window's top n_best_size
-   start logits, an end among its top n_best_size end logits, both in the
-   context, the start in its max-context window
-   (`tokenization.packing.max_context_windows`), start <= end, at most
-   max_answer_length pieces; the best of all windows by start + end logit;
-   for SQuAD 2.0 the null score is the lowest [CLS] score over the windows
-   and null_score_diff = null score - best span score;
-4. the text: run_squad.py's `get_final_text` of the span's pieces and
-   words, in graph (`final_text_in_graph`).
+1. `SquadPreprocessor`: the contexts' words and word pieces, and
+   run_squad.py's doc_stride windows;
+2. the model's start/end logits of every window;
+3. `squad_outputs`: the original's n-best rule per window (a start among
+   the top n_best_size start logits and in its max-context window, an end
+   among the top n_best_size end logits, both in the context, start <=
+   end, at most max_answer_length pieces); the best of all windows by
+   start + end logit; for SQuAD 2.0 the null score is the lowest [CLS]
+   score over the windows;
+4. the text: run_squad.py's `get_final_text`, in graph
+   (`final_text_in_graph`).
 
 Signature: serving_default(question, context: tf.string [batch]) ->
 answer, score, start_logit, end_logit, null_score_diff, no_answer,
-num_windows [batch] (`squad_server`; `squad.job` and the
-predictor's `export` write it with `common.serving.write_saved_model`, the
-one writer of every task's SavedModel).
+num_windows [batch].
 """
 
 import tensorflow as tf
@@ -56,11 +43,6 @@ def _non_space_chars(text):
 
 def final_text_in_graph(tokenizer, words, doc, piece_word, start, end):
   """`get_final_text` of word-piece spans, in graph.
-
-  As run_squad.py: the span's pieces detokenized (" ##" and "##" removed,
-  whitespace collapsed) are found in the basic tokens of the words they
-  come from, and the original words are cut to the found characters,
-  aligned without spaces; the whole words where that fails.
 
   Args:
     tokenizer: the `tokenization.tf_text.InGraphTokenizer` of the pieces.
@@ -180,9 +162,8 @@ def squad_outputs(preprocessor, n_best_size=20, max_answer_length=30,
                   version_2_with_negative=False,
                   null_score_diff_threshold=0.0):
   """SQuAD's outputs(features, logits, texts) for `TextServer` (steps 3
-  and 4 of the module docstring): the `SquadPreprocessor`'s windows and
-  their (start_logits, end_logits) [num_windows, seq] -> the signature's
-  dict [batch]."""
+  and 4 above): windows and their (start_logits, end_logits)
+  [num_windows, seq] -> the signature's dict [batch]."""
   n_best_size, max_answer_length = int(n_best_size), int(max_answer_length)
   version_2 = bool(version_2_with_negative)
   threshold = float(null_score_diff_threshold)
@@ -212,8 +193,7 @@ def squad_outputs(preprocessor, n_best_size=20, max_answer_length=30,
     shift = tf.gather(start, best) - tf.gather(offset, best)
     safe = lambda p: tf.where(found, p + shift, tf.zeros_like(p))
     text = final_text_in_graph(preprocessor.tokenizer, words, doc,
-                                          piece_word, safe(start_pos),
-                                          safe(end_pos))
+                               piece_word, safe(start_pos), safe(end_pos))
     # No valid span: "" (SQuAD 2.0) or "empty", the original's placeholder.
     text = tf.where(found, text, "" if version_2 else "empty")
     pick = lambda t, w, idx: tf.gather_nd(t, tf.stack([w, idx], 1))
@@ -257,8 +237,7 @@ def squad_server(model, preprocessor, n_best_size=20, max_answer_length=30,
                  version_2_with_negative=False, null_score_diff_threshold=0.0,
                  chunk_size=raw_text_serving.DEFAULT_CHUNK_SIZE):
   """The `common.serving.TextServer` of a `SquadModel` and its
-  `SquadPreprocessor`, with `squad_outputs` (the other arguments as
-  run_squad.py's flags); the model sees full windows."""
+  `SquadPreprocessor`, with `squad_outputs`; the model sees full windows."""
   return serving.TextServer(
       preprocessor, model,
       squad_outputs(preprocessor, n_best_size, max_answer_length,
@@ -270,8 +249,6 @@ def squad_server(model, preprocessor, n_best_size=20, max_answer_length=30,
 def server(model, preprocessor, n_best_size=20, max_answer_length=30,
            version_2_with_negative=False, null_score_diff_threshold=0.0,
            **unused_settings):
-  """The task's server (`bert_tf2.common.serving.server`): the decoding
-  settings are run_squad.py's (model.json's "model" section)."""
-  return squad_server(model, preprocessor, int(n_best_size),
-                      int(max_answer_length), bool(version_2_with_negative),
-                      float(null_score_diff_threshold))
+  """The task's server (`bert_tf2.common.serving.server`)."""
+  return squad_server(model, preprocessor, n_best_size, max_answer_length,
+                      version_2_with_negative, null_score_diff_threshold)

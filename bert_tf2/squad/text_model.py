@@ -8,25 +8,15 @@
   model.predict((questions, contexts))["answer"]         # answer strings
   model.answer_metrics((questions, contexts), answers)   # exact_match, f1
 
-`answers`: one per question, as SQuAD's {"text": ..., "answer_start": ...}
-and the other forms of `squad.raw_answers` (None: unanswerable).
+`answers`: one per question, in the forms of `squad.raw_answers` (None:
+unanswerable).
 
 Training: `SquadPreprocessor` turns each batch of examples into
-run_squad.py's windows with their start/end positions (in graph, inside a
-`tf.data` map), the windows are unbatched, shuffled and batched by
-`batch_size`: the model trains on windows as the original's records. The
-windows are made once and cached in memory (3 x max_seq_length int32 per
-window: about 400 MB for SQuAD 1.1's 88k windows at 384); the shuffle
-buffer holds 10,000 windows (the original's record reader: 100).
-Prediction: the serving signature's graph (`squad.serving.squad_server`: the
-same windows, the n-best rule of `squad.postprocess` over all windows of a
-question), so `predict` returns per question "answer" (str), "score",
-"start_logit", "end_logit", "null_score_diff", "no_answer" and
-"num_windows". Called on a feature dict (windows), the model returns the
-span logits of its `task` (`SquadModel`).
-
-A `.keras` file carries the vocabulary and the decoding settings; it loads
-with `keras.models.load_model` once `bert_tf2.squad.text_model` is imported.
+run_squad.py's windows with their start/end positions (in a `tf.data`
+map); the windows are cached in memory, shuffled and batched: the model
+trains on windows as the original's records. Prediction: the serving
+signature's graph (`squad.serving.squad_server`). Called on a feature dict
+(windows), the model returns the span logits of its `task` (`SquadModel`).
 """
 
 import keras
@@ -120,9 +110,8 @@ class SquadTextModel(TextModel):
                                 **kwargs)
 
   def examples(self, x, what="x"):
-    """x as the columns (questions, contexts) (`raw_answers.pair_columns`:
-    SQuAD's one input contract, a list of (question, context) pairs or
-    those columns); [] stays [] (`TextPredictor` answers it)."""
+    """x as the columns (questions, contexts) (`raw_answers.pair_columns`);
+    [] stays [] (`TextPredictor` answers it)."""
     if isinstance(x, list) and not x:
       return x
     del what  # x, as `predict` names it.
@@ -161,16 +150,12 @@ class SquadTextModel(TextModel):
 
   def get_config(self):
     config = super().get_config()
-    config.update(n_best_size=self.n_best_size,
-                  max_answer_length=self.max_answer_length,
-                  version_2_with_negative=self.version_2_with_negative,
-                  null_score_diff_threshold=self.null_score_diff_threshold)
+    config.update(self.serving_settings())
     return config
 
 
 def build(cls, directory, max_seq_length=384, **kwargs):
-  """`squad_text_model` as `bert_tf2.models.text_model` calls it (cls: the
-  `SquadModel` class)."""
+  """`squad_text_model` as `bert_tf2.models.text_model` calls it."""
   del cls  # Always SquadModel.
   return squad_text_model(directory, max_seq_length=max_seq_length, **kwargs)
 
@@ -179,12 +164,9 @@ def squad_text_model(directory, max_seq_length=384, doc_stride=128,
                      max_query_length=64, do_lower_case=None, n_best_size=20,
                      max_answer_length=30, version_2_with_negative=False,
                      null_score_diff_threshold=0.0, **kwargs):
-  """`SquadTextModel` of `SquadModel.from_checkpoint(directory)`.
-
-  `directory`: an original checkpoint directory or a Hugging Face BERT
-  directory (`bert_tf2.common.pretrained`); the other arguments as
-  run_squad.py's flags.
-  """
+  """`SquadTextModel` of `SquadModel.from_checkpoint(directory)` (an
+  original or a Hugging Face BERT directory); the other arguments as
+  run_squad.py's flags."""
   task = SquadModel.from_checkpoint(directory, do_lower_case=do_lower_case,
                                     **kwargs)
   found = task.pretrained
