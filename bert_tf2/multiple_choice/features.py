@@ -1,13 +1,9 @@
 """MultipleChoiceExample -> [num_choices, max_seq_length] model features.
 
 Each (context [+ question], choice) pair is encoded like the classifier's
-`convert_single_example` with text_a = context (a space and the question
-appended when there is one) and text_b = the choice:
+`convert_single_example` (longest-first pair truncation, zero padding):
 
   [CLS] context question [SEP] choice [SEP] 0 0 ...
-
-longest-first pair truncation, zero padding. The features of an example are
-lists of num_choices rows; a batch is [batch, num_choices, max_seq_length].
 
 Example:
   >>> class Tok(object):

@@ -1,16 +1,9 @@
 """run_multiple_choice.py's job on the fine-tuning driver.
 
-  prepare (flags, files: every split the flags ask for is read and checked
-  before any output) -> records [num_choices, max_seq_length] per example
-  -> the driver trains / evaluates (eval_results.txt: eval_accuracy,
-  eval_loss) -> test_results.tsv (one line of choice probabilities per test
-  example; when every test example has a label, also test_results.txt:
-  test_accuracy, test_loss, global_step, as run_ner) -> raw-string
-  SavedModel (--export_dir)
-
-Files: --train_file, --dev_file, --test_file in --data_dir; left at their
-defaults (train.jsonl, dev.jsonl, test.jsonl) and missing, SWAG's own
-names are read instead (`SWAG_FILES`: train.csv, val.csv, test.csv).
+test_results.tsv: one line of choice probabilities per test example; when
+every test example has a label, also test_results.txt (test_accuracy,
+test_loss, global_step). Files left at their defaults and missing: SWAG's
+own names are read instead (`SWAG_FILES`).
 """
 
 import functools
@@ -38,6 +31,7 @@ from bert_tf2.runner.task import ModelTask
 SWAG_FILES = {"train_file": ("train.jsonl", "train.csv"),
               "dev_file": ("dev.jsonl", "val.csv"),
               "test_file": ("test.jsonl", "test.csv")}
+
 
 def validate(s):
   """Checks flags up front; returns (bert_config, tokenizer)."""
@@ -124,11 +118,9 @@ class MultipleChoiceJob(Job):
       print_results(result)
 
 
-
 def test_metrics(probabilities, labels):
-  """{"test_accuracy", "test_loss"} of float [n, num_choices] choice
-  probabilities (test_results.tsv's) against n label indexes; the loss is
-  the mean cross-entropy of those probabilities.
+  """{"test_accuracy", "test_loss"} (mean cross-entropy) of float [n,
+  num_choices] choice probabilities against n label indexes.
 
   >>> test_metrics(np.array([[0.6, 0.4], [0.2, 0.8]]), [0, 0])
   {'test_accuracy': 0.5, 'test_loss': 1.0601317681000455}

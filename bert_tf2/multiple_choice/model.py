@@ -3,13 +3,9 @@
 As in the BERT paper (SWAG): the features [batch_size, num_choices,
 seq_length] are flattened to [batch_size * num_choices, seq_length], BERT's
 pooled output of each pair goes through a linear layer with ONE output
-(top-level `output_weights` [1, hidden] and `output_bias` [1], the original
-classifier's names; dropout 0.1 in training), and the scores are reshaped to
-logits [batch_size, num_choices]; the loss is the softmax cross-entropy over
-the choices. The number of choices may differ between batches.
-run_multiple_choice.py trains, evaluates (eval_loss, eval_accuracy) and
-predicts (softmax probabilities) through the model's `loss_and_outputs`,
-`eval_metrics` and `predict_outputs` (`runner.ModelTask`).
+(`output_weights` [1, hidden] and `output_bias` [1], the original
+classifier's names), and the scores are reshaped to logits [batch_size,
+num_choices]; the loss is the softmax cross-entropy over the choices.
 
 Example:
   >>> import modeling, tensorflow as tf
@@ -60,9 +56,6 @@ def choice_logits(pair_scores, num_choices):
 
 def multiple_choice_loss(logits, labels):
   """Softmax cross-entropy over the choices, mean over the batch.
-
-  The loss run_multiple_choice.py and Keras `fit` train `BertMultipleChoice`
-  on.
 
   Args:
     logits: float32 Tensor of shape [batch_size, num_choices].

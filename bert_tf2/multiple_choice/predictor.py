@@ -1,11 +1,5 @@
-"""Multiple choice's Python predictor: the task's text model, batched,
-named answers (`bert_tf2.predict.text.TextPredictor`).
-
-`MultipleChoicePredictor(model, tokenizer, max_seq_length)` wraps a
-`BertMultipleChoice` in its raw-string text model (a
-`MultipleChoicePreprocessor` of the tokenizer's vocabulary and casing),
-the same model `bert_tf2.models.load(output_dir)` and the SavedModel
-run; `bert_tf2.models.load_predictor(output_dir)` returns one.
+"""Multiple choice's Python predictor (a `TextPredictor` of the task's
+text model); `bert_tf2.models.load_predictor(output_dir)` returns one.
 
 Example:
   >>> p = MultipleChoicePredictor(model, tokenizer, 128)     # doctest: +SKIP
@@ -33,9 +27,8 @@ class MultipleChoicePredictor(TextPredictor):
   """A `BertMultipleChoice` on raw (context, choices) through its text model.
 
   Args:
-    model: a `BertMultipleChoice`, or its text model (`TextModel` of a
-      `MultipleChoicePreprocessor`; tokenizer and max_seq_length then
-      unused).
+    model: a `BertMultipleChoice`, or its text model (tokenizer and
+      max_seq_length then unused).
     tokenizer: a `tokenization.FullTokenizer` (its vocabulary and casing).
     max_seq_length: int, the pieces of each (context, choice) pair.
     batch_size: examples per model call.
@@ -54,9 +47,8 @@ class MultipleChoicePredictor(TextPredictor):
   def predict(self, context, choices=None, question=None, batch_size=None):  # pylint: disable=arguments-renamed
     """One example: float32 numpy [len(choices)], the softmax over the
     choices. With `choices` None, `context` is a batch x = (contexts,
-    choices) or (contexts, questions, choices) and the answers are
-    `TextPredictor.predict`'s: one {"probabilities", "label"} per example
-    (as every `bert_tf2.models.load_predictor`)."""
+    choices) or (contexts, questions, choices): one {"probabilities",
+    "label"} per example."""
     if choices is None:
       return TextPredictor.predict(self, context, batch_size)
     return self.predict_examples([_example(context, choices, question)])[0]
@@ -88,9 +80,7 @@ def _example(context, choices, question):
 
 def text_answers(model, x, batch_size):
   """[{"probabilities", "label"}] of x = (contexts, choices) or
-  (contexts, questions, choices) for a multiple-choice text model: the
-  model's `predict_outputs` (as the SavedModel), label the index of the
-  most probable choice."""
+  (contexts, questions, choices) for a multiple-choice text model."""
   logits = model.predict(x, batch_size=batch_size, verbose=0)
   out = model.task.predict_outputs(None, tf.constant(logits))
   probabilities = out["probabilities"].numpy()

@@ -1,22 +1,11 @@
 """Raw (context, choices) -> multiple-choice features [batch, choices, seq].
 
-`MultipleChoicePreprocessor` is a Keras layer (the in-graph tokenizer of
-`tokenization.tf_text`) that encodes every (context, choice) pair as
-`bert_tf2.multiple_choice.features.convert_example` does: text_a = the
-context (a space and the question appended when x has questions), text_b
-= the choice, longest-first truncation to max_seq_length - 3 pieces:
-
-  [CLS] context question [SEP] choice [SEP] 0 0 ...
-
-Inputs: `(contexts, choices)` or `(contexts, questions, choices)`, with
-contexts and questions tf.string [batch] and choices tf.string
-[batch, num_choices] (the same number of choices in a batch). Outputs:
-int32 input_ids, input_mask, segment_ids [batch, num_choices, seq].
-
-`text_model(BertMultipleChoice, directory)` builds the `TextModel`:
-`fit((contexts, choices), label_ids)` (the index of the right choice),
-`evaluate` (loss, accuracy), `predict((contexts, choices))` -> logits
-[batch, num_choices].
+`MultipleChoicePreprocessor` is a Keras layer that encodes every (context,
+choice) pair in graph as `features.convert_example` does. Inputs:
+`(contexts, choices)` or `(contexts, questions, choices)`, with contexts
+and questions tf.string [batch] and choices tf.string [batch,
+num_choices]. Outputs: int32 input_ids, input_mask, segment_ids [batch,
+num_choices, seq].
 
 Example:
   >>> pre = MultipleChoicePreprocessor(

@@ -2,16 +2,12 @@
 
 SWAG CSV (header row; the layout of the released train/val/test files):
   video-id,fold-ind,startphrase,sent1,sent2,gold-source,ending0..3,label
-Each row becomes context=sent1 and choices "sent2 ending_i" (the BERT paper
-and Hugging Face's run_swag pair the first sentence with the second
-sentence's start + each ending). `label` may be absent (test files).
+Each row becomes context=sent1 and choices "sent2 ending_i" (as the BERT
+paper and Hugging Face's run_swag). `label` may be absent (test files).
 
 Generic JSONL, one object per line:
   {"context": str, "question": str (optional), "choices": [str, ...] (>= 2),
    "label": int index into choices (optional for prediction)}
-
-Bad input raises `InputError` naming the file and row (1-based data row for
-CSV, line for JSONL).
 
 Example:
   >>> import tempfile, os
@@ -25,7 +21,6 @@ Example:
 
 import collections
 import csv
-
 
 from bert_tf2.common import InputError
 from bert_tf2.common import text_files
@@ -131,11 +126,8 @@ def read_examples(path, require_labels=False):
 
 
 def check_num_choices(examples, num_choices=None):
-  """Returns the common number of choices; refuses an uneven one.
-
-  Batches are dense [batch, num_choices, seq_length] tensors, so every
-  example of a file must have the same number of choices (the first
-  example's, or `num_choices` if given).
+  """Returns the common number of choices (the first example's, or
+  `num_choices` if given): batches are dense [batch, num_choices, seq].
 
   Raises:
     InputError: naming the first example (file and row) that differs.

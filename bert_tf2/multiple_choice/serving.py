@@ -6,14 +6,9 @@ Signature (batch and number of choices free):
                    -> probabilities float32 [batch, num_choices] (softmax
                       over the choices), logits, label int32 [batch] (the
                       index of the most probable choice)
-Each (context, choice) pair is tokenized in graph and built exactly as
-`features.convert_example` (longest-first pair truncation) by the task's
-Keras preprocessor (`MultipleChoicePreprocessor`), in a
-`common.serving.TextServer`. A question, if
-any, goes at the end of the context (as the Python path does). The serving
-contract of `bert_tf2.common.raw_text_serving`: an empty batch gives empty outputs,
-a context that is not 1-D or choices that are not 2-D are refused, invalid
-UTF-8 is refused naming the input, big batches run in chunks.
+Each (context, choice) pair is built as `features.convert_example` by the
+`MultipleChoicePreprocessor`, in a `common.serving.TextServer` (the serving
+contract of `bert_tf2.common.raw_text_serving`; choices must be 2-D).
 
 Example:
   >>> serve = tf.saved_model.load(d).signatures["serving_default"]  # doctest: +SKIP
@@ -47,9 +42,7 @@ def check_inputs(context, choices):
 
 def multiple_choice_server(model, preprocessor, chunk_size=16):
   """The `common.serving.TextServer` of a `BertMultipleChoice` and its
-  `MultipleChoicePreprocessor`, serving_default(context, choices)
-  answering the model's `predict_outputs` and the most probable choice's
-  index."""
+  `MultipleChoicePreprocessor`: serving_default(context, choices)."""
 
   def outputs(features, logits, texts):
     del texts

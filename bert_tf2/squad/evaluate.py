@@ -1,18 +1,11 @@
 """SQuAD exact match and F1 (v1.1 and v2.0 definitions of the official scripts).
 
-Answers are normalized before comparison: lower-cased, punctuation
-(string.punctuation) removed, the articles "a", "an", "the" removed as whole
-words, and whitespace collapsed. Exact match is 1 if a normalized prediction
-equals a normalized gold answer; F1 is the token-overlap F1 of the normalized
-texts. Each question takes its maximum over the gold answers; totals are
-averages x 100.
-
-SQuAD 2.0 differences: gold answers that normalize to "" are dropped and a
-question left without gold answers has the single gold answer "" (it still
-counts as answerable, HasAns, when its answers list was not empty); F1 of an
-empty token list is 1 if both sides are empty, else 0; with a na_prob file,
-a prediction whose no-answer probability exceeds `na_prob_thresh` counts as
-"" and the best threshold for exact match and F1 is searched.
+Each question takes its maximum over the gold answers; totals are
+averages x 100. SQuAD 2.0: gold answers that normalize to "" are dropped
+(none left: the gold answer ""); F1 of an empty token list is 1 if both
+sides are empty, else 0; with na_probs, a prediction whose no-answer
+probability exceeds `na_prob_thresh` counts as "", and the best thresholds
+are searched.
 
 Example:
   >>> exact_match_score("The Eiffel Tower!", "eiffel tower")

@@ -1,14 +1,9 @@
 """Reading SQuAD v1.1 / v2.0 JSON files into `SquadExample`s.
 
-The context of each paragraph is split on whitespace into `doc_tokens`
-(characters " ", "\\t", "\\r", "\\n" and U+202F only, as the original does; other
-Unicode spaces stay inside words) and every character is mapped to the index
-of the word it belongs to (`char_to_word_offset`). Character-based answer
-offsets are projected to word positions through that map.
-
-In training mode, answers whose text cannot be found again in the words they
-project to (odd Unicode) are skipped with a warning, exactly like the original;
-in prediction mode, answers are not read at all.
+The context of each paragraph is split on the original's whitespace (" ",
+"\\t", "\\r", "\\n", U+202F) into `doc_tokens`; answer character offsets map
+to words. In training mode, answers whose text cannot be found again in
+their words are skipped with a warning, as the original does.
 
 Example:
   >>> import json, tempfile
@@ -149,8 +144,7 @@ def _answer_span(qa, qas_id, doc_tokens, char_to_word_offset, input_file):
 
 
 def _check_unique_id(first_seen, qas_id, where, input_file):
-  """Records question `qas_id` at `where` in `first_seen` {str(id): where};
-  raises InputError naming the file and id if it was seen before."""
+  """Records `qas_id` in `first_seen` {str(id): where}; InputError if seen."""
   key = str(qas_id)
   if key in first_seen:
     raise InputError(
@@ -162,21 +156,12 @@ def _check_unique_id(first_seen, qas_id, where, input_file):
 
 def examples_from_json(input_data, is_training, version_2_with_negative=False,
                        input_file="<json>"):
-  """Builds SquadExamples from the parsed "data" list of a SQuAD file.
-
-  Args:
-    input_data: list, the "data" field of a SQuAD JSON file.
-    is_training: bool; read answers (one per question) when True.
-    version_2_with_negative: bool; read "is_impossible" (training only).
-    input_file: str, the file name used in error messages.
-
-  Returns:
-    list of SquadExample.
+  """SquadExamples of the parsed "data" list of a SQuAD file (Args as
+  `read_squad_examples`; input_file names it in errors).
 
   Raises:
     InputError: a required field is missing or malformed, or two
-      questions share an id (predictions.json is keyed by id: one answer
-      would be lost).
+      questions share an id.
   """
   if not isinstance(input_data, list):
     raise InputError("%s: field 'data' must be a list" % input_file)

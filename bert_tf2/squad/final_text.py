@@ -1,12 +1,7 @@
 """Projecting a predicted WordPiece span back onto the original words.
 
-The decoded prediction ("steve smith") is normalized text; the words it came
-from ("Steve Smith's") may carry extra characters. `get_final_text` aligns
-the two character by character (after BasicTokenizer and removing spaces) and
-cuts the original text to the predicted characters, as the original does.
-`squad.serving.final_text_in_graph` is the same rule in TensorFlow ops for
-the serving graph. (This module imports no TensorFlow: evaluate_squad.py
-runs without it.)
+`squad.serving.final_text_in_graph` is the same rule in graph. (No
+TensorFlow here: evaluate_squad.py runs without it.)
 """
 
 import collections
@@ -31,11 +26,9 @@ def _strip_spaces(text):
 def get_final_text(pred_text, orig_text, do_lower_case, verbose_logging=False):
   """Maps normalized predicted text back onto the original words.
 
-  `pred_text` is detokenized WordPiece text (lower-cased, accents stripped,
-  punctuation split off); `orig_text` is the original words it came from,
-  which may carry extra characters ("Steve Smith's" for "steve smith").
-  `orig_text` is run through BasicTokenizer and the two are aligned character
-  by character after removing spaces; if that fails, `orig_text` is returned.
+  `orig_text` is run through BasicTokenizer and aligned with `pred_text`
+  character by character after removing spaces; if that fails, `orig_text`
+  is returned.
 
   Example:
     >>> get_final_text("steve smith", "Steve Smith's", True)  # doctest: +SKIP

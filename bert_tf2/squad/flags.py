@@ -1,12 +1,5 @@
-"""Flags of run_squad.py: the original ones (same names and defaults; the
-fine-tuning ones from `runner.finetuning_flags`) and the runner's
-(strategy, precision, ...).
-
-    from bert_tf2.squad import flags as squad_flags
-    squad_flags.define_flags()
-
-`define_evaluate_flags()`: the flags of evaluate_squad.py.
-"""
+"""Flags of run_squad.py (the original's names and defaults, and the
+runner's) and of evaluate_squad.py (`define_evaluate_flags`)."""
 
 from absl import flags
 
@@ -17,10 +10,6 @@ def define_flags(flag_values=flags.FLAGS):
   # the runner brings in the whole of TensorFlow.
   from bert_tf2.runner import finetuning_flags  # pylint: disable=g-import-not-at-top
   fv = {"flag_values": flag_values}
-  # bert_config_file, vocab_file, output_dir, init_checkpoint,
-  # do_lower_case, max_seq_length, do_train, do_predict, the batch sizes,
-  # learning_rate, num_train_epochs, warmup_proportion, and the runner's
-  # (use_tpu, ..., save_checkpoints_steps, iterations_per_loop, strategy).
   finetuning_flags.define_finetuning_flags(
       flag_values, max_seq_length=384, max_seq_length_help="The maximum "
       "total input sequence length after WordPiece tokenization.",
@@ -80,8 +69,7 @@ def define_evaluate_flags(flag_values=flags.FLAGS):
 
 
 def default_options(**overrides):
-  """run_squad.py's settings with the defaults `define_flags` declares (for
-  library use and tests).
+  """run_squad.py's settings with the flags' defaults.
 
   Example:
     >>> default_options(doc_stride=64).doc_stride

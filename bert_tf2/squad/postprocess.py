@@ -13,11 +13,9 @@ Outputs (the original's formats, `json.dumps(obj, indent=4) + "\\n"`):
                                     "end_logit"}, ...]}
   null_odds.json (v2)    {qas_id: null_score - best_non_null_score}
 
-Deviation (a fix): with SQuAD 2.0, when no valid non-null span exists for an
-example, the original crashes; here the prediction is "" and null_odds holds
-NO_CANDIDATE_SCORE_DIFF (a score difference larger than any real one). An
-example without any window (empty context) gets "" (v2) / "empty" (v1) instead
-of a crash.
+Deviation (a fix): where the original crashes (SQuAD 2.0 without a valid
+non-null span; an example without windows) the prediction is "" (v2,
+null_odds NO_CANDIDATE_SCORE_DIFF) / "empty" (v1).
 """
 
 import collections
@@ -33,7 +31,6 @@ from bert_tf2.squad.final_text import get_final_text
 RawResult = collections.namedtuple("RawResult",
                                    ["unique_id", "start_logits", "end_logits"])
 
-# null_odds.json value when no non-null candidate exists (see module doc).
 NO_CANDIDATE_SCORE_DIFF = 1e6
 
 _Prelim = collections.namedtuple(

@@ -5,8 +5,6 @@ One answer per question, each a dict as SQuAD's {"text": ...,
 "answer_start": [...]} (its first answer trains; all count for exact
 match / F1), an (answer_start, text) pair, or None / an empty list for an
 unanswerable question (answer_start -1). answer_start counts characters.
-Bad answers are one `InputError` line, as the original's reader gives for
-an answer outside its context.
 
 Example:
   >>> answer_columns(["ann ran", "bob"], [{"text": "ran", "answer_start": 4},
@@ -22,9 +20,7 @@ from bert_tf2.common import text_inputs
 
 def pair_columns(x):
   """(questions, contexts) as two lists of str of x: a list of (question,
-  context) pairs or the columns (questions, contexts), SQuAD's one input
-  contract (`common.text_inputs.check_examples`: bytes decoded, a bad item
-  one InputError line naming it).
+  context) pairs or the columns (`common.text_inputs.check_examples`).
 
   >>> pair_columns([("who?", "ann ran")])
   (['who?'], ['ann ran'])
