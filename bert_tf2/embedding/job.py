@@ -37,13 +37,6 @@ def validate(s):
   return checks.config_and_tokenizer(s)
 
 
-def _memory_input_fn(arrays):
-  def input_fn(params):
-    return tf.data.Dataset.from_tensor_slices(arrays).batch(
-        params["batch_size"])
-  return input_fn
-
-
 class EmbeddingJob(Job):
   """Bi-encoder training from pairs (see the module docstring)."""
 
@@ -113,8 +106,11 @@ class EmbeddingJob(Job):
   def _embed(self, estimator, texts):
     feats = pairs_lib.text_features(texts, self.tokenizer,
                                     self.max_seq_length)
-    return np.stack([p["embeddings"] for p in
-                     estimator.predict(_memory_input_fn(feats))])
+
+    def input_fn(params):
+      return tf.data.Dataset.from_tensor_slices(feats).batch(
+          params["batch_size"])
+    return np.stack([p["embeddings"] for p in estimator.predict(input_fn)])
 
   def retrieve(self, estimator, split, k=10):
     """(scores, ids [num_anchors, k], gold ids) over the split's corpus:

@@ -28,21 +28,6 @@ from bert_tf2.multiple_choice.features import FEATURE_NAMES
 from modeling import inputs as model_inputs
 
 
-def flatten_choices(features):
-  """int [batch, num_choices, seq] features -> [batch * num_choices, seq].
-
-  Returns:
-    (dict of the flattened FEATURE_NAMES, num_choices scalar int Tensor).
-  """
-  input_ids = tf.convert_to_tensor(features["input_ids"])
-  num_choices = tf.shape(input_ids)[1]
-  flat = {}
-  for name in FEATURE_NAMES:
-    value = tf.convert_to_tensor(features[name])
-    flat[name] = tf.reshape(value, [-1, tf.shape(value)[-1]])
-  return flat, num_choices
-
-
 def choice_logits(pair_scores, num_choices):
   """float [batch * num_choices, 1] -> logits [batch, num_choices].
 
@@ -100,7 +85,9 @@ class BertMultipleChoice(task_model.TaskModel):
 
   def call(self, features, training=False):
     """int [batch, num_choices, seq] features -> float32 [batch, choices]."""
-    flat, num_choices = flatten_choices(features)
+    flat = {k: tf.reshape(features[k], [-1, tf.shape(features[k])[-1]])
+            for k in FEATURE_NAMES}
+    num_choices = tf.shape(features["input_ids"])[1]
     outputs = self.bert(model_inputs.encoder_inputs(flat), training=training)
     scores = self.classifier(outputs["pooled_output"], training=training)
     return choice_logits(scores, num_choices)

@@ -215,19 +215,9 @@ def evaluate_files(data_file, pred_file, na_prob_file=None,
                    na_prob_thresh=1.0, version="auto"):
   """Scores a predictions file against a SQuAD file.
 
-  Args:
-    data_file: SQuAD JSON with gold answers.
-    pred_file: JSON {qas_id: text}.
-    na_prob_file: optional JSON {qas_id: float} (v2 only).
-    na_prob_thresh: float (v2).
-    version: "1.1", "2.0" or "auto" (2.0 iff any question has
-      "is_impossible").
-
-  Returns:
-    dict of metrics (see evaluate_v1 / evaluate_v2).
-
-  Raises:
-    InputError: unreadable or malformed files.
+  Args as evaluate_squad.py's flags; returns `evaluate_v1` /
+  `evaluate_v2`'s dict; raises InputError for unreadable or malformed
+  files.
   """
   dataset = _load(data_file, "data_file", "SQuAD JSON")
   if not isinstance(dataset, dict) or not isinstance(dataset.get("data"),

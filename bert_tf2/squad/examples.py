@@ -68,17 +68,9 @@ def is_whitespace(c):
 
 
 def split_context(paragraph_text):
-  """Splits a context into words and maps each character to its word.
-
-  Args:
-    paragraph_text: str.
-
-  Returns:
-    (doc_tokens, char_to_word_offset): list of str words, and a list with one
-    int per character of `paragraph_text` (the index of the word the character
-    belongs to, or of the preceding word for whitespace; -1 before the first
-    word).
-  """
+  """(doc_tokens, char_to_word_offset): the words of a context, and per
+  character the index of its word (of the preceding word for whitespace;
+  -1 before the first word)."""
   doc_tokens = []
   char_to_word_offset = []
   prev_is_whitespace = True
@@ -93,17 +85,6 @@ def split_context(paragraph_text):
       prev_is_whitespace = False
     char_to_word_offset.append(len(doc_tokens) - 1)
   return doc_tokens, char_to_word_offset
-
-
-def _load_json(input_file):
-  import tensorflow as tf  # gfile reads local and gs:// paths alike.
-  if not tf.io.gfile.exists(input_file):
-    raise InputError("%s: file not found" % input_file)
-  try:
-    with tf.io.gfile.GFile(input_file, "r") as reader:
-      return json.loads(reader.read())
-  except (ValueError, UnicodeDecodeError) as e:
-    raise InputError("%s: not valid JSON (%s)" % (input_file, e))
 
 
 def _field(obj, key, where, input_file, types=None):
@@ -236,7 +217,14 @@ def read_squad_data(input_file):
   Raises:
     InputError: the file is missing, not JSON, or has no "data" field.
   """
-  dataset = _load_json(input_file)
+  import tensorflow as tf  # gfile reads local and gs:// paths alike.
+  if not tf.io.gfile.exists(input_file):
+    raise InputError("%s: file not found" % input_file)
+  try:
+    with tf.io.gfile.GFile(input_file, "r") as reader:
+      dataset = json.loads(reader.read())
+  except (ValueError, UnicodeDecodeError) as e:
+    raise InputError("%s: not valid JSON (%s)" % (input_file, e))
   if not isinstance(dataset, dict) or "data" not in dataset:
     raise InputError("%s: not a SQuAD file (no top-level 'data' field)"
                      % input_file)

@@ -127,20 +127,9 @@ def _answer_token_span(example, all_doc_tokens, orig_to_tok_index, tokenizer):
 def convert_examples_to_features(examples, tokenizer, max_seq_length,
                                  doc_stride, max_query_length, is_training,
                                  output_fn):
-  """Converts SquadExamples to InputFeatures, passing each to `output_fn`.
-
-  Args:
-    examples: list of SquadExample.
-    tokenizer: a FullTokenizer.
-    max_seq_length: int, the model's sequence length.
-    doc_stride: int, stride between windows.
-    max_query_length: int, the question is cut to this many tokens.
-    is_training: bool, compute start/end positions.
-    output_fn: callable taking one InputFeatures.
-
-  Returns:
-    int, the number of features produced.
-  """
+  """Converts SquadExamples to InputFeatures, passing each to `output_fn`
+  (the other arguments as run_squad.py's flags; is_training: compute
+  start/end positions); returns the number of features produced."""
   unique_id = FIRST_UNIQUE_ID
   context_cache = (None, None)  # Questions on one paragraph share its words.
   for example_index, example in enumerate(examples):

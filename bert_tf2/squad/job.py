@@ -20,7 +20,6 @@ from absl import logging
 
 from bert_tf2.common import InputError
 from bert_tf2.common import padding
-from bert_tf2.common import setup_checks
 from bert_tf2.common.cli import require_file
 from bert_tf2.finetune import checks
 from bert_tf2.finetune import driver
@@ -58,9 +57,7 @@ def validate(s):
       if not getattr(s, flag):
         raise InputError("--do_%s needs --%s" % (flag.split("_")[0], flag))
       require_file(flag, getattr(s, flag))
-  bert_config, tokenizer = setup_checks.load_config_and_tokenizer(
-      s.bert_config_file, s.vocab_file, do_lower_case=s.do_lower_case,
-      init_checkpoint=s.init_checkpoint, max_seq_length=s.max_seq_length)
+  bert_config, tokenizer = checks.config_and_tokenizer(s)
   if s.max_seq_length <= s.max_query_length + 3:
     raise InputError(
         "--max_seq_length=%d must be greater than --max_query_length=%d + 3"
@@ -159,8 +156,7 @@ class SquadJob(Job):
         null_score_diff_threshold=s.null_score_diff_threshold,
         verbose_logging=s.verbose_logging)
     self.trim_padding = bool(s.trim_padding) and not s.use_tpu
-    # No --do_eval: evaluation means evaluation during training, in
-    # predict batches.
+    # No --do_eval: evaluation during training, in predict batches.
     self.evaluates = s.eval_every_n_steps > 0
     self.eval_batch_size = s.predict_batch_size
     if s.do_train:
@@ -217,8 +213,7 @@ class SquadJob(Job):
     del jit_compile  # Fine buckets whatever the training step.
     if training:  # Never trimmed: the loss counts padding positions.
       return {}
-    # --trim_padding (opt-in here): see docs/squad.md; every window is
-    # predicted (no TPU batch padding, as the original).
+    # Every window is predicted (no TPU batch padding, as the original).
     return {"drop_remainder": False, "trim_padding": self.trim_padding,
             "buckets": padding.bucket_lengths(self.max_seq_length,
                                               fine=True)}

@@ -226,14 +226,9 @@ def write_predictions(all_examples, all_features, all_results, n_best_size,
     all_examples: list of SquadExample.
     all_features: list of InputFeatures of those examples.
     all_results: iterable of RawResult (python float logits per position).
-    n_best_size: int, candidates kept per example.
-    max_answer_length: int, longest answer in tokens.
-    do_lower_case: bool, as the tokenizer.
     output_prediction_file, output_nbest_file, output_null_log_odds_file:
       paths (the last is written only for v2).
-    version_2_with_negative: bool, SQuAD 2.0 decoding.
-    null_score_diff_threshold: float.
-    verbose_logging: bool, log alignment failures of get_final_text.
+    (the others as run_squad.py's flags)
 
   Returns:
     OrderedDict {qas_id: prediction text}.

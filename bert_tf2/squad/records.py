@@ -48,9 +48,8 @@ class FeatureWriter(object):
   def process_feature(self, feature):
     """Appends one InputFeatures."""
     self.num_features += 1
-    # deterministic=True: map fields in key order, so the same features give
-    # the same bytes in every run (plain serialization orders them by a
-    # per-process hash).
+    # deterministic=True: map fields in key order, the same bytes in every
+    # run (plain serialization orders them by a per-process hash).
     self._writer.write(feature_to_example(
         feature, self.is_training).SerializeToString(deterministic=True))
 
