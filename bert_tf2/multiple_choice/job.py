@@ -88,15 +88,13 @@ class MultipleChoiceJob(Job):
     for example in self.examples[split]:
       f = mc_features.convert_example(example, self.max_seq_length,
                                       self.tokenizer)
-      rows.append({"input_ids": np.ravel(f.input_ids),
-                   "input_mask": np.ravel(f.input_mask),
-                   "segment_ids": np.ravel(f.segment_ids),
-                   "label_ids": f.label_id, "is_real_example": 1})
+      rows.append(dict({k: np.ravel(getattr(f, k))
+                        for k in mc_features.FEATURE_NAMES},
+                       label_ids=f.label_id, is_real_example=1))
     zeros = np.zeros([self.num_choices * self.max_seq_length], np.int64)
     while pad_to and len(rows) % pad_to:
-      rows.append({"input_ids": zeros, "input_mask": zeros,
-                   "segment_ids": zeros, "label_ids": 0,
-                   "is_real_example": 0})
+      rows.append(dict(dict.fromkeys(mc_features.FEATURE_NAMES, zeros),
+                       label_ids=0, is_real_example=0))
     return records.write_records(path, rows)
 
   def predict(self, estimator, input_fn):

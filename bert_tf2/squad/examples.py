@@ -194,19 +194,9 @@ def examples_from_json(input_data, is_training, version_2_with_negative=False,
 
 def read_squad_examples(input_file, is_training,
                         version_2_with_negative=False):
-  """Reads a SQuAD JSON file into a list of SquadExample.
-
-  Args:
-    input_file: path of a SQuAD v1.1 / v2.0 JSON file (local or gs://).
-    is_training: bool, read the answers for training.
-    version_2_with_negative: bool, the file is SQuAD 2.0 ("is_impossible").
-
-  Returns:
-    list of SquadExample, in file order.
-
-  Raises:
-    InputError: the file is missing, not JSON, or not in SQuAD format.
-  """
+  """Reads a SQuAD JSON file (local or gs://) into a list of SquadExample;
+  is_training: read the answers; version_2_with_negative: read
+  "is_impossible". InputError: the file is missing or not SQuAD JSON."""
   return examples_from_json(read_squad_data(input_file), is_training,
                             version_2_with_negative, input_file)
 

@@ -19,6 +19,7 @@ Example:
 
 from absl import logging
 
+from bert_tf2.classifier.features import build_inputs
 from tokenization import windows
 
 # The original numbers features from this value upwards.
@@ -80,15 +81,7 @@ def improve_answer_span(doc_tokens, input_start, input_end, tokenizer,
   """Narrows a word-level answer span to the sub-tokens of the answer text
   ("(1895-1943)." -> "1895"): the first (leftmost start, then longest)
   sub-span whose tokens equal the tokenized answer, else the input span.
-
-  Args:
-    doc_tokens: list of str, all WordPiece tokens of the context.
-    input_start, input_end: int, inclusive token span of the answer words.
-    tokenizer: a FullTokenizer.
-    orig_answer_text: str, the annotated answer.
-
-  Returns:
-    (start, end) inclusive token positions.
+  doc_tokens: all WordPiece tokens of the context; spans are inclusive.
   """
   tok_answer_text = " ".join(tokenizer.tokenize(orig_answer_text))
   for new_start in range(input_start, input_end + 1):
@@ -151,27 +144,17 @@ def convert_examples_to_features(examples, tokenizer, max_seq_length,
     max_context_span = windows.max_context_windows(doc_spans,
                                                    len(all_doc_tokens))
 
+    doc_offset = len(query_tokens) + 2  # [CLS] question [SEP]
     for doc_span_index, (doc_start, doc_length) in enumerate(doc_spans):
-      tokens = ["[CLS]"] + query_tokens + ["[SEP]"]
-      segment_ids = [0] * len(tokens)
       token_to_orig_map = {}
       token_is_max_context = {}
-      for i in range(doc_length):
-        split_token_index = doc_start + i
-        token_to_orig_map[len(tokens)] = tok_to_orig_index[split_token_index]
-        token_is_max_context[len(tokens)] = (
-            max_context_span[split_token_index] == doc_span_index)
-        tokens.append(all_doc_tokens[split_token_index])
-        segment_ids.append(1)
-      tokens.append("[SEP]")
-      segment_ids.append(1)
-
-      input_ids = tokenizer.convert_tokens_to_ids(tokens)
-      input_mask = [1] * len(input_ids)
-      padding = max_seq_length - len(input_ids)
-      input_ids = list(input_ids) + [0] * padding
-      input_mask += [0] * padding
-      segment_ids += [0] * padding
+      for i in range(doc_start, doc_start + doc_length):
+        token_to_orig_map[doc_offset + i - doc_start] = tok_to_orig_index[i]
+        token_is_max_context[doc_offset + i - doc_start] = (
+            max_context_span[i] == doc_span_index)
+      tokens, input_ids, input_mask, segment_ids = build_inputs(
+          query_tokens, all_doc_tokens[doc_start:doc_start + doc_length],
+          max_seq_length, tokenizer)
 
       start_position = end_position = None
       if is_training:
@@ -180,7 +163,6 @@ def convert_examples_to_features(examples, tokenizer, max_seq_length,
             tok_end_position > doc_end):
           start_position = end_position = 0
         else:
-          doc_offset = len(query_tokens) + 2
           start_position = tok_start_position - doc_start + doc_offset
           end_position = tok_end_position - doc_start + doc_offset
 

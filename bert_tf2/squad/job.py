@@ -1,10 +1,8 @@
 """run_squad.py's job: SQuAD 1.1 / 2.0 span prediction on the driver.
 
-Records as the original: train.tf_record (one record per window, the
-training questions shuffled with seed 12345) and eval.tf_record (the
-windows of --predict_file). --do_predict writes predictions.json,
-nbest_predictions.json and (2.0) null_odds.json; --export_dir a raw-text
-SavedModel (question, context -> answer).
+Records as the original: train.tf_record and eval.tf_record, one record
+per window. --do_predict writes predictions.json, nbest_predictions.json
+and (2.0) null_odds.json.
 
 Evaluation during training (--eval_every_n_steps; no --do_eval, as the
 original): --predict_file, with its answers, is predicted, decoded as
@@ -269,14 +267,8 @@ class SquadJob(Job):
 
 
 def run(settings):
-  """The whole of run_squad.py for its settings (`finetune.Settings.
-  from_flags` in the script, `squad.flags.default_options(...)` in Python):
-  `SquadJob` on the fine-tuning driver.
-
-  Returns:
-    dict with "num_train_steps" and "predictions" ({qas_id: text}; None
-    when not run).
-  """
+  """The whole of run_squad.py for its settings: {"num_train_steps",
+  "predictions" ({qas_id: text}; None when not run)}."""
   job = SquadJob(settings)
   driver.run(job)
   return {"num_train_steps": job.num_train_steps,

@@ -115,16 +115,9 @@ def predict_example(example, features, results, n_best_size,
                     max_answer_length, do_lower_case,
                     version_2_with_negative=False,
                     null_score_diff_threshold=0.0, verbose_logging=False):
-  """Decodes one example.
-
-  Args:
-    example: SquadExample.
-    features: list of its InputFeatures, in window order.
-    results: list of RawResult, one per feature.
-
-  Returns:
-    (prediction text, nbest list of OrderedDicts, score_diff or None for v1).
-  """
+  """Decodes one example (its InputFeatures in window order, one RawResult
+  each): (prediction text, nbest list of OrderedDicts, score_diff or None
+  for v1)."""
   prelim, score_null, null_start, null_end = _prelim_predictions(
       features, results, n_best_size, max_answer_length,
       version_2_with_negative)
