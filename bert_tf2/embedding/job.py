@@ -82,14 +82,13 @@ class EmbeddingJob(Job):
     return sorted(set(task.create_metrics()) | {"loss"} |
                   set(RETRIEVAL_METRICS))
 
-  def _sides(self, split):
-    has_negative = self.pairs[split][0].negative is not None
-    return pairs_lib.SIDES if has_negative else pairs_lib.SIDES[:2]
-
   def record_spec(self, split):
     # One layout for every split: the first split's sides.
-    split = "train" if "train" in self.pairs else sorted(self.pairs)[0]
-    names = ["%s_%s" % (side, k) for side in self._sides(split)
+    first = self.pairs["train" if "train" in self.pairs
+                       else sorted(self.pairs)[0]][0]
+    sides = pairs_lib.SIDES if first.negative is not None else (
+        pairs_lib.SIDES[:2])
+    names = ["%s_%s" % (side, k) for side in sides
              for k in ("input_ids", "input_mask", "segment_ids")]
     return records.sequence_spec(self.max_seq_length, names)
 

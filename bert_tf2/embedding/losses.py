@@ -1,10 +1,9 @@
 """The multiple-negatives ranking loss (in-batch negatives).
 
-For a batch of (anchor_i, positive_i[, negative_i]) the candidates of
-anchor i are every positive of the batch (and every hard negative); the
-right one is positive_i. The loss is the softmax cross-entropy of
-scale * cosine(anchor_i, candidate_j) over j, with scale 20 as
-sentence-transformers' MultipleNegativesRankingLoss.
+The candidates of anchor i are every positive (and hard negative) of the
+batch, the right one positive_i; the loss is the softmax cross-entropy of
+scale * cosine(anchor_i, candidate_j) over j (sentence-transformers'
+MultipleNegativesRankingLoss).
 
 Example:
   >>> import tensorflow as tf

@@ -2,8 +2,7 @@
 
 One object per line: {"anchor": str, "positive": str, "negative": str
 (optional hard negative)}. Either every line of a file has a negative or
-none does (a batch is dense). Bad lines raise `InputError` naming file and
-line.
+none does (a batch is dense).
 
 Example:
   >>> import tempfile, os

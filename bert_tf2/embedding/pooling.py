@@ -1,10 +1,9 @@
 """Pooling of token vectors into one sentence vector, and how a checkpoint
 says which pooling it was trained with.
 
-Modes (sentence-transformers' names): "mean" (average of the real tokens'
-last-layer vectors), "cls" (the [CLS] token's last-layer vector), "max",
+Modes (sentence-transformers' names): "mean", "cls", "max",
 "mean_sqrt_len" (sum / sqrt(length)), plus "pooled" (BERT's tanh pooler on
-[CLS], what the original NSP/classifier heads read).
+[CLS]).
 
 `pooling_from_dir(model_dir)` reads sentence-transformers' `modules.json`
 and `1_Pooling/config.json` (all-MiniLM-L6-v2: mean, then Normalize);

@@ -1,9 +1,5 @@
-"""Flags of run_multiple_choice.py: the shared fine-tuning flags (names and
-defaults of run_classifier.py, `runner.finetuning_flags`) and its own.
-
-`default_settings(**overrides)` gives them as `finetune.Settings` for tests
-and library use.
-"""
+"""Flags of run_multiple_choice.py: the shared fine-tuning flags
+(`runner.finetuning_flags`) and its own."""
 
 from absl import flags
 

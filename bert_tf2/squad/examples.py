@@ -161,9 +161,7 @@ def examples_from_json(input_data, is_training, version_2_with_negative=False,
         qas_id = _field(qa, "id", qa_where, input_file)
         _check_unique_id(first_seen, qas_id, qa_where, input_file)
         question_text = _field(qa, "question", qa_where, input_file, str)
-        start_position = None
-        end_position = None
-        orig_answer_text = None
+        start_position = end_position = orig_answer_text = None
         is_impossible = False
         if is_training:
           if version_2_with_negative:
@@ -176,9 +174,7 @@ def examples_from_json(input_data, is_training, version_2_with_negative=False,
                 "question needs exactly 1 answer" % (input_file, qas_id,
                                                      len(answers)))
           if is_impossible:
-            start_position = -1
-            end_position = -1
-            orig_answer_text = ""
+            orig_answer_text, start_position, end_position = "", -1, -1
           else:
             span = _answer_span(qa, qas_id, doc_tokens, char_to_word_offset,
                                 input_file)

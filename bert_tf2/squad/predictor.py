@@ -10,9 +10,6 @@ its SavedModel) and gives one dict per question:
   null_score_diff  null score - score (SQuAD 2.0)
   num_windows      the windows the context made
 
-`SquadPredictor` is the `TextPredictor` of these built from a run's files
-(`from_output_dir`, or config, checkpoint and vocabulary).
-
 Example:
   >>> p = SquadPredictor.from_output_dir("/tmp/squad_output")  # doctest: +SKIP
   >>> p.predict([("Who wrote it?", "It was written by Ann in 1901.")])  # doctest: +SKIP
