@@ -1,12 +1,8 @@
 """`any_shape_function`: a graph function traced once for inputs of any size.
 
-A tf.function retraces for each new input shape until `reduce_retracing`
-relaxes it, two traces later; a BERT forward pass costs about a second
-each. Tracing first for the inputs' ranks with every dimension unknown
-makes every later call (any batch size, any sequence length) match that
-one trace. Used where one function is called at many shapes: the model of
-every raw-string SavedModel signature (`serving.TextServer`) and the
-forward pass of the analysis questions.
+Tracing first for the inputs' ranks with every dimension unknown makes
+every later call (any batch size, any sequence length) match that one
+trace, where `reduce_retracing` alone retraces twice first.
 
 Example:
   >>> import tensorflow as tf

@@ -1,20 +1,13 @@
 """One op a core: a batch's task model run as parts side by side.
 
-TensorFlow's oneDNN matmul gains little from a second thread on one small
-matrix and much from two matrices at once: on a 2-core AMX Xeon the
-bfloat16 [864, 384] x [384, 384] of MiniLM on 32 sentences took 0.22 ms on
-both cores, PyTorch 0.12 ms, and two halves of the batch side by side
-0.12 ms the pair (float32 0.79 -> 0.67 ms). So below float32 the text
-models' `predict` and their SavedModels run the task model on parts of
-each batch (`in_parts`), whose ops TensorFlow's executor runs side by
-side; the answers are the whole batch's bit for bit. In a process that
-runs each op on one thread
-(`tf.config.threading.set_intra_op_parallelism_threads(1)`, chosen before
-TensorFlow's first op) `predict` takes one part a core, in any precision:
-`load_predictor(run).predict` on 1,000 sentences, bfloat16 699 -> 1,143
-sentences/s, float32 247 -> 440 (default threads: bfloat16 767 -> 804,
-float32 353 -> 358, so float32 keeps Keras' own step there;
-docs/results/performance_xeon_amx.md).
+oneDNN's matmul gains little from a second thread on one small matrix and
+much from two matrices at once. So below float32 the text models' `predict`
+and their SavedModels run the task model on parts of each batch
+(`in_parts`), which TensorFlow's executor runs side by side; the answers
+are the whole batch's bit for bit. In a process that runs each op on one
+thread (`tf.config.threading.set_intra_op_parallelism_threads(1)`)
+`predict` takes one part a core, in any precision
+(docs/results/performance_xeon_amx.md).
 """
 
 import os
@@ -52,11 +45,9 @@ def served_parts(compute_dtype):
 
 
 def in_parts(task, features, parts):
-  """task(features) computed on `parts` consecutive parts of the batch's
-  rows, each part the task model on its own rows, the outputs joined
-  along rows: independent ops, which TensorFlow's executor runs side by
-  side. The task's outputs are per row, so they are the same (a part may
-  be empty: fewer rows than parts).
+  """task(features) on `parts` consecutive parts of the batch's rows, the
+  outputs joined along rows (the same: outputs are per row; a part may be
+  empty).
 
     >>> double = lambda f: {"y": f["x"] * 2}
     >>> in_parts(double, {"x": tf.range(5)}, 2)["y"].numpy().tolist()

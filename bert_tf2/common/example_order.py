@@ -1,10 +1,8 @@
 """Raw-text examples shortest first: `length_order`, `take`.
 
-A text model trims each batch to its longest text
-(`TextModel.task_features`), so examples batched in order of length pad
-less; BERT has no batch statistics, so an example's answer does not
-depend on the other examples of its batch, and the answers go back in
-input order. `TextModel.predict` uses these.
+A text model trims each batch to its longest text, so examples batched in
+order of length pad less; BERT has no batch statistics, so the answers are
+the same (`TextModel.predict` puts them back in input order).
 
 >>> x = ["a longer text", "short", ("a", "pr")]
 >>> order = length_order(x)
@@ -26,9 +24,7 @@ def rows(x):
 
 
 def length_order(x, lengths=None):
-  """The order of x's examples, shortest first (a stable sort), so that a
-  text model that trims each batch to its longest text
-  (`TextModel.task_features`) pads each batch to texts of similar length.
+  """The order of x's examples, shortest first (a stable sort).
 
   x: a list of examples (each a text or a nest of texts) or a tuple of
   columns (row i of each is example i), as a text model's `examples`

@@ -1,20 +1,15 @@
 """Datasets for Keras `fit`/`evaluate` whose epoch-end numbers are right.
 
-Keras 3 (3.15 measured, TensorFlow backend) counts a batch that does not
-exist when a tf.data.Dataset of unknown cardinality (any TFRecordDataset,
-`filter`, `take` of one...) has a static batch dimension (e.g. `batch(32,
-drop_remainder=True)`): at the end of the data, the step that finds it empty
-still adds the batch size to the loss tracker's (and unweighted metrics')
-count, so the epoch's `loss` and `accuracy` are `n / (n + 1)` of the truth
-(in `history`, `evaluate`, `val_*`, and so in EarlyStopping and
-ModelCheckpoint). The per-batch logs are right. With a dynamic batch
-dimension the count is taken from the data and nothing is added.
+Keras 3 (TensorFlow backend) counts a batch that does not exist when a
+tf.data.Dataset of unknown cardinality (any TFRecordDataset, `filter`...)
+has a static batch dimension: the epoch's `loss` and metrics are
+`n / (n + 1)` of the truth (per-batch logs are right). With a dynamic batch
+dimension nothing is added.
 
 `dynamic_batch(data)` erases a static batch dimension of such a dataset
-(nothing else changes: the same tensors, one identity op); the task models'
-and text models' `fit` and `evaluate` apply it to `x` and to
-`validation_data`. A dataset of known or infinite cardinality (a repeated
-training set with `steps_per_epoch`) is returned as it is.
+(one identity op); the task models' and text models' `fit` and `evaluate`
+apply it to `x` and to `validation_data`. A dataset of known or infinite
+cardinality is returned as it is.
 
 Example:
   >>> import tensorflow as tf
@@ -64,15 +59,9 @@ def no_autotune_options():
   """tf.data options with autotuning off, for the runner's datasets and the
   text models' datasets of raw texts.
 
-  Deleting the iterator of an autotuned dataset waits for the autotuning
-  thread's sleep to end, and that sleep doubles from 10 ms up to a minute:
-  training paused 13-46 s between its last checkpoint and the evaluation
-  (42 s after 100 s of reading pretraining records; 0.01 s without
-  autotuning), and 5 of 14 text-model `predict` calls on 100 BBC articles
-  took 10.23 s instead of 5.6-6.0 s, all of the difference after the last
-  batch (none of 14 without). These pipelines (read, parse, batch; or
-  slices of texts in memory) make batches far faster than a step consumes
-  them and have nothing to tune.
+  Deleting an autotuned dataset's iterator waits for the autotuning
+  thread's sleep (up to a minute); these pipelines make batches far faster
+  than a step consumes them and have nothing to tune.
   """
   options = tf.data.Options()
   options.autotune.enabled = False

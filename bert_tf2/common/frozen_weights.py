@@ -1,29 +1,21 @@
 """Below float32, a text model's `predict` runs its dense kernels as constants.
 
-TensorFlow's oneDNN MatMul + BiasAdd (the encoder's every dense layer)
-packs a weight that is a graph constant once, into the blocked layout of the
-CPU's matrix units (AMX, AVX512-BF16), and keeps it; a kernel read from its
-float32 variable is cast to bfloat16 and handed to a slower, unpacked kernel
-on every call. On a 2-core Xeon with AMX, bfloat16 MiniLM on 1,000
-sentences: 534 -> 697 sentences/s, labels identical
-(docs/results/performance_xeon_amx.md). In float32 no weight is taken
-(no gain measured there, and it keeps the original's kernels): the step is
-the model's own, traced once.
+oneDNN's MatMul packs a weight that is a graph constant once into the
+blocked layout of the CPU's matrix units (AMX, AVX512-BF16); a kernel read
+from its variable is cast and handed to a slower, unpacked kernel on every
+call (docs/results/performance_xeon_amx.md). In float32 no weight is taken:
+the step is the model's own, traced once.
 
 `FrozenStep(model, step, spec)` is `step` (the model's predict step) traced
 for the batches of `spec` with each dense kernel and bias a constant of the
-compute dtype (`modeling.layers.ConstantKernels`; LayerNorm and embeddings
-are read from their variables as before). It keeps a copy of the variables
-it took and answers only while they still hold those values: `matches`
-compares them exactly, so after a `fit`, `load_weights` or `assign` the
-text model traces the step again instead of answering with old weights.
+compute dtype (`modeling.layers.ConstantKernels`). `matches` compares the
+variables it took with their values then, so after a `fit`, `load_weights`
+or `assign` the text model traces the step again.
 
-The copy shares each variable's buffer, and TensorFlow never writes a
-buffer in place while another tensor holds it (a variable's update copies
-it first: copy-on-write). So while every variable still reads the very
-buffer of its copy, none has been written: `matches` checks that first
-(0.8 ms a call on MiniLM) and compares the values only when a buffer
-moved (3.3 ms), and always on a GPU (its arrays would be host copies).
+TensorFlow never writes a buffer in place while another tensor holds it
+(copy-on-write), so while every variable still reads the buffer of its
+copy, none has been written: `matches` checks that first and compares the
+values only when a buffer moved (always on a GPU).
 
 Example:
   >>> from modeling import layers
@@ -70,10 +62,9 @@ class FrozenStep(object):
     self._rebase()
 
   def _rebase(self):
-    """Takes the copies `matches` compares with: the variables' values
-    now, as tensors sharing their buffers, and those buffers as arrays
-    (held, so no other array can take their addresses while they live).
-    """
+    """Takes the copies `matches` compares with: the variables' values as
+    tensors sharing their buffers, and those buffers as arrays (held, so
+    no other array can take their addresses)."""
     self._values = self._read_all()
     # Host memory only: an array of a GPU's tensor would be a copy.
     on_host = all(tf.DeviceSpec.from_string(v.device).device_type == "CPU"
@@ -82,8 +73,7 @@ class FrozenStep(object):
                      if on_host else None)
 
   def _same_buffers(self):
-    """Whether every variable reads its copy's own buffer now (then none
-    was written since the copy: see module)."""
+    """Whether every variable reads its copy's own buffer (see module)."""
     if self._buffers is None:
       return False
     return all(_address(np.asarray(now)) == _address(held)

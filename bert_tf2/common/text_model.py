@@ -4,15 +4,10 @@
 `predict(texts)`; for pairs, x is a tuple `(texts_a, texts_b)`. Compiled
 without a loss it trains on the task's original loss (labels as y) and
 reports the task's metrics; compiled with one, it is any Keras model.
-`save(path, include_optimizer=False)` leaves the optimizer's state out of
-the `.keras` file. `build(cls, directory, ...)` builds one with a
-`BertPreprocessor` (`bert_tf2.common.preprocessor`) from a pretrained
-directory (`bert_tf2.common.pretrained`); `bert_tf2.models.text_model`
-picks this or a task's own builder (NER, multiple choice, the sentence
-encoder). A saved `.keras` file loads with `keras.saving.load_model(path)`
-once `bert_tf2.models` is imported (as keras-hub's models need
-`import keras_hub`; that import registers every task class), with no
-`custom_objects`. This module imports no task.
+`build(cls, directory, ...)` builds one with a `BertPreprocessor` from a
+pretrained directory. A saved `.keras` file loads with
+`keras.saving.load_model(path)` once `bert_tf2.models` is imported (that
+import registers every task class). This module imports no task.
 """
 
 import threading
@@ -44,27 +39,18 @@ class TextModel(lora.Adaptable, keras.Model):
   loads onto the task alone or onto another `TextModel` of it.
   """
 
-  # Outside training, the task runs each batch at its longest text
-  # (exactly: the length is a Tensor of the traced call, so no retrace),
-  # not at max_seq_length: padding is masked out of attention, so outputs
-  # that keep no sequence axis (a class's logits, a pooled vector, a
-  # choice's score) are the same to float32 round-off, faster on short
-  # texts. A text model whose outputs are per token (NER, SQuAD) sets
-  # this False.
+  # Outside training, the task runs each batch at its longest text, not
+  # at max_seq_length (padding is masked out of attention, so outputs that
+  # keep no sequence axis are the same to float32 round-off). Outputs per
+  # token (NER, SQuAD): False.
   trims_padding = True
   # `predict` on a list (or columns) of examples runs them shortest first
-  # by word pieces (`example_lengths`, `common.example_order`), where the
-  # task trims padding: each trimmed batch holds texts of similar length;
-  # the outputs come back in input order (BERT has no batch statistics,
-  # so a row's output does not depend on its batch). False on an
-  # instance: input order.
+  # by word pieces (`example_order`), where the task trims padding; the
+  # outputs come back in input order. False on an instance: input order.
   sort_by_length = True
-  # `predict` runs its own step traced once (and a one-batch call without
-  # Keras' loop: 309 -> 346 sentences/s in float32 on MiniLM, batch by
-  # batch); below float32 with the task's dense kernels as graph
-  # constants, traced again when the weights change (`frozen_weights`:
-  # oneDNN's packed matmuls, 1.3x on an AMX CPU). False on an instance:
-  # Keras' predict, reading the variables on every batch.
+  # `predict` runs its own step traced once (a one-batch call without
+  # Keras' loop); below float32 with the task's dense kernels as graph
+  # constants (`frozen_weights`). False on an instance: Keras' predict.
   freezes_weights = True
 
   def __init__(self, preprocessor, task, **kwargs):
@@ -81,25 +67,23 @@ class TextModel(lora.Adaptable, keras.Model):
     return outputs if merge is None else merge(features, outputs)
 
   def run_task(self, features, training=False):
-    """The task model on the task's features; in `predict`'s step, on
-    parts of the batch side by side (`batch_parts`; the same outputs)."""
+    """The task model on features; in `predict`'s step, on parts of the
+    batch side by side (`batch_parts`)."""
     if training or _PARTS.count < 2:
       return self.task(features, training=training)
     return batch_parts.in_parts(self.task, features, _PARTS.count)
 
   def task_features(self, features, training=False):
-    """The preprocessor's features as the task runs them: outside training
-    (and where `trims_padding`), [..., max_seq_length] ones cut to the
-    batch's longest text (`padding.trim_to_longest`)."""
+    """The preprocessor's features cut to the batch's longest text outside
+    training where `trims_padding` (`padding.trim_to_longest`)."""
     if training or not self.trims_padding:
       return features
     return padding.trim_to_longest(features,
                                    int(self.preprocessor.max_seq_length))
 
   def serving_settings(self):
-    """The settings the task's `server` (`bert_tf2.common.serving.server`)
-    takes from this model beside its task model and preprocessor (SQuAD's
-    decoding; none by default)."""
+    """The settings the task's `serving.server` takes from this model
+    (SQuAD's decoding; none by default)."""
     return {}
 
   def lora_parts(self):
@@ -108,10 +92,9 @@ class TextModel(lora.Adaptable, keras.Model):
 
   def save(self, filepath, overwrite=True, zipped=None,
            include_optimizer=True, **kwargs):
-    """`keras.Model.save`; include_optimizer=False leaves out the compiled
-    optimizer and its state (Adam: two slots per weight), which Keras 3
-    ignores for `.keras` files: the file holds the model alone and reloads
-    uncompiled (`compile` again before `fit`)."""
+    """`keras.Model.save`; include_optimizer=False (which Keras 3 ignores
+    for `.keras` files) leaves out the optimizer and its state: the file
+    reloads uncompiled."""
     if getattr(self.task, "is_int8", False):
       raise InputError("%s: an int8 model runs in ONNX Runtime and has no "
                        ".keras form; load it in float32 to save it"
@@ -121,18 +104,13 @@ class TextModel(lora.Adaptable, keras.Model):
                             zipped=zipped, **kwargs)
 
   def without_optimizer(self):
-    """This model, uncompiled: a new wrapper of the same preprocessor and
-    task layers (no weight is copied), with no optimizer, loss or metrics
-    of `compile`."""
+    """This model, uncompiled: a new wrapper of the same layers."""
     config = {k: v for k, v in self.get_config().items()
               if k not in ("preprocessor", "task")}
     return type(self)(self.preprocessor, self.task, **config)
 
-  # Keras' array adapters take no strings: lists/arrays of text become a
-  # batched tf.data.Dataset first (as keras-hub's Task does).
   def check_trainable(self):
-    """Refuses (one InputError line) to train an int8 model, which runs in
-    ONNX Runtime (`bert_tf2.predict.int8_task`)."""
+    """Refuses to train an int8 model (it runs in ONNX Runtime)."""
     if getattr(self.task, "is_int8", False):
       raise InputError("fit: an int8 model runs in ONNX Runtime and does "
                        "not train; load it in float32 (or bfloat16) to fit")
@@ -142,10 +120,9 @@ class TextModel(lora.Adaptable, keras.Model):
     x, y, batch_size = _as_dataset(x, y, batch_size,
                                    kwargs.pop("sample_weight", None),
                                    shuffle=kwargs.get("shuffle", True))
-    if "validation_data" in kwargs and kwargs["validation_data"] is not None:
-      data = kwargs["validation_data"]
-      if isinstance(data, tuple) and len(data) == 2:
-        kwargs["validation_data"] = _as_dataset(data[0], data[1], None)[0]
+    data = kwargs.get("validation_data")
+    if isinstance(data, tuple) and len(data) == 2:
+      kwargs["validation_data"] = _as_dataset(data[0], data[1], None)[0]
     if isinstance(x, tf.data.Dataset):
       kwargs["shuffle"] = False  # Shuffled above (or by the caller).
     x, kwargs = fit_data.fit_arguments(x, kwargs)
@@ -158,9 +135,8 @@ class TextModel(lora.Adaptable, keras.Model):
                             batch_size=batch_size, **kwargs)
 
   def predict(self, x, batch_size=None, **kwargs):
-    """`keras.Model.predict` on the task's examples (`examples`), run
-    shortest first where `sort_by_length` and `trims_padding` (see
-    there); the outputs in the order of x."""
+    """`keras.Model.predict` on the task's `examples`, run shortest first
+    where `sort_by_length` and `trims_padding`; outputs in x's order."""
     x = self.examples(x)
     order = None
     rows = (len(example_order.rows(x)) if isinstance(x, (list, tuple))
@@ -175,10 +151,8 @@ class TextModel(lora.Adaptable, keras.Model):
     if batch is not None:
       frozen = self._freeze_for(_batch_spec(batch))
       if frozen is not None:
-        # The frozen step on the one batch, without Keras' predict loop
-        # and its set-up (about 30 ms a call on MiniLM) or a Dataset (4.5
-        # ms): the same outputs. (Copies, writable as Keras' outputs: a
-        # view of a tensor is not.)
+        # Without Keras' predict loop or a Dataset: the same outputs
+        # (copies, writable as Keras' are).
         return keras.tree.map_structure(np.array, frozen(batch))
     x, _, batch_size = _as_dataset(x, None, batch_size)
     self._freeze_for(x.element_spec if isinstance(x, tf.data.Dataset)
@@ -202,12 +176,10 @@ class TextModel(lora.Adaptable, keras.Model):
     return super().make_predict_function(force=force)
 
   def _freeze_for(self, spec):
-    """On one device, outside XLA, `predict` runs a step traced once for
-    the batches' structure `spec` (a Dataset's `element_spec`; None for
-    other data: Keras' step) (`frozen_weights`; below float32 with its
-    weights as constants), traced again when the weights or the batches'
-    structure changed; else Keras' step. Returns the frozen step, or
-    None."""
+    """The `frozen_weights.FrozenStep` `predict` runs for batches of
+    `spec` (a Dataset's `element_spec`), traced anew when the weights or
+    `spec` changed; None (Keras' step) for spec None, several devices, XLA
+    or int8."""
     frozen = _FROZEN.get(self)
     if not (self.freezes_weights and spec is not None and
             not tf.distribute.has_strategy() and not self.jit_compile and
@@ -227,8 +199,7 @@ class TextModel(lora.Adaptable, keras.Model):
     return wanted
 
   def _step_in_parts(self, batch):
-    """Keras' predict step with the task model run on parts of the batch
-    side by side (`batch_parts`)."""
+    """Keras' predict step with the task run in parts (`batch_parts`)."""
     _PARTS.count = batch_parts.predict_parts(self.task.compute_dtype)
     try:
       return super().predict_step(batch)
@@ -238,11 +209,8 @@ class TextModel(lora.Adaptable, keras.Model):
   def example_lengths(self, x, chunk_size=1024):
     """int NumPy array [n]: the word-piece positions each of the n
     examples of x (as `examples` gives them) runs at, counted by the
-    preprocessor (`padding.row_lengths`, one traced call per chunk);
-    None where its features do not map to examples. The preprocessor
-    runs twice on each text (here and in `predict`): about 2% of the
-    model's time on MiniLM, for about 20% fewer positions than sorting
-    by characters."""
+    preprocessor (`padding.row_lengths`); None where its features do not
+    map to examples."""
     data, _, _ = _as_dataset(x, None, chunk_size)
     lengths_of = _row_lengths_function(self.preprocessor)
     lengths = []
@@ -256,14 +224,10 @@ class TextModel(lora.Adaptable, keras.Model):
     return np.concatenate(lengths) if lengths else None
 
   def examples(self, x, what="x"):
-    """x checked by the task's one input contract (the same on every
-    Python path: this `predict`, `models.load_predictor(...).predict`),
-    in the form `call` takes; a Dataset or Tensor as it is (the graph
-    checks it). A `BertPreprocessor`'s (a classifier's): a list of texts
-    or (text_a, text_b) pairs, mixed, or the columns (texts_a, texts_b)
-    (`text_inputs.check_examples`), given to `call` as a list of texts or
-    as columns (`text_inputs.as_columns`); a task's own preprocessor's:
-    the texts of `text_inputs.check_nested_texts`.
+    """x checked by the task's one input contract, in the form `call`
+    takes; a Dataset or Tensor as it is (the graph checks it). A
+    `BertPreprocessor`'s: `text_inputs.check_examples` then `as_columns`;
+    a task's own preprocessor's: `text_inputs.check_nested_texts`.
 
     Raises:
       InputError: one line naming the item (`what`[i]).
@@ -292,8 +256,7 @@ class TextModel(lora.Adaptable, keras.Model):
     return self.original_loss(x, y, y_pred, sample_weight, training)
 
   def original_loss(self, x, y, y_pred, sample_weight, training):
-    """The loss `fit` trains on when compiled without one (subclasses with
-    their own inputs override this): the task's, labels as y."""
+    """The loss `fit` trains on when compiled without one: the task's."""
     return self.task.compute_loss(x=self.preprocessor(x), y=y, y_pred=y_pred,
                                   sample_weight=sample_weight,
                                   training=training)
@@ -314,8 +277,7 @@ class TextModel(lora.Adaptable, keras.Model):
 
 
 def _gather_rows(rows, index):
-  """rows[index]: a NumPy array's, or a (Ragged)Tensor's (Keras `predict`
-  returns one where batches differ in width, e.g. NER's words)."""
+  """rows[index] of a NumPy array or a (Ragged)Tensor (NER's words)."""
   if isinstance(rows, (tf.Tensor, tf.RaggedTensor)):
     return tf.gather(rows, index)
   return np.asarray(rows)[index]
@@ -338,8 +300,8 @@ _ROW_LENGTHS = weakref.WeakKeyDictionary()
 
 
 def _row_lengths_function(preprocessor):
-  """`padding.row_lengths` of preprocessor(texts), one traced function
-  per preprocessor (eager, its ops cost ~50 ms per call)."""
+  """`padding.row_lengths` of preprocessor(texts), traced once per
+  preprocessor."""
   fn = _ROW_LENGTHS.get(preprocessor)
   if fn is None:
     layer = weakref.ref(preprocessor)  # The value must not hold the key.
@@ -402,11 +364,8 @@ def build(cls, directory, max_seq_length=128, do_lower_case=None,
   """`TextModel` of `cls.from_checkpoint(directory, **kwargs)` and its vocab.
 
   E.g. `build(BertClassifier, "uncased_L-12_H-768_A-12", num_labels=2)`;
-  long_text="sliding_window", doc_stride=N: run_classifier.py's windows
-  (`BertPreprocessor`), each text's window logits averaged.
-  Users call `bert_tf2.models.text_model`, which sends the task models with
-  a text model of their own (NER, multiple choice, the sentence encoder) to
-  their module's `build`, and every other one here.
+  long_text="sliding_window", doc_stride=N: run_classifier.py's windows,
+  each text's window logits averaged.
   """
   windows = {k: v for k, v in (("long_text", long_text),
                                ("doc_stride", doc_stride)) if v is not None}
