@@ -1,33 +1,7 @@
 """The raw-text SavedModels' own parts: their inputs checked in the graph
-and bounded-memory batching (chunks).
-
-In Python, every raw-text entry point reads its texts with
-`bert_tf2.common.text_inputs` (`check_examples`, `check_texts`,
-`check_nested_texts`), which says what each odd input gets; this module
-is the graph's side.
-
-In the graph:
-
-Every raw-string serving signature (classifier, NER, SQuAD, features, and
-any task added later: multiple choice, sentence embeddings) declares its
-text arguments with TEXT_SPEC and uses the two functions of this module, so
-that all of them behave alike:
-
-  check_text_inputs(text_a, text_b, ...)
-      each input a vector (rank 1) of one common length, every string valid
-      UTF-8; otherwise an InvalidArgumentError whose message names the
-      problem ("... must be a vector (rank 1) of strings", "... is not
-      valid UTF-8", "... must have the same length"). An empty batch
-      passes: the signature answers it with empty outputs.
-  call_in_chunks(fn, inputs, chunk_size)
-      fn (the model) applied to at most chunk_size rows at a time, in a
-      sequential tf.while_loop, the outputs concatenated: a batch of 10,000
-      texts (or a 20,000-character text cut into many windows) needs the
-      memory of one chunk, not of the whole batch.
-
-Written with tf.while_loop rather than tf.data: the loop runs inside the
-serving graph with the model's variables captured, and the outputs keep
-their static shapes.
+(`check_text_inputs`; in Python, `text_inputs`) and bounded-memory
+batching (`call_in_chunks`). Every raw-string serving signature declares
+its text arguments with TEXT_SPEC and uses both, so all behave alike.
 
 Example:
   >>> texts = check_text_inputs(tf.constant(["a", "b", "c"]))[0]
@@ -41,12 +15,10 @@ Example:
 
 import tensorflow as tf
 
-# The spec of every raw-text argument of a serving signature: rank left
-# open, checked in graph by check_text_inputs.
+# Every raw-text argument's spec: rank open, checked by check_text_inputs.
 TEXT_SPEC = tf.TensorSpec(None, tf.string)
 
-# Rows per model call in the serving signatures (the Python predictors'
-# default batch_size).
+# Rows per model call in the serving signatures.
 DEFAULT_CHUNK_SIZE = 32
 
 
@@ -63,14 +35,13 @@ def check_text_inputs(*texts, names=None):
 
   Raises (when the graph runs):
     tf.errors.InvalidArgumentError: an input is not a vector, the inputs
-      differ in length, or a string is not valid UTF-8.
+      differ in length, or a string is not valid UTF-8 (an empty batch
+      passes).
   """
   names = names or ["text"] + ["text_%d" % i for i in range(1, len(texts))]
   checked = []
   for name, text in zip(names, texts):
-    # TEXT_SPEC leaves the rank open so that this check sees the real one
-    # (with a [None] spec a loaded signature passes a 2-D input through and
-    # TensorFlow folds tf.rank to 1).
+    # With a [None] spec TensorFlow would fold tf.rank to 1.
     rank_ok = tf.debugging.Assert(
         tf.equal(tf.rank(text), 1),
         ["%s must be a vector (rank 1) of strings, got shape" % name,
@@ -103,7 +74,9 @@ def _rows(tensor, begin, size):
 
 
 def call_in_chunks(fn, inputs, chunk_size=DEFAULT_CHUNK_SIZE):
-  """fn(inputs) computed chunk_size rows at a time; bounded memory.
+  """fn(inputs) computed chunk_size rows at a time, in a sequential
+  tf.while_loop (inside the serving graph, static shapes kept): a batch
+  needs the memory of one chunk.
 
   Args:
     fn: function of a nest (like `inputs`) of Tensors [rows, ...] returning
@@ -113,9 +86,8 @@ def call_in_chunks(fn, inputs, chunk_size=DEFAULT_CHUNK_SIZE):
     chunk_size: int, the most rows fn sees in one call.
 
   Returns:
-    fn's nest of outputs, [n, ...] each. For n == 0 fn runs once on one
-    all-zero row and the outputs are cut back to 0 rows, so their shapes
-    and types are those of a non-empty batch.
+    fn's nest of outputs, [n, ...] each (for n == 0, fn runs on one zero
+    row, cut back to 0 rows).
   """
   chunk_size = int(chunk_size)
   if chunk_size < 1:

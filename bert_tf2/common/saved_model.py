@@ -1,17 +1,12 @@
 """Writing a SavedModel of a fine-tuned task model, atomically.
 
-The classifier's and NER's `--export_dir` and the predictors' `export()`
-share these: restore the task's model from a checkpoint, then save a
-`tf.Module` with its signatures to `export_dir + ".tmp-export"` and rename
-it into place, so a failed export never leaves a half-written model. An
-existing directory is replaced only if it is a SavedModel.
-`save_atomically` saves any module; a task's raw-string SavedModel is
-written by `common.serving.write_saved_model` (the one writer of them),
-which calls it.
+`save_atomically` saves a `tf.Module` with its signatures to
+`export_dir + ".tmp-export"` and renames it into place, so a failed export
+never leaves a half-written model; an existing directory is replaced only
+if it is a SavedModel.
 
 `load_saved_model(path)` (from `modeling.literal_paths`) loads an export as
-`tf.saved_model.load` does, in any directory a run accepts: TensorFlow
-reads a path holding [, ], * or ? (e.g. "run[1]/export") as a pattern.
+`tf.saved_model.load` does, also from a path holding [, ], * or ?.
 
 Example:
   >>> import os, tempfile
@@ -38,7 +33,7 @@ from absl import logging
 import tensorflow as tf
 
 import modeling
-from modeling.literal_paths import load_saved_model  # For users: see below.
+from modeling.literal_paths import load_saved_model  # For users.
 from tokenization import atomic
 from tokenization import flags as tokenization_flags
 from tokenization.errors import InputError
@@ -75,10 +70,7 @@ def save_atomically(module, export_dir, signatures, what="export_dir",
   """
   export_dir = str(export_dir).rstrip("/")
   check_export_name(what, export_dir)
-  if (tf.io.gfile.exists(export_dir) and
-      not tf.io.gfile.exists(os.path.join(export_dir, "saved_model.pb"))):
-    raise InputError("%s=%s exists and is not a SavedModel; not replacing it"
-                     % (what, export_dir))
+  _check_replaceable(what, export_dir)
   tmp = export_dir + TMP_SUFFIX
   if tf.io.gfile.exists(tmp):
     tf.io.gfile.rmtree(tmp)
@@ -90,9 +82,8 @@ def save_atomically(module, export_dir, signatures, what="export_dir",
   except BaseException:  # A full disk, Ctrl-C: free what was written.
     _remove_quietly(tmp)
     raise
-  # The previous export is moved aside, not deleted, until the new one is
-  # in place: a kill at any point leaves a complete SavedModel at
-  # export_dir, or (between the two renames) at export_dir + ".old-export".
+  # The previous export is moved aside until the new one is in place: a
+  # kill leaves a complete SavedModel at export_dir or its ".old-export".
   old = export_dir + OLD_SUFFIX
   if tf.io.gfile.exists(export_dir):
     if tf.io.gfile.exists(old):
@@ -126,18 +117,21 @@ def check_export_dir(export_dir):
   tokenization_flags.refuse_preserve_unused_tokens_with_export(export_dir)
   export_dir = str(export_dir).rstrip("/")
   check_export_name("--export_dir", export_dir)
-  if (tf.io.gfile.exists(export_dir) and
-      not tf.io.gfile.exists(os.path.join(export_dir, "saved_model.pb"))):
-    raise InputError("export_dir=%s exists and is not a SavedModel; not "
-                     "replacing it" % export_dir)
+  _check_replaceable("export_dir", export_dir)
   check_writable_parent("export_dir", export_dir)
   return export_dir
 
 
+def _check_replaceable(what, export_dir):
+  if (tf.io.gfile.exists(export_dir) and
+      not tf.io.gfile.exists(os.path.join(export_dir, "saved_model.pb"))):
+    raise InputError("%s=%s exists and is not a SavedModel; not replacing it"
+                     % (what, export_dir))
+
+
 def check_export_name(what, export_dir):
   """Refuses an export_dir whose name, with the ".tmp-export" /
-  ".old-export" suffix of the directories written beside it, is longer
-  than the file system allows (it failed only after training).
+  ".old-export" suffix, is longer than the file system allows.
 
   Raises:
     InputError: naming `what` (e.g. "--export_dir") and the name.
@@ -149,12 +143,9 @@ def check_export_name(what, export_dir):
 
 
 def check_writable_parent(flag, path):
-  """Refuses a local `path` whose directory cannot be written (read-only
-  file system, no permission, a file on the way), before hours of
-  training: the export writes `path + ".tmp-export"` beside it.
-
-  Tries to make (and removes) a directory in the nearest existing
-  ancestor; URLs (gs://...) are not checked.
+  """Refuses a local `path` whose directory cannot be written, before
+  training: makes (and removes) a directory in the nearest existing
+  ancestor. URLs (gs://...) are not checked.
 
   Raises:
     InputError: naming the flag, the directory and the reason.

@@ -14,18 +14,12 @@ SavedModel module is the same for every task and is built from those:
                   -> model in chunks -> outputs(features, logits, None)
 
 The module records the precision its model computes in (`precision`, a
-string variable: "float32", "bfloat16" or "float16"), so a SavedModel
-exported below float32 says so: `tf.saved_model.load(d).precision`.
+string variable), so `tf.saved_model.load(d).precision` says it.
 
-`outputs` is the task's: its head's answers and names (e.g. the
-classifier's softmax and label names, NER's tags per word), and so are
-its `signatures` ({name: the raw inputs' names, or IDS}). A task's
-serving module builds its server (`classifier_server`, `ner_server`,
-`squad_server`, ...); `write_saved_model(server, export_dir)` below is the
-one writer of every task's SavedModel. The model runs
-`chunk_size` rows at a time (`raw_text_serving.call_in_chunks`: bounded
-memory); with trim_padding each chunk is cut to its longest sequence (the
-same outputs: padding is masked out of attention).
+`outputs` and `signatures` are the task's; `write_saved_model(server,
+export_dir)` is the one writer of every task's SavedModel. The model runs
+`chunk_size` rows at a time (`raw_text_serving.call_in_chunks`); with
+trim_padding each chunk is cut to its longest sequence.
 
 Example (a "model" that counts each text's real tokens):
   >>> from bert_tf2.common.preprocessor import BertPreprocessor
@@ -82,10 +76,9 @@ class TextServer(tf.Module):
       ids_outputs: the ids signature's outputs (default: `outputs`).
       extra_files: {file name: text} written beside the SavedModel.
       chunk_size: rows per model call.
-      trim_padding: cut each chunk to its longest sequence (only for
-        outputs that do not keep the sequence axis).
-      precision: the precision `model` computes in (None: a Keras
-        model's compute dtype, float32 for a function).
+      trim_padding: cut each chunk to its longest sequence.
+      precision: the precision `model` computes in (None:
+        `compute_precision(model)`).
     """
     super().__init__(name=name)
     self.preprocessor = preprocessor
@@ -98,8 +91,8 @@ class TextServer(tf.Module):
     self._check = check
     self._ids_outputs = ids_outputs
     self.extra_files = dict(extra_files or {})
-    # A string; `write_saved_model` saves it as a variable (made there,
-    # not here: a text model builds a server inside its traced call).
+    # Made a variable by `write_saved_model` (not here: a text model
+    # builds a server inside its traced call).
     self.precision_name = precision or compute_precision(model)
 
   def logits(self, features, model_fn=None):
@@ -110,14 +103,9 @@ class TextServer(tf.Module):
         {k: features[k] for k in MODEL_INPUTS}, self.chunk_size)
 
   def model_function(self):
-    """`_chunk_logits` as one graph function, for the signatures to share.
-
-    Inlined, the model was traced twice per signature (`call_in_chunks`
-    calls it twice) and an export held up to six copies of it. Traced
-    once, for rows of any number and length (`any_shape`). The signatures
-    hold it in their closures, not as an attribute of the module, which
-    the SavedModel writer would trace once more.
-    """
+    """`_chunk_logits` as one graph function for any rows (`any_shape`),
+    for the signatures to share (in their closures: a module attribute
+    would be traced once more)."""
     return any_shape.any_shape_function(self._chunk_logits)
 
   def _chunk_logits(self, inputs):
@@ -142,8 +130,7 @@ class TextServer(tf.Module):
     inputs, in its order) -> outputs.
 
     check: fn(*texts) -> the preprocessor's input, checked; default
-    `raw_text_serving.check_text_inputs` (each a vector, one length, valid
-    UTF-8), one Tensor for one name and a tuple for several.
+    `raw_text_serving.check_text_inputs`.
     model_fn: a `model_function()` to call (default: the model inlined).
     """
     names = list(names)
@@ -196,18 +183,14 @@ def compute_precision(model):
 
 
 def write_saved_model(server, export_dir, what="export_dir"):
-  """Writes a task's `TextServer` as its raw-string SavedModel (its
-  `signature_functions` and `extra_files`) atomically
-  (`common.saved_model.save_atomically`: export_dir checked, the
-  previous export kept until the new one is in); returns export_dir.
+  """Writes a task's `TextServer` as its raw-string SavedModel atomically
+  (`saved_model.save_atomically`); returns export_dir.
 
   what: the name error messages give export_dir (e.g. "--export_dir").
   """
   server.precision = tf.Variable(server.precision_name, trainable=False,
                                  name="precision")
-  # Below float32 the signatures hold the dense weights as constants, which
-  # oneDNN packs once for the CPU's matrix units (bert_tf2.common.
-  # frozen_weights); a SavedModel's weights do not change. float32: as is.
+  # Below float32 the dense weights are constants (see `frozen_weights`).
   with layers.ConstantKernels():
     return saved_model.save_atomically(
         server, export_dir, server.signature_functions(), what=what,
@@ -223,34 +206,22 @@ def named_outputs(model, outputs):
   return {names[0]: outputs}
 
 
-def text_server(preprocessor, model,
-                chunk_size=raw_text_serving.DEFAULT_CHUNK_SIZE):
-  """The `TextServer` of a task without outputs of its own:
-  serving_default(text) -> `named_outputs` of the model (a task that
-  names or decodes its answers builds its own, `<task>/serving.py`)."""
+def server(model, preprocessor, **unused_settings):
+  """The SavedModel module of a task without a server of its own:
+  serving_default(text) -> `named_outputs` of the model. Every task's
+  `server(model, preprocessor, **settings)` (settings: the run's
+  model.json "model" and "outputs" sections) takes the settings it serves
+  with and leaves the others."""
   return TextServer(
       preprocessor, model,
       lambda features, outputs, texts: named_outputs(model, outputs),
-      signatures={"serving_default": ("text",)}, chunk_size=chunk_size,
-      name="text_server")
-
-
-def server(model, preprocessor, **unused_settings):
-  """The SavedModel module of a task without a server of its own
-  (`text_server`). Every task's `server(model, preprocessor, **settings)`
-  is the one place its SavedModel is built: the fine-tuning driver's
-  --export_dir (settings: the run's model.json "model" and "outputs"
-  sections) and every predictor's `export` (`exporter`) call it; each
-  takes the settings it serves with and leaves the others."""
-  return text_server(preprocessor, model)
+      signatures={"serving_default": ("text",)})
 
 
 def exporter(task_server, **settings):
   """`export(text_model, export_dir)` of a predictor: `task_server` (a
-  task's `server`) of the text model's task model and preprocessor, with
-  the text model's `serving_settings()` as they are at export and
-  `settings` (a classifier predictor's labels), written by
-  `write_saved_model`."""
+  task's `server`) of the text model, with its `serving_settings()` at
+  export and `settings` (a classifier predictor's labels)."""
   def export(model, export_dir):
     return write_saved_model(task_server(
         model.task, model.preprocessor,
