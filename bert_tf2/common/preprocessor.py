@@ -1,16 +1,10 @@
 """Raw strings -> a task model's features, in the graph.
 
-`BertPreprocessor` is a Keras layer that tokenizes with the in-graph
-tokenizer (`tokenization.tf_text`, tensorflow-text) and packs
-"[CLS] a [SEP] (b [SEP])" as run_classifier's `convert_single_example`
-does: same ids, mask and segments as `FullTokenizer` (except for the
-Unicode-version differences that `tokenization.tf_text` documents). The
-vocabulary is part of its config, so a `.keras` file carries it.
-
-It is the `preprocessor` of the raw-string Keras model
-(`bert_tf2.common.text_model.TextModel`); any layer that maps the raw
-inputs to a task model's feature dict (and has a `get_config`) can be one.
-This module imports no task.
+`BertPreprocessor` is a Keras layer that tokenizes in the graph
+(`tokenization.tf_text`) and packs "[CLS] a [SEP] (b [SEP])" as
+run_classifier's `convert_single_example` does. The vocabulary is part of
+its config, so a `.keras` file carries it. It is the `preprocessor` of
+`text_model.TextModel`. This module imports no task.
 
 Example:
   >>> pre = BertPreprocessor(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "a", "b"],
@@ -36,11 +30,9 @@ class BertPreprocessor(keras.layers.Layer):
   def __init__(self, vocabulary, do_lower_case=True, max_seq_length=128,
                long_text="truncate", doc_stride=128, **kwargs):
     """Args: vocabulary: a vocab.txt path or the list of tokens by id;
-    do_lower_case: bool; max_seq_length: int; long_text: "truncate" (the
-    original) or "sliding_window" (run_classifier.py's
-    `--long_text=sliding_window` windows, `doc_stride` pieces apart; the
-    features then hold one row per window and "window_example", the text
-    of each window, and `merge_windows` averages their outputs)."""
+    long_text: "truncate" (the original) or "sliding_window"
+    (run_classifier.py's windows, `doc_stride` pieces apart: the features
+    hold one row per window and "window_example", the text of each)."""
     kwargs.setdefault("trainable", False)
     super().__init__(**kwargs)
     if long_text not in ("truncate", "sliding_window"):
@@ -53,11 +45,8 @@ class BertPreprocessor(keras.layers.Layer):
                        % (doc_stride, max_seq_length))
     self.long_text = long_text
     self.doc_stride = int(doc_stride)
-    if isinstance(vocabulary, str):
-      loaded = vocab_lib.load_vocab(vocabulary)
-      vocabulary = [None] * len(loaded)
-      for token, index in loaded.items():
-        vocabulary[index] = token
+    if isinstance(vocabulary, str):  # Ids are the tokens' order.
+      vocabulary = list(vocab_lib.load_vocab(vocabulary))
     self.vocabulary = list(vocabulary)
     self.do_lower_case = bool(do_lower_case)
     self.max_seq_length = int(max_seq_length)
@@ -112,19 +101,15 @@ class BertPreprocessor(keras.layers.Layer):
   @classmethod
   def from_config(cls, config):
     """The layer of a saved config (a `.keras` file's): its vocabulary must
-    be the inline list of tokens `get_config` writes. A string there would
-    be opened as a path by `__init__` (a crafted file could read any local
-    file, or hang on a FIFO), so it is refused before any file is opened;
-    a path stays fine for a layer built in Python."""
+    be the inline list of tokens `get_config` writes, never a path (a
+    crafted file could read any local file)."""
     check_saved_vocabulary(cls.__name__, config.get("vocabulary"))
     return cls(**config)
 
   @classmethod
   def from_record(cls, vocabulary, record):
-    """The preprocessor of a run: its model.json record's (a dict, see
-    `bert_tf2.common.artifact`) "preprocessor" settings on `vocabulary`.
-    A training job exports with it; `bert_tf2.models.load` passes the
-    same settings to the task's text-model builder.
+    """The preprocessor of a run: its model.json record's "preprocessor"
+    settings on `vocabulary`.
 
       >>> record = {"preprocessor": {"do_lower_case": True,
       ...                            "max_seq_length": 16}}

@@ -1,27 +1,14 @@
 """Raw texts given in Python, checked: the one place every Python path
-(the predictors, `EntityTagger`, the raw-string Keras models, their
-`fit` / `evaluate` / `predict`) reads its texts with.
+(the predictors, `EntityTagger`, the raw-string Keras models) reads its
+texts with.
 
-Each reads them with `check_text` /
-`check_texts` / `check_nested_texts`: a `str` (a lone surrogate, which
-has no UTF-8 form, refused), or `bytes` that are valid UTF-8 (decoded);
-anything else (None, a number, a list where the others are texts) or
-invalid UTF-8 is one `InputError` naming the input and its index
-("texts[2]: not valid UTF-8 (byte 0xff at offset 1)"). What each input
-gets (as the SavedModel): a list of texts or of (text_a, text_b) pairs is
-answered; an empty list gets an empty answer from the predictors (`[]`)
-and one line from the Keras models' `predict` (Keras has no empty
-batch); a bare string is refused ("wrap one text in a list"); NUL and
-other control characters are removed by the tokenizer, as the original's
-`_clean_text` does; a 1 MB string is answered (truncated to
-max_seq_length, or cut into windows where the run used them).
-
-Examples of one or two texts (a classifier's, SQuAD's (question,
-context)) have one contract on every path, `check_examples`: a list of
-examples, or a tuple of columns (Keras' x=(texts_a, texts_b)).
-
-The raw-text SavedModels check the same inputs in the graph
-(`bert_tf2.common.raw_text_serving.check_text_inputs`).
+A text is a `str` (a lone surrogate refused) or `bytes` that are valid
+UTF-8 (decoded); anything else (None, a number, a list where the others
+are texts) or invalid UTF-8 is one `InputError` naming the input and its
+index ("texts[2]: not valid UTF-8 (byte 0xff at offset 1)"). A bare string
+is refused ("wrap one text in a list"). Examples of one or two texts have
+one contract on every path, `check_examples`. The raw-text SavedModels
+check the same inputs in the graph (`raw_text_serving.check_text_inputs`).
 """
 
 import collections
@@ -64,18 +51,14 @@ def check_text(item, what):
 
 
 def check_texts(texts, what="texts", pairs=True):
-  """Validates a list of texts (pairs=False) or `check_examples`' texts
-  and (text_a, text_b) pairs (pairs=True: that function); bytes are
-  decoded (`check_text`).
+  """Validates a list of texts (pairs=False) or of texts and (text_a,
+  text_b) pairs (pairs=True: `check_examples`); bytes are decoded.
 
   Returns:
     list of (text_a, text_b or None), str each.
 
   Raises:
-    InputError: `texts` is a single string, not a list, or holds an item
-      that is neither a text nor (with pairs=True) a pair of texts, or
-      bytes that are not valid UTF-8 (named by index: "texts[3]",
-      "texts[3][1]").
+    InputError: one line naming the item by index ("texts[3][1]").
 
   >>> check_texts(["a", (b"b", "c")])
   [('a', None), ('b', 'c')]
@@ -99,9 +82,8 @@ def check_texts(texts, what="texts", pairs=True):
   return out
 
 
-# The two forms of examples made of one or two texts (`check_examples`):
-# the task's words for a pair and for its columns, and whether a lone text
-# is an example (a classifier's, a feature encoder's) or not (SQuAD's).
+# A task's words for a pair and its columns (`check_examples`), and
+# whether a lone text is an example (a classifier's) or not (SQuAD's).
 Examples = collections.namedtuple("Examples", "pair columns single")
 TEXTS_OR_PAIRS = Examples("(text_a, text_b) pair", ("texts_a", "texts_b"),
                           True)
@@ -111,20 +93,15 @@ QUESTION_CONTEXT = Examples("(question, context) pair",
 
 def check_examples(x, what="x", kind=TEXTS_OR_PAIRS):
   """The one input contract of a task whose examples are a text or a pair
-  of texts, on every Python path (`models.load_predictor(...).predict`,
-  the Keras text model's `predict`, the older predictors' `predict`).
+  of texts, on every Python path.
 
   x is either
     * a list of examples (a tuple or a 1-D numpy array of them too): each
       a text, or a pair of texts (a tuple or list of two); texts and
-      pairs may be mixed where a lone text is an example (`kind.single`:
-      the classifier, the feature encoder; SQuAD's are (question,
-      context) pairs only);
+      pairs may be mixed where a lone text is an example (`kind.single`);
     * or a tuple of two columns (lists, tuples or arrays of texts, of one
-      length): Keras' x=(texts_a, texts_b), SQuAD's (questions,
-      contexts). A tuple whose items are all sequences is read as
-      columns, anything else as a list of examples.
-  Each text is `check_text`'s (str, or UTF-8 bytes decoded).
+      length): Keras' x=(texts_a, texts_b). A tuple whose items are all
+      sequences is read as columns, anything else as a list of examples.
 
   Returns:
     list of (text_a, text_b or None) in the order of x ([] for []).
@@ -198,8 +175,7 @@ def _columns(columns, what, kind):
 def as_columns(examples):
   """`check_examples`' examples as a text model takes them: a list of
   texts when none has a text_b, else the columns (texts_a, texts_b), ""
-  for a missing text_b (the preprocessor packs a text with text_b "" as
-  the text alone).
+  for a missing text_b (packed as the text alone).
 
   >>> as_columns([("a", None), ("b", None)])
   ['a', 'b']
@@ -227,8 +203,7 @@ def _is_list(x):
 
 
 def _nested(x, what):
-  if hasattr(x, "dtype") and hasattr(x, "tolist") and x.dtype.kind in "OSU":
-    x = x.tolist()  # numpy arrays of text.
+  x = _as_list(x)
   if _is_text(x):
     return check_text(x, what)
   if not _is_list(x):
@@ -248,10 +223,9 @@ def _nested(x, what):
 
 def check_nested_texts(x, what="x"):
   """A nest of lists/tuples of texts with bytes decoded (`check_text`);
-  numpy arrays of str/bytes count as lists; Tensors and Datasets are
-  returned as they are (the graph checks them). None, a bare string, an
-  empty list, a leaf that is not a text (None, a number) and lists mixed
-  with texts at one level are each one InputError line naming the item.
+  numpy arrays of str/bytes count as lists; Tensors and Datasets as they
+  are. None, a bare string, an empty list, a leaf that is not a text and
+  lists mixed with texts at one level are each one InputError line.
 
   >>> check_nested_texts(([b"a", "b"], [["c", b"d"]]))
   (['a', 'b'], [['c', 'd']])
@@ -268,9 +242,8 @@ def check_nested_texts(x, what="x"):
   if _is_text(x):
     raise InputError("%s: expected a list of texts, got a single %s (wrap "
                      "one text in a list: [text])" % (what, type(x).__name__))
-  if hasattr(x, "dtype") and hasattr(x, "tolist") and x.dtype.kind in "OSU":
-    x = x.tolist()
-  if _is_list(x) and (not x or all(_is_list(c) and not c for c in x)):
+  x = _as_list(x)
+  if is_empty(x):
     raise InputError("%s: no texts (an empty list); give at least one (the "
                      "predictors answer [] for [])" % what)
   return _nested(x, what)
