@@ -30,32 +30,19 @@ model.json:
    "flags": {"data_dir": "...", "max_seq_length": 128, ...}}
 
 "preprocessor" holds the raw-text side (casing, length, windows),
-"model" the task model's constructor arguments (the head's settings:
-num_labels, multi_label, crf and its `allowed` transitions, pooling_mode
-and normalize, ...), "outputs" how outputs are named and decoded (labels,
-SQuAD's n-best settings), "precision" the one its answers were made in,
-which every loader answers in unless asked another
-(`bert_tf2.runner.speed_defaults`). "flags" holds the training script's
-own flags that define the run, which the script reads back when it
-predicts, evaluates or exports on the finished run
-(`bert_tf2.finetune.recorded_flags`); the loaders do not read it. `bert_tf2.models.load(dir)` passes the three to
-the task's text-model builder (`bert_tf2.models.text_model`), so recorded
-and explicit arguments are the same words. A pretrained directory
-(bert_config.json + vocab.txt + bert_model.ckpt, or Hugging Face's) is the
-same thing without model.json: no head, the head's arguments given; so
-is a run_pretraining.py output_dir (task "pretraining": config, the
-vocabulary when given, the checkpoint).
+"model" the task model's constructor arguments, "outputs" how outputs are
+named and decoded; `bert_tf2.models.load(dir)` passes the three to the
+task's text-model builder. "flags" holds the training script's own flags
+that define the run (`bert_tf2.finetune.recorded_flags`); the loaders do
+not read it.
 
 Names in model.json are plain file names inside the directory (the
-checkpoint alone may sit in best/); anything else ("../x", an absolute
-path, another subdirectory) is refused in one line before any file is
-opened, and so is a file that is not a regular file (a FIFO would hang the
-read) and one that leads outside the directory through a symlink (model.json
-itself included; `named_files.allowing_outside` opts in). Every key is
-typed and ranged by `record_schema` (unknown keys refused); every file the
-record names has its sha256 recorded at write time and checked at load (a
-missing digest is refused, not skipped; the checkpoint's files too, when
-the record names one: `set_checkpoint` records them).
+checkpoint alone may sit in best/); anything else is refused in one line
+before any file is opened, and so is a file that is not a regular file or
+that leads outside the directory through a symlink
+(`named_files.allowing_outside` opts in). Every key is typed and ranged by
+`record_schema`; every file the record names has its sha256 recorded at
+write time and checked at load (a missing digest is refused).
 
 Example:
   >>> check_name("/run", "vocab.txt", "vocabulary")
@@ -90,9 +77,6 @@ CONFIG_FILE = "bert_config.json"
 VOCAB_FILE = "vocab.txt"
 # A plain file name; the checkpoint may also be best/<name> (the kept best).
 _PLAIN = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.=+-]*$")
-_SECTIONS = ("preprocessor", "model", "outputs")
-# The precisions a run's answers can be made in (its --precision).
-PRECISIONS = record_schema.PRECISIONS
 DEFAULT_PRECISION = "float32"  # Records without the key.
 
 
@@ -101,9 +85,8 @@ class Artifact(collections.namedtuple(
                  "checkpoint", "preprocessor", "model", "outputs",
                  "precision", "flags"])):
   """What model.json says, with paths resolved inside `directory`
-  (vocab_file None: none recorded, e.g. pretraining; checkpoint None: the
-  latest of the directory; precision: the one the run's answers were made
-  in, one of PRECISIONS; flags: the training script's, or None)."""
+  (vocab_file None: none recorded; checkpoint None: the latest of the
+  directory; flags: the training script's, or None)."""
 
   def settings(self):
     """The builder's keyword arguments: preprocessor, model and outputs."""
@@ -128,53 +111,52 @@ def check_name(directory, name, field, subdirs=()):
   return os.path.join(directory, *parts)
 
 
-check_regular = named_files.check_regular
-
-
 def read_bytes(path, what):
-  """The bytes of regular file `path` (see check_regular)."""
-  check_regular(path, what)
+  """The bytes of regular file `path` (`named_files.check_regular`)."""
+  named_files.check_regular(path, what)
   with tf.io.gfile.GFile(path, "rb") as f:
     return f.read()
 
 
-def _checkpoint_digests(output_dir, name):
-  """{file name as model.json names it: sha256} of checkpoint `name`'s
-  files (name: "model.ckpt-N" or "best/model.ckpt-N")."""
-  prefix = os.path.join(output_dir, *name.split("/"))
+def _checkpoint_files(directory, name):
+  """{file name as model.json names it: path} of checkpoint `name`'s files
+  (name: "model.ckpt-N" or "best/model.ckpt-N")."""
+  prefix = os.path.join(directory, *name.split("/"))
   folder = os.path.dirname(name)
-  return {(folder + "/" if folder else "") + os.path.basename(f):
-          named_files.sha256(f)
+  return {(folder + "/" if folder else "") + os.path.basename(f): f
           for f in named_files.checkpoint_files(prefix)}
+
+
+def _record_checkpoint(output_dir, record, checkpoint):
+  """Names `checkpoint` in `record`, with the sha256 of its files."""
+  record["checkpoint"] = relative_checkpoint(output_dir, checkpoint)
+  for name, path in _checkpoint_files(output_dir, record["checkpoint"]).items():
+    record["sha256"][name] = named_files.sha256(path)
 
 
 def write(output_dir, task, bert_config_file, vocab_file=None,
           preprocessor=None, model=None, outputs=None, checkpoint=None,
           precision=DEFAULT_PRECISION, flags=None):
   """Writes output_dir/{bert_config.json,vocab.txt,model.json}, each
-  atomically, model.json last (so a model.json always names complete
-  copies).
+  atomically, model.json last.
 
   Args:
     output_dir: the run's output_dir.
-    task: a task of `record_schema.TASK_KEYS` (the project's, pretraining
-      and any registered in `bert_tf2.tasks`).
+    task: a task of `record_schema.TASK_KEYS`.
     bert_config_file, vocab_file: copied into output_dir (vocab_file None:
       none, e.g. pretraining).
     preprocessor, model, outputs: JSON-serialisable dicts (see module).
     checkpoint: the answer's checkpoint prefix, inside output_dir or its
       best/ (None: the latest at load time).
-    precision: the precision the run's answers are made in (one of
-      PRECISIONS: the run's --precision).
-    flags: the training script's flags that define the run ({name:
-      JSON value}: `bert_tf2.finetune.recorded_flags`), or None.
+    precision: one of `record_schema.PRECISIONS` (the run's --precision).
+    flags: {name: JSON value} of the training script's flags, or None.
   """
   if task not in record_schema.TASK_KEYS:
     raise ValueError("task %r: expected one of %s"
                      % (task, tuple(record_schema.TASK_KEYS)))
-  if precision not in PRECISIONS:
+  if precision not in record_schema.PRECISIONS:
     raise ValueError("precision %r: expected one of %s"
-                     % (precision, PRECISIONS))
+                     % (precision, record_schema.PRECISIONS))
   record = {"format": FORMAT, "version": VERSION, "task": task,
             "config": CONFIG_FILE, "sha256": {}, "precision": precision}
   copies = [(bert_config_file, CONFIG_FILE)]
@@ -189,10 +171,8 @@ def write(output_dir, task, bert_config_file, vocab_file=None,
     record["sha256"][name] = named_files.sha256(os.path.join(output_dir,
                                                              name))
   if checkpoint:
-    record["checkpoint"] = relative_checkpoint(output_dir, checkpoint)
-    record["sha256"].update(_checkpoint_digests(output_dir,
-                                                record["checkpoint"]))
-  for name, section in zip(_SECTIONS, (preprocessor, model, outputs)):
+    _record_checkpoint(output_dir, record, checkpoint)
+  for name, section in zip(record_schema.SECTIONS, (preprocessor, model, outputs)):
     record[name] = dict(section or {})
   if flags is not None:
     record["flags"] = dict(flags)
@@ -224,9 +204,7 @@ def set_checkpoint(output_dir, checkpoint):
   kept = [n for n in (record.get("config"), record.get("vocabulary")) if n]
   record["sha256"] = {n: d for n, d in record.get("sha256", {}).items()
                       if n in kept}
-  record["checkpoint"] = relative_checkpoint(output_dir, checkpoint)
-  record["sha256"].update(_checkpoint_digests(output_dir,
-                                              record["checkpoint"]))
+  _record_checkpoint(output_dir, record, checkpoint)
   atomic_write_text(path, json.dumps(record, indent=2, sort_keys=True) + "\n")
 
 
@@ -250,10 +228,8 @@ def _checked_files(directory, path, record, checkpoint):
            "vocabulary"}
   names.pop(None, None)
   if checkpoint is not None:
-    folder = os.path.dirname(record["checkpoint"])
-    for f in named_files.checkpoint_files(checkpoint):
-      names[(folder + "/" if folder else "") + os.path.basename(f)] = (
-          "checkpoint")
+    names.update(dict.fromkeys(
+        _checkpoint_files(directory, record["checkpoint"]), "checkpoint"))
   files = {n: os.path.join(directory, *n.split("/")) for n in names}
   for name, file_path in sorted(files.items()):
     named_files.inside(directory, file_path, names[name])
@@ -294,8 +270,7 @@ _ONCE = threading.local()
 @contextlib.contextmanager
 def read_once():
   """Inside: `read(directory)` reads and checks a directory's model.json
-  once, then answers the same `Artifact` (a load asks for it in several
-  places: `bert_tf2.models`, `bert_tf2.common.pretrained`). Scopes nest."""
+  once, then answers the same `Artifact`. Scopes nest."""
   outer = getattr(_ONCE, "records", None)
   _ONCE.records = {} if outer is None else outer
   try:
@@ -324,11 +299,9 @@ def _read(directory):
   """The `Artifact` of directory/model.json, every file it names checked.
 
   Raises:
-    InputError: no model.json, a damaged one (`record_schema`: a key
-      unknown, mistyped or out of range), a name that is not a plain file
-      name inside the directory, a file that leads outside it (a symlink;
-      see `named_files.allowing_outside`) or is not a regular file, a
-      file without a recorded digest or not the one training wrote.
+    InputError: no model.json, a damaged one, or a file it names that is
+      not a plain regular file inside the directory, or not the one
+      training wrote (see module).
   """
   path = os.path.join(directory, FILE)
   if not tf.io.gfile.exists(path):
@@ -346,10 +319,11 @@ def _read(directory):
                 if record.get("checkpoint") is not None else None)
   if checkpoint is not None:
     named_files.inside(directory, checkpoint + ".index", "checkpoint")
-    check_regular(checkpoint + ".index", "the recorded checkpoint's index")
+    named_files.check_regular(checkpoint + ".index",
+                              "the recorded checkpoint's index")
   _checked_files(directory, path, record, checkpoint)
   _check_model(path, record, config_file, checkpoint)
-  sections = [dict(record.get(name, {})) for name in _SECTIONS]
+  sections = [dict(record.get(name, {})) for name in record_schema.SECTIONS]
   return Artifact(directory, record["task"], config_file, vocab_file,
                   checkpoint, *sections,
                   precision=record.get("precision", DEFAULT_PRECISION),

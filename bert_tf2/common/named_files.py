@@ -1,24 +1,11 @@
 """The files a run's record names: inside its directory, regular, and the
 bytes training wrote (sha256).
 
-Three checks, each done before the file is read:
-
-  inside(directory, path, what)
-      the file resolves inside `directory` after following every symlink
-      (os.path.realpath, which reads links but opens no file): a name or a
-      symlink that leaves the directory (`vocab.txt -> /etc/passwd`,
-      `model.ckpt-9.index -> /other_run/model.ckpt-3.index`) is one
-      InputError line, unless the caller opted in (`allowing_outside`).
-  check_regular(path, what)
-      a regular file (a FIFO would block the read; checked with stat).
-  check_digest(path, digest, what)
-      its sha256 is the recorded one. Digests are cached per process by
-      the file's (device, inode, size, mtime), so the several reads of one
-      load hash each file once (a 440 MB BERT-base checkpoint: ~0.7 s on a
-      2-core EPYC, docs/reliability.md section 2e).
-
-`checkpoint_files(prefix)` lists a checkpoint's files (index and data
-shards) without opening them.
+Three checks, each done before the file is read: `inside` (the file
+resolves inside its directory after following every symlink, unless the
+caller opted in with `allowing_outside`), `check_regular` (a FIFO would
+block the read) and `check_digest` (its sha256 is the recorded one; cached
+per process by the file's device, inode, size and mtime).
 
 Example:
   >>> import tempfile
@@ -42,6 +29,7 @@ import stat
 import tensorflow as tf
 
 from modeling import literal_paths
+from tokenization import atomic
 from tokenization.errors import InputError
 
 _OUTSIDE_ALLOWED = contextvars.ContextVar("outside_allowed", default=False)
@@ -52,9 +40,7 @@ _CHUNK = 1 << 22
 @contextlib.contextmanager
 def allowing_outside(allow=True):
   """Within: files that lead outside their directory are read (the
-  `allow_outside=True` of `bert_tf2.models.load`, `load_predictor` and
-  the predictors' `from_output_dir`: a checkpoint linked from a shared
-  drive)."""
+  loaders' `allow_outside=True`)."""
   token = _OUTSIDE_ALLOWED.set(bool(allow) or _OUTSIDE_ALLOWED.get())
   try:
     yield
@@ -62,14 +48,10 @@ def allowing_outside(allow=True):
     _OUTSIDE_ALLOWED.reset(token)
 
 
-def _remote(path):
-  return "://" in path  # Object stores have no symlinks.
-
-
 def inside(directory, path, what):
   """`path` when it resolves inside `directory`; else one InputError line
   (no file opened)."""
-  if _remote(path) or _OUTSIDE_ALLOWED.get():
+  if not atomic.is_local(path) or _OUTSIDE_ALLOWED.get():
     return path
   root = os.path.realpath(directory)
   real = os.path.realpath(path)
@@ -82,9 +64,8 @@ def inside(directory, path, what):
 
 
 def check_regular(path, what):
-  """Raises InputError unless `path` is a regular file (checked without
-  opening it: a FIFO or device would block or stream)."""
-  if _remote(path):
+  """Raises InputError unless `path` is a regular file (not opened)."""
+  if not atomic.is_local(path):
     if not tf.io.gfile.exists(path):
       raise InputError("%s: %s not found" % (path, what))
     return
@@ -99,7 +80,7 @@ def check_regular(path, what):
 def sha256(path):
   """The sha256 hex digest of file `path` (cached by its stat)."""
   key = None
-  if not _remote(path):
+  if atomic.is_local(path):
     st = os.stat(path)
     key = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
     if key in _DIGESTS:
@@ -137,8 +118,8 @@ def checkpoint_files(prefix):
 def checkpoints_inside(folder, root):
   """Raises InputError (`inside`) unless every checkpoint of `folder` (its
   files, and the prefix its `checkpoint` state file names) resolves inside
-  `root`: called before the latest one is looked for, which reads them."""
-  if _remote(folder) or not os.path.isdir(folder):
+  `root`."""
+  if not atomic.is_local(folder) or not os.path.isdir(folder):
     return
   for name in sorted(os.listdir(folder)):
     if name.endswith(".index") or ".data-" in name:

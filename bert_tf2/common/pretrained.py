@@ -13,14 +13,10 @@ its encoder (and any head the checkpoint has) from either
   of the model, head included, must then come from that checkpoint (a
   run_pretraining.py output_dir: the encoder's, as a pretrained one).
 
-The casing is detected from the vocabulary (a cased one has capitalised
-word pieces) unless given. Every encoder variable must come from the
-checkpoint; a missing file, a config that does not match the weights, or a
-checkpoint without the encoder is one `InputError` line.
-
-`TaskModel.from_checkpoint` (and `load_bert_model` for the encoder alone)
-call it. The directory's facts are kept on the model as `model.pretrained`
-(a `PretrainedDir`).
+The casing is detected from the vocabulary unless given. Every encoder
+variable must come from the checkpoint; a bad directory is one
+`InputError` line. The directory's facts are kept on the model as
+`model.pretrained` (a `PretrainedDir`).
 
 Example:
   >>> import os, tempfile, modeling

@@ -1,18 +1,10 @@
 """The schema of a run's model.json: every key typed and ranged, per task.
 
-`bert_tf2.common.strict_json.parse(path, data)` turns model.json's bytes
-into a dict (bounded size and depth, no duplicate keys or NaN), and
-`check(path, record)` refuses, in one `InputError` line naming model.json, the key, its
-value and what is allowed, anything a writer of this code would not have
-written: an unknown key (top level or in any section, per task), a
-boolean that is not true/false (not "false", not 1), a length that is not
-a positive integer (not true, not 16.7, not "16"), labels that are not a
-list of distinct non-empty strings, sizes that would allocate without
-bound (num_labels 10**12). `check_against(path, record, config)` adds the
-checks that need the model's config (lengths within
-max_position_embeddings, strides within the length) and `check_head(path,
-record, shapes)` those that need the checkpoint's variable shapes (the
-label count of the head's weights).
+`check(path, record)` refuses, in one `InputError` line naming model.json,
+the key, its value and what is allowed, anything a writer of this code
+would not have written (an unknown key, a mistyped or out-of-range value).
+`check_against` adds the checks that need the model's config and
+`check_head` those that need the checkpoint's variable shapes.
 
 Example:
   >>> record = {"format": "bert_tf2.model"}

@@ -1,15 +1,9 @@
-"""Strict JSON for the records a run keeps (model.json, an earlier
-version's predictor.json): what Python's `json` accepts but a record
-written by this code never holds is refused in one `InputError` line
-naming the file, before the parser could recurse or allocate.
-
-  * more than MAX_BYTES (a record is a few KB);
-  * nesting deeper than MAX_DEPTH, counted on the raw text with the
-    strings blanked out (Python's parser recurses once per level: 100,000
-    levels were a RecursionError naming no file);
-  * a key twice in one object (`json` keeps the last silently);
-  * NaN, Infinity, -Infinity (not JSON);
-  * not UTF-8, not a JSON object.
+"""Strict JSON for the records a run keeps (model.json, predictor.json):
+what Python's `json` accepts but a record written by this code never holds
+is refused in one `InputError` line naming the file, before the parser
+could recurse or allocate: more than MAX_BYTES, nesting deeper than
+MAX_DEPTH (counted on the raw text, strings blanked out), a key twice in
+one object, NaN or Infinity, not UTF-8, not a JSON object.
 
 Example:
   >>> parse("/run/model.json", b'{"task": "ner"}')
