@@ -1,9 +1,7 @@
 """Small utilities shared by every part of the project (atomic files, errors).
 
-`atomic_open`, `atomic_write_text`, `atomic_path` and `InputError` are
-defined in `tokenization.atomic` and `tokenization.errors` (the project's
-lowest package, so that `modeling` uses them without importing `bert_tf2`);
-they are named here too because every part of `bert_tf2` uses them.
+The atomic writers and `InputError` live in `tokenization` (the lowest
+package, which `modeling` uses too) and are named here for `bert_tf2`.
 """
 
 from tokenization.atomic import atomic_open

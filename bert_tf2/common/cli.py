@@ -2,15 +2,11 @@
 
 `run(main)` is `absl.app.run(main)`, except that
   * a script with an --output_dir flag holds `run_lock.RunLock` on it for
-    the whole run (one run per output directory; it is taken before main
-    writes anything, and refused with one line naming the holder);
-  * an `InputError` (bad flag, file or record), an OSError (not a
-    directory, permission denied, read-only file system, disk full) or a
-    TensorFlow I/O error (tf.errors.OpError: ResourceExhausted, DataLoss,
-    PermissionDenied, NotFound, Unavailable...) is printed as one line,
-    `error: <message>` naming the flag or path, and the script exits with
-    status 1 instead of dumping a traceback (Ctrl-C outside training: one
-    line, status 130).
+    the whole run;
+  * an `InputError`, an OSError or a TensorFlow I/O error (tf.errors.OpError)
+    is printed as one line, `error: <message>` naming the flag or path, and
+    the script exits with status 1 instead of dumping a traceback (Ctrl-C
+    outside training: status 130).
 
     from bert_tf2.common import cli
     if __name__ == "__main__":
@@ -34,11 +30,8 @@ from tokenization.errors import InputError
 
 
 def _fail(message, status=1):
-  """Prints `error: message` once and exits with `status`.
-
-  The message goes to the absl log only when that is a file (--log_dir):
-  on the terminal it would print the error twice.
-  """
+  """Prints `error: message` once and exits with `status` (also to the
+  absl log when that is a file: on the terminal it would print twice)."""
   stream = getattr(logging.get_absl_handler().python_handler, "stream", None)
   name = getattr(stream, "name", None)
   if isinstance(name, str) and not name.startswith("<"):  # Not <stderr>.
@@ -60,11 +53,8 @@ def os_error_message(e, default_path=None):
 
 
 def op_error_message(e):
-  """One line for a TensorFlow I/O error (tf.errors.OpError subclasses).
-
-  TensorFlow's messages name the file ("... /out/x.tfrecord; No space left
-  on device"); the first line is kept, prefixed with the error kind.
-  """
+  """One line for a TensorFlow I/O error: the first line of its message
+  (which names the file), prefixed with the error kind."""
   text = (getattr(e, "message", None) or str(e)).strip()
   first = text.splitlines()[0] if text else ""
   # Eager ops prefix "{{function_node __wrapped__SaveV2_...}} " and append
@@ -80,13 +70,9 @@ _PEER_ERRORS = ("UnavailableError", "AbortedError", "DeadlineExceededError")
 
 
 def peer_error_message(e, tf_config=None):
-  """One line naming the unreachable task of a multi-worker job, or None.
-
-  A collective whose peer died fails with an UnavailableError ("Graph
-  execution error", the peer named in the gRPC details as
-  /job:worker/replica:0/task:1); the line names that task and its address
-  from TF_CONFIG.
-  """
+  """One line naming the unreachable task of a multi-worker job (from the
+  error's /job:worker/replica:0/task:1, its address from TF_CONFIG), or
+  None."""
   if type(e).__name__ not in _PEER_ERRORS:
     return None
   try:
@@ -127,18 +113,9 @@ def _output_dir(flag_values):
 
 
 def _guarded(main, flag_values=None):
-  """main(argv), with the run lock on --output_dir and clean error lines.
-
-  Args:
-    main: the script's main(argv).
-    flag_values: the parsed absl FlagValues; when it has a non-empty
-      --output_dir, the run takes `run_lock.RunLock` on it first. It is
-      released on return, on any error and on SIGTERM during training (the
-      runner turns it into a SystemExit); a process killed otherwise leaves
-      a stale lock that the next run on this host takes over. (No SIGTERM
-      handler is installed here: a Python handler would keep a worker
-      blocked in a collective from dying.)
-  """
+  """main(argv), with the run lock on a non-empty --output_dir of
+  `flag_values` and clean error lines. (No SIGTERM handler is installed: it
+  would keep a worker blocked in a collective from dying.)"""
   def wrapper(argv):
     output_dir = _output_dir(flag_values)
     lock = None
@@ -178,12 +155,8 @@ def run(main, argv=None):
 
 
 def require_file(flag_name, path):
-  """Raises InputError unless `path` (a --flag value) is an existing file.
-
-  Local paths are checked with os.path; only URLs (gs://, ...) import
-  TensorFlow for tf.io.gfile, so that scripts that need no TensorFlow
-  (evaluate_squad.py) start in a fraction of a second.
-  """
+  """Raises InputError unless `path` (a --flag value) is an existing file
+  (only URLs import TensorFlow: evaluate_squad.py needs none)."""
   if not path:
     raise InputError("--%s is required" % flag_name)
   if "://" in path:
@@ -201,10 +174,8 @@ def require_file(flag_name, path):
 def require_output_file(flag_name, path,
                         suffix_length=atomic.TMP_SUFFIX_LENGTH):
   """Raises InputError unless `path` (a --flag value) can be written at the
-  end of the run: checked before the work, so a script never fails after
-  it on a missing directory, a directory in the file's place, or a name
-  too long once the atomic writer's temporary suffix (`suffix_length`
-  characters) is added. URLs (gs://...) are checked for the name only.
+  end of the run (its directory exists, it is not one, its name with the
+  atomic writer's `suffix_length` is not too long; URLs: the name only).
 
   Example:
     >>> try:
@@ -231,10 +202,8 @@ def require_output_file(flag_name, path,
 
 
 def expand_globs(flag_name, patterns):
-  """Expands a comma-separated list of globs; every one must match a file.
-
-  A path that exists is taken as it is, not as a pattern (a directory named
-  "run[1]" holds no file "run1").
+  """Expands a comma-separated list of globs; every one must match a file
+  (a path that exists is taken as it is, not as a pattern).
 
   Returns:
     Sorted-per-pattern list of matching paths, in flag order.

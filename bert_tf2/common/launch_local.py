@@ -6,12 +6,11 @@
 
 Each copy gets its own TF_CONFIG (a cluster of N free 127.0.0.1 ports, task
 index 0..N-1; worker 0 is the chief). A SIGTERM/SIGINT to the launcher is
-passed to every worker (they stop at the same step and save); when one
-worker fails, the launcher names it and how it ended on stderr ("worker 1
-(pid 4242) was killed by SIGKILL") and stops the others. The exit status is
-the first non-zero status of a worker (128 + N for a death by signal N;
-143 after a SIGTERM), else 0. For real clusters, see
-docs/distributed.md (the TF_CONFIG each machine needs).
+passed to every worker; when one worker fails, the launcher names it and
+how it ended on stderr ("worker 1 (pid 4242) was killed by SIGKILL") and
+stops the others. The exit status is the first non-zero status of a worker
+(128 + N for a death by signal N), else 0. Real clusters:
+docs/distributed.md.
 
 Example:
   >>> configs = tf_configs(2, ports=[2222, 2223])
@@ -52,13 +51,12 @@ def tf_configs(num_workers, ports=None, host="127.0.0.1"):
           for i in range(num_workers)]
 
 
-def launch(command, num_workers, ports=None, stagger_secs=0.0):
+def launch(command, num_workers, ports=None):
   """Starts the workers; returns their Popen objects."""
   procs = []
   for config in tf_configs(num_workers, ports):
     env = dict(os.environ, TF_CONFIG=json.dumps(config))
     procs.append(subprocess.Popen(command, env=env))
-    time.sleep(stagger_secs)
   return procs
 
 
@@ -89,12 +87,8 @@ def _report(message):
 
 
 def wait(procs, poll_secs=0.2):
-  """Waits for every worker; stops the rest when one fails. Exit status.
-
-  The first worker to fail is named on stderr with how it ended (exit
-  status or signal), e.g. "launch_local: worker 1 (pid 4242) was killed by
-  SIGKILL; stopping the other workers".
-  """
+  """Waits for every worker; stops the rest when one fails (named on
+  stderr, see module). Returns the exit status."""
   failed = None
   while any(p.poll() is None for p in procs):
     for index, p in enumerate(procs):

@@ -1,13 +1,11 @@
 """Per-batch padding trimming: run each batch at the length it needs.
 
-Records on disk keep the original's fixed [max_seq_length] format. After
-batching, every [batch, max_seq_length] feature is cut to the batch's
-longest sequence (the last position where any `input_mask` is 1), rounded
-up to one of a few bucket lengths so that compiled shapes (XLA, traced
-functions) stay few. Padding positions are masked out of attention (their
-keys get -10000 before the softmax, an exact 0.0 probability in float32),
-so the outputs at real positions, the pooled output and every loss that
-ignores padding positions equal the padded run's to float32 round-off.
+Records keep the original's fixed [max_seq_length] format. After batching,
+every [batch, max_seq_length] feature is cut to the batch's longest
+sequence, rounded up to one of a few bucket lengths so that compiled shapes
+stay few. Padding is masked out of attention, so the outputs at real
+positions, the pooled output and the losses equal the padded run's to
+float32 round-off.
 
 Example:
   >>> import tensorflow as tf
@@ -31,16 +29,8 @@ def bucket_lengths(max_seq_length, fine=False):
   """The lengths a trimmed batch may have, ascending, ending at the max.
 
   Coarse (for XLA, which compiles once per length): multiples of 16 up to
-  128, of 32 up to 256, of 64 beyond (for 128: 8 lengths; for 512: 16).
-  Fine (for uncompiled runs, where a new length costs nothing): multiples
-  of 8. Both end with `max_seq_length` itself.
-
-  Args:
-    max_seq_length: int, the records' fixed sequence length.
-    fine: bool, multiples of 8.
-
-  Returns:
-    list of int.
+  128, of 32 up to 256, of 64 beyond. Fine (for uncompiled runs):
+  multiples of 8. Both end with `max_seq_length` itself.
   """
   max_seq_length = int(max_seq_length)
   lengths = set()
@@ -59,12 +49,8 @@ def round_up_length(length, buckets):
 
 
 def longest_length(input_mask):
-  """int32 scalar Tensor: 1 + the last position where any mask is set.
-
-  Args:
-    input_mask: int Tensor of shape [batch_size, seq_length], 1 at real
-      positions (0 for an empty batch or an all-padding one).
-  """
+  """int32 scalar Tensor: 1 + the last position where any of
+  `input_mask` (int [batch_size, seq_length]) is set (0 for none)."""
   import tensorflow as tf  # pylint: disable=g-import-not-at-top
   used = tf.reduce_any(tf.not_equal(input_mask, 0), axis=0)
   positions = tf.range(1, tf.shape(used)[0] + 1)
@@ -72,11 +58,9 @@ def longest_length(input_mask):
 
 
 def trim_to_longest(features, seq_length=None, mask_key="input_mask"):
-  """Cuts the sequence features to the longest real sequence: exactly,
-  for a traced function (its slice length is a Tensor, so a new length
-  costs no new trace; XLA, which needs static lengths, uses
-  `trim_features`' buckets); at least 2, the [CLS] [SEP] of an empty text,
-  so that an all-padding chunk still runs.
+  """Cuts the sequence features to the longest real sequence exactly (a
+  Tensor length: no retrace; XLA uses `trim_features`' buckets), at least
+  2 (the [CLS] [SEP] of an empty text).
 
   Args:
     features: dict of Tensors; features[mask_key] is int [..., seq_length]
@@ -106,10 +90,6 @@ def row_lengths(features):
   for multiple choice's [rows, num_choices, seq_length] mask; the rows'
   example indexes: features["window_example"] for sliding windows, else
   an empty Tensor). `example_lengths` sums them per example.
-
-  Args:
-    features: dict of Tensors; features["input_mask"] is int
-      [rows, ..., seq_length].
   """
   import tensorflow as tf  # pylint: disable=g-import-not-at-top
   mask = tf.cast(features["input_mask"], tf.int32)
@@ -138,13 +118,8 @@ def example_lengths(per_row, window_example, num_examples):
 
 
 def trimmed_length(input_mask, buckets):
-  """int32 scalar Tensor: the bucket holding every real position.
-
-  Args:
-    input_mask: int Tensor of shape [batch_size, seq_length], 1 at real
-      positions.
-    buckets: ascending list of int lengths; the last is seq_length.
-  """
+  """int32 scalar Tensor: the bucket of `buckets` (ascending, the last
+  seq_length) holding every real position of `input_mask`."""
   import tensorflow as tf  # pylint: disable=g-import-not-at-top
   longest = longest_length(input_mask)
   table = tf.constant(buckets, tf.int32)
@@ -191,14 +166,11 @@ def group_by_length(dataset, batch_size, buckets, drop_remainder=True,
                     mask_key="input_mask"):
   """Batches similar lengths together (training only; changes the batches).
 
-  Hugging Face's `group_by_length`, on tf.data's own
+  Hugging Face's `group_by_length`, on tf.data's
   `bucket_by_sequence_length`: each element goes to the first of `buckets`
   that holds its real length (the sum of its `mask_key`), and a batch is
-  emitted when a bucket has `batch_size` elements. With `trim_batch_padding`
-  after it, a batch of short sentences runs at a short length instead of at
-  its longest member's: on real text, where a few long sentences set the
-  length of most random batches, this is where most padding goes. Each
-  batch mixes the order the input stream (shuffled) gives it.
+  emitted when a bucket has `batch_size` elements; `trim_batch_padding`
+  after it runs short batches short.
 
   Example:
     >>> import tensorflow as tf

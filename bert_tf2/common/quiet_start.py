@@ -1,18 +1,12 @@
 """Keeps TensorFlow's start-up output out of the scripts' output.
 
 Importing TensorFlow (and tensorflow_text) prints about ten lines to stderr
-from C++ ("All log messages before absl::InitializeLog()", oneDNN, "Could
-not find cuda drivers", cpu_feature_guard and, on a machine without a GPU,
-`E0000 ... failed call to cuInit: UNKNOWN ERROR (303)`), some before any
-log level is read. A failed run should print one line, its error.
-
-`install()` (run when `bert_tf2.scripts` is imported, i.e. by every script
-before its first TensorFlow import) sets TF_CPP_MIN_LOG_LEVEL=3 and makes
-the import of `tensorflow` and `tensorflow_text` run with file descriptor 2
-on /dev/null (a Python error in that import is still raised, and printed
-after). To see all of TensorFlow's output, set TF_CPP_MIN_LOG_LEVEL
-yourself (e.g. `TF_CPP_MIN_LOG_LEVEL=0 python run_classifier.py ...`):
-then `install()` changes nothing.
+from C++, some before any log level is read; a failed run should print one
+line, its error. `install()` (run when `bert_tf2.scripts` is imported) sets
+TF_CPP_MIN_LOG_LEVEL=3 and makes the import of `tensorflow` and
+`tensorflow_text` run with file descriptor 2 on /dev/null (a Python error
+in that import is still raised). A TF_CPP_MIN_LOG_LEVEL set by the user
+turns it off.
 """
 
 import contextlib

@@ -1,12 +1,8 @@
 """Reads a TFRecord file record by record, naming the first damaged one.
 
 tf.data reports a truncated or corrupt TFRecord file as an opaque
-DataLossError ("Graph execution error"), or not at all when the file ends
-inside a record's header. `read_records` reads one file and raises an
-`InputError` naming the file and the record index instead; fine-tuning
-(the records a run wrote itself, `finetune.records.explain_read_errors`)
-and pretraining (its --input_file, `pretraining.record_check`) both scan
-with it.
+DataLossError, or not at all when the file ends inside a record's header;
+`read_records` raises an `InputError` naming the file and the record.
 
 Example:
   >>> import os, tempfile
@@ -37,10 +33,7 @@ def _truncated(path, index, detail, what):
 
 def read_records(path, limit=None, what=""):
   """Yields (index, serialized bytes) of a TFRecord file's records (the
-  first `limit` if given).
-
-  `what` names the file in the message: a flag (--input_file), or "" for a
-  file the run wrote itself.
+  first `limit` if given); `what` names the file's flag in the message.
 
   Raises:
     InputError: naming `path` and the first truncated or corrupt record.

@@ -1,27 +1,19 @@
 """One run per output directory: a lock file naming its holder.
 
-Two runs training into the same --output_dir would write the same
-checkpoint names and lose one run's work without a word. `RunLock` creates
-`output_dir/run.lock` exclusively (O_CREAT | O_EXCL) and writes the holder's
-pid, host, process start time and command into it; a second run on the same
+`RunLock` creates `output_dir/run.lock` exclusively, holding the holder's
+pid, host, process start time and command; a second run on the same
 directory is refused with an `InputError` naming the holder. A lock left by
 a process that is gone (same host, pid dead or reused) is taken over with a
-warning; so is an empty or garbage lock (a full disk at an older run's
-start) once it is older than DAMAGED_LOCK_GRACE_SECS (a lock is written
-atomically, so no live run's lock is ever seen half-written). The lock is
-removed on release; if the run created output_dir and
-wrote nothing else, the directory is removed too (a refused run leaves
-nothing behind).
+warning; so is an empty or garbage lock once it is older than
+DAMAGED_LOCK_GRACE_SECS (a lock is written atomically). On release the lock
+is removed, and so is output_dir if the run created it and wrote nothing.
 
-Multi-worker jobs: every task of one job shares output_dir, so each task
-takes its own lock file, named after its TF_CONFIG task: the chief (or
-worker 0 when the cluster has no chief) and single-process runs take
-`run.lock`, worker 1 `run.lock.worker-1`, ... A second job (or a single
-run) on the same directory collides with the first job's lock of the same
-task and is refused, while the tasks of one job never fight.
+Each task of a multi-worker job takes its own lock file, named after its
+TF_CONFIG task: the chief (or worker 0 when the cluster has no chief) and
+single-process runs take `run.lock`, worker 1 `run.lock.worker-1`, ...
 
 Only local paths are locked: object stores (gs://...) offer no exclusive
-create; a note is logged and the run goes on unlocked.
+create.
 
 Example:
   >>> import tempfile
@@ -133,10 +125,9 @@ class RunLock(object):
   def _create(self):
     """Creates the lock file exclusively; False if it exists.
 
-    The holder is written to a temporary file first and hard-linked to the
-    lock's name (atomic, and refused if the name exists): a lock file is
-    never seen empty or half-written, and a full disk leaves no lock behind.
-    (Where hard links are refused, the file is created with O_EXCL.)
+    The holder is written to a temporary file and hard-linked to the lock's
+    name, so a lock is never seen half-written (where hard links are
+    refused, the file is created with O_EXCL).
     """
     holder = json.dumps({
         "pid": os.getpid(), "host": socket.gethostname(),
@@ -154,7 +145,11 @@ class RunLock(object):
       except OSError as e:
         if e.errno not in _NO_HARD_LINKS:
           raise
-      return self._create_exclusive(holder)
+      try:
+        self._write_new(self.path, holder)
+      except FileExistsError:
+        return False
+      return True
     except OSError as e:
       raise self._error("cannot write %s: %s" % (
           os.path.basename(self.path), e.strerror or e)) from e
@@ -175,13 +170,6 @@ class RunLock(object):
       os.remove(path)  # A full disk: leave no empty file behind.
       raise
 
-  def _create_exclusive(self, holder):
-    try:
-      self._write_new(self.path, holder)
-    except FileExistsError:
-      return False
-    return True
-
   def _holder(self):
     """The lock's holder: a dict, None if there is no lock, or a one-line
     description (str) of a lock that is empty, cut short or garbage."""
@@ -201,9 +189,8 @@ class RunLock(object):
     return "empty" if not data else "not a lock written by a run (%d bytes)" % (
         len(data))
 
-  def _stale_damaged(self, what):
-    """True if a damaged lock (`what`: see _holder) is old enough that no
-    run can be writing it (runs write theirs atomically, in one go)."""
+  def _stale_damaged(self):
+    """True if a damaged lock is old enough that no run is writing it."""
     try:
       age = time.time() - os.stat(self.path).st_mtime
     except OSError:
@@ -224,7 +211,7 @@ class RunLock(object):
       if holder is None:
         continue  # Released meanwhile: try again.
       if isinstance(holder, str):  # Empty or garbage: no owner to ask.
-        if not self._stale_damaged(holder):
+        if not self._stale_damaged():
           holder = {}
         else:
           logging.warning("Taking over the damaged lock %s (%s; left by a "

@@ -1,9 +1,5 @@
-"""The start-up checks every BERT script makes before any work.
-
-`load_config_and_tokenizer` reads and cross-checks the model's config, its
-vocabulary, the casing flag and the checkpoint path, so a wrong file is
-reported as one `error: ...` line naming the flag, before anything is
-written or computed.
+"""The start-up checks every BERT script makes before any work: a wrong
+file is one `error: ...` line naming the flag.
 
 Example:
   >>> try:
@@ -28,15 +24,10 @@ def load_config_and_tokenizer(bert_config_file, vocab_file,
   """Loads (BertConfig, FullTokenizer) after checking the flags agree.
 
   Args:
-    bert_config_file: --bert_config_file.
-    vocab_file: --vocab_file.
-    do_lower_case: --do_lower_case.
-    init_checkpoint: --init_checkpoint (optional); must name a checkpoint.
-    max_seq_length: --max_seq_length (optional); must fit the position
-      embeddings.
+    bert_config_file, vocab_file, do_lower_case, init_checkpoint (optional),
+      max_seq_length (optional): the flags of those names.
     check_casing: refuse a --do_lower_case that contradicts a released
-      model named in --init_checkpoint (as the original fine-tuning
-      scripts do).
+      model named in --init_checkpoint (as the original scripts do).
     required_tokens: tokens the vocabulary must hold.
 
   Returns:

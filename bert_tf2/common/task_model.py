@@ -2,38 +2,24 @@
 
 The classifier (and multi-label), NER, SQuAD and pretraining models
 subclass it. They all take the same feature dict: int [batch_size,
-seq_length] "input_ids", "input_mask" and "segment_ids" (read through
-`modeling.inputs.encoder_inputs`; other keys are ignored), and get:
+seq_length] "input_ids", "input_mask" and "segment_ids" (other keys are
+ignored), and get:
 
-* Keras serialization: registered classes, `get_config()` with the dtype
-  policy, so `model.save("m.keras")` / `keras.models.load_model("m.keras")`
-  round-trip with no `custom_objects`.
+* Keras serialization with no `custom_objects`, and a `dtype` policy
+  reaching every sublayer.
 * `export(dir)`: a SavedModel with an int32 feature-dict signature (see
   `modeling.export`).
-* The original's loss when compiled without one: `model.compile(optimizer)`
-  then `model.fit(dataset)` on the same feature dicts the scripts read from
-  TFRecords (labels inside the features: "label_ids", "start_positions" /
-  "end_positions", "masked_lm_ids" / "masked_lm_weights" /
-  "next_sentence_labels"). The per-part losses and accuracies are Keras
-  metrics of the model, so they appear in fit/evaluate logs (and in
-  TensorBoard, EarlyStopping, ModelCheckpoint). Compiled with a loss, the
-  model behaves as any Keras model (`fit(x, y)`).
-* A `dtype` policy reaching every sublayer.
-
-* The script's steps: the model is the one home of its task's maths, and
-  the scripts train, evaluate and predict through it (`runner.ModelTask`
-  is the runner's task of every task model):
-    loss_and_outputs(features, training) -> (loss, outputs)
-    eval_metrics() -> {name: keras.metrics.Metric}, eval_results.txt's names
-    update_eval_metrics(metrics, features, outputs)
-    predict_outputs(features) -> {name: Tensor [batch, ...]}
-    training_scalars() -> names of scalar outputs logged in training
+* The original's loss when compiled without one: `model.fit(dataset)` on
+  the feature dicts the scripts read from TFRecords (labels inside the
+  features); the per-part losses and accuracies are Keras metrics of the
+  model. Compiled with a loss, it is any Keras model (`fit(x, y)`).
+* The script's steps (`runner.ModelTask`): `loss_and_outputs`,
+  `eval_metrics`, `update_eval_metrics`, `predict_outputs`,
+  `training_scalars`.
 
 Subclasses implement `task_loss(features, y, y_pred)` -> (scalar loss,
-{metric name: (values, weights)}) and `loss_and_outputs` by calling their
-task's one loss function (e.g. `classifier.model.classifier_loss`);
-`correct` and `example_weights` below are the metric values and weights
-both share.
+{metric name: (values, weights)}) and `loss_and_outputs`, both through
+their task's one loss function (e.g. `classifier.model.classifier_loss`).
 """
 
 import keras
@@ -47,7 +33,7 @@ from modeling import quantized
 
 
 class TaskModel(export.Exportable, lora.Adaptable, keras.Model):
-  """Base class of the task models (see module docstring)."""
+  """Base class of the task models (see module)."""
 
   serving_feature_names = ("input_ids", "input_mask", "segment_ids")
   metric_names = ()
@@ -65,7 +51,7 @@ class TaskModel(export.Exportable, lora.Adaptable, keras.Model):
 
   def fit(self, x=None, y=None, *args, **kwargs):
     """keras.Model.fit, with `fit_data.dynamic_batch` on x and
-    validation_data (right epoch numbers on unknown-cardinality data)."""
+    validation_data."""
     x, kwargs = fit_data.fit_arguments(x, kwargs)
     return super().fit(x, y, *args, **kwargs)
 
@@ -76,8 +62,6 @@ class TaskModel(export.Exportable, lora.Adaptable, keras.Model):
   def task_loss(self, features, y, y_pred):
     """Returns (loss, {metric name: (values, weights or None)})."""
     raise NotImplementedError
-
-  # --- The scripts' steps (`runner.ModelTask`; see module docstring) -----
 
   def loss_and_outputs(self, features, training=False):
     """(scalar loss, outputs dict) of a batch with its labels."""
@@ -101,12 +85,9 @@ class TaskModel(export.Exportable, lora.Adaptable, keras.Model):
 
   @classmethod
   def from_checkpoint(cls, directory, do_lower_case=None, **kwargs):
-    """The model with the weights of an original or Hugging Face directory.
-
-    E.g. `BertClassifier.from_checkpoint("uncased_L-12_H-768_A-12",
-    num_labels=2)`; see `bert_tf2.common.pretrained` (bad files raise
-    `InputError`).
-    """
+    """The model with the weights of a pretrained directory
+    (`pretrained.load`), e.g. `BertClassifier.from_checkpoint(
+    "uncased_L-12_H-768_A-12", num_labels=2)`."""
     return pretrained.load(cls, directory, do_lower_case, **kwargs)
 
   def lora_parts(self):
@@ -121,11 +102,8 @@ class TaskModel(export.Exportable, lora.Adaptable, keras.Model):
 
   @property
   def metrics(self):
-    """Keras' metrics; the task metrics only when compiled without a loss.
-
-    Compiled with a loss, the task metrics are never updated, and one named
-    like a compiled metric ("accuracy") would hide it in the logs with 0.
-    """
+    """Keras' metrics; the task metrics only when compiled without a loss
+    (else one named like a compiled metric would hide it with 0)."""
     metrics = super().metrics
     if getattr(self, "_compile_loss", None) is None:
       return metrics
@@ -163,12 +141,9 @@ def labels(features, y, key):
 
 
 def example_weights(features):
-  """float32 [batch_size] "is_real_example" (0 for padding), or None.
-
-  Padding examples (TPU evaluation batches) count for nothing in the
-  metrics; the training loss is the plain mean over the batch, as the
-  original's.
-  """
+  """float32 [batch_size] "is_real_example" (0 for padding), or None:
+  the metrics' weights (the training loss is the plain mean, as the
+  original's)."""
   if "is_real_example" not in features:
     return None
   return tf.cast(tf.reshape(features["is_real_example"], [-1]), tf.float32)
