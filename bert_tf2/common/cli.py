@@ -134,7 +134,8 @@ def _guarded(main, flag_values=None):
     except OSError as e:
       _fail(os_error_message(e, output_dir))
     except Exception as e:  # pylint: disable=broad-except
-      if not _is_op_error(e):
+      tf = sys.modules.get("tensorflow")  # Not imported for this.
+      if tf is None or not isinstance(e, tf.errors.OpError):
         raise
       _fail(peer_error_message(e) or op_error_message(e))
     finally:
@@ -142,11 +143,6 @@ def _guarded(main, flag_values=None):
         lock.release()
   return wrapper
 
-
-def _is_op_error(e):
-  """isinstance(e, tf.errors.OpError), without importing TensorFlow."""
-  tf = sys.modules.get("tensorflow")
-  return tf is not None and isinstance(e, tf.errors.OpError)
 
 
 def run(main, argv=None):
@@ -171,11 +167,10 @@ def require_file(flag_name, path):
                      % (flag_name, path))
 
 
-def require_output_file(flag_name, path,
-                        suffix_length=atomic.TMP_SUFFIX_LENGTH):
+def require_output_file(flag_name, path):
   """Raises InputError unless `path` (a --flag value) can be written at the
   end of the run (its directory exists, it is not one, its name with the
-  atomic writer's `suffix_length` is not too long; URLs: the name only).
+  atomic writer's temporary suffix is not too long; URLs: the name only).
 
   Example:
     >>> try:
@@ -186,7 +181,7 @@ def require_output_file(flag_name, path,
   """
   if not path:
     raise InputError("--%s is required" % flag_name)
-  problem = atomic.too_long_name(path, suffix_length)
+  problem = atomic.too_long_name(path, atomic.TMP_SUFFIX_LENGTH)
   if problem:
     raise InputError("--%s=%s: %s" % (flag_name, path, problem))
   if not atomic.is_local(path):

@@ -57,24 +57,24 @@ def longest_length(input_mask):
   return tf.reduce_max(tf.where(used, positions, 0))
 
 
-def trim_to_longest(features, seq_length=None, mask_key="input_mask"):
+def trim_to_longest(features, seq_length=None):
   """Cuts the sequence features to the longest real sequence exactly (a
   Tensor length: no retrace; XLA uses `trim_features`' buckets), at least
   2 (the [CLS] [SEP] of an empty text).
 
   Args:
-    features: dict of Tensors; features[mask_key] is int [..., seq_length]
-      (multiple choice's is [batch_size, num_choices, seq_length]).
+    features: dict of Tensors; features["input_mask"] is int
+      [..., seq_length] (multiple choice's is [batch_size, num_choices,
+      seq_length]).
     seq_length: int, the static length of the sequence features (the
       others are kept as they are); None: every feature of rank >= 2 is
       one.
-    mask_key: the feature that marks real positions.
 
   Returns:
     dict like `features`; sequence features end in a None axis.
   """
   import tensorflow as tf  # pylint: disable=g-import-not-at-top
-  mask = features[mask_key]
+  mask = features["input_mask"]
   length = tf.maximum(
       longest_length(tf.reshape(mask, [-1, tf.shape(mask)[-1]])), 2)
   def is_sequence(value):
@@ -127,22 +127,20 @@ def trimmed_length(input_mask, buckets):
   return table[tf.minimum(index, len(buckets) - 1)]
 
 
-def trim_features(features, max_seq_length, buckets=None,
-                  mask_key="input_mask"):
+def trim_features(features, max_seq_length, buckets=None):
   """Cuts every [batch, max_seq_length] Tensor of `features` to the bucket.
 
   Args:
-    features: dict of Tensors, one batch; features[mask_key] is int
+    features: dict of Tensors, one batch; features["input_mask"] is int
       [batch_size, max_seq_length].
     max_seq_length: int, the static length of the sequence features.
     buckets: list of lengths; default `bucket_lengths(max_seq_length)`.
-    mask_key: the feature that marks real positions.
 
   Returns:
     dict like `features`; sequence features have shape [batch_size, None].
   """
   buckets = list(buckets or bucket_lengths(max_seq_length))
-  length = trimmed_length(features[mask_key], buckets)
+  length = trimmed_length(features["input_mask"], buckets)
   out = {}
   for key, value in features.items():
     shape = value.shape
@@ -152,23 +150,21 @@ def trim_features(features, max_seq_length, buckets=None,
   return out
 
 
-def trim_batch_padding(dataset, max_seq_length, buckets=None,
-                       mask_key="input_mask"):
+def trim_batch_padding(dataset, max_seq_length, buckets=None):
   """`trim_features` on every batch of a batched tf.data.Dataset of dicts."""
   import tensorflow as tf  # pylint: disable=g-import-not-at-top
   return dataset.map(
       tf.autograph.experimental.do_not_convert(
-          lambda f: trim_features(f, max_seq_length, buckets, mask_key)),
+          lambda f: trim_features(f, max_seq_length, buckets)),
       num_parallel_calls=tf.data.AUTOTUNE, deterministic=True)
 
 
-def group_by_length(dataset, batch_size, buckets, drop_remainder=True,
-                    mask_key="input_mask"):
+def group_by_length(dataset, batch_size, buckets, drop_remainder=True):
   """Batches similar lengths together (training only; changes the batches).
 
   Hugging Face's `group_by_length`, on tf.data's
   `bucket_by_sequence_length`: each element goes to the first of `buckets`
-  that holds its real length (the sum of its `mask_key`), and a batch is
+  that holds its real length (the sum of its input_mask), and a batch is
   emitted when a bucket has `batch_size` elements; `trim_batch_padding`
   after it runs short batches short.
 
@@ -181,12 +177,11 @@ def group_by_length(dataset, batch_size, buckets, drop_remainder=True,
     [[2, 3], [14, 15], [4], [16]]
 
   Args:
-    dataset: tf.data.Dataset of unbatched feature dicts; features[mask_key]
-      is int [seq_length].
+    dataset: tf.data.Dataset of unbatched feature dicts;
+      features["input_mask"] is int [seq_length].
     batch_size: int, examples per batch.
     buckets: ascending list of int lengths (`bucket_lengths`).
     drop_remainder: bool, drop the buckets' last partial batches.
-    mask_key: the feature that marks real positions.
 
   Returns:
     tf.data.Dataset of batched feature dicts (still [batch_size,
@@ -196,7 +191,7 @@ def group_by_length(dataset, batch_size, buckets, drop_remainder=True,
   buckets = list(buckets)
   return dataset.bucket_by_sequence_length(
       element_length_func=lambda f: tf.cast(
-          tf.reduce_sum(tf.cast(tf.not_equal(f[mask_key], 0), tf.int32)),
+          tf.reduce_sum(tf.cast(tf.not_equal(f["input_mask"], 0), tf.int32)),
           tf.int32),
       # Length L joins the first bucket B with L <= B: boundaries B + 1.
       bucket_boundaries=[b + 1 for b in buckets[:-1]],

@@ -1,8 +1,7 @@
 """`TextServer`: every task's raw-text SavedModel, built from its two homes.
 
-A task turns raw text into features in one Keras layer, its preprocessor
-(windows included), and logits into answers in its model's head. The
-SavedModel module is the same for every task and is built from those:
+The SavedModel module is the same for every task, built from its
+preprocessor, its model and its outputs:
 
   text signature  texts (named, checked: `raw_text_serving`)
                   -> preprocessor(texts)                features, one row
@@ -77,8 +76,8 @@ class TextServer(tf.Module):
       extra_files: {file name: text} written beside the SavedModel.
       chunk_size: rows per model call.
       trim_padding: cut each chunk to its longest sequence.
-      precision: the precision `model` computes in (None:
-        `compute_precision(model)`).
+      precision: the precision `model` computes in (None: a Keras model's
+        compute dtype, float32 for a function).
     """
     super().__init__(name=name)
     self.preprocessor = preprocessor
@@ -93,7 +92,9 @@ class TextServer(tf.Module):
     self.extra_files = dict(extra_files or {})
     # Made a variable by `write_saved_model` (not here: a text model
     # builds a server inside its traced call).
-    self.precision_name = precision or compute_precision(model)
+    policy = getattr(model, "dtype_policy", None)
+    self.precision_name = precision or str(
+        getattr(policy, "compute_dtype", None) or "float32")
 
   def logits(self, features, model_fn=None):
     """The model on features' MODEL_INPUTS, chunk_size rows per call
@@ -166,20 +167,6 @@ class TextServer(tf.Module):
                    if inputs == IDS
                    else self.text_signature(inputs, self._check, model_fn))
             for name, inputs in self.signature_inputs.items()}
-
-
-def compute_precision(model):
-  """The precision Keras model `model` computes in ("float32" for any
-  other function).
-
-    >>> import keras
-    >>> compute_precision(keras.layers.Dense(2, dtype="mixed_bfloat16"))
-    'bfloat16'
-    >>> compute_precision(lambda features, training: features)
-    'float32'
-  """
-  policy = getattr(model, "dtype_policy", None)
-  return str(getattr(policy, "compute_dtype", None) or "float32")
 
 
 def write_saved_model(server, export_dir, what="export_dir"):
