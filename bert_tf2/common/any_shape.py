@@ -18,8 +18,7 @@ import tensorflow as tf
 
 
 def any_shape_function(fn):
-  """fn(inputs: dict of Tensors or arrays) as one graph function for any
-  shapes.
+  """fn(inputs: dict of Tensors or arrays) as one function for any shapes.
 
   Args:
     fn: a function of a dict of Tensors, traceable as plain graph code.

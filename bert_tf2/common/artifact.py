@@ -1,8 +1,7 @@
 """A run's output_dir is its model: `model.json` and the files it names.
 
 A training script writes, into its --output_dir, everything that rebuilds
-its model exactly (as keras-hub's preset directory: config + task settings
-+ preprocessor settings + assets + weights, opened by `from_preset(dir)`):
+its model exactly (as keras-hub's preset directory):
 
   output_dir/
     model.json         the record below (written last, atomically)
@@ -172,7 +171,8 @@ def write(output_dir, task, bert_config_file, vocab_file=None,
                                                              name))
   if checkpoint:
     _record_checkpoint(output_dir, record, checkpoint)
-  for name, section in zip(record_schema.SECTIONS, (preprocessor, model, outputs)):
+  for name, section in zip(record_schema.SECTIONS,
+                           (preprocessor, model, outputs)):
     record[name] = dict(section or {})
   if flags is not None:
     record["flags"] = dict(flags)
@@ -280,12 +280,7 @@ def read_once():
 
 
 def read(directory):
-  """The `Artifact` of directory/model.json, every file it names checked
-  (once per `read_once()` scope).
-
-  Raises:
-    InputError: see `_read`.
-  """
+  """`_read(directory)`, once per `read_once()` scope."""
   records = getattr(_ONCE, "records", None)
   if records is None:
     return _read(directory)

@@ -1,21 +1,18 @@
 """Below float32, a text model's `predict` runs its dense kernels as constants.
 
-oneDNN's MatMul packs a weight that is a graph constant once into the
-blocked layout of the CPU's matrix units (AMX, AVX512-BF16); a kernel read
-from its variable is cast and handed to a slower, unpacked kernel on every
-call (docs/results/performance_xeon_amx.md). In float32 no weight is taken:
-the step is the model's own, traced once.
+oneDNN packs a weight that is a graph constant once for the CPU's matrix
+units; one read from a variable is cast and runs unpacked on every call
+(docs/results/performance_xeon_amx.md). In float32 the step is the model's
+own, traced once.
 
 `FrozenStep(model, step, spec)` is `step` (the model's predict step) traced
-for the batches of `spec` with each dense kernel and bias a constant of the
-compute dtype (`modeling.layers.ConstantKernels`). `matches` compares the
-variables it took with their values then, so after a `fit`, `load_weights`
-or `assign` the text model traces the step again.
-
-TensorFlow never writes a buffer in place while another tensor holds it
-(copy-on-write), so while every variable still reads the buffer of its
-copy, none has been written: `matches` checks that first and compares the
-values only when a buffer moved (always on a GPU).
+for the batches of `spec` with each dense kernel and bias a constant
+(`modeling.layers.ConstantKernels`). `matches` compares the variables it
+took with their values then, so after a `fit` or `assign` the text model
+traces the step again. TensorFlow copies a buffer before writing it while
+another tensor holds it, so `matches` first checks that every variable
+still reads its copy's buffer, and compares values only when one moved (on
+a GPU, always).
 
 Example:
   >>> from modeling import layers

@@ -4,14 +4,12 @@
 its encoder (and any head the checkpoint has) from either
 
 * an original checkpoint directory: `bert_config.json`, `vocab.txt` and
-  one checkpoint (`bert_model.ckpt.index` / `.data-*`, or any single
-  checkpoint prefix there), as Google released them; or
+  one checkpoint (`bert_model.ckpt`, or any single prefix there); or
 * a Hugging Face BERT directory: `config.json`, `model.safetensors`,
   `vocab.txt` (converted in memory by `modeling.hf_import`); or
-* a training run's output_dir: its `model.json` names config, vocabulary,
-  casing and the checkpoint (`bert_tf2.common.artifact`); every variable
-  of the model, head included, must then come from that checkpoint (a
-  run_pretraining.py output_dir: the encoder's, as a pretrained one).
+* a training run's output_dir (`bert_tf2.common.artifact`): every variable
+  of the model, head included, must then come from its checkpoint (a
+  run_pretraining.py output_dir: the encoder's).
 
 The casing is detected from the vocabulary unless given. Every encoder
 variable must come from the checkpoint; a bad directory is one

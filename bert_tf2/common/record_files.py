@@ -72,7 +72,6 @@ def count_readable_records(path, what=""):
   """Reads every record of a TFRecord file; returns how many there are.
 
   Raises:
-    InputError: naming `path` (and `what`) and the first truncated or
-      corrupt record.
+    InputError: as `read_records`.
   """
   return sum(1 for _ in read_records(path, what=what))

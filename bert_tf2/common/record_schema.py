@@ -45,7 +45,7 @@ def refuse(path, key, value, allowed):
                    % (path, key, _show(value), allowed))
 
 
-# Rules: fn(value) -> True when allowed; with the words for what is.
+# Rules: (fn(value) -> True when allowed, the words for what is).
 def _is_int(value):
   return isinstance(value, int) and not isinstance(value, bool)
 
@@ -117,10 +117,8 @@ TRANSITIONS = (_transitions_ok, "null or [pairs [L][L], start [L], end [L]]"
                " of true/false")
 HEADS = integer(1, MAX_LABELS)
 
-# Per task: {section: {key: rule}}; every key optional (the builder's
-# default applies), none other allowed. The project's tasks are here (the
-# format's own, read by the driver and scripts without importing a task);
-# a task registered in `bert_tf2.tasks` adds its entry (`add_task`).
+# Per task: {section: {key: rule}}; every key optional, none other allowed.
+# A task registered in `bert_tf2.tasks` adds its entry (`add_task`).
 TASK_KEYS = {
     "classifier": {
         "preprocessor": dict(do_lower_case=BOOLEAN, max_seq_length=LENGTH,
@@ -158,8 +156,7 @@ TASK_KEYS = {
         "outputs": {}},
 }
 SECTIONS = ("preprocessor", "model", "outputs")
-# A task that records casing and length only (a `BertPreprocessor` in front
-# of a model without arguments): a registered task's default.
+# A registered task's default: casing and length only.
 TEXT_TASK_KEYS = {
     "preprocessor": dict(do_lower_case=BOOLEAN, max_seq_length=LENGTH),
     "model": {}, "outputs": {}}

@@ -38,8 +38,7 @@ from tokenization import atomic
 from tokenization import flags as tokenization_flags
 from tokenization.errors import InputError
 
-# Written beside export_dir: the new export, then the previous one moved
-# aside (see save_atomically).
+# Beside export_dir: the new export, then the previous one (save_atomically).
 TMP_SUFFIX = ".tmp-export"
 OLD_SUFFIX = ".old-export"
 
@@ -110,9 +109,8 @@ def check_export_dir(export_dir):
   """export_dir without a trailing "/", if it is new or a SavedModel.
 
   Raises:
-    InputError: export_dir exists and is not a SavedModel (not replaced),
-      or --preserve_unused_tokens=true (the SavedModel's in-graph tokenizer
-      cannot honour it).
+    InputError: export_dir exists and is not a SavedModel, its parent is
+      not writable, or --preserve_unused_tokens=true.
   """
   tokenization_flags.refuse_preserve_unused_tokens_with_export(export_dir)
   export_dir = str(export_dir).rstrip("/")

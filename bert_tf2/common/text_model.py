@@ -290,12 +290,9 @@ class _Parts(threading.local):
 _PARTS = _Parts()
 
 
-# model -> its `frozen_weights.FrozenStep` (kept beside the model, not on
-# it: a traced function attribute would be tracked and saved).
+# model -> its `frozen_weights.FrozenStep`; preprocessor -> its traced
+# `padding.row_lengths` (beside them: an attribute would be saved).
 _FROZEN = weakref.WeakKeyDictionary()
-
-# preprocessor -> its traced `padding.row_lengths` (kept beside the
-# layer, not on it: a tf.function attribute would be tracked and saved).
 _ROW_LENGTHS = weakref.WeakKeyDictionary()
 
 
