@@ -31,12 +31,8 @@ from bert_tf2.finetune import records
 
 
 class PaddingInputExample(object):
-  """A placeholder example that pads eval/predict sets to a whole batch.
-
-  Converted to all-zero features with is_real_example=0, so it counts in no
-  metric and its prediction is dropped. Needed only with --use_tpu (fixed
-  batch shapes); elsewhere the last batch is simply smaller.
-  """
+  """Pads eval/predict sets to whole batches (--use_tpu): all-zero features
+  with is_real_example=0, in no metric and no prediction."""
 
 
 class InputFeatures(object):
@@ -134,11 +130,7 @@ def feature_to_tf_example(feature):
 
 
 def write_features(features, output_file):
-  """Writes an iterable of InputFeatures to a TFRecord file, atomically.
-
-  Returns:
-    The number of records written.
-  """
+  """Writes InputFeatures to a TFRecord file, atomically; returns the count."""
   return records.write_records(
       output_file, (feature_to_tf_example(f) for f in features))
 
@@ -172,11 +164,8 @@ def file_based_input_fn_builder(input_file, seq_length, is_training,
                                 with_example_index=False, seed=None,
                                 trim_padding=False, buckets=None,
                                 group_by_length=False):
-  """Returns input_fn(params) -> tf.data.Dataset of int32 feature dicts.
-
-  Training repeats and shuffles (buffer 100) as the original; eval/predict
-  read the file once in order. See `finetune.records.input_fn`.
-  """
+  """Returns input_fn(params) -> tf.data.Dataset of int32 feature dicts
+  (`finetune.records.input_fn`; shuffle buffer 100 as the original)."""
   return records.input_fn(
       input_file, record_spec(seq_length, regression, with_example_index),
       seq_length, is_training, drop_remainder=drop_remainder, seed=seed,

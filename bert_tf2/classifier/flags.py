@@ -1,12 +1,5 @@
-"""Flags of run_classifier.py: the original ones (same names and defaults;
-the fine-tuning ones from `runner.finetuning_flags`), the runner's
-(strategy, precision, ...) and the classifier's own options.
-
-    from bert_tf2.classifier import flags as classifier_flags
-    classifier_flags.define_flags()
-
-`classifier.options.default_options()` reads its defaults from here too.
-"""
+"""Flags of run_classifier.py: the original's (same names and defaults),
+the runner's and the classifier's own."""
 
 from absl import flags
 
@@ -16,8 +9,6 @@ from bert_tf2.runner import finetuning_flags
 def define_flags(flag_values=flags.FLAGS):
   """Defines every run_classifier.py flag on `flag_values`."""
   fv = {"flag_values": flag_values}
-  # The original's flags, names and defaults (the fine-tuning ones shared
-  # with run_squad.py and run_ner.py, and the runner's).
   flags.DEFINE_string(
       "data_dir", None, "The input data dir. Should contain "
       "the .tsv files (or other data files) for the task.", **fv)

@@ -13,9 +13,7 @@ file has a header line (`--has_header`, default true), by name:
   --quotechar='"'         csv default; tsv reads no quoting (like GLUE)
 
 The test file may omit the label column (its examples get the first label).
-A row with too few columns, an unknown label or (in the train and dev
-files) an empty text is an InputError naming the file and line; an empty
-test text is answered, packed as `[CLS] [SEP]` as the original does.
+Bad rows are an InputError naming the file and line.
 
 Example:
   >>> import os, tempfile
@@ -50,10 +48,8 @@ def parse_delimiter(value, flag="delimiter"):
 
 
 def check_text_a(text_a, set_type, where, column):
-  """Refuses an empty text_a in a labelled split (train, dev): there it is a
-  broken row (a shifted column, a stray quote) that would train or score a
-  label on nothing. A test row with an empty text_a is answered, as the
-  original and the raw-string paths answer it: packed as `[CLS] [SEP]`."""
+  """Refuses an empty text_a in train/dev (a broken row: a shifted column, a
+  stray quote); an empty test text is answered as `[CLS] [SEP]`."""
   if set_type != "test" and not text_a.strip():
     raise InputError("%s: text_a (column %d) is empty" % (where, column))
 
@@ -117,9 +113,8 @@ class GenericProcessor(DataProcessor):
     return self._resolve(self.label_column, header, path, "label_column")
 
   def _table(self, data_dir, set_type):
-    """(rows, text_a index, text_b index or None, `_label_indexes` or None)
-    of a split's file, without its header line. A test file may lack the
-    label column (None)."""
+    """(rows without the header, text_a index, text_b index or None,
+    `_label_indexes`, or None for a test file without labels)."""
     path = os.path.join(data_dir, self.files[set_type])
     rows = self._rows(data_dir, self.files[set_type], self.delimiter,
                       self.quotechar)
@@ -127,7 +122,6 @@ class GenericProcessor(DataProcessor):
     if self.has_header and rows:
       header, rows = rows[0].fields, rows[1:]
     elif self.has_header and set_type != "test":
-      # Not "a column name needs a header line": the file has no lines.
       raise InputError("%s: the file is empty (expected a header line and "
                        "examples)" % path)
     a = self._resolve(self.text_a_column, header, path, "text_a_column")

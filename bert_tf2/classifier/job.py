@@ -31,11 +31,6 @@ from bert_tf2.runner.checkpoints import checkpoint_step
 from bert_tf2.runner.task import ModelTask
 
 
-def trim_padding_enabled(s):
-  """--trim_padding (default true); never with --use_tpu (static shapes)."""
-  return bool(s.trim_padding) and not s.use_tpu
-
-
 def evaluated_step(estimator):
   """The global_step an evaluation over documents reports: the latest
   checkpoint's, or 0 before any (the init weights, as TF1's Estimator)."""
@@ -88,11 +83,11 @@ class ClassifierJob(Job):
                        "--long_text=sliding_window (document-level "
                        "evaluation)")
     self.doc_stride = s.doc_stride
-    self.trim_padding = trim_padding_enabled(s)
+    # Never with --use_tpu (static shapes).
+    self.trim_padding = bool(s.trim_padding) and not s.use_tpu
     self.group_by_length = bool(s.group_by_length)
     self.examples = {}
-    # Every split asked for is read (and its labels checked) now: a missing
-    # or empty file, or an unknown dev label, is refused before any output.
+    # Every split asked for is read and checked before any output.
     for split, wanted in (("train", s.do_train), ("eval", s.do_eval),
                           ("predict", s.do_predict)):
       if wanted:
@@ -117,10 +112,8 @@ class ClassifierJob(Job):
       features_lib.label_id_for(example, self.label_list)
 
   def make_processor(self):
-    """The examples' processor (`registry.get_processor`)."""
     s = self.settings
-    options = generic_options(s)
-    return registry.get_processor(s.task_name, s.data_dir, options)
+    return registry.get_processor(s.task_name, s.data_dir, generic_options(s))
 
   def build_task(self):
     s = self.settings
@@ -132,8 +125,7 @@ class ClassifierJob(Job):
         **self.head_settings()))
 
   def head_settings(self):
-    """The head's arguments the model is built with and model.json records
-    (a multi-label model's threshold: `BertClassifier.threshold`)."""
+    """The head's arguments of the model and of model.json."""
     if not self.multi_label:
       return dict(multi_label=False)
     return dict(multi_label=True, threshold=BertClassifier.threshold)
@@ -164,8 +156,7 @@ class ClassifierJob(Job):
                 group_by_length=training and trim and self.group_by_length)
 
   def read_examples(self, split):
-    """The processor's examples of `split` ("train", "eval", "predict"),
-    kept in self.examples for evaluation and prediction."""
+    """The processor's examples of `split` ("train", "eval", "predict")."""
     s = self.settings
     if split in self.examples:
       return self.examples[split]
@@ -182,8 +173,7 @@ class ClassifierJob(Job):
     return examples
 
   def write_records(self, split, path, pad_to=None):
-    examples = self.read_examples(split)
-    examples = list(examples)
+    examples = list(self.read_examples(split))
     if pad_to and not self.windows:  # As the original (TPU only).
       examples += [PaddingInputExample()] * (-len(examples) % pad_to)
     if self.windows:

@@ -1,18 +1,10 @@
 """Documents longer than max_seq_length: `--long_text=sliding_window`.
 
-The original (and `--long_text=truncate`, the default) keeps only the first
-max_seq_length - 2 word pieces. With sliding windows, text_a is cut into
-overlapping windows of the longest length that fits, each starting
-`doc_stride` word pieces after the previous one, until the last window
-reaches the end of the text. text_b (if any) is repeated in every window,
+text_a is cut into overlapping windows (`tokenization.windows.window_starts`)
+every `doc_stride` word pieces; text_b (if any) is repeated in every window,
 trimmed to at most half of the sequence. Every window is a training example
-with the document's label; at eval/predict time the logits of a document's
-windows are averaged and the model's outputs and metrics of that mean are
-the document's (`BertClassifier.head_outputs`, `logits_eval_results`).
-
-The windows are `tokenization.windows.window_starts` (in the graph:
-`tokenization.packing.pair_windows`) and their mean is
-`tokenization.windows.mean_of_windows` (`packing.merge_windows`).
+with the document's label; at eval/predict time a document's window logits
+are averaged (`tokenization.windows.mean_of_windows`).
 """
 
 from absl import logging

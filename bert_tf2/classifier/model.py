@@ -6,18 +6,10 @@ and `output_bias` [num_labels], dropout 0.1 on the pooled output in training
 (`classifier_dropout_prob`: the original hard-codes 0.1; 0 turns it off).
 For regression (STS-B) num_labels is 1 and the logit is the prediction.
 
-The one home of the task's maths: run_classifier.py trains, evaluates and
-predicts through this model's `loss_and_outputs`, `eval_metrics` and
-`predict_outputs` (`runner.ModelTask`), and the raw-string SavedModel and
-predictor turn its logits into answers with `BertClassifier.head_outputs`
-(the multi-label decisions with its `threshold`).
-
-An ordinary Keras model (`bert_tf2.common.task_model.TaskModel`): compiled
-without a loss it trains on the original loss from "label_ids" in the
-features (`classifier_loss`; `multi_label=True`: `multi_label_loss`, that
-of `--label_column=a,b,c`), with "accuracy" (classification) or
-"exact_match" (multi-label) as a metric; compiled with a loss, on
-`fit(features, labels)` as any Keras model. See docs/keras.md.
+run_classifier.py, the SavedModel and the predictor all use this model's
+`loss_and_outputs`, `eval_metrics` and `head_outputs`. Compiled without a
+loss (a `TaskModel`) it trains on `classifier_loss` (`multi_label_loss`)
+of "label_ids" in the features. See docs/keras.md.
 
 Example:
   >>> import modeling, tensorflow as tf
@@ -113,8 +105,7 @@ class class_or_instance_method(object):  # pylint: disable=invalid-name
 
 
 def check_threshold(threshold, multi_label):
-  """`threshold` as a float, checked: a multi-label model's, in (0, 1);
-  else one InputError line.
+  """A multi-label model's `threshold` as a float in (0, 1), or InputError.
 
     >>> check_threshold(0.3, True)
     0.3
@@ -181,11 +172,8 @@ class BertClassifier(task_model.TaskModel):
 
   serving_output_names = ("logits",)
 
-  # A multi-label model predicts a label at probability >= threshold: in
-  # eval_results.txt, the SavedModel's "predicted" and the predictor's
-  # labels (all read it from here). The default; a model's own is its
-  # constructor argument `threshold` (in its config, so a `.keras` file
-  # keeps it, and in a run's model.json).
+  # A multi-label model predicts a label at probability >= threshold (the
+  # default; the constructor's `threshold` sets a model's own).
   threshold = 0.5
 
   @class_or_instance_method
@@ -196,7 +184,7 @@ class BertClassifier(task_model.TaskModel):
     return probabilities >= self.threshold
 
   def head_outputs(self, logits):
-    """The head's answers from its logits, every path's one home.
+    """The head's answers from its logits.
 
     Args:
       logits: float Tensor [batch, num_labels].
@@ -234,8 +222,7 @@ class BertClassifier(task_model.TaskModel):
     return ("accuracy",) if num_labels > 1 else ()
 
   def task_loss(self, features, y, y_pred):
-    """`classifier_loss` (regression when num_labels is 1) or
-    `multi_label_loss` on "label_ids" (or y), + the accuracy metric."""
+    """`head_loss` on "label_ids" (or y), + the accuracy metric."""
     label_ids = task_model.labels(features, y, "label_ids")
     weights = task_model.example_weights(features)
     loss, _ = self.head_loss(y_pred, label_ids)
@@ -255,16 +242,14 @@ class BertClassifier(task_model.TaskModel):
     return self.num_labels == 1 and not self.multi_label
 
   def head_loss(self, logits, label_ids):
-    """(loss, per_example_loss): `multi_label_loss`, or `classifier_loss`
-    (regression when `regression`); the one loss of both paths."""
+    """(loss, per_example_loss): `multi_label_loss` or `classifier_loss`."""
     if self.multi_label:
       return multi_label_loss(logits, label_ids)
     return classifier_loss(logits, label_ids, self.regression)
 
   def loss_and_outputs(self, features, training=False):
-    """(loss, outputs) on "label_ids" of `features`: the loss of
-    `classifier_loss` (or `multi_label_loss`); outputs `head_outputs` and
-    float32 [batch_size] "per_example_loss"."""
+    """(`head_loss` on "label_ids", outputs): `head_outputs` and float32
+    [batch_size] "per_example_loss"."""
     return self.logits_loss_and_outputs(self(features, training=training),
                                         features["label_ids"])
 
@@ -278,8 +263,7 @@ class BertClassifier(task_model.TaskModel):
 
   def logits_eval_results(self, logits, label_ids):
     """eval_results.txt's metrics (`eval_metrics`) of logits computed
-    outside the model: run_classifier.py's `--long_text=sliding_window`
-    evaluates each document on the mean of its windows' logits.
+    outside the model (e.g. the mean of a document's windows).
 
     Args:
       logits: float [examples, num_labels] (NumPy or Tensor).
@@ -304,24 +288,18 @@ class BertClassifier(task_model.TaskModel):
     self.update_eval_metrics(metrics, features, outputs)
     return {name: float(metric.result()) for name, metric in metrics.items()}
 
-  def predict_outputs(self, features, logits=None):
-    """`head_outputs` of the logits of `features` (or of `logits`)."""
-    if logits is None:
-      logits = self(features, training=False)
-    return self.head_outputs(logits)
+  def predict_outputs(self, features):
+    """`head_outputs` of the logits of `features`."""
+    return self.head_outputs(self(features, training=False))
 
   def eval_metrics(self):
     """eval_results.txt's metrics, as the original's metric_fn: eval_loss
-    (mean per-example loss) and eval_accuracy, or eval_pearson for
-    regression, each weighted by is_real_example (padding counts for
-    nothing). Multi-label, on the decisions of `predicted`:
-    eval_exact_match and the micro-averaged precision, recall and F1 of
-    every example-label decision (the final eval_results.txt adds
-    per-label ones, `multi_label.multi_label_metrics`)."""
+    and eval_accuracy (eval_pearson for regression), weighted by
+    is_real_example. Multi-label: eval_exact_match and the micro-averaged
+    precision, recall and F1 of the decisions of `predicted`."""
     metrics = {"eval_loss": keras.metrics.Mean(name="eval_loss")}
     if self.multi_label:
-      # They are given the 0/1 decisions, which any threshold in (0, 1)
-      # keeps as they are (Keras' own rule is "> threshold").
+      # Given the 0/1 decisions, which any threshold in (0, 1) keeps.
       metrics.update(
           eval_exact_match=keras.metrics.Mean(name="eval_exact_match"),
           eval_micro_precision=keras.metrics.Precision(

@@ -9,20 +9,11 @@ An example may have any number of labels (none included). Two layouts:
                                         label); labels = --label_list or the
                                         sorted labels of the train file
 
-The model is run_classifier's (pooled output -> output_weights/output_bias,
-one logit per label) with sigmoid outputs and binary cross-entropy (mean
-over labels and examples). eval_results.txt holds, for the labels the
-model predicts (`BertClassifier.predicted`), per-label precision/recall/F1 (eval_<label>_precision ...), micro-averaged
-(over all example-label decisions) and macro-averaged (mean of the per-label
-F1) F1, exact-match accuracy and eval_loss; test_results.tsv one line of
+The model is run_classifier's, one logit per label, with sigmoid outputs
+and binary cross-entropy (mean over labels and examples). eval_results.txt
+holds per-label precision/recall/F1 (eval_<label>_precision ...), micro and
+macro F1, exact-match accuracy and eval_loss; test_results.tsv one line of
 per-label probabilities per example.
-
-Like the single-label classifier: --eval_every_n_steps evaluates on the dev
-set while training (in-graph eval_loss, eval_micro_precision/recall/f1,
-eval_exact_match; early stopping on any of them, --keep_best_checkpoint),
---export_dir writes the raw-string SavedModel (sigmoid probabilities per
-label) of the best or latest checkpoint, and training writes the
-predictor.json of `bert_tf2.classifier.predictor.ClassifierPredictor` (multi_label=True).
 
 Example:
   >>> import numpy as np
@@ -183,13 +174,8 @@ def multi_label_metrics(labels, predicted, label_names, prefix="eval_"):
 
 
 class MultiLabelJob(ClassifierJob):
-  """--label_column=a,b,c or --multi_label_delimiter: sigmoid per label.
-
-  Records, padding trim, length grouping, the data-order seed, periodic
-  evaluation (the task's metrics) and export are the driver's and the
-  classifier's; evaluation after training is `multi_label_metrics` over
-  the predicted probabilities.
-  """
+  """--label_column=a,b,c or --multi_label_delimiter: sigmoid per label;
+  evaluation after training is `multi_label_metrics`."""
   multi_label = True
 
   def make_processor(self):
@@ -231,9 +217,8 @@ class MultiLabelJob(ClassifierJob):
         examples, self.label_list, self.max_seq_length, self.tokenizer))
 
   def _predictions(self, estimator, input_fn, values="probabilities"):
-    """(values, predicted bool), each [examples, labels]: the model's
-    outputs (`BertClassifier.head_outputs`); values "probabilities"
-    (float64) or "logits" (float32)."""
+    """(values, predicted bool), each [examples, labels]; values
+    "probabilities" (float64) or "logits" (float32)."""
     outputs = list(estimator.predict(input_fn))
     shape = [-1, len(self.label_list)]
     dtype = np.float64 if values == "probabilities" else np.float32
@@ -248,8 +233,6 @@ class MultiLabelJob(ClassifierJob):
                     for ex in examples], dtype=np.float32).reshape(
                         [-1, len(self.label_list)])
     result = multi_label_metrics(hot, predicted, self.label_list)
-    # The loss is the model's (`BertClassifier.logits_eval_results`: its
-    # multi_label_loss, as training and Keras' evaluate compute it).
     result["eval_loss"] = estimator.model.logits_eval_results(
         logits, hot)["eval_loss"]
     result["global_step"] = evaluated_step(estimator)
@@ -257,6 +240,5 @@ class MultiLabelJob(ClassifierJob):
 
   def predict(self, estimator, input_fn):
     probs, _ = self._predictions(estimator, input_fn)
-    write_test_results(os.path.join(self.output_dir,
-                                    "test_results.tsv"),
+    write_test_results(os.path.join(self.output_dir, "test_results.tsv"),
                        [np.asarray(r, dtype=np.float32) for r in probs])

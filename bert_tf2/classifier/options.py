@@ -1,11 +1,4 @@
-"""Flag values for `run_classifier.py`: defaults and up-front validation.
-
-`default_options(**overrides)` gives the script's settings (with the
-defaults of `classifier.flags`), for library use and tests;
-`validate(options)` checks flags and files before any work and returns
-(bert_config, tokenizer).
-"""
-
+"""Flag values for `run_classifier.py`: defaults and up-front validation."""
 
 from bert_tf2.common import InputError
 from bert_tf2.classifier import flags as classifier_flags
@@ -15,10 +8,7 @@ from bert_tf2.finetune.settings import settings_with_defaults
 
 
 def default_options(**overrides):
-  """The script's flags with their defaults, as a namespace (for library use
-  and tests): e.g. default_options(task_name="mrpc", data_dir=..., ...).
-
-  The defaults are those `classifier.flags.define_flags` declares.
+  """The script's settings with the defaults of `classifier.flags`.
 
   Example:
     >>> o = default_options(task_name="mrpc")
@@ -29,6 +19,7 @@ def default_options(**overrides):
 
 
 def generic_options(o):
+  """GenericProcessor's keyword arguments from the tsv/csv flags."""
   options = {
       "text_a_column": o.text_a_column, "text_b_column": o.text_b_column,
       "label_column": o.label_column, "has_header": o.has_header,
@@ -55,5 +46,3 @@ def validate(o):
     raise InputError("--group_by_length needs --trim_padding (and no "
                      "--use_tpu: TPUs run one fixed length)")
   return bert_config, tokenizer
-
-

@@ -3,11 +3,8 @@
   validate -> examples -> {train,eval,predict}.tf_record -> runner.Estimator
   -> model.ckpt-STEP, eval_results.txt, test_results.tsv [-> SavedModel]
 
-`run(settings)` takes the script's settings (`finetune.Settings.from_flags`
-in the script, `classifier.options.default_options(...)` in tests). Single-label tasks run as
-`classifier.job.ClassifierJob` on the fine-tuning driver; multi-label ones
-(--label_column=a,b,c or --multi_label_delimiter) as
-`classifier.multi_label.MultiLabelJob`.
+Single-label tasks run as `ClassifierJob` on the fine-tuning driver,
+multi-label ones as `multi_label.MultiLabelJob`.
 """
 
 from bert_tf2.classifier import multi_label

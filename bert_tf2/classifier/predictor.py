@@ -1,19 +1,10 @@
 """`ClassifierPredictor`: texts (or text pairs) -> labels and probabilities.
 
-The classifier's answers on every Python path: `text_answers` runs the
-task's text model (a `BertPreprocessor` in front of the `BertClassifier`:
-run_classifier.py's `[CLS] a [SEP] (b [SEP])` inputs, or
-`--long_text=sliding_window` windows averaged per text) through its
-`predict` (batches shortest first, each trimmed to its longest text) and
-names the SavedModel's outputs per example (`answers_of_logits`: the
-head's logits and probabilities, or a regressor's predictions, and the
-label; a multi-label model's "labels", as its eval_results.txt).
-`bert_tf2.models.load_predictor(output_dir)` is a `TextPredictor` of
-these; `ClassifierPredictor` is the same, built from a run's files
-(`from_output_dir`, or config, checkpoint and vocabulary). `export(dir)`
-writes the SavedModel of `bert_tf2.classifier.serving` (serving_default
-(text_a), serving_pair(text_a, text_b), serving_ids(...)), which gives the
-same outputs.
+`text_answers` runs the task's text model (`BertPreprocessor` and
+`BertClassifier`) and names the SavedModel's outputs per example.
+`bert_tf2.models.load_predictor(output_dir)` is a `TextPredictor` of these;
+`ClassifierPredictor` is the same, built from a run's files. `export(dir)`
+writes the SavedModel of `bert_tf2.classifier.serving`.
 
 Example:
   >>> p = ClassifierPredictor.from_output_dir("/tmp/mrpc_output")  # doctest: +SKIP
@@ -34,9 +25,8 @@ from bert_tf2.predict import text
 
 
 class ClassifierPredictor(text.TextPredictor):
-  """A fine-tuned classifier (or regressor) of a run's files: the
-  `TextPredictor` of `bert_tf2.models.load_predictor`, built from the
-  config, checkpoint and vocabulary (its answers: `text_answers`).
+  """A fine-tuned classifier (or regressor) of a run's config, checkpoint
+  and vocabulary.
 
   Args:
     bert_config_file, checkpoint, vocab_file: the run's files.
@@ -46,17 +36,13 @@ class ClassifierPredictor(text.TextPredictor):
     doc_stride: window stride for "sliding_window".
     batch_size: examples per model call.
     multi_label: a multi-label model (`--label_column=a,b,c`): per-label
-      sigmoid probabilities; a label is predicted as the model decides
-      (`BertClassifier.predicted`).
-    threshold: a multi-label model's (None: `BertClassifier.threshold`;
-      `from_output_dir` passes the run's).
+      sigmoid probabilities, labels `BertClassifier.predicted`.
+    threshold: a multi-label model's (None: `BertClassifier.threshold`).
     trim_padding: run each batch at its longest text instead of
-      max_seq_length (`TextModel.trims_padding`): same outputs to float32
-      round-off, faster on short texts.
-    int8: True: precision "int8" (the task model run by ONNX Runtime with
-      int8 dense weights, `bert_tf2.predict.int8_task`; needs the `int8`
-      extra; probabilities move by a few 0.01, see docs/performance.md);
-      a path (str) loads that file, an earlier `export_onnx(path)`.
+      max_seq_length (same outputs to float32 round-off).
+    int8: True: precision "int8" (ONNX Runtime with int8 dense weights,
+      `bert_tf2.predict.int8_task`; needs the `int8` extra); a path (str)
+      loads that file, an earlier `export_onnx(path)`.
     int8_dir: where the int8 .onnx file is kept (default: temporary).
     precision: None (the recorded one), "float32", "bfloat16", "float16",
       "auto" or "int8" (`speed_defaults.resolve_inference_precision`).
@@ -110,18 +96,11 @@ class ClassifierPredictor(text.TextPredictor):
 
 def text_answers(labels, model, x, batch_size):
   """A classifier text model's answers to texts or (text_a, text_b) pairs:
-  the SavedModel's outputs (`serving.classifier_outputs`: the model's
-  `head_outputs` and the label) per example, the predicted labels named
-  (multi-label: "labels")."""
+  the SavedModel's outputs (`serving.classifier_outputs`) per example
+  (multi-label: the predicted "labels" named)."""
   logits = model.predict(x, batch_size=batch_size, verbose=0)
-  return answers_of_logits(model.task, labels, logits)
-
-
-def answers_of_logits(task, labels, logits, features=None):
-  """The answers of `text_answers` from the logits [batch, num_labels] of
-  classifier `task` (features: the preprocessor's, for num_windows)."""
-  out = classifier_serving.classifier_outputs(task, labels)(
-      features or {}, tf.constant(logits), None)
+  out = classifier_serving.classifier_outputs(model.task, labels)(
+      {}, tf.constant(logits), None)
   out = {k: v.numpy() for k, v in out.items()}  # Then rows: NumPy views.
   rows = []
   for i in range(len(logits)):

@@ -1,10 +1,7 @@
 """Reading delimited text files with errors that name the file and line.
 
-The original `DataProcessor._read_tsv` hands `csv.reader` a text file and lets
-every problem surface later as an IndexError or KeyError deep in feature
-conversion. Here a file is decoded up front (UTF-8, BOM tolerated) and each
-row keeps its 1-based line number, so a processor can say exactly which line
-of which file is malformed.
+A file is decoded up front (UTF-8, BOM tolerated) and each row keeps its
+1-based line number.
 
 Example:
   >>> import os, tempfile

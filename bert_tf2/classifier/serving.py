@@ -1,12 +1,7 @@
 """Classifier serving: the raw-string SavedModel of a classifier.
 
-A `common.serving.TextServer` of the task's two homes: its preprocessor
-(`common.preprocessor.BertPreprocessor`: in-graph tokenizer, the one
-packer `tokenization.packing`, run_classifier.py's sliding windows and
-their mean) and its model's head (`BertClassifier.head_outputs`), plus
-the label names. `classifier_server` builds it for the scripts'
---export_dir and `ClassifierPredictor.export`; the one writer of every
-task's SavedModel writes it (`common.serving.write_saved_model`).
+A `common.serving.TextServer` of the task's `BertPreprocessor` and its
+model's `BertClassifier.head_outputs`, plus the label names.
 
 Signatures (batch dimension free):
   serving_default  text_a: tf.string [batch] -> probabilities, logits, label
@@ -15,21 +10,13 @@ Signatures (batch dimension free):
                    -> (same)
 For a regression task (STS-B) the outputs are predictions and logits; for
 a multi-label task (`--label_column=a,b,c`) probabilities are per-label
-sigmoids, with logits and predicted (bool [batch, num_labels]: the
-model's `BertClassifier.predicted`, as eval_results.txt's).
+sigmoids, with logits and predicted (bool [batch, num_labels]).
 
-With long_text="sliding_window" (`--long_text=sliding_window`) the raw-string
-signatures cut text_a into the overlapping windows of
-`bert_tf2.classifier.long_text` (same rule, in graph:
-`tokenization.packing.pair_windows`), run every window and average each
-text's window logits before the softmax, as run_classifier.py's windowed
-predictions; they also return num_windows (int32 [batch]). serving_ids
-stays one row = one window.
-
-The raw-string signatures build the inputs exactly as
-`convert_single_example`: [CLS] a [SEP] (b [SEP]), longest-first pair
-truncation (the longer side loses a word piece, the second on ties), zero
-padding to max_seq_length. An empty text_b means a single sentence.
+With long_text="sliding_window" the raw-string signatures average each
+text's window logits (`bert_tf2.classifier.long_text`) and also return
+num_windows (int32 [batch]); serving_ids stays one row = one window. The
+raw-string inputs are built as `convert_single_example` builds them; an
+empty text_b means a single sentence.
 
 Example:
   >>> m = tf.saved_model.load(export_dir)                    # doctest: +SKIP
@@ -50,9 +37,8 @@ SIGNATURES = {"serving_default": ("text_a",),
 
 
 def classifier_outputs(model, label_list):
-  """fn(features, logits, texts) -> the signatures' outputs: the head's
-  answers (`BertClassifier.head_outputs` of `model`), the label names, and
-  num_windows where the texts were windowed."""
+  """fn(features, logits, texts) -> the signatures' outputs: `model`'s
+  `head_outputs`, the label and num_windows where the texts were windowed."""
   labels = tf.constant([str(x) for x in label_list])
 
   def outputs(features, logits, texts):
@@ -71,10 +57,8 @@ def classifier_outputs(model, label_list):
 
 def classifier_server(model, preprocessor, label_list, trim_padding=True,
                       chunk_size=raw_text_serving.DEFAULT_CHUNK_SIZE):
-  """The `TextServer` of a classifier model (its logits [batch, labels];
-  its `head_outputs`: regression and multi-label are the model's) and its
-  `BertPreprocessor` (the text model's: one segment or pairs, truncated or
-  sliding windows), with SIGNATURES."""
+  """The `TextServer` of a classifier model and its `BertPreprocessor`,
+  with SIGNATURES."""
   return serving.TextServer(
       preprocessor, model,
       classifier_outputs(model, label_list), signatures=SIGNATURES,
@@ -83,8 +67,8 @@ def classifier_server(model, preprocessor, label_list, trim_padding=True,
 
 
 def server(model, preprocessor, labels=None, **unused_settings):
-  """The task's server (`bert_tf2.common.serving.server`): labels, the
-  run's label names (model.json's outputs; default "0", "1", ...)."""
+  """The task's server (`bert_tf2.common.serving.server`); labels default
+  to "0", "1", ..."""
   if labels is None:
     labels = [str(i) for i in range(model.num_labels)]
   return classifier_server(model, preprocessor, labels)
