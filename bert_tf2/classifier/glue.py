@@ -26,81 +26,45 @@ Example:
 
 from bert_tf2.common import InputError
 from bert_tf2.classifier.processors import SplitFilesProcessor
-from bert_tf2.classifier.processors import _example
 
 
-class _GlueProcessor(SplitFilesProcessor):
-  """A GLUE task with a header line and fixed column positions.
-
-  Subclasses set `columns` = (text_a, text_b or None, label) for train/dev
-  and `test_columns` = (text_a, text_b or None) for test.
-  """
-
-  columns = None
-  test_columns = None
-  labels = None
-
-  def get_labels(self):
-    return list(self.labels)
-
-  def _test_label(self):
-    return self.labels[0]
-
-  def _create_examples(self, rows, set_type):
-    examples = []
-    for i, row in enumerate(rows):
-      if i == 0:
-        continue
-      guid = "%s-%d" % (set_type, i)
-      if set_type == "test":
-        a, b = self.test_columns
-        examples.append(_example(guid, row, a, b, label=self._test_label()))
-      else:
-        a, b, label = self.columns
-        examples.append(_example(guid, row, a, b, label))
-    return examples
-
-
-class Sst2Processor(_GlueProcessor):
+class Sst2Processor(SplitFilesProcessor):
   """SST-2: single sentences, binary sentiment."""
   columns = (0, None, 1)
   test_columns = (1, None)
   labels = ("0", "1")
 
 
-class QnliProcessor(_GlueProcessor):
+class QnliProcessor(SplitFilesProcessor):
   """QNLI: does the sentence answer the question?"""
   columns = (1, 2, -1)
   test_columns = (1, 2)
   labels = ("entailment", "not_entailment")
 
 
-class QqpProcessor(_GlueProcessor):
+class QqpProcessor(SplitFilesProcessor):
   """QQP: are the two questions duplicates?"""
   columns = (3, 4, 5)
   test_columns = (1, 2)
   labels = ("0", "1")
 
 
-class RteProcessor(_GlueProcessor):
+class RteProcessor(SplitFilesProcessor):
   """RTE: textual entailment, two classes."""
   columns = (1, 2, -1)
   test_columns = (1, 2)
   labels = ("entailment", "not_entailment")
 
 
-class WnliProcessor(_GlueProcessor):
+class WnliProcessor(SplitFilesProcessor):
   """WNLI: Winograd NLI, binary."""
   columns = (1, 2, -1)
   test_columns = (1, 2)
   labels = ("0", "1")
 
 
-class StsbProcessor(_GlueProcessor):
-  """STS-B: sentence similarity score in [0, 5]; a regression task.
-
-  Labels are floats; get_labels() returns [None] (one output).
-  """
+class StsbProcessor(SplitFilesProcessor):
+  """STS-B: similarity score in [0, 5], regression (get_labels(): [None])."""
   is_regression = True
   columns = (7, 8, -1)
   test_columns = (7, 8)

@@ -52,12 +52,8 @@ class InputExample(object):
 
 
 class DataProcessor(object):
-  """Reads one task's train/dev/test files into `InputExample`s.
-
-  Subclasses implement get_train_examples / get_dev_examples /
-  get_test_examples (each takes the data directory) and get_labels.
-  `is_regression` is True for tasks whose label is a real number.
-  """
+  """Reads one task's train/dev/test files (in a data directory) into
+  `InputExample`s; `is_regression`: the label is a real number."""
 
   is_regression = False
 
@@ -95,13 +91,8 @@ def _example(guid, row, a, b=None, label_col=None, label=None):
 
 
 class XnliProcessor(DataProcessor):
-  """XNLI: trains on the machine-translated MultiNLI, evaluates on XNLI dev.
-
-  Only one language is used (Chinese, "zh", as in the original). The
-  training file spells one label "contradictory"; it is mapped to
-  "contradiction". The dev file holds every language: column 0 is the
-  language, 1 the label, 6 and 7 the two sentences.
-  """
+  """XNLI: trains on the machine-translated MultiNLI, evaluates on XNLI dev
+  (one language, "zh" as in the original)."""
 
   def __init__(self, language="zh"):
     self.language = language
@@ -131,15 +122,23 @@ class XnliProcessor(DataProcessor):
     return ["contradiction", "entailment", "neutral"]
 
 
-class MnliProcessor(DataProcessor):
-  """MultiNLI (GLUE): sentences in columns 8 and 9, gold label last."""
+class SplitFilesProcessor(DataProcessor):
+  """A task whose split files have a header line: `columns` = (text_a,
+  text_b or None, label) of train/dev, `test_columns` = (text_a, text_b or
+  None); test examples get the first label, as the original's."""
 
-  dev_file = "dev_matched.tsv"
-  dev_name = "dev_matched"
-  test_file = "test_matched.tsv"
+  train_file = "train.tsv"
+  dev_file = "dev.tsv"
+  dev_name = "dev"
+  test_file = "test.tsv"
+  columns = None
+  test_columns = None
+  labels = None
+  id_column = None  # The guids' numbers: this column, else the line's.
 
   def get_train_examples(self, data_dir):
-    return self._create_examples(self._rows(data_dir, "train.tsv"), "train")
+    return self._create_examples(self._rows(data_dir, self.train_file),
+                                 "train")
 
   def get_dev_examples(self, data_dir):
     return self._create_examples(self._rows(data_dir, self.dev_file),
@@ -149,19 +148,37 @@ class MnliProcessor(DataProcessor):
     return self._create_examples(self._rows(data_dir, self.test_file), "test")
 
   def get_labels(self):
-    return ["contradiction", "entailment", "neutral"]
+    return list(self.labels)
+
+  def _test_label(self):
+    return self.labels[0]
 
   def _create_examples(self, rows, set_type):
     examples = []
     for i, row in enumerate(rows):
       if i == 0:
         continue
-      guid = "%s-%s" % (set_type, row.get(0, "the id"))
+      guid = "%s-%s" % (set_type, i if self.id_column is None else
+                        row.get(self.id_column, "the id"))
       if set_type == "test":
-        examples.append(_example(guid, row, 8, 9, label="contradiction"))
+        a, b = self.test_columns
+        examples.append(_example(guid, row, a, b, label=self._test_label()))
       else:
-        examples.append(_example(guid, row, 8, 9, -1))
+        a, b, label = self.columns
+        examples.append(_example(guid, row, a, b, label))
     return examples
+
+
+class MnliProcessor(SplitFilesProcessor):
+  """MultiNLI (GLUE): sentences in columns 8 and 9, gold label last."""
+
+  dev_file = "dev_matched.tsv"
+  dev_name = "dev_matched"
+  test_file = "test_matched.tsv"
+  columns = (8, 9, -1)
+  test_columns = (8, 9)
+  labels = ("contradiction", "entailment", "neutral")
+  id_column = 0
 
 
 class MnliMismatchedProcessor(MnliProcessor):
@@ -172,53 +189,19 @@ class MnliMismatchedProcessor(MnliProcessor):
   test_file = "test_mismatched.tsv"
 
 
-class SplitFilesProcessor(DataProcessor):
-  """Reads the train/dev/test splits from the files its attributes name.
-
-  Subclasses set the file names (default train.tsv, dev.tsv, test.tsv) and
-  implement `_create_examples(rows, set_type)`.
-  """
-
-  train_file = "train.tsv"
-  dev_file = "dev.tsv"
-  test_file = "test.tsv"
-
-  def get_train_examples(self, data_dir):
-    return self._create_examples(self._rows(data_dir, self.train_file),
-                                 "train")
-
-  def get_dev_examples(self, data_dir):
-    return self._create_examples(self._rows(data_dir, self.dev_file), "dev")
-
-  def get_test_examples(self, data_dir):
-    return self._create_examples(self._rows(data_dir, self.test_file), "test")
-
-
 class MrpcProcessor(SplitFilesProcessor):
   """MRPC (GLUE): quality label in column 0, the strings in columns 3, 4."""
 
-  def get_labels(self):
-    return ["0", "1"]
-
-  def _create_examples(self, rows, set_type):
-    examples = []
-    for i, row in enumerate(rows):
-      if i == 0:
-        continue
-      guid = "%s-%s" % (set_type, i)
-      if set_type == "test":
-        examples.append(_example(guid, row, 3, 4, label="0"))
-      else:
-        examples.append(_example(guid, row, 3, 4, 0))
-    return examples
+  columns = (3, 4, 0)
+  test_columns = (3, 4)
+  labels = ("0", "1")
 
 
 class ColaProcessor(SplitFilesProcessor):
   """CoLA (GLUE): train/dev have no header (source, label, -, sentence);
   test has a header and (index, sentence)."""
 
-  def get_labels(self):
-    return ["0", "1"]
+  labels = ("0", "1")
 
   def _create_examples(self, rows, set_type):
     examples = []
