@@ -6,26 +6,16 @@ Scores of a tag path y_1..y_n for emissions e (the tag layer's logits):
 
 log p(y) = score(y) - log Z, Z summed over all num_labels^n paths by the
 forward algorithm (log space, `tf.scan` over time); the decoded path is the
-argmax (Viterbi, `tf.scan` forward + backtrack). Sequences are padded to
-one length and carry `lengths`; steps past a sequence's length change
-nothing. Plain TensorFlow ops, so they run in Keras fit, under every
-tf.distribute strategy and inside a SavedModel.
+argmax (Viterbi). Steps past a sequence's `lengths` change nothing.
 
-Which positions: run_ner.py tags each WORD on its first word piece
-(features.py: label_mask 1 there). The CRF's transitions are between
-consecutive words (B-PER then I-PER on the next word), so it runs over the
-labelled positions only: `compact` gathers them to the front of each row
-(their order kept) and `expand` scatters the decoded tags back. Treating the
-other pieces as "skip" steps inside one long chain would give the same
-scores but waste steps and make transitions depend on word-piece counts.
+The transitions are between consecutive words, so the CRF runs over the
+labelled first pieces only (`compact` gathers them to the front of each
+row, `expand` scatters the decoded tags back).
 
-Forbidden transitions (`allowed_transitions`): for BIO, I-X only after B-X
-or I-X and never first; for BIOES also E-X/I-X only inside X and B-X/I-X
-not last. They are added as -10000 to the transition (start/end) scores in
-the loss and in decoding, so such paths have probability ~0 and are never
-decoded. Start/end rules hold only where a sequence holds the start/end of
-a sentence (`sentence_bounds`): a later window of a long sentence may
-start inside an entity.
+Forbidden transitions (`allowed_transitions`, e.g. O -> I-X) get FORBIDDEN
+added to their scores, so such paths are never decoded. Start/end rules
+hold only where a window holds the start/end of its sentence
+(`sentence_bounds`).
 
 Example (the transitions overrule the per-step argmax [0, 1]; the third
 step is past the length):
@@ -104,11 +94,8 @@ def check_allowed(allowed, num_labels):
 
 
 def compact(values, mask):
-  """Moves the positions with mask 1 to the front of each row.
-
-  Args:
-    values: Tensor [batch_size, seq_length, ...].
-    mask: int or bool Tensor [batch_size, seq_length].
+  """Moves the positions with mask 1 (int or bool [batch_size, seq_length])
+  to the front of each row of `values` [batch_size, seq_length, ...].
 
   Returns:
     (values gathered, same shape; lengths: int32 [batch_size]).
@@ -146,7 +133,6 @@ def sentence_bounds(features):
 def _time_major(x):
   perm = [1, 0] + list(range(2, len(x.shape)))
   return tf.transpose(x, perm)
-
 
 
 def _as_float32(emissions, transitions, start, end):

@@ -1,18 +1,14 @@
 """Sentences -> model windows with first-piece labels (the BERT paper's).
 
-Every word is split into word pieces; its tag goes on its FIRST piece and
-the other pieces get label_mask 0 (ignored by the loss and by prediction).
-A word that tokenizes to nothing (e.g. a control character) becomes [UNK]
-so that every word gets a prediction.
+A word's tag goes on its FIRST word piece; the other pieces get label_mask
+0. A word that tokenizes to nothing becomes [UNK], so every word gets a
+prediction.
 
 A sentence of more than max_seq_length - 2 pieces is cut into overlapping
-windows: windows start every `doc_stride` pieces until one reaches the end.
-Each word belongs to ONE window, its "home": among the windows holding its
-first piece, the one where that piece has the most context on its shorter
-side (SQuAD's max-context rule; both rules are `tokenization.windows`'s,
-in the graph `tokenization.packing`'s). label_mask is 1 only on first pieces in
-their home window, so the loss sees every word once, and merging
-predictions back takes each word's tag from its home window.
+windows that start every `doc_stride` pieces. Each word belongs to ONE
+window, its "home": the window where its first piece has the most context
+(SQuAD's max-context rule, `tokenization.windows`). label_mask is 1 only on
+first pieces in their home window, so the loss sees every word once.
 
   input_ids   [CLS] p1 p2 ... [SEP] 0 ...
   label_ids   tag id at each home first piece, 0 elsewhere
@@ -52,16 +48,9 @@ def word_pieces(words, tokenizer):
 
 def sentence_windows(words, label_ids, max_seq_length, doc_stride, tokenizer,
                      example_index=0):
-  """Windows (list of Window) of one sentence.
-
-  Args:
-    words: list of str.
-    label_ids: list of int (one per word), or None (prediction: zeros).
-    max_seq_length: int, window length with [CLS] and [SEP].
-    doc_stride: int, pieces between window starts.
-    tokenizer: FullTokenizer.
-    example_index: int, stored in each Window.
-  """
+  """Windows (list of Window) of one sentence: `words` (list of str) and
+  their `label_ids` (list of int, or None: zeros), windows of
+  max_seq_length pieces with [CLS] and [SEP], starts doc_stride apart."""
   max_pieces = max_seq_length - 2
   pieces, firsts = word_pieces(words, tokenizer)
   spans = windows_lib.window_spans(len(pieces), max_pieces, doc_stride)
@@ -103,12 +92,9 @@ SEQUENCE_FEATURES = ("input_ids", "input_mask", "segment_ids", "label_ids",
 
 def write_windows(sentences, label_list, max_seq_length, doc_stride,
                   tokenizer, path):
-  """Writes the windows of `sentences` (reader.Sentence) to a TFRecord.
-
-  Returns the list of Window (in record order) for merging predictions.
-  Tags not in label_list (None on unlabelled lines) get label_mask 1 and
-  label 0; they are never used for training.
-  """
+  """Writes the windows of `sentences` (reader.Sentence) to a TFRecord;
+  returns them (list of Window, in record order). Tags not in label_list
+  (None: unlabelled) get label 0."""
   label_map = {t: i for i, t in enumerate(label_list)}
   windows = []
   for i, s in enumerate(sentences):
@@ -127,23 +113,9 @@ def record_spec(seq_length):
                                {"example_index": tf.int64})
 
 
-def input_fn_builder(path, seq_length, is_training, drop_remainder,
-                     seed=None):
-  """input_fn(params) -> tf.data.Dataset of int32 feature dicts (training:
-  shuffled with a buffer of 1000)."""
-  return records.input_fn(path, record_spec(seq_length), seq_length,
-                          is_training, drop_remainder=drop_remainder,
-                          seed=seed, shuffle_buffer=1000)
-
-
 def merge_predictions(windows, predicted_ids, sentence_lengths):
-  """Windows' per-position label ids -> one list of label ids per sentence.
-
-  Args:
-    windows: list of Window, in record order.
-    predicted_ids: list of int arrays [max_seq_length], aligned with windows.
-    sentence_lengths: list of int, words per sentence.
-  """
+  """Windows' per-position label ids (int arrays [max_seq_length], one per
+  Window of `windows`) -> one list of label ids per sentence."""
   merged = [[None] * n for n in sentence_lengths]
   for w, ids in zip(windows, predicted_ids, strict=True):
     for pos, k in enumerate(w.word_index):

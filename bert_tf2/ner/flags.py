@@ -1,10 +1,5 @@
-"""Flags of run_ner.py: the fine-tuning flags of run_classifier.py
-(`runner.finetuning_flags`: same names and defaults), the runner's, and the
-NER task's own.
-
-    from bert_tf2.ner import flags as ner_flags
-    ner_flags.define_flags()
-"""
+"""Flags of run_ner.py: the shared fine-tuning flags, the runner's, and the
+NER task's own."""
 
 from absl import flags
 
@@ -61,8 +56,7 @@ def define_flags(flag_values=flags.FLAGS):
 
 
 def default_options(**overrides):
-  """run_ner.py's settings with the defaults `define_flags` declares (for
-  library use and tests).
+  """run_ner.py's settings with the defaults `define_flags` declares.
 
   Example:
     >>> default_options(doc_stride=32).doc_stride

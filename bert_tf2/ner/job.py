@@ -1,10 +1,7 @@
 """run_ner.py's job: named-entity tagging of CoNLL files.
 
-Sentences longer than a window are split into overlapping windows
-(--doc_stride) and merged back; evaluation is conlleval's entity
-precision/recall/F1 over the merged tags, during training too
-(--eval_every_n_steps, early stopping, best checkpoint). Outputs:
-label_list.txt, eval_results.txt + eval_predictions.txt (dev),
+Evaluation is conlleval's entity precision/recall/F1 over the sentences'
+merged tags. Outputs: label_list.txt, eval_results.txt + eval_predictions.txt (dev),
 test_predictions.txt (+ test_results.txt when the test file has tags) and
 a raw-text SavedModel (--export_dir).
 """
@@ -39,10 +36,8 @@ LABELS_FILE = "label_list.txt"
 
 
 def validate(s):
-  """Checks the shared flags (`checks.check_settings`), then NER's own;
-  raises InputError for the first that is wrong. The config and
-  vocabulary are checked by `checks.config_and_tokenizer` (in `prepare`,
-  after the data)."""
+  """Checks the shared flags, then NER's own; InputError for the first that
+  is wrong."""
   checks.check_settings(s, min_seq_length=None)
   if not s.crf_learning_rate_multiplier > 0:
     raise InputError("--crf_learning_rate_multiplier=%s: must be > 0" %
@@ -67,11 +62,8 @@ def validate(s):
 
 def crf_allowed(scheme, label_list, train_sentences, train_file):
   """The forbidden-transition masks of --crf_constraints=`scheme` (None:
-  none).
-
-  auto reads the scheme of the training file (read here when only
-  predicting); without one, BIOES if the labels have E-/S- tags, else none.
-  """
+  none). auto: the training file's scheme; without one, BIOES if the labels
+  have E-/S- tags, else none."""
   if scheme == "auto":
     if train_sentences is None and tf.io.gfile.exists(train_file):
       train_sentences = reader.read_conll(train_file)
@@ -103,13 +95,9 @@ def evaluation(sentences, predicted_tags, step, prefix="eval_", types=()):
 
 
 class NerJob(Job):
-  """Token tagging with windows (see the module docstring).
-
-  `prepare` reads every setting the run needs; the later calls work on
-  what it read."""
+  """Token tagging with windows (see the module docstring)."""
   shuffle_buffer = 1000
   task_metrics = False  # Entity F1 from the merged predictions.
-  # run_ner.py's windows: max_seq_length every doc_stride pieces.
   preprocessor_class = NerPreprocessor
   server = staticmethod(serving.server)
 
@@ -117,7 +105,6 @@ class NerJob(Job):
     s = self.settings
     validate(s)
     self.doc_stride = s.doc_stride
-    self.crf, crf_constraints = bool(s.crf), s.crf_constraints
     paths = {flag: os.path.join(s.data_dir, getattr(s, flag))
              for flag in ("train_file", "dev_file", "test_file")}
     train_sentences = None
@@ -133,8 +120,7 @@ class NerJob(Job):
       logging.info("tag scheme of %s: %s", paths["train_file"],
                    schemes.detect_scheme(x.tags for x in train_sentences))
     self.sentences = {"train": train_sentences}
-    # Read and checked now: an unknown dev tag is refused before
-    # label_list.txt or train.tf_record is written.
+    # Read and checked before any output.
     for split, flag, wanted in (("eval", "dev_file", s.do_eval),
                                 ("predict", "test_file", s.do_predict)):
       if wanted:
@@ -149,8 +135,8 @@ class NerJob(Job):
               self.tokenizer))
     self.windows = {}
     self.allowed = None
-    if self.crf:
-      self.allowed = crf_allowed(crf_constraints, self.label_list,
+    if s.crf:
+      self.allowed = crf_allowed(s.crf_constraints, self.label_list,
                                  train_sentences, paths["train_file"])
 
   def _label_list(self, train_sentences, train):
@@ -170,9 +156,8 @@ class NerJob(Job):
                      (train, saved))
 
   def _read_split(self, split, path):
-    """The sentences of `path`, --dev_file ("eval", tags required) or
-    --test_file ("predict"), their tags checked against the label list if
-    tagged."""
+    """The sentences of --dev_file ("eval", tags required) or --test_file
+    ("predict"), their tags (if any) checked against the label list."""
     sentences = reader.read_conll(path, require_tags=split == "eval")
     if all(t is not None for x in sentences for t in x.tags):
       reader.check_known_tags(sentences, self.label_list, path)
@@ -215,10 +200,9 @@ class NerJob(Job):
 
   def write_records(self, split, path, pad_to=None):
     del pad_to  # Windows are merged back from every prediction.
-    if split != "train":
-      sentences = self.sentences[split]
-      self.labelled = all(t is not None for x in sentences for t in x.tags)
     sentences = self.sentences[split]
+    if split != "train":
+      self.labelled = all(t is not None for x in sentences for t in x.tags)
     windows = features_lib.write_windows(
         sentences, self.label_list, self.max_seq_length, self.doc_stride,
         self.tokenizer, path)
@@ -260,9 +244,7 @@ class NerJob(Job):
       print_results(result)
 
 
-
 def run(settings):
-  """run_ner.py's work for its settings (`finetune.Settings.from_flags` in
-  the script, `ner.flags.default_options(...)` in Python):
-  `NerJob` on the fine-tuning driver."""
+  """run_ner.py's work for its settings: `NerJob` on the fine-tuning
+  driver."""
   return driver.run(NerJob(settings))

@@ -2,30 +2,18 @@
 
 As the BERT paper's token tagging: dropout 0.1 on the final hidden states
 (`classifier_dropout_prob`; 0 turns it off), then one linear layer
-(`modeling.ClassificationHead` on every token);
-variables bert/... and top-level `output_weights` [num_labels, hidden],
-`output_bias` [num_labels] (the classifier's names).
+(`modeling.ClassificationHead` on every token); variables bert/... and
+top-level `output_weights` [num_labels, hidden], `output_bias` [num_labels]
+(the classifier's names and constructor).
 
-The classifier's model (`BertClassifier`: same constructor, config and
-variables) with the head applied to every token; an ordinary Keras model
-(`bert_tf2.common.task_model.TaskModel`) with the same inputs as the other
-task models: compiled without a loss it trains on run_ner.py's loss from
-"label_ids" and "label_mask" in the features (`ner_loss`), with the
-masked token accuracy as a metric. See docs/keras.md. run_ner.py trains,
-evaluates and predicts through the same model (`loss_and_outputs`,
-`eval_metrics`, `predict_outputs`; `runner.ModelTask`): the loss is the
-softmax cross-entropy of each first word piece (label_mask 1) averaged
-over those pieces, or with the CRF its negative log-likelihood per window;
-evaluation gives eval_loss and the token accuracy of the decoded tags
-(entity-level F1 needs whole sentences: `metrics.py` from the predictions).
+Compiled without a loss (a `TaskModel`) it trains on run_ner.py's loss
+(`ner_loss`) of "label_ids" and "label_mask" in the features, with the
+masked token accuracy as a metric. See docs/keras.md.
 
 With `crf=True` (run_ner.py --crf) a linear-chain CRF (`crf.CRF`,
-variables crf/...) sits on the logits: the loss is the CRF's negative
-log-likelihood of the gold tags of the labelled positions (mean over the
-windows that have any), `decode` the Viterbi path; `allowed` (from
-`crf.allowed_transitions`) forbids e.g. O -> I-X. `call` still returns the
-logits (the CRF's emission scores), so every caller of the softmax head
-works unchanged; `decode(features, logits)` gives the tags either way.
+variables crf/...) sits on the logits: the loss is its negative
+log-likelihood; `call` still returns the logits (the CRF's emissions) and
+`decode(features, logits)` gives the tags either way.
 
 Example:
   >>> import modeling, tensorflow as tf
@@ -95,17 +83,9 @@ def crf_loss(crf, logits, label_ids, features):
 
 
 def ner_loss(logits, label_ids, features, crf=None):
-  """run_ner.py's loss: `token_loss`, or `crf_loss` with a CRF layer.
-
-  Args:
-    logits: float Tensor [batch_size, seq_length, num_labels].
-    label_ids: int Tensor [batch_size, seq_length].
-    features: dict with "label_mask" (and "input_mask" for the CRF).
-    crf: the model's `crf.CRF` layer (`BertTokenClassifier.crf`), or None.
-
-  Returns:
-    (loss: float32 scalar, values, weights): the loss is the weighted mean
-    of the values (per token, or per window with the CRF).
+  """run_ner.py's loss: `token_loss`, or `crf_loss` with a CRF layer `crf`
+  (`BertTokenClassifier.crf`). Returns (loss, values, weights): the loss is
+  the weighted mean of the values (per token, or per window with the CRF).
   """
   if crf is None:
     return token_loss(logits, label_ids, features["label_mask"])
@@ -113,17 +93,9 @@ def ner_loss(logits, label_ids, features, crf=None):
 
 
 def token_accuracy(predictions, label_ids, label_mask):
-  """(values, weights) of the masked token accuracy.
-
-  Args:
-    predictions: int Tensor [batch_size, seq_length], the decoded tags.
-    label_ids: int Tensor [batch_size, seq_length].
-    label_mask: int or float Tensor [batch_size, seq_length].
-
-  Returns:
-    (correct: float32 [batch_size, seq_length], mask: float32 [batch_size,
-    seq_length]).
-  """
+  """(correct, mask) of the masked token accuracy: float32 [batch_size,
+  seq_length] each, of int [batch_size, seq_length] decoded `predictions`,
+  `label_ids` and `label_mask`."""
   correct = tf.cast(tf.equal(tf.cast(predictions, tf.int32),
                              tf.cast(label_ids, tf.int32)), tf.float32)
   return correct, tf.cast(label_mask, tf.float32)
@@ -131,10 +103,7 @@ def token_accuracy(predictions, label_ids, label_mask):
 
 @modeling.layers.serializable
 class BertTokenClassifier(classifier_model.BertClassifier):
-  """BertClassifier's layers and config, the head on every token.
-
-  call(features) -> float32 logits [batch_size, seq_length, num_labels].
-  """
+  """BertClassifier's layers and config, the head on every token."""
 
   default_name = "bert_token_classifier"
 
@@ -156,12 +125,7 @@ class BertTokenClassifier(classifier_model.BertClassifier):
     return ("token_accuracy",)
 
   def call(self, features, training=False):
-    """Returns logits, float32 [batch_size, seq_length, num_labels].
-
-    Args:
-      features: as `BertClassifier.encode`.
-      training: apply dropout.
-    """
+    """Returns logits, float32 [batch_size, seq_length, num_labels]."""
     sequence = self.encode(features, training=training)["sequence_output"]
     shape = tf.shape(sequence)
     logits = self.classifier(sequence, training=training)
@@ -197,11 +161,10 @@ class BertTokenClassifier(classifier_model.BertClassifier):
       outputs["predictions"] = self.decode(features, logits)
     return loss, outputs
 
-  def predict_outputs(self, features, logits=None):
+  def predict_outputs(self, features):
     """{"label_predictions": int32 [batch_size, seq_length]} (`decode`)."""
-    if logits is None:
-      logits = self(features, training=False)
-    return {"label_predictions": self.decode(features, logits)}
+    return {"label_predictions": self.decode(
+        features, self(features, training=False))}
 
   def eval_metrics(self):
     """eval_loss (the loss's values and weights) and eval_token_accuracy."""

@@ -2,12 +2,8 @@
 """`EntityTagger`: NER's Python predictor, raw texts -> words, tags and
 entity spans (character offsets of the raw text).
 
-`EntityTagger(model)` runs NER's text model (a `TokenTextModel`, e.g.
-`bert_tf2.models.load(output_dir)`; `bert_tf2.models.load_predictor`
-returns this) with `TextPredictor`'s batching. The SavedModel of
-`bert_tf2.ner.serving` is a runtime of its own (TF Serving, or
-`tf.saved_model.load`); `served_answers` turns its serving_default outputs
-into the same answers:
+`served_answers` turns the serving_default outputs of the SavedModel of
+`bert_tf2.ner.serving` into `EntityTagger`'s answers:
 
   >>> serve = tf.saved_model.load(export_dir).signatures[
   ...     "serving_default"]                                  # doctest: +SKIP
@@ -24,7 +20,6 @@ Example (spans from words and tags):
 """
 
 import os
-import unicodedata
 
 import tensorflow as tf
 
@@ -34,25 +29,16 @@ from bert_tf2.common import serving
 from bert_tf2.ner import schemes
 from bert_tf2.ner import serving as ner_serving
 from bert_tf2.predict.text import TextPredictor
-
-
-def _normalized(char, do_lower_case):
-  if do_lower_case:
-    char = "".join(c for c in unicodedata.normalize("NFD", char.lower())
-                   if unicodedata.category(c) != "Mn")
-  return char
+from tokenization.text import strip_accents
 
 
 def align_words(text, words, do_lower_case=True):
   """Character spans [(start, end)] of `words` (BasicTokenizer output, so
-  lower-cased and accent-stripped when do_lower_case) in raw `text`.
-
-  A word that cannot be found (e.g. "[UNK]" for an over-long word) gets
-  the span of the raw characters up to the next word's start.
-  """
+  lower-cased and accent-stripped when do_lower_case) in raw `text`; None
+  for a word not found (e.g. "[UNK]" for an over-long word)."""
   norm, owner = [], []
   for i, char in enumerate(text):
-    for c in _normalized(char, do_lower_case):
+    for c in strip_accents(char.lower()) if do_lower_case else char:
       norm.append(c)
       owner.append(i)
   norm = "".join(norm)
@@ -85,15 +71,9 @@ def entities(text, words, tags, do_lower_case=True, spans=None):
 
 
 class EntityTagger(TextPredictor):
-  """NER's Python predictor: raw texts -> words, tags and entity spans.
-
-  `EntityTagger(model)` of NER's text model (a `TokenTextModel`, e.g.
-  `bert_tf2.models.load(output_dir)`; `bert_tf2.models.load_predictor`
-  returns this): `TextPredictor`'s batching, `predict(texts)` one
-  {"words", "tags", "entities"} per text, `export(dir)` the SavedModel
-  above. `tagger(texts)`: the entities alone, one list per text. An
-  exported SavedModel's directory is refused in one line naming its calls
-  (the module's example).
+  """NER's Python predictor of a `TokenTextModel` (e.g.
+  `bert_tf2.models.load(output_dir)`): `predict(texts)` one {"words",
+  "tags", "entities"} per text; `tagger(texts)` the entities alone.
   """
 
   def __init__(self, model, batch_size=32):
@@ -128,11 +108,8 @@ def joined(words):
 
 
 def text_answers(model, x, batch_size):
-  """[{"words", "tags", "entities"}] of x (a `TokenTextModel`'s input:
-  raw texts, or word lists as it takes them): the words (BasicTokenizer's
-  of a text; a word list's own), one tag per word (the run's CRF and
-  transition constraints when it had them), the entity spans (`entities`;
-  a word list's in its words joined by spaces)."""
+  """[{"words", "tags", "entities"}] of x (raw texts or word lists); a word
+  list's entity spans are in its words joined by spaces."""
   if isinstance(x, (tf.Tensor, tf.RaggedTensor, tf.data.Dataset)):
     x = [t for t, _ in text_inputs.check_texts(x, pairs=False)]
   x = list(x)
@@ -152,11 +129,9 @@ def text_answers(model, x, batch_size):
 
 
 def served_answers(texts, outputs, do_lower_case=True):
-  """[{"words", "tags", "entities"}] of raw `texts` from NER's SavedModel
-  outputs for them (its serving_default's "words", "tags" and "num_words",
-  `bert_tf2.ner.serving`), as `EntityTagger.predict` answers.
-  do_lower_case: the run's casing (the export's
-  assets.extra.do_lower_case), for `align_words`."""
+  """[{"words", "tags", "entities"}] of raw `texts` from the SavedModel's
+  serving_default outputs for them, as `EntityTagger.predict` answers.
+  do_lower_case: the export's assets.extra.do_lower_case."""
   answers = []
   for i, text in enumerate(texts):
     if isinstance(text, bytes):

@@ -1,15 +1,10 @@
 """Raw strings or word lists -> run_ner's windows, first-piece labelling.
 
-`NerPreprocessor` is a Keras layer (the in-graph tokenizer of
-`tokenization.tf_text`) that builds run_ner.py's features in the graph,
-windows included (`bert_tf2.ner.features.sentence_windows`, tested equal):
-a sentence of more than max_seq_length - 2 word pieces is cut into
-overlapping windows that start every `doc_stride` pieces
-(`tokenization.packing.window_spans`), and each word is labelled in ONE
-window, its home: among the windows holding its first piece, the one where
-that piece has the most context (run_ner's max-context rule). Outputs, for
-the `num_windows` windows of a batch of texts (every text has at least one
-window, texts in order):
+`NerPreprocessor` is a Keras layer that builds run_ner.py's features in
+the graph, windows included (`bert_tf2.ner.features.sentence_windows`,
+tested equal): each word is labelled in ONE window, its home (the
+max-context window of its first piece). Outputs, for the `num_windows`
+windows of a batch of texts (at least one per text, in order):
 
   input_ids, input_mask, segment_ids   int32 [num_windows, max_seq_length]
   label_mask      1 on the home first piece of each word, 0 elsewhere
@@ -19,22 +14,13 @@ window, texts in order):
   word_positions  int32 [batch, max_words]: the position of each word's
                   first piece in its home window (0 for no word)
 
-max_words is the number of words of the batch's longest sentence. Tags of
-words come from their home window: `gather_nd(tags, stack([word_windows,
-word_positions], -1))` (`word_values`), the merge of run_ner.py's
-`features.merge_predictions`; every word gets one.
+max_words is the number of words of the batch's longest sentence;
+`word_values` reads each word's value at its home.
 
-Inputs are either raw texts, tf.string [batch] (split into words as
-BasicTokenizer does: CJK characters are words, punctuation is split off),
-or word lists, a tf.string RaggedTensor [batch, (words)] (or dense
-[batch, words] with trailing "" as padding; each word is
-tokenized as run_ner does, `FullTokenizer.tokenize(word)`, an empty result
-becoming [UNK]).
-
-`labels` (the tag names by id) travel in the config, so a saved model
-predicts tag strings; `tag_ids(tags)` maps word-level tags to a dense
-int32 [batch, max_words] array (one `InputError` line for an unknown tag)
-and `piece_labels` puts them on the windows' home first pieces.
+Inputs are raw texts, tf.string [batch] (split into words as
+BasicTokenizer does), or word lists, a tf.string RaggedTensor [batch,
+(words)] (or dense [batch, words], "" padding). `labels` (the tag names by
+id) travel in the config, so a saved model predicts tag strings.
 
 Example:
   >>> pre = NerPreprocessor(["[PAD]", "[UNK]", "[CLS]", "[SEP]", "ann",
@@ -69,8 +55,7 @@ from modeling import layers
 from tokenization import packing
 
 FEATURES = ("input_ids", "input_mask", "segment_ids", "label_mask")
-# run_ner.py's --doc_stride default.
-DEFAULT_DOC_STRIDE = 64
+DEFAULT_DOC_STRIDE = 64  # run_ner.py's --doc_stride default.
 
 
 @layers.serializable

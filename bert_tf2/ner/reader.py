@@ -27,12 +27,7 @@ Sentence = collections.namedtuple("Sentence", ["tokens", "tags", "line"])
 
 def read_conll(path, require_tags=True):
   """Reads `path`; returns a list of Sentence (line = first line number).
-
-  Args:
-    path: the file.
-    require_tags: a line with a single field (a token without a tag) is an
-      error; if False such lines get tag None (files to predict on).
-  """
+  A token without a tag is an error if require_tags, else tagged None."""
   if not tf.io.gfile.exists(path):
     raise InputError("%s: file not found" % path)
   sentences = []

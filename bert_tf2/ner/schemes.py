@@ -6,12 +6,9 @@ on the first "-"). The three schemes read are
   IOB1        chunks start with I-, B- only between two adjacent chunks of
               one type;
   BIOES       B- begin, I- inside, E- end, S- single-token chunk.
-conlleval.pl's start/end-of-chunk rules cover all three, so one function
-reads them all: a chunk starts at B-, at S-, at I-/E- after O or after a
-chunk of another type (an "I- without B-", which conlleval accepts as a
-chunk start; we count such starts), and ends before the next start, at O,
-after E- and after S-. conlleval itself has no S- rule; we add the usual
-one (S- both starts and ends a chunk).
+conlleval.pl's start/end-of-chunk rules read all three (an "I- without
+B-" starts a chunk; we count such starts), plus the usual S- rule (S- both
+starts and ends a chunk).
 
 Example:
   >>> chunks(["B-PER", "I-PER", "O", "I-LOC", "B-LOC", "S-ORG"])
@@ -22,7 +19,6 @@ Example:
 
 import re
 
-PREFIXES = ("B", "I", "E", "S")
 _TAG = re.compile(r"^([BIES])-(.+)$")
 
 

@@ -12,14 +12,10 @@ path in the graph: serving_default over the words' first pieces;
 serving_ids over the pieces whose vocabulary entry does not start with
 "##" (the first pieces of BasicTokenizer words; [CLS], [SEP] and padding
 excluded); "probabilities" stay the per-piece softmax of the emissions.
-The raw-text signature is the task's Keras preprocessor and model
-(`NerPreprocessor`, `BertTokenClassifier`) in a `TextServer`: it splits
-words in graph as BasicTokenizer does (CJK characters are single words),
-cuts long texts into run_ner.py's windows (`doc_stride`), and tags every
-word by its first word piece in its home window (max context), so it tags
-every word as run_ner.py --do_predict does; max_words is the longest
-text's word count. `bert_tf2.ner.predictor.served_answers` turns these
-outputs into character spans of the raw text, as `EntityTagger` answers.
+serving_default tags every word as run_ner.py --do_predict does;
+max_words is the longest text's word count.
+`bert_tf2.ner.predictor.served_answers` turns its outputs into character
+spans of the raw text.
 """
 
 import tensorflow as tf
@@ -30,10 +26,8 @@ from bert_tf2.common import serving
 
 def ner_server(model, preprocessor,
                chunk_size=raw_text_serving.DEFAULT_CHUNK_SIZE):
-  """The `common.serving.TextServer` of a `BertTokenClassifier` and its
-  `NerPreprocessor` (tags in `labels`): the signatures above, with
-  assets.extra.do_lower_case (how `served_answers` aligns words); the model
-  sees full windows (the tags are read at piece positions)."""
+  """The `TextServer` of a `BertTokenClassifier` and its `NerPreprocessor`,
+  with assets.extra.do_lower_case (how `served_answers` aligns words)."""
   labels = tf.constant(preprocessor.labels)
 
   def text_outputs(features, logits, text):
@@ -80,9 +74,7 @@ def ids_outputs(model, preprocessor):
   return outputs
 
 
-# NER's Python predictor lived here before bert_tf2/ner/predictor.py: an
-# old import gets one line naming the new one (importing it from here
-# would make the two modules import each other).
+# An old import of the predictor's names gets one line naming the new home.
 _MOVED = ("EntityTagger", "entities", "align_words")
 
 

@@ -1,28 +1,18 @@
 """`TokenTextModel`: NER on raw strings or word lists, word-level tags.
 
 `text_model(BertTokenClassifier, directory, labels=[...])` builds one: a
-`NerPreprocessor` (in-graph tokenizer, first-piece labelling as run_ner)
-and the `BertTokenClassifier` (`crf=True` for run_ner.py --crf's head).
+`NerPreprocessor` and the `BertTokenClassifier` (`crf=True` for --crf).
 
 * `fit(x, y)`: x a list of texts or of word lists, y one list of tags
-  (strings of `labels`) per sentence, as many as its words (for raw texts:
-  `model.preprocessor.words(texts)`). Each tag goes on its word's first
-  piece (label_mask), as run_ner's features.
+  (strings of `labels`) per sentence, one per word (for raw texts:
+  `model.preprocessor.words(texts)`).
 * `evaluate(x, y)`: the loss and token_accuracy (over first pieces).
-* `predict(x)`: one list of tag strings per sentence, one tag per word
-  (the CRF's Viterbi path with crf=True). A sentence longer than one
-  window is cut into windows (`doc_stride`) and each word tagged in its
-  home window, as run_ner.py does (see `bert_tf2.ner.preprocessor`).
+* `predict(x)`: one list of tag strings per sentence, one tag per word.
 
-Compiled without a loss the model trains on run_ner's loss (softmax
-cross-entropy over the labelled pieces, or the CRF's likelihood); compiled
-with one (e.g. `SparseCategoricalCrossentropy(from_logits=True)`) the loss
-and metrics such as "accuracy" see the labelled first pieces only
-(labels [n], logits [n, num_labels]). `model(x)` returns the logits of the
-windows, [num_windows, max_seq_length, num_labels].
-
-Example: see docs/keras.md ("NER from raw strings"), tested in
-tests/ner/text_model_test.py.
+Compiled without a loss the model trains on run_ner's loss; compiled with
+one, the loss and metrics see the labelled first pieces only (labels [n],
+logits [n, num_labels]). `model(x)` returns the windows' logits,
+[num_windows, max_seq_length, num_labels]. See docs/keras.md.
 """
 
 import keras
@@ -32,11 +22,8 @@ import modeling
 from tokenization.errors import InputError
 from bert_tf2.common import text_inputs
 from bert_tf2.common.text_model import TextModel
-from bert_tf2.ner.model import BertTokenClassifier
 from bert_tf2.ner.preprocessor import NerPreprocessor
 from modeling import layers
-
-TASK = BertTokenClassifier
 
 
 @layers.serializable
@@ -57,7 +44,7 @@ class TokenTextModel(TextModel):
 
   def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None,
                    training=True):
-    """run_ner's loss on word-level y (see module); else the compiled one."""
+    """run_ner's loss on word-level y; else the compiled one."""
     features = self._features(x, y)
     if getattr(self, "_compile_loss", None) is not None:
       y, y_pred, sample_weight = self._labelled(features, y_pred,
@@ -76,7 +63,7 @@ class TokenTextModel(TextModel):
   @staticmethod
   def _labelled(features, y_pred, sample_weight):
     """Piece labels, logits [n, num_labels] (and weights) of the labelled
-    first pieces only, so compiled losses and metrics see just those."""
+    first pieces only."""
     mask = tf.cast(features["label_mask"], tf.bool)
     if sample_weight is not None:
       sample_weight = tf.boolean_mask(
@@ -122,14 +109,11 @@ class TokenTextModel(TextModel):
     if isinstance(x, tf.data.Dataset):
       return x, y
     # bytes accepted wherever str is (texts and words); bad UTF-8 named.
-    x = text_inputs.check_nested_texts(x, "x")
-    x = list(x)
+    x = list(text_inputs.check_nested_texts(x, "x"))
+    words = None
     if x and not isinstance(x[0], str):
       words = [list(w) for w in x]
-      x = tf.ragged.constant(words, dtype=tf.string,
-                             row_splits_dtype=tf.int64) if words else x
-    else:
-      words = None
+      x = tf.ragged.constant(words, dtype=tf.string, row_splits_dtype=tf.int64)
     if y is None:
       return x, None
     y = list(y)
@@ -147,12 +131,9 @@ class TokenTextModel(TextModel):
 
 def build(cls, directory, max_seq_length=128, do_lower_case=None,
           labels=None, num_labels=None, doc_stride=None, **kwargs):
-  """`TokenTextModel` of `cls.from_checkpoint(directory, ...)`.
-
-  Args: labels: tag names by id (num_labels = len(labels)); or num_labels
-  alone (tags "0", "1", ...); doc_stride: pieces between window starts
-  (`NerPreprocessor`); kwargs: for `cls` (e.g. crf=True).
-  """
+  """`TokenTextModel` of `cls.from_checkpoint(directory, ...)`: labels, the
+  tag names by id, or num_labels alone (tags "0", "1", ...); kwargs for
+  `cls` (e.g. crf=True)."""
   if labels is None:
     if num_labels is None:
       raise InputError("labels: give the tag names (or num_labels)")
