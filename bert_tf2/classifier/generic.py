@@ -1,19 +1,10 @@
 """A processor for your own TSV/CSV files, configured without code.
 
-`run_classifier.py --task_name=tsv` (or `csv`) reads `--train_file`,
-`--dev_file` and `--test_file` (default train.tsv, dev.tsv, test.tsv; for
-csv: .csv) in --data_dir. Columns are given by 0-based index or, when the
-file has a header line (`--has_header`, default true), by name:
-
-  --text_a_column=sentence --label_column=label         single sentences
-  --text_a_column=0 --text_b_column=1 --label_column=2  sentence pairs
-  --label_list=neg,pos    the labels in output order (default: the sorted
-                          distinct labels of the training file)
-  --delimiter=,           any one character; "tab" and "comma" also work
-  --quotechar='"'         csv default; tsv reads no quoting (like GLUE)
-
-The test file may omit the label column (its examples get the first label).
-Bad rows are an InputError naming the file and line.
+`run_classifier.py --task_name=tsv` (or `csv`) reads --train_file,
+--dev_file and --test_file in --data_dir, columns by 0-based index or
+header name (the flags of `classifier.flags`; docs/classifier.md). The test
+file may omit the label column (its examples get the first label). Bad
+rows are an InputError naming the file and line.
 
 Example:
   >>> import os, tempfile

@@ -1,19 +1,6 @@
-"""The remaining GLUE tasks, in the file layouts of the GLUE download.
-
-  task    train.tsv / dev.tsv columns            test.tsv columns      labels
-  sst-2   sentence, label (header)               index, sentence       0, 1
-  qnli    index, question, sentence, label       index, question, sentence
-                                                     entailment, not_entailment
-  qqp     id, qid1, qid2, question1, question2, is_duplicate
-                                                 id, question1, question2  0, 1
-  rte     index, sentence1, sentence2, label     index, sentence1, sentence2
-                                                     entailment, not_entailment
-  wnli    index, sentence1, sentence2, label     (same)                0, 1
-  sts-b   10 columns: sentence1, sentence2 at 7, 8; score last (0-5 float,
-          regression); test has 9 columns.
-
-Every file has a header line. Test examples get the first label (or 0.0 for
-STS-B) so they can be converted like the others, as the original does.
+"""The remaining GLUE tasks, in the file layouts of the GLUE download (the
+table of docs/classifier.md). Test examples get the first label (0.0 for
+STS-B), as the original's.
 
 Example:
   >>> import os, tempfile

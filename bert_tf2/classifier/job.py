@@ -1,10 +1,8 @@
 """run_classifier.py's job: single-label classification and regression.
 
-Examples come from a registered processor (GLUE tasks, generic CSV/TSV);
---long_text=sliding_window splits long documents into windows whose logits
-are averaged per document. Outputs: eval_results.txt (the driver),
-test_results.tsv (one line of class probabilities, or the regression value,
-per test example) and a raw-text SavedModel (--export_dir).
+Outputs: eval_results.txt (the driver), test_results.tsv (one line of class
+probabilities, or the regression value, per test example) and a raw-text
+SavedModel (--export_dir).
 """
 
 import functools
@@ -45,15 +43,11 @@ def write_test_results(path, rows):
 
 
 def document_predictions(estimator, input_fn, num_examples):
-  """Runs predict; returns float64 logits [num_examples, num_labels].
-
-  Sliding windows are averaged per document; padding rows are dropped.
-  """
+  """Runs predict on sliding windows (never padded); returns float64 logits
+  [num_examples, num_labels], each document's windows averaged."""
   indexes, logits = [], []
-  for i, p in enumerate(estimator.predict(input_fn)):
-    if "is_real_example" in p and not int(p["is_real_example"]):
-      continue
-    indexes.append(int(p["example_index"]) if "example_index" in p else i)
+  for p in estimator.predict(input_fn):
+    indexes.append(int(p["example_index"]))
     logits.append(np.asarray(p["logits"], dtype=np.float64))
   if not logits:
     return np.zeros([0, 0])

@@ -82,13 +82,8 @@ def multi_label_loss(logits, label_ids):
 
 
 def exact_match(label_ids, predicted):
-  """float32 [batch_size]: 1.0 where every label is right.
-
-  Args:
-    label_ids: 0/1 Tensor of shape [batch_size, num_labels].
-    predicted: bool Tensor of shape [batch_size, num_labels], the labels
-      predicted (`BertClassifier.predicted`).
-  """
+  """float32 [batch_size]: 1.0 where every label is right (0/1 label_ids
+  and bool predicted: [batch_size, num_labels])."""
   return tf.cast(tf.reduce_all(tf.equal(tf.cast(label_ids, tf.bool),
                                         predicted), axis=-1), tf.float32)
 
@@ -156,13 +151,8 @@ class BertClassifier(task_model.TaskModel):
     self.built = True  # All variables exist.
 
   def encode(self, features, training=False):
-    """The encoder's outputs (BertModel's dict) for `features`.
-
-    Args:
-      features: dict with int [batch_size, seq_length] "input_ids",
-        "input_mask" and "segment_ids" (other keys are ignored).
-      training: apply dropout.
-    """
+    """The encoder's outputs (BertModel's dict) for `features`, a dict with
+    int [batch_size, seq_length] "input_ids", "input_mask", "segment_ids"."""
     return self.bert(model_inputs.encoder_inputs(features), training=training)
 
   def call(self, features, training=False):
@@ -179,8 +169,7 @@ class BertClassifier(task_model.TaskModel):
   @class_or_instance_method
   def predicted(self, probabilities):
     """The labels a multi-label model predicts: bool, the shape of
-    `probabilities` (Tensor or NumPy array); called on the class, at the
-    class's threshold, on a model at its own."""
+    `probabilities`; on the class, at the class's threshold."""
     return probabilities >= self.threshold
 
   def head_outputs(self, logits):

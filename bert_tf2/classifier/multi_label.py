@@ -1,13 +1,8 @@
 """Multi-label classification for run_classifier.py's tsv/csv tasks.
 
-An example may have any number of labels (none included). Two layouts:
-
-  --label_column=toxic,obscene,insult   several 0/1 columns (indexes or
-                                        header names); labels = the columns
-  --multi_label_delimiter='|'           one label field holding the labels
-                                        separated by the delimiter ("" = no
-                                        label); labels = --label_list or the
-                                        sorted labels of the train file
+An example may have any number of labels (none included): several 0/1
+columns (--label_column=toxic,obscene,insult), or one label field holding
+them separated by --multi_label_delimiter.
 
 The model is run_classifier's, one logit per label, with sigmoid outputs
 and binary cross-entropy (mean over labels and examples). eval_results.txt

@@ -1,15 +1,8 @@
 """Input examples, the processor base class and the original's four tasks.
 
 A processor turns a task's data files into `InputExample`s and names the
-task's labels. The four processors here read exactly the files and columns
-that Google's original `run_classifier.py` reads:
-
-  task   files in --data_dir                       columns used
-  xnli   multinli/multinli.train.zh.tsv, xnli.dev.tsv   premise, hypo, label
-  mnli   train.tsv, dev_matched.tsv, test_matched.tsv   8, 9, last
-  mrpc   train.tsv, dev.tsv, test.tsv                   3, 4, label 0
-  cola   train.tsv, dev.tsv (no header), test.tsv       3 (test: 1), label 1
-
+task's labels. The four here read exactly the files and columns that
+Google's original `run_classifier.py` reads (table: docs/classifier.md).
 Every malformed row raises `common.InputError` naming the file and line.
 
 Example:
@@ -28,16 +21,8 @@ from bert_tf2.classifier import reader
 
 
 class InputExample(object):
-  """One example: text_a, optional text_b, optional label.
-
-  Attributes:
-    guid: str, unique id of the example.
-    text_a: str, the first (or only) untokenized sequence.
-    text_b: str or None, the second sequence of a pair task.
-    label: str (a class name), float (regression) or None (unlabelled).
-    source: str or None, "file line N" where the example was read; used in
-      error messages (e.g. an unknown label).
-  """
+  """One example: guid, text_a, optional text_b (pair tasks), optional
+  label (str; float for regression), source ("file line N", for errors)."""
 
   def __init__(self, guid, text_a, text_b=None, label=None, source=None):
     self.guid = guid

@@ -74,16 +74,8 @@ def read_text(path):
 
 
 def read_rows(path, delimiter="\t", quotechar=None):
-  """Parses a delimited file into a list of `Row`s, skipping empty lines.
-
-  Args:
-    path: file to read.
-    delimiter: one-character field separator ("\\t" for TSV, "," for CSV).
-    quotechar: quote character, or None for no quoting (the original reads
-      GLUE TSVs without quoting).
-
-  Returns:
-    list of Row.
+  """Parses a delimited file into a list of `Row`s, skipping empty lines
+  (quotechar None: no quoting, as the original reads GLUE TSVs).
 
   Raises:
     InputError: the file is missing, not UTF-8, or not parseable.

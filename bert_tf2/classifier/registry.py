@@ -37,17 +37,8 @@ def task_names():
 
 def get_processor(task_name, data_dir=None, generic_options=None,
                   generic_class=generic.GenericProcessor):
-  """Returns the processor for `task_name`.
-
-  Args:
-    task_name: a name from task_names() (case-insensitive).
-    data_dir: the data directory (the generic processor infers labels there).
-    generic_options: dict of GenericProcessor keyword arguments for tsv/csv.
-    generic_class: the class of the tsv/csv processor (a GenericProcessor).
-
-  Raises:
-    InputError: unknown task name.
-  """
+  """Returns the processor for `task_name` (case-insensitive); tsv/csv:
+  `generic_class(data_dir, **generic_options)`. InputError if unknown."""
   name = (task_name or "").lower()
   name = ALIASES.get(name, name)
   if name in PROCESSORS:
