@@ -95,11 +95,8 @@ def check_allowed(allowed, num_labels):
 
 def compact(values, mask):
   """Moves the positions with mask 1 (int or bool [batch_size, seq_length])
-  to the front of each row of `values` [batch_size, seq_length, ...].
-
-  Returns:
-    (values gathered, same shape; lengths: int32 [batch_size]).
-  """
+  to the front of each row of `values` [batch_size, seq_length, ...];
+  returns (values gathered, same shape; lengths: int32 [batch_size])."""
   keep = tf.cast(mask, tf.int32)
   order = tf.argsort(1 - keep, axis=1, stable=True)
   return (tf.gather(values, order, batch_dims=1),
@@ -116,12 +113,8 @@ def expand(compacted, mask):
 
 def sentence_bounds(features):
   """(starts, ends): bool [batch] whether each window holds its sentence's
-  first word / its whole sentence.
-
-  The first window of a sentence has its first word's first piece right
-  after [CLS] (position 1); later windows do not. A sentence that needed no
-  second window leaves padding (input_mask sums below seq_length).
-  """
+  first word (its first piece right after [CLS]) / its whole sentence
+  (then also padding: input_mask sums below seq_length)."""
   mask = tf.cast(features["label_mask"], tf.int32)
   starts = mask[:, 1] > 0
   if "input_mask" not in features:
@@ -189,9 +182,7 @@ def log_likelihood(emissions, tags, lengths, transitions, start, end):
 
 
 def viterbi_decode(emissions, lengths, transitions, start, end):
-  """Best tag path per sequence.
-
-  Args: as `log_likelihood` (no tags).
+  """Best tag path per sequence (args as `log_likelihood`, no tags).
 
   Returns:
     (tags: int32 [batch_size, seq_length], 0 past the length;
@@ -253,16 +244,13 @@ class CRF(keras.layers.Layer, modeling.layers.OriginalNamed):
     self.original_scope = "crf"
     self.allowed = None if allowed is None else check_allowed(
         allowed, self.num_labels)
-    zeros = keras.initializers.Zeros()
-    self.transitions = self.add_weight(
-        name="transitions", shape=[self.num_labels, self.num_labels],
-        initializer=zeros, dtype="float32")
-    self.start_transitions = self.add_weight(
-        name="start_transitions", shape=[self.num_labels],
-        initializer=zeros, dtype="float32")
-    self.end_transitions = self.add_weight(
-        name="end_transitions", shape=[self.num_labels], initializer=zeros,
-        dtype="float32")
+    def zeros(name, shape):
+      return self.add_weight(name=name, shape=shape, dtype="float32",
+                             initializer=keras.initializers.Zeros())
+    n = self.num_labels
+    self.transitions = zeros("transitions", [n, n])
+    self.start_transitions = zeros("start_transitions", [n])
+    self.end_transitions = zeros("end_transitions", [n])
     self.built = True
 
   def original_variables(self):

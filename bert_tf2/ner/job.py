@@ -86,14 +86,6 @@ def write_predictions(path, sentences, predicted_tags):
       f.write("\n")
 
 
-def evaluation(sentences, predicted_tags, step, prefix="eval_", types=()):
-  """The flattened metrics (every type of `types` included) + global_step."""
-  result = metrics_lib.flatten(metrics_lib.evaluate(
-      [s.tags for s in sentences], predicted_tags, types), prefix)
-  result["global_step"] = step
-  return result
-
-
 class NerJob(Job):
   """Token tagging with windows (see the module docstring)."""
   shuffle_buffer = 1000
@@ -220,15 +212,22 @@ class NerJob(Job):
         [len(x.tokens) for x in self.sentences[split]])
     return [[self.label_list[i] for i in row] for row in merged]
 
+  def _evaluation(self, estimator, sentences, predicted_tags,
+                  prefix="eval_"):
+    """The flattened metrics (every entity type included) + global_step."""
+    result = metrics_lib.flatten(metrics_lib.evaluate(
+        [s.tags for s in sentences], predicted_tags,
+        metrics_lib.entity_types(self.label_list)), prefix)
+    result["global_step"] = checkpoint_step(estimator.latest_checkpoint())
+    return result
+
   def evaluate(self, estimator, input_fn, steps):
     del steps
     tags = self._tags(estimator, input_fn, "eval")
     sentences = self.sentences["eval"]
     write_predictions(os.path.join(self.output_dir, "eval_predictions.txt"),
                       sentences, tags)
-    return evaluation(sentences, tags,
-                      checkpoint_step(estimator.latest_checkpoint()),
-                      types=metrics_lib.entity_types(self.label_list))
+    return self._evaluation(estimator, sentences, tags)
 
   def predict(self, estimator, input_fn):
     out = self.output_dir
@@ -237,14 +236,11 @@ class NerJob(Job):
     write_predictions(os.path.join(out, "test_predictions.txt"), sentences,
                       tags)
     if self.labelled:
-      result = evaluation(sentences, tags,
-                          checkpoint_step(estimator.latest_checkpoint()),
-                          "test_", metrics_lib.entity_types(self.label_list))
+      result = self._evaluation(estimator, sentences, tags, "test_")
       write_eval_results(os.path.join(out, "test_results.txt"), result)
       print_results(result)
 
 
 def run(settings):
-  """run_ner.py's work for its settings: `NerJob` on the fine-tuning
-  driver."""
+  """run_ner.py's work for its settings: `NerJob` on the driver."""
   return driver.run(NerJob(settings))

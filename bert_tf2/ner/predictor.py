@@ -73,8 +73,7 @@ def entities(text, words, tags, do_lower_case=True, spans=None):
 class EntityTagger(TextPredictor):
   """NER's Python predictor of a `TokenTextModel` (e.g.
   `bert_tf2.models.load(output_dir)`): `predict(texts)` one {"words",
-  "tags", "entities"} per text; `tagger(texts)` the entities alone.
-  """
+  "tags", "entities"} per text; `tagger(texts)` the entities alone."""
 
   def __init__(self, model, batch_size=32):
     if isinstance(model, (str, bytes, os.PathLike)):

@@ -186,8 +186,7 @@ class NerPreprocessor(BertPreprocessor):
 
   @classmethod
   def from_record(cls, vocabulary, record):
-    """As `BertPreprocessor.from_record`, with the run's tags (the record's
-    model labels)."""
+    """As `BertPreprocessor.from_record`, with the record's model labels."""
     return cls(vocabulary, labels=record["model"]["labels"],
                **record["preprocessor"])
 

@@ -80,11 +80,8 @@ def read_labels_file(path):
 
 
 def labels_from_sentences(sentences, path):
-  """'O' then the sorted tags of the training sentences.
-
-  Raises InputError if the file has no entity tag at all (every sentence
-  only O: nothing to learn).
-  """
+  """'O' then the sorted tags of the training sentences; InputError if
+  there is no entity tag at all."""
   tags = {t for s in sentences for t in s.tags}
   tags.discard("O")
   if not tags:

@@ -68,10 +68,8 @@ def chunks(tags):
 
 
 def count_orphan_starts(tags):
-  """Chunks that start with I- or E- (no B-/S-): conlleval's 'I- without B-'.
-
-  In IOB1 these are the normal chunk starts.
-  """
+  """Chunks that start with I- or E- (no B-/S-): conlleval's 'I- without B-'
+  (in IOB1 the normal chunk starts)."""
   n = 0
   prev_prefix, prev_type = "O", ""
   for tag in tags:
