@@ -59,11 +59,8 @@ def _truncate_seq_pair(tokens_a, tokens_b, max_length):
 
 
 def label_id_for(example, label_list):
-  """Returns the label's index in `label_list`, or the float for regression.
-
-  Raises:
-    InputError: naming the example's file and line, if the label is unknown.
-  """
+  """Returns the label's index in `label_list`, or the float for regression;
+  InputError naming the example's file and line if the label is unknown."""
   if label_list == [None]:
     return float(example.label)
   try:
@@ -110,13 +107,6 @@ def convert_single_example(ex_index, example, label_list, max_seq_length,
     logging.info("input_ids: %s", " ".join(map(str, input_ids)))
     logging.info("label: %s (id = %s)", example.label, label_id)
   return InputFeatures(input_ids, input_mask, segment_ids, label_id)
-
-
-def convert_examples_to_features(examples, label_list, max_seq_length,
-                                 tokenizer):
-  """Returns [convert_single_example(...) for each example]."""
-  return [convert_single_example(i, ex, label_list, max_seq_length, tokenizer)
-          for i, ex in enumerate(examples)]
 
 
 def feature_to_tf_example(feature):

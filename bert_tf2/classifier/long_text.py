@@ -43,9 +43,8 @@ def write_windows(examples, label_list, max_seq_length, doc_stride, tokenizer,
   """Writes every window of every example to a TFRecord; returns the count."""
   def generate():
     for i, ex in enumerate(examples):
-      for feature in convert_example_to_windows(
-          i, ex, label_list, max_seq_length, doc_stride, tokenizer):
-        yield feature
+      yield from convert_example_to_windows(
+          i, ex, label_list, max_seq_length, doc_stride, tokenizer)
   n = write_features(generate(), output_file)
   logging.info("%d examples -> %d windows", len(examples), n)
   return n

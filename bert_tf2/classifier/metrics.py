@@ -41,6 +41,3 @@ class PearsonCorrelation(keras.metrics.Metric):
     var = tf.sqrt(tf.maximum(sxx - sx * sx / n, 0.0) *
                   tf.maximum(syy - sy * sy / n, 0.0))
     return tf.cast(tf.math.divide_no_nan(cov, var), tf.float32)
-
-  def reset_state(self):
-    self._sums.assign(tf.zeros_like(self._sums))

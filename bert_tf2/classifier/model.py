@@ -6,10 +6,8 @@ and `output_bias` [num_labels], dropout 0.1 on the pooled output in training
 (`classifier_dropout_prob`: the original hard-codes 0.1; 0 turns it off).
 For regression (STS-B) num_labels is 1 and the logit is the prediction.
 
-run_classifier.py, the SavedModel and the predictor all use this model's
-`loss_and_outputs`, `eval_metrics` and `head_outputs`. Compiled without a
-loss (a `TaskModel`) it trains on `classifier_loss` (`multi_label_loss`)
-of "label_ids" in the features. See docs/keras.md.
+Compiled without a loss (a `TaskModel`) it trains on `classifier_loss`
+(`multi_label_loss`) of "label_ids" in the features. See docs/keras.md.
 
 Example:
   >>> import modeling, tensorflow as tf
@@ -44,7 +42,6 @@ def classifier_loss(logits, label_ids, regression=False):
       for regression).
     label_ids: Tensor of shape [batch_size] (or [batch_size, 1]): int class
       ids, or the float targets for regression.
-    regression: bool.
 
   Returns:
     (loss: float32 scalar, per_example_loss: float32 Tensor of shape
@@ -251,15 +248,12 @@ class BertClassifier(task_model.TaskModel):
     return loss, outputs
 
   def logits_eval_results(self, logits, label_ids):
-    """eval_results.txt's metrics (`eval_metrics`) of logits computed
-    outside the model (e.g. the mean of a document's windows).
+    """eval_results.txt's metrics ({name: float} of `eval_metrics`) of
+    logits computed outside the model (e.g. a document's windows' mean).
 
     Args:
       logits: float [examples, num_labels] (NumPy or Tensor).
       label_ids: [examples]: class ids, or the targets for regression.
-
-    Returns:
-      {name: float}, the `eval_metrics` names.
 
     Example:
       >>> import modeling

@@ -136,14 +136,8 @@ def _prf(tp, fp, fn):
 
 
 def multi_label_metrics(labels, predicted, label_names, prefix="eval_"):
-  """Per-label P/R/F1, micro and macro F1, exact match (dict of floats).
-
-  Args:
-    labels: 0/1 array [num_examples, num_labels].
-    predicted: bool array [num_examples, num_labels], the labels the model
-      predicts (`BertClassifier.predicted`).
-    label_names: list of str.
-  """
+  """Per-label P/R/F1, micro and macro F1, exact match (dict of floats) of
+  0/1 `labels` and bool `predicted`, arrays [num_examples, num_labels]."""
   y = np.asarray(labels).astype(bool)
   pred = np.asarray(predicted, dtype=bool)
   out = {}

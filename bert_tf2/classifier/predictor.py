@@ -31,9 +31,7 @@ class ClassifierPredictor(text.TextPredictor):
   Args:
     bert_config_file, checkpoint, vocab_file: the run's files.
     label_list: labels in output order ([None] for regression).
-    do_lower_case, max_seq_length: as in training.
-    long_text: "truncate" (the original) or "sliding_window".
-    doc_stride: window stride for "sliding_window".
+    do_lower_case, max_seq_length, long_text, doc_stride: as in training.
     batch_size: examples per model call.
     multi_label: a multi-label model (`--label_column=a,b,c`): per-label
       sigmoid probabilities, labels `BertClassifier.predicted`.

@@ -75,11 +75,8 @@ def read_text(path):
 
 def read_rows(path, delimiter="\t", quotechar=None):
   """Parses a delimited file into a list of `Row`s, skipping empty lines
-  (quotechar None: no quoting, as the original reads GLUE TSVs).
-
-  Raises:
-    InputError: the file is missing, not UTF-8, or not parseable.
-  """
+  (quotechar None: no quoting, as the original reads GLUE TSVs); InputError
+  if the file is missing, not UTF-8, or not parseable."""
   text = read_text(path)
   reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter,
                       quotechar=quotechar)

@@ -31,10 +31,6 @@ ALIASES = {"sst2": "sst-2", "stsb": "sts-b", "mnli_mismatched": "mnli-mm"}
 GENERIC = ("tsv", "csv")
 
 
-def task_names():
-  return sorted(PROCESSORS) + list(GENERIC)
-
-
 def get_processor(task_name, data_dir=None, generic_options=None,
                   generic_class=generic.GenericProcessor):
   """Returns the processor for `task_name` (case-insensitive); tsv/csv:
@@ -52,4 +48,4 @@ def get_processor(task_name, data_dir=None, generic_options=None,
         options.setdefault("%s_file" % split, "%s.csv" % split)
     return generic_class(data_dir, **options)
   raise InputError("--task_name=%s: task not found; known tasks: %s" %
-                   (task_name, ", ".join(task_names())))
+                   (task_name, ", ".join(sorted(PROCESSORS) + list(GENERIC))))

@@ -67,8 +67,7 @@ def classifier_server(model, preprocessor, label_list, trim_padding=True,
 
 
 def server(model, preprocessor, labels=None, **unused_settings):
-  """The task's server (`bert_tf2.common.serving.server`); labels default
-  to "0", "1", ..."""
+  """The task's server (`common.serving.server`); labels default "0", "1"..."""
   if labels is None:
     labels = [str(i) for i in range(model.num_labels)]
   return classifier_server(model, preprocessor, labels)
