@@ -109,6 +109,14 @@ def convert_single_example(ex_index, example, label_list, max_seq_length,
   return InputFeatures(input_ids, input_mask, segment_ids, label_id)
 
 
+def convert_examples_to_features(examples, label_list, max_seq_length,
+                                 tokenizer):
+  """Returns [convert_single_example(...) for each example] (the original's
+  name, used by its notebooks)."""
+  return [convert_single_example(i, ex, label_list, max_seq_length, tokenizer)
+          for i, ex in enumerate(examples)]
+
+
 def feature_to_tf_example(feature):
   """Returns the tf.train.Example holding `feature` (original names)."""
   out = {"input_ids": feature.input_ids, "input_mask": feature.input_mask,

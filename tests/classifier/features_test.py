@@ -53,6 +53,22 @@ def test_tf_record_round_trip_original_names(tmp_path):
   assert not [f for f in os.listdir(str(tmp_path)) if ".tmp-" in f]
 
 
+def test_convert_examples_to_features_matches_single_examples():
+  """The original's in-memory converter (its notebooks call it) gives
+  `convert_single_example`'s features, in order, padding included."""
+  examples = [InputExample("a", "w%d x y" % i, "z" if i % 2 else None, "1")
+              for i in range(3)] + [F.PaddingInputExample()]
+  tok = WordTok()
+  got = F.convert_examples_to_features(examples, ["0", "1"], 6, tok)
+  want = [F.convert_single_example(i, ex, ["0", "1"], 6, tok)
+          for i, ex in enumerate(examples)]
+  assert [(f.input_ids, f.segment_ids, f.label_id, f.is_real_example)
+          for f in got] == [(f.input_ids, f.segment_ids, f.label_id,
+                             f.is_real_example) for f in want]
+  assert got[1].segment_ids == [0, 0, 0, 0, 1, 1]
+  assert not got[-1].is_real_example
+
+
 def test_regression_labels_are_float(tmp_path):
   path = os.path.join(str(tmp_path), "train.tf_record")
   F.file_based_convert_examples_to_features(
