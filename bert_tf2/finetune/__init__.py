@@ -14,8 +14,8 @@ from bert_tf2.finetune.settings import settings_with_defaults
 
 def run_settings(flag_values, required=()):
   """A fine-tuning script's `Settings`: its parsed flags, those not given
-  taken from the finished run in --output_dir when it does not train
-  (`recorded_flags.fill`); each of `required` given or recorded.
+  taken from a finished run in --output_dir (`recorded_flags.fill`); each
+  of `required` given or recorded.
 
   Raises:
     InputError: a required flag missing; a damaged or mismatched record.

@@ -1,15 +1,9 @@
 """A predictor's settings from a training output_dir.
 
-The training scripts record what rebuilds their model in
-`output_dir/model.json` (`bert_tf2.common.artifact`, written by the
-fine-tuning driver from `Job.model_record`). `load_assets(output_dir,
-kind)` turns that record into a predictor's constructor arguments
-(bert_config_file, vocab_file, checkpoint, do_lower_case, max_seq_length
-and the task's own), so `ClassifierPredictor.from_output_dir(output_dir)`
-needs nothing else; output_dirs of earlier versions, which kept
-`output_dir/predictor/predictor.json` with copies of config and vocabulary
-(classifier and SQuAD runs), still load. It lives here, below
-`bert_tf2.predict`, beside the jobs that write the record.
+`load_assets(output_dir, kind)` turns a run's `output_dir/model.json`
+(`bert_tf2.common.artifact`) into a predictor's constructor arguments, so
+`ClassifierPredictor.from_output_dir(output_dir)` needs nothing else;
+earlier versions' `output_dir/predictor/predictor.json` still loads.
 
 Example:
   >>> load_assets("/tmp/mrpc_output", "classifier")["label_list"]  # doctest: +SKIP

@@ -1,7 +1,7 @@
 """The up-front flag checks every fine-tuning job shares.
 
-Each job's `validate` calls `check_settings` first, then checks its own
-flags. Everything here runs before any output is written.
+Each job's `prepare` calls `check_settings` before its own checks, before
+any output is written.
 
 Example:
   >>> from bert_tf2.classifier.options import default_options
@@ -65,11 +65,8 @@ def check_settings(s, required=("data_dir", "output_dir"), export_acts=True,
 
 def check_training_ranges(s):
   """Raises InputError unless 0 <= --learning_rate < inf, --num_train_epochs
-  > 0 and 0 <= --warmup_proportion <= 1 (NaN fails every test).
-
-  A learning rate of 0 is allowed: the weights stay as initialised (a way to
-  evaluate or export an --init_checkpoint through the training path, which
-  the tests use); a negative one would train uphill.
+  > 0 and 0 <= --warmup_proportion <= 1 (NaN fails every test). A learning
+  rate of 0 is allowed: it exports --init_checkpoint through training.
 
   >>> import types
   >>> check_training_ranges(types.SimpleNamespace(
@@ -94,14 +91,12 @@ def num_train_steps(s, epoch_size, source):
   --num_train_epochs).
 
   Args:
-    s: what holds --train_batch_size and --num_train_epochs (the settings,
-      or the driver's `Plan` read from them).
+    s: holds --train_batch_size and --num_train_epochs.
     epoch_size: training examples per epoch.
     source: where they come from, for the message (e.g. "--data_dir=d").
 
   Raises:
-    InputError: that is 0 (the run would train nothing, then evaluate and
-      export the untrained model).
+    InputError: that is 0.
 
   >>> import types
   >>> s = types.SimpleNamespace(train_batch_size=32, num_train_epochs=3.0)
@@ -123,16 +118,14 @@ def num_train_steps(s, epoch_size, source):
 
 
 def check_train_steps(s, source, at_least, exact=None):
-  """Refuses a --do_train run of 0 steps (`num_train_steps`) before any
-  output.
+  """Refuses a --do_train run of 0 steps (`num_train_steps`).
 
   Args:
     s: the settings.
     source: where the training examples come from, for the message.
-    at_least: a lower bound of the examples per epoch (the exact count
-      where each example is one record).
-    exact: None, or a callable giving the exact count (e.g. windows of
-      long examples); called only when `at_least` gives no step.
+    at_least: a lower bound of the examples per epoch.
+    exact: None, or a callable giving the exact count; called only when
+      `at_least` gives no step.
   """
   if not s.do_train:
     return
@@ -142,9 +135,8 @@ def check_train_steps(s, source, at_least, exact=None):
 
 
 def config_and_tokenizer(s, **kwargs):
-  """(bert_config, tokenizer) of --bert_config_file and --vocab_file, checked
-  against --do_lower_case, --init_checkpoint and --max_seq_length
-  (`setup_checks.load_config_and_tokenizer`; kwargs: its other options)."""
+  """(bert_config, tokenizer) of the settings'
+  `setup_checks.load_config_and_tokenizer` (kwargs: its other options)."""
   return setup_checks.load_config_and_tokenizer(
       s.bert_config_file, s.vocab_file, do_lower_case=s.do_lower_case,
       init_checkpoint=s.init_checkpoint, max_seq_length=s.max_seq_length,
@@ -153,14 +145,12 @@ def config_and_tokenizer(s, **kwargs):
 
 def split_files(s, fallbacks=None):
   """Yields (split, flag, path) for each split the flags ask for
-  (--do_train: --train_file, --do_eval: --dev_file, --do_predict:
-  --test_file, in --data_dir), checking each path exists when reached.
+  (`SPLIT_FILES`, in --data_dir), checking each path exists when reached.
 
   Args:
     s: the settings.
     fallbacks: {flag: (default, other name)}: a flag left at its default
-      whose file is missing reads `other name` in --data_dir instead, when
-      that exists (e.g. SWAG's own "val.csv" for --dev_file=dev.jsonl).
+      whose file is missing reads `other name` instead, when that exists.
 
   Raises:
     InputError: the file of a wanted split does not exist.

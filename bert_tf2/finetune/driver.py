@@ -1,29 +1,14 @@
 """The fine-tuning lifecycle, once for every task: `run(job)`.
 
-  start the strategy -> the settings read once: by the job (`prepare`
-  declares the run: model, data, evaluation, outputs) then by the driver
-  (`read_plan`) ->
-  checks: on a finished run the flags against its model.json
-  (`recorded_flags`), export, periodic evaluation, batch sizes ->
-  output_dir, the job's assets, model.json (the job's record) ->
-  train.tf_record -> Estimator ->
-  eval.tf_record -> train (or train with evaluation every
-  --eval_every_n_steps: early stopping, best checkpoint) -> evaluate
-  (eval_results.txt, the latest checkpoint) -> predict and export, both
-  from the best checkpoint with --keep_best_checkpoint (else the latest),
-  so test outputs are the exported model's; model.json names that
-  checkpoint (`bert_tf2.common.artifact`: the output_dir is the model)
+  strategy -> settings read once (the job's `prepare`, then `read_plan`)
+  -> checks -> output_dir, assets, model.json -> train.tf_record ->
+  Estimator -> eval.tf_record -> train (with periodic evaluation: early
+  stopping, best checkpoint) -> evaluate -> predict and export, both from
+  the best checkpoint with --keep_best_checkpoint (else the latest), the
+  one model.json names.
 
-Settings flow one way: after `read_plan` nothing reads them; the job's
-later calls (records, evaluation, prediction) work on what its `prepare`
-read and declared, and the driver's on its `Plan`.
-
-Every check comes before the first write; a record file this run wrote
-that is damaged or removed while it is read is named with its first bad
-record (`records.explain_read_errors`).
-
-A job (finetune/job.py) supplies the task-specific parts; see
-docs/finetuning.md for the task list and how to add one.
+Every check comes before the first write. A job (finetune/job.py)
+supplies the task-specific parts; see docs/finetuning.md.
 """
 
 import dataclasses
@@ -50,9 +35,7 @@ from bert_tf2.runner import speed_defaults
 
 @dataclasses.dataclass(frozen=True)
 class Plan(object):
-  """What the lifecycle takes from the settings, read once by `read_plan`
-  after the job has read its own (`Job.prepare`): from there on nothing
-  reads the settings (tests/finetune/settings_trace_test.py)."""
+  """What the lifecycle takes from the settings (`read_plan`)."""
   do_train: bool
   do_predict: bool
   output_dir: str
@@ -125,9 +108,8 @@ def check_export_flags(o):
 
 
 def checkpoint_to_export(o, latest, best=None):
-  """The checkpoint --export_dir exports (and --do_predict predicts with):
-  the best one when training kept one (`best`), else the latest in
-  --output_dir (`latest`), else --init_checkpoint.
+  """The checkpoint --export_dir exports: `best`, else `latest`, else
+  --init_checkpoint.
 
   Raises:
     InputError: there is none of them.
@@ -143,9 +125,8 @@ def checkpoint_to_export(o, latest, best=None):
 
 
 class _AtCheckpoint(object):
-  """The estimator with inference pinned to one checkpoint: `predict` and
-  `evaluate` restore it, `latest_checkpoint()` names it (the step the
-  jobs report); everything else is the estimator's."""
+  """The estimator with `predict` and `evaluate` pinned to one checkpoint,
+  which `latest_checkpoint()` names."""
 
   def __init__(self, estimator, checkpoint):
     self._estimator = estimator
@@ -167,8 +148,7 @@ class _AtCheckpoint(object):
 
 
 def check_periodic_eval(job, task, o, do_eval):
-  """Refuses periodic evaluation this run cannot do, before any output
-  (the job's own checks ran in its `prepare`: they name its flags)."""
+  """Refuses periodic evaluation this run cannot do."""
   if o.every and not (o.do_train and do_eval):
     raise InputError("--eval_every_n_steps=%d needs --do_train and --do_eval "
                      "(evaluation runs on the dev set)" % o.every)
@@ -177,22 +157,16 @@ def check_periodic_eval(job, task, o, do_eval):
 
 
 def check_output_dir_files(o):
-  """Before any checkpoint of --output_dir is read: each resolves inside
-  it (a symlink to another run's weights is refused in one line); without
-  --do_train, a model.json there is checked in full (its files' digests:
-  `bert_tf2.common.artifact.read`)."""
+  """Refuses checkpoints that resolve outside --output_dir; without
+  --do_train, checks its model.json in full."""
   named_files.checkpoints_inside(o.output_dir, o.output_dir)
   if not o.do_train and artifact.exists(o.output_dir):
     artifact.read(o.output_dir)
 
 
 def write_model_record(o, record):
-  """output_dir/model.json and its copies of config and vocabulary
-  (`bert_tf2.common.artifact`), when training: the record of what
-  rebuilds the model (the job's `model_record`), the checkpoint named once
-  training is done, and the precision its answers are made in
-  (--precision: --do_predict and --export_dir run in it, and so does
-  every loader by default)."""
+  """Writes output_dir/model.json (`bert_tf2.common.artifact`) of the job's
+  `model_record` and --precision, when training."""
   if not o.do_train or record is None:
     return
   artifact.write(o.output_dir, record["task"], o.bert_config_file,
@@ -218,9 +192,8 @@ class _Records(object):
     self.paths = []  # The record files written, for explain_read_errors.
 
   def write(self, split, batch_size=None, before_input=None):
-    """(input_fn, record count, steps) of `split`; TPU eval/predict records
-    are padded to whole batches and run `steps` batches. before_input(count)
-    runs between writing the records and making the input_fn."""
+    """(input_fn, record count, steps) of `split` (steps: TPU eval/predict,
+    padded to whole batches); before_input(count) runs before input_fn."""
     o = self.o
     training = split == "train"
     pad_to = batch_size if o.use_tpu and not training else None
@@ -239,10 +212,8 @@ class _Records(object):
 
 
 def resolve_jit_compile(job, o, num_train_steps):
-  """--jit_compile unset: chosen for this run (`runner.speed_defaults`),
-  from the job's training records (their sequences per example); the run
-  config gets the choice, which is returned (the classifier's batch
-  lengths depend on it: `Job.input_options`)."""
+  """--jit_compile, chosen for this run's training when unset
+  (`runner.speed_defaults`); the run config gets it too."""
   spec = job.record_spec("train")
   tokens = sum(math.prod(feature.shape) for name, feature in spec.items()
                if name.endswith("input_ids"))
@@ -254,10 +225,8 @@ def resolve_jit_compile(job, o, num_train_steps):
 
 
 def export(job, task, checkpoint, o, record):
-  """Writes the raw-text SavedModel of `checkpoint` to --export_dir: the
-  job's `server` of the restored task model and its preprocessor of the
-  run's record, in the run's --precision (the one its --do_predict
-  answers in)."""
+  """Writes the job's raw-text SavedModel of `checkpoint` to --export_dir,
+  in the run's --precision."""
   with precision_lib.policy_scope(o.precision):
     model = saved_model.restore_model(task, checkpoint)
   preprocessor = job.preprocessor_class.from_record(o.vocab_file, record)
@@ -267,11 +236,7 @@ def export(job, task, checkpoint, o, record):
 
 
 def run(job):
-  """Trains / evaluates / predicts / exports `job` as its settings say.
-
-  The settings are read first, by the job (`prepare`, which declares the
-  run, then `build_task` and `model_record` of what it read) and then by
-  the driver (`read_plan`); everything after runs on what they read."""
+  """Trains / evaluates / predicts / exports `job` as its settings say."""
   s = job.settings
   strategy = runner.start_strategy(s)  # Before any other TensorFlow op.
   seed = runner.data_seed(s)

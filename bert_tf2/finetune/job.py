@@ -5,19 +5,13 @@ settings once, in `prepare`, and declares there what the run is: its model
 (`build_task`, `model_record`), its data (`record_spec`, `write_records`,
 `input_options`; `examples_per_epoch`), its evaluation (`evaluates`,
 `eval_batch_size`, `evaluate`, `metric_names`) and its outputs (`assets`,
-`predict`; its SavedModel is its `server`'s). The driver reads the declaration and then calls the
-job only to do the task's own work at each step: write a split's records,
-turn predictions into metrics and files, serve the model. Settings flow
-one way, from the flags into the run (tests/finetune/settings_trace_test.py
-follows them through run_ner.py).
+`predict`, `server`). The driver then calls the job only for the task's
+own work: write a split's records, turn predictions into metrics and
+files, serve the model.
 
-Everything has a default except `record_spec` and `write_records` (the
-task's data); a job that names its task (`task_name`, the
-`bert_tf2.tasks` entry's) and task model (`model_class`) gets `prepare`,
-`build_task` and `model_record` from them: a task whose model takes
-nothing but the config, with a `BertPreprocessor` and outputs of its own
-naming, writes its records and nothing else
-(tests/finetune/toy_task_test.py is such a task).
+Everything has a default except `record_spec` and `write_records`; a job
+that names its `task_name` and `model_class` gets `prepare`, `build_task`
+and `model_record` from them (tests/finetune/toy_task_test.py).
 
 A minimal job (a complete classifier on one-column text files, without the
 checks and outputs a real task adds):
@@ -40,12 +34,6 @@ checks and outputs a real task adds):
             examples, ["0", "1"], self.max_seq_length, self.tokenizer, path)
 
     driver.run(TinyJob(Settings.from_flags(FLAGS)))
-
-Model Garden's `base_task.Task` asks for ten methods (inputs, model, loss,
-metrics, train/validation steps, aggregation); here the runner owns the
-steps, the driver the lifecycle and the task's Keras model its maths
-(loss, metrics, outputs: `runner.ModelTask`), so a job is records plus
-output files.
 """
 
 import functools
@@ -66,29 +54,23 @@ class Job(object):
     task_metrics: `evaluate` gives the task's metrics over the eval records
       (the runner then evaluates them itself during training); False: the
       driver calls `evaluate` for every periodic evaluation.
-    record_files: {split: file name in --output_dir} of the records
-      (run_squad.py writes its prediction records to eval.tf_record, as
-      the original).
+    record_files: {split: file name in --output_dir} of the records.
     task_name: model.json's "task" (a `bert_tf2.tasks` entry's name), or
       None: `model_record` writes none unless overridden.
     model_class: the task model, built by the default `build_task` as
       `model_class(bert_config, **model_record()["model"])`.
     preprocessor_class: the task's raw-text preprocessor (`from_record`
       builds --export_dir's from the run's model.json record).
-    server: the task's `server(model, preprocessor, **settings)`, the one
-      function that builds its SavedModel (`bert_tf2.common.serving.server`,
-      the default: the model's outputs as they are); the driver gives it
-      the restored task model, the preprocessor and the run's model.json
-      "model" and "outputs" settings, and writes it to --export_dir in
-      the run's --precision.
+    server: the task's `server(model, preprocessor, **settings)`, which
+      builds its SavedModel (default `bert_tf2.common.serving.server`);
+      settings: model.json's "model" and "outputs".
 
   Declared by `prepare` (defaults set at construction):
     evaluates: the run evaluates on the dev set (eval records, periodic
       evaluation, `results_file`): --do_eval where the script has it.
     eval_batch_size: the global evaluation batch (--eval_batch_size).
-    examples_per_epoch: training examples per epoch (--num_train_epochs), or
-      None: the training records (SQuAD counts questions, each one or
-      more window records, as the original).
+    examples_per_epoch: training examples per epoch, or None: the
+      training records (SQuAD counts questions, as the original).
     assets: {file name: text} the driver writes into --output_dir (e.g.
       NER's label_list.txt) beside model.json.
   """
@@ -104,8 +86,7 @@ class Job(object):
 
   def __init__(self, settings):
     self.settings = settings
-    # What every job's declaration starts from (run_squad.py has no
-    # --do_eval and --eval_batch_size).
+    # run_squad.py has no --do_eval and --eval_batch_size.
     self.output_dir = settings.output_dir
     self.max_seq_length = settings.max_seq_length
     self.evaluates = bool(getattr(settings, "do_eval", False))
@@ -115,18 +96,14 @@ class Job(object):
 
   def prepare(self):
     """Checks flags and files before anything is written (raise
-    InputError); reads what the job needs (config, tokenizer, labels,
-    examples) and declares the run (see the class). Default: the shared
-    checks (`checks.check_settings`, no dropout head) and
-    `self.bert_config`, `self.tokenizer` (`checks.config_and_tokenizer`).
-    """
+    InputError), reads what the job needs and declares the run. Default:
+    the shared checks and `self.bert_config`, `self.tokenizer`."""
     checks.check_settings(self.settings, dropout=False)
     self.bert_config, self.tokenizer = checks.config_and_tokenizer(
         self.settings)
 
   def build_task(self):
-    """The `runner.Task`: `runner.ModelTask` of the task's Keras model,
-    which carries the loss, metrics and prediction outputs. Default:
+    """The `runner.ModelTask` of the task's Keras model. Default:
     `model_class(bert_config, **model_record()["model"])`."""
     if self.model_class is None:
       raise NotImplementedError("Job.build_task")
@@ -137,13 +114,10 @@ class Job(object):
   def model_record(self):
     """What rebuilds this run's model besides config, vocabulary and
     weights: {"task": name, "preprocessor": {...}, "model": {...},
-    "outputs": {...}} as `bert_tf2.common.artifact` documents (the
-    arguments of the task's text-model builder), or None (no record).
-    The driver writes it into --output_dir as model.json when training.
+    "outputs": {...}} (`bert_tf2.common.artifact`), or None (no record).
     A pure function of the settings and what `prepare` read (the driver
     calls it again with one flag changed to name a conflicting flag).
-    Default: with `task_name`, the run's casing and length
-    (`BertPreprocessor`'s settings) and no model argument; else None."""
+    Default: with `task_name`, the run's casing and length; else None."""
     if self.task_name is None:
       return None
     s = self.settings
@@ -162,8 +136,7 @@ class Job(object):
 
   def input_options(self, training, jit_compile=False):
     """Extra keyword arguments of `records.input_fn` (trim_padding,
-    buckets, group_by_length); jit_compile: the training step is compiled
-    with XLA (chosen by the driver once the training steps are known)."""
+    buckets, group_by_length); jit_compile: the training step uses XLA."""
     del training, jit_compile
     return {}
 

@@ -1,23 +1,16 @@
 """A finished run's flags, read back: `--do_predict --output_dir=<run>` alone.
 
 A fine-tuning script records, in its output_dir's model.json (section
-"flags", `bert_tf2.common.artifact`), the value of every flag of its own
-that defines the run: data, columns, labels, casing, lengths, windows,
-head and training settings. It leaves out the flags of one invocation
-(`PER_INVOCATION`: what to do, where to write, which machine).
-
-A later run of the same script on that output_dir that does not train
-(`--do_predict`, `--do_eval`, `--export_dir`) takes every flag it is not
-given from the record, and the config and vocabulary from the run's own
-copies, so
+"flags", `bert_tf2.common.artifact`), every flag of its own that defines
+the run, not those of one invocation (`PER_INVOCATION`). A later run of
+the same script on that output_dir that does not train takes every flag
+it is not given from the record, and the config and vocabulary from the
+run's copies, so
 
     python run_classifier.py --do_predict --output_dir=/tmp/mrpc_output
 
-predicts as the run did. A flag given explicitly stands where it leaves the
-model as recorded (another --data_dir, --predict_batch_size); one that
-would build another model than the record's (`check_model_record`, after
-the job has read its inputs) is one InputError line naming the flag, both
-values and model.json.
+predicts as the run did. A given flag that would build another model
+than the record's is one InputError line (`check_model_record`).
 
 Example:
   >>> from bert_tf2.finetune.settings import Settings
@@ -32,10 +25,8 @@ import os
 from bert_tf2.common import InputError
 from bert_tf2.common import artifact
 
-# Flags of one invocation: never recorded, never taken from a record. The
-# training-time evaluation flags are among them: a finished run predicts
-# and exports with the checkpoint model.json names (the kept best one when
-# it kept one), whatever they were.
+# Flags of one invocation: never recorded, never taken from a record (a
+# finished run predicts with the checkpoint model.json names).
 PER_INVOCATION = frozenset([
     "do_train", "do_eval", "do_predict", "output_dir", "export_dir",
     "init_checkpoint", "use_tpu", "tpu_name", "tpu_zone", "gcp_project",
@@ -52,14 +43,13 @@ _PLAIN_TYPES = (str, int, float, bool, type(None))
 def recordable(settings):
   """{flag: value} of `settings` that model.json records (see module)."""
   values = {}
-  # vars(): looking at every value is not reading the flags (see
-  # `Settings.unread`, which finds flags that act nowhere).
+  # vars(): looking at every value is not reading it (`Settings.unread`).
   for name, value in sorted(vars(settings).items()):
     if name in PER_INVOCATION or name in _COPIED:
       continue
     if isinstance(value, (list, tuple)):
-      value = list(value)
-    if isinstance(value, _PLAIN_TYPES) or isinstance(value, list):
+      values[name] = list(value)
+    elif isinstance(value, _PLAIN_TYPES):
       values[name] = value
   return values
 
@@ -76,9 +66,8 @@ def finished_run(settings):
 
 
 def fill(settings):
-  """`settings` with every flag not given explicitly (`settings.given()`)
-  taken from the finished run's record, config and vocabulary its copies;
-  `settings` itself when there is no finished run (see `finished_run`).
+  """`settings` with every flag not given taken from the finished run's
+  record, config and vocabulary its copies (`settings`: no finished run).
 
   Raises:
     InputError: the record is damaged; a record of another kind of run; a
@@ -119,15 +108,13 @@ def _check_same_file(flag, given, copy):
 
 
 def check_model_record(job, found, record):
-  """Refuses, in one line, an invocation on a finished run (`found`, its
-  `finished_run`) whose flags build another model (`record`, the job's
-  `model_record()` after its prepare: the record may depend on the job's
-  inputs, e.g. NER's labels) than model.json records.
+  """Refuses, in one line, an invocation on a finished run (`found`)
+  whose flags build another model (`record`, the job's `model_record()`
+  after its prepare) than model.json records.
 
   Raises:
-    InputError: naming the explicitly given flags whose values differ from
-      the recorded ones, with both values (or, with none, the record's
-      sections that the recorded flags do not rebuild: a damaged record).
+    InputError: naming the given flags that differ from the recorded ones
+      (with none, the sections the recorded flags do not rebuild).
   """
   settings = job.settings
   if found is None or found.flags is None or record is None:
@@ -156,10 +143,8 @@ def check_model_record(job, found, record):
 
 
 def _culprits(job, record, names, recorded):
-  """The flags among `names` (given, not the recorded values) that change
-  job.model_record() (`record`) when each alone is set back to its
-  recorded value; all of `names` when none does alone (a flag that acts
-  through the job's inputs, e.g. labels read at prepare)."""
+  """The flags among `names` that change job.model_record() (`record`)
+  when each alone is set back to its recorded value; else all of them."""
   settings, found = job.settings, []
   try:
     for name in names:

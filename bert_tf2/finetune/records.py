@@ -32,12 +32,9 @@ from bert_tf2.common import record_files
 def explain_read_errors(paths):
   """Turns a tf.data failure reading the run's record files into one line.
 
-  Wrap the training / evaluation / prediction that reads `paths` (the
-  records this run wrote in --output_dir). A DataLossError or NotFoundError
-  ("Graph execution error") becomes an InputError naming the file, and for
-  a damaged file the first truncated or corrupt record (the scan of
-  `common.record_files`, as run_pretraining reports its --input_file);
-  other errors, or a failure the scan cannot explain, propagate unchanged.
+  A DataLossError or NotFoundError becomes an InputError naming the file
+  in `paths` and, for a damaged file, its first bad record
+  (`common.record_files`); anything else propagates unchanged.
   """
   import tensorflow as tf  # pylint: disable=g-import-not-at-top
   try:
