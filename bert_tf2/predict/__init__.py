@@ -3,26 +3,13 @@
   text        `TextPredictor`: a task's raw-string Keras model, batched,
               with named answers and export (`bert_tf2.models.load_predictor`);
               `checkpoint_model`: a text model from a run's files
-              (config, checkpoint, vocabulary) in a precision
   int8_task   int8 as a runtime of the text model: its task model run by
               ONNX Runtime (`Int8Task`, `int8_text_model`)
   int8        the ONNX export and int8 quantization (optional extra `int8`)
   onnx_graph  the ONNX graph's fusions
 
-None of them imports a task. Each task's answers and export live in its
-`predictor` module, with its predictor of a run's files, a
-`TextPredictor` too:
-
-  bert_tf2.classifier.predictor.ClassifierPredictor      texts or pairs ->
-      label, probabilities (long texts through sliding windows)
-  bert_tf2.squad.predictor.SquadPredictor                (question, context)
-      -> answer text, score, no-answer
-  bert_tf2.feature_extraction.predictor.FeatureEncoder   texts -> vectors
-  bert_tf2.ner.predictor.EntityTagger                    texts -> entities
-  bert_tf2.multiple_choice.predictor.MultipleChoicePredictor
-
-Each `export(dir)` writes a SavedModel with raw-string signatures that
-needs only `tensorflow` and `tensorflow_text` to serve. See
+None of them imports a task: each task's answers, export and predictor of
+a run's files (a `TextPredictor` too) live in its `predictor` module. See
 docs/prediction.md.
 """
 

@@ -8,11 +8,8 @@ quantization); ONNX Runtime runs the dense layers with int8 kernels.
 Embeddings, LayerNorm, softmax and GELU stay float32 (GELU as one ONNX Runtime
 FastGelu node, `onnx_graph.fuse_gelus`).
 
-Why ONNX Runtime rather than TensorFlow (measured, docs/performance.md):
-TF 2.21's TFLite converter rejects the encoder without flex ops (the
-attention mask's new-axis StridedSlice), and TensorFlow on CPU has no fast
-int8 matmul that XLA or Grappler would pick. The packages are the optional
-extra `int8` (`pip install bert-tf2[int8]`: onnxruntime, tf2onnx, onnx).
+ONNX Runtime rather than TensorFlow: TensorFlow on CPU has no fast int8
+matmul (docs/performance.md). The packages are the optional extra `int8`.
 
 Example:
   >>> import modeling, numpy as np, tensorflow as tf
@@ -58,8 +55,7 @@ def require():
   return onnxruntime, tf2onnx, quantization
 
 
-def export_onnx(forward, path, quantize_weights=True, per_channel=True,
-                reduce_range=True):
+def export_onnx(forward, path, quantize_weights=True):
   """Writes forward(input_ids, input_mask, segment_ids) as an ONNX model.
 
   Args:
@@ -67,17 +63,8 @@ def export_onnx(forward, path, quantize_weights=True, per_channel=True,
       a tuple of Tensors (the graph's outputs, in that order).
     path: the .onnx file to write (atomically; its directory is made
       first if missing).
-    quantize_weights: store the MatMul weights as int8 (dynamic
-      quantization); False keeps the float32 model.
-    per_channel: one scale per output column of each weight (else one per
-      matrix).
-    reduce_range: 7-bit weights. x86 CPUs without VNNI (AVX2 only)
-      multiply uint8 by int8 with a 16-bit saturating add (VPMADDUBSW),
-      which full 8-bit weights can overflow.
-      Measured on the fine-tuned MiniLM (movie-review dev set, 500
-      sentences, docs/performance.md): per-channel 7-bit loses 0.4 point
-      of accuracy (99.6% same labels as float32), per-tensor 8-bit 0.6
-      (95.0%), per-tensor 7-bit 4.0 (92.8%): hence the defaults.
+    quantize_weights: store the MatMul weights as int8 (`quantize_file`);
+      False keeps the float32 model.
 
   Returns:
     path.
@@ -91,17 +78,14 @@ def export_onnx(forward, path, quantize_weights=True, per_channel=True,
   fn = tf.function(forward, input_signature=specs, autograph=False)
   with tempfile.TemporaryDirectory(prefix="bert_onnx_") as tmp:
     float_path = os.path.join(tmp, "float32.onnx")
-    # Layer norms fused into LayerNormalization nodes: tf2onnx's lowering
-    # of tf.nn.moments (and of attention's einsums: build the model with
-    # attention_layout="matmul", as the predictors do) runs ~25% slower in
-    # ONNX Runtime (measured: bench/bench_int8_fixed.py,
-    # docs/performance.md).
+    # tf2onnx's lowering of tf.nn.moments runs slower in ONNX Runtime than
+    # one LayerNormalization node (docs/performance.md).
     model, _ = tf2onnx.convert.from_function(
         fn, input_signature=specs, opset=OPSET)
     onnx_graph.fuse_layer_norms(model)
     if quantize_weights:
       onnx.save(model, float_path)
-      quantize_file(float_path, path, per_channel, reduce_range)
+      quantize_file(float_path, path)
     else:
       onnx_graph.fuse_gelus(model)
       with atomic.atomic_path(path) as out:
@@ -109,19 +93,19 @@ def export_onnx(forward, path, quantize_weights=True, per_channel=True,
   return path
 
 
-def quantize_file(float_path, path, per_channel=True, reduce_range=True):
+def quantize_file(float_path, path):
   """Writes the dynamic int8 quantization of a float32 .onnx file to path.
 
-  Weights of MatMul (and Gather: the embeddings) int8, U8S8: uint8
-  activations quantized per batch at run time; per_channel and
-  reduce_range as in `export_onnx`.
+  Weights int8, one scale per output column, 7-bit: x86 CPUs without VNNI
+  multiply uint8 by int8 with a 16-bit saturating add, which full 8-bit
+  weights can overflow (the quality of each choice: docs/performance.md).
   """
   import onnx  # pylint: disable=g-import-not-at-top
   _, _, quantization = require()
   with atomic.atomic_path(path) as out:
     quantization.quantize_dynamic(
         float_path, out, weight_type=quantization.QuantType.QInt8,
-        per_channel=bool(per_channel), reduce_range=bool(reduce_range))
+        per_channel=True, reduce_range=True)
     # GELU fused after quantizing: the quantizer's type inference does not
     # know ONNX Runtime's own FastGelu.
     model = onnx.load(out)
@@ -131,20 +115,14 @@ def quantize_file(float_path, path, per_channel=True, reduce_range=True):
 
 
 class OnnxModel(object):
-  """An ONNX Runtime session called like the TF forward function.
+  """An ONNX Runtime session (of `export_onnx`'s .onnx file `path`) called
+  like the TF forward function."""
 
-  Args:
-    path: .onnx file from `export_onnx`.
-    num_threads: intra-op threads; 0 lets ONNX Runtime choose (all cores).
-  """
-
-  def __init__(self, path, num_threads=0):
+  def __init__(self, path):
     onnxruntime, _, _ = require()
-    options = onnxruntime.SessionOptions()
-    options.intra_op_num_threads = int(num_threads)
     self.path = path
     self.session = onnxruntime.InferenceSession(
-        path, options, providers=["CPUExecutionProvider"])
+        path, providers=["CPUExecutionProvider"])
     names = [i.name for i in self.session.get_inputs()]
     if sorted(names) != sorted(INPUT_NAMES):
       raise InputError("%s: expected inputs %s, got %s" % (
@@ -157,18 +135,8 @@ class OnnxModel(object):
     return tuple(self.session.run(None, feeds))
 
 
-def quantize(forward, cache_dir=None, num_threads=0):
-  """`export_onnx` (int8) loaded as an `OnnxModel`.
-
-  Args:
-    forward: as in `export_onnx`.
-    cache_dir: keep the .onnx file there (model_int8.onnx); default: a
-      temporary directory, removed once the session has loaded the model.
-    num_threads: as in `OnnxModel`.
-  """
-  if cache_dir:
-    return OnnxModel(export_onnx(forward, os.path.join(
-        cache_dir, "model_int8.onnx")), num_threads=num_threads)
+def quantize(forward):
+  """`export_onnx` (int8, a temporary file) loaded as an `OnnxModel`."""
   with tempfile.TemporaryDirectory(prefix="bert_int8_") as tmp:
     return OnnxModel(export_onnx(forward, os.path.join(
-        tmp, "model_int8.onnx")), num_threads=num_threads)
+        tmp, "model_int8.onnx")))

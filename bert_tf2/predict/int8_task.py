@@ -1,16 +1,11 @@
 """int8 as a runtime of the raw-string model: `int8_text_model(model)`.
 
-The text model's task (a classifier, a SQuAD model, an encoder) is
-exported to ONNX and quantized (`bert_tf2.predict.int8`); `Int8Task`
-stands in for it: the same call (a feature dict with input_ids,
-input_mask, segment_ids -> the task's outputs, the same structure) run by
-the ONNX Runtime session through `tf.numpy_function`, so the text model's
-preprocessor, padding trim, windows and answers stay its own, in Keras'
-`predict` and in `TextPredictor`. Other attributes (a classifier's
-`head_outputs`, `num_labels`, ...) are the float32 task's.
-
-An int8 model runs in ONNX Runtime: it has no SavedModel or `.keras`
-form (`check_exportable` refuses in one line) and does not train.
+The text model's task is exported to ONNX and quantized
+(`bert_tf2.predict.int8`); `Int8Task` stands in for it: the same call (a
+feature dict -> the task's outputs) run by the ONNX Runtime session
+through `tf.numpy_function`, so the text model's preprocessor and answers
+stay its own. Other attributes are the float32 task's. An int8 model has
+no SavedModel or `.keras` form (`check_exportable`) and does not train.
 
 Example:
   >>> from bert_tf2 import models
@@ -18,8 +13,6 @@ Example:
   >>> model.predict(["a gripping film"])                          # doctest: +SKIP
 """
 
-import os
-import tempfile
 import types
 
 import keras
@@ -95,9 +88,8 @@ def _output_spec(task):
 
 
 def _twin(task):
-  """task rebuilt with attention_layout="matmul" where it takes one (the
-  layout tf2onnx turns into the graph ONNX Runtime runs fastest,
-  `modeling.attention.ATTENTION_LAYOUTS`), same weights, float32."""
+  """task rebuilt in float32 with attention_layout="matmul" where it takes
+  one (the layout ONNX Runtime runs fastest), same weights."""
   config = task.get_config()
   if "attention_layout" in config:
     config["attention_layout"] = "matmul"
@@ -139,10 +131,8 @@ def int8_text_model(model, onnx_file=None):
   """Text model `model` (float32) with its task run as int8 (`Int8Task`).
 
   onnx_file: the .onnx file: loaded where it exists (an earlier
-  `int8_text_model` or `export_onnx` of the same model), else the
-  quantized export is written there (kept for the next load); None: a
-  temporary file, removed once loaded. Quantizing takes seconds for a
-  small model, minutes for BERT-Base.
+  `int8_text_model` or `export_onnx` of the same model), else written
+  there; None: a temporary file.
   """
   int8_lib.require()
   task = check_task(model.task)
@@ -152,9 +142,7 @@ def int8_text_model(model, onnx_file=None):
     session = int8_lib.OnnxModel(int8_lib.export_onnx(
         int8_forward(task), onnx_file))
   else:
-    with tempfile.TemporaryDirectory(prefix="bert_int8_") as tmp:
-      session = int8_lib.OnnxModel(int8_lib.export_onnx(
-          int8_forward(task), os.path.join(tmp, "model_int8.onnx")))
+    session = int8_lib.quantize(int8_forward(task))
   config = {k: v for k, v in model.get_config().items()
             if k not in ("preprocessor", "task")}
   int8_model = type(model)(model.preprocessor, Int8Task(task, session),

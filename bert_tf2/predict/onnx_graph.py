@@ -1,15 +1,9 @@
 """ONNX graph rewrites for our tf2onnx export (bert_tf2/predict/int8.py).
 
 `fuse_layer_norms(model)` replaces each layer normalisation that tf2onnx
-lowered from `tf.nn.moments` + `tf.nn.batch_normalization` (twelve nodes:
-two GlobalAveragePools, Sub, Mul, Add, Sqrt, Reciprocal, four Muls/Subs, a
-final Add) by one standard `LayerNormalization` node (opset 17), which ONNX
-Runtime runs as one kernel and fuses with the residual Add before it
-(SkipLayerNormalization). Neither tf2onnx nor ONNX Runtime's own optimizers
-match that lowering (they expect ReduceMean), hence this rewrite. The
-result equals the unfused graph to float32 round-off
-(tests/predict/int8_test.py compares the export with TensorFlow).
-
+lowered from `tf.nn.moments` + `tf.nn.batch_normalization` (twelve nodes)
+by one `LayerNormalization` node (opset 17), which ONNX Runtime runs as
+one kernel; its own optimizers expect ReduceMean and miss this lowering.
 The matched pattern, for input x, scale gamma, offset beta, epsilon eps
 (an initializer):
 
@@ -18,10 +12,9 @@ The matched pattern, for input x, scale gamma, offset beta, epsilon eps
     out = Add(Mul(x, s), Sub(beta, Mul(mean, s)))
 
 `fuse_gelus(model)` replaces each tanh-approximation GELU (the original's
-`gelu`, eight elementwise nodes over the [tokens, intermediate] matrix:
-Pow, Mul, Add, Mul, Tanh, Add, Mul, Mul) by one ONNX Runtime `FastGelu`
-node (domain com.microsoft, the same formula), which ONNX Runtime's own
-GELU fusion does not match in tf2onnx's lowering:
+`gelu`, eight elementwise nodes) by one ONNX Runtime `FastGelu` node
+(domain com.microsoft, the same formula), which ONNX Runtime's own GELU
+fusion does not match in tf2onnx's lowering:
 
     out = Mul(x, Mul(0.5, Add(1, Tanh(Mul(sqrt(2/pi),
                                           Add(x, Mul(0.044715, Pow(x, 3))))))))
@@ -40,6 +33,8 @@ Example:
   0
 """
 
+import functools
+
 
 def _consumers(graph):
   """output name -> list of the nodes reading it (each node once)."""
@@ -50,6 +45,14 @@ def _consumers(graph):
   return consumers
 
 
+def _only_user(consumers, name, op_type):
+  """The one node reading `name` if it is an `op_type`, else None."""
+  nodes = consumers.get(name, [])
+  if len(nodes) == 1 and nodes[0].op_type == op_type:
+    return nodes[0]
+  return None
+
+
 def _match(mean, consumers, initializers, graph_outputs):
   """The layer norm starting at GlobalAveragePool `mean`, or None.
 
@@ -57,12 +60,7 @@ def _match(mean, consumers, initializers, graph_outputs):
   """
   from onnx import numpy_helper  # pylint: disable=g-import-not-at-top
 
-  def single(name, op_type):
-    nodes = consumers.get(name, [])
-    if len(nodes) == 1 and nodes[0].op_type == op_type:
-      return nodes[0]
-    return None
-
+  single = functools.partial(_only_user, consumers)
   x, m = mean.input[0], mean.output[0]
   mean_users = consumers.get(m, [])
   subs = [n for n in mean_users
@@ -195,12 +193,7 @@ def _gelu_match(tanh, producers, consumers, initializers, graph_outputs):
     rest = [i for i in node.input if i != name]
     return rest[0] if len(node.input) == 2 and len(rest) == 1 else None
 
-  def only_user(name, op_type):
-    nodes = consumers.get(name, [])
-    if len(nodes) == 1 and nodes[0].op_type == op_type:
-      return nodes[0]
-    return None
-
+  only_user = functools.partial(_only_user, consumers)
   inner = producers.get(tanh.input[0])
   if inner is None or inner.op_type != "Mul":
     return None

@@ -1,23 +1,10 @@
 """`TextPredictor`: a task's raw-string Keras model, batched, named answers.
 
 `bert_tf2.models.load_predictor(output_dir)` returns one: the text model
-of `bert_tf2.models.load(output_dir)` plus
-
-* `predict(x, batch_size=None)`: one dict of named answers per example
-  (the task's: a classifier's "label" and "probabilities", NER's "words",
-  "tags" and "entities", ...), computed by the task's own answer
-  function from the text model's outputs; x read by the text model's
-  `examples` (the task's one input contract, the same as its `predict`
-  takes), run by the text model's `predict` (shortest first where the
-  task trims padding: see `TextModel.sort_by_length`; the answers in
-  input order);
-* `export(export_dir)`: the task's raw-string SavedModel of the same
-  model and settings (`<task>/serving.py`);
-* `model`: the Keras model itself (fit, evaluate, save, ...).
-
-A task supplies the two functions (`answers(model, x, batch_size)` and
-`export(model, export_dir)`) in its predictor module; this class is
-generic and imports no task.
+of `bert_tf2.models.load(output_dir)` (`model`) plus `predict(x)`, one
+dict of named answers per example (the task's `answers` of the text
+model's outputs, x read by its `examples`), and `export(export_dir)`, the
+task's raw-string SavedModel. The task supplies both functions.
 
 Example:
   >>> p = TextPredictor(None, lambda m, x, n: [{"n": len(t)} for t in x],
@@ -47,10 +34,8 @@ from bert_tf2.runner import speed_defaults
 class TextPredictor(object):
   """A task's text model with batching and named answers (see module).
 
-  A task's predictor of a run's files (`ClassifierPredictor`,
-  `SquadPredictor`, `FeatureEncoder`) is one of these, built by
-  `checkpoint_model`, with `kind` (model.json's task) for
-  `from_output_dir`.
+  A task's predictor of a run's files subclasses it, with `kind`
+  (model.json's task) for `from_output_dir`.
   """
 
   kind = None
@@ -69,10 +54,8 @@ class TextPredictor(object):
     self.batch_size = int(batch_size)
 
   def predict(self, x, batch_size=None):
-    """One dict of named answers per example of x (the task's inputs; []
-    for an empty batch; bad items: one InputError line naming the item,
-    the same as the text model's `predict` gives: its `examples`, else
-    `text_inputs.check_nested_texts`)."""
+    """One dict of named answers per example of x (the task's inputs; a
+    bad item is one InputError line naming it)."""
     return self._checked_answers(x, batch_size, "x")
 
   def _checked_answers(self, x, batch_size, what):
@@ -101,18 +84,15 @@ class TextPredictor(object):
   @classmethod
   def from_output_dir(cls, output_dir, best=False, allow_outside=False,
                       **overrides):
-    """The predictor of a training output_dir (its model.json, or an
-    earlier version's predictor/predictor.json); for a task's predictor
-    class (`kind`; else `bert_tf2.models.load_predictor(output_dir)`).
+    """The predictor of a training output_dir (`assets_lib.load_assets`),
+    for a task's predictor class (`kind`).
 
     Args:
       output_dir: the training run's output_dir.
       best: load output_dir/best/ (the kept best checkpoint) instead of the
-        recorded one (the checkpoint the run predicted with and exported;
-        the latest when none is recorded).
+        recorded one (else the latest).
       allow_outside: read files that lead outside output_dir (symlinks
-        to a shared checkpoint); by default each is refused in one line
-        before it is opened (`bert_tf2.common.named_files`).
+        to a shared checkpoint); by default each is refused in one line.
       **overrides: constructor arguments replacing the saved ones (e.g.
         batch_size, precision, or checkpoint).
     """
@@ -125,8 +105,7 @@ class TextPredictor(object):
       if best or "checkpoint" not in info:
         info["checkpoint"] = assets_lib.checkpoint_of(output_dir, best=best)
     info.update(overrides)
-    # Settings the constructor does not take are implied by those it does
-    # (a classifier's num_labels and regression by its label_list).
+    # Settings the constructor does not take are implied by those it does.
     accepted = inspect.signature(cls.__init__).parameters
     return cls(**{k: v for k, v in info.items() if k in accepted})
 
@@ -183,11 +162,10 @@ def checkpoint_model(preprocessor, build_task, checkpoint, what,
                      **model_kwargs):
   """(text model, precision): `text_model(preprocessor, build_task(),
   **model_kwargs)` with the weights of `checkpoint`, in the precision
-  asked (None: the recorded one; see
+  asked (None: the recorded one;
   `speed_defaults.resolve_inference_precision`, logged as `what`); int8:
-  its task run by ONNX Runtime (`int8_task.int8_text_model`, onnx_file
-  as there); trim_padding False: every batch at max_seq_length
-  (`TextModel.trims_padding`).
+  `int8_task.int8_text_model(model, onnx_file)`; trim_padding False:
+  every batch at max_seq_length.
 
   Raises:
     InputError: a precision not offered, or a checkpoint that does not fit.
