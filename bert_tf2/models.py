@@ -9,14 +9,9 @@ loads in a fresh process with no `custom_objects`:
   model = keras.saving.load_model("ner.keras")
 
 Keras imports the modules named in a `.keras` file only for its own
-packages (keras, keras_hub, ...); for any other package the classes must
-be registered first, which this import does. This is the one
-registration list: a flat list of imports (one name a line), the names
-users write. What each task's model.json name, model class, raw-string
-model builder and predictor are is the task registry's
-(`bert_tf2.tasks`: one entry a task), which `load`, `load_predictor` and
-`text_model` read. Nothing below `bert_tf2.models` imports it, so
-`bert_tf2.common` imports no task.
+packages; for any other package the classes must be registered first.
+`load`, `load_predictor` and `text_model` read the task registry
+(`bert_tf2.tasks`). Nothing below `bert_tf2.models` imports it.
 
   >>> from bert_tf2 import models
   >>> models.BertClassifier.__name__, models.text_model.__name__
@@ -62,13 +57,10 @@ from bert_tf2 import tasks
 from bert_tf2.runner import precision as precision_lib
 from bert_tf2.runner import speed_defaults
 
-# The precisions `text_model` offers (int8: the task run by ONNX Runtime,
-# `bert_tf2.predict.int8_task`; Keras' quantize("int8") ran 5x slower
-# than float32).
+# The precisions `text_model` offers (int8: `bert_tf2.predict.int8_task`).
 TEXT_MODEL_PRECISIONS = ("auto", "float32", "bfloat16", "float16", "int8")
 
-# The learning rate of the Adam optimizer `text_model` (and `load`)
-# compile with: in the range the BERT paper fine-tunes with (2e-5 to 5e-5).
+# The Adam learning rate `text_model` compiles with (the BERT paper's range).
 DEFAULT_LEARNING_RATE = 2e-5
 
 # The task names of a run's model.json (`bert_tf2.common.artifact`) and
@@ -91,18 +83,14 @@ def task_of(cls):
 
 def recorded_settings(directory, cls):
   """(settings, precision): the builder arguments a run's model.json
-  records for `cls`, and the precision its answers were made in (({},
-  "float32") for a pretrained directory without one, or a
-  run_pretraining.py output_dir: an encoder whose head's arguments are
-  given).
+  records for `cls`, and its precision (({}, "float32") for a pretrained
+  directory or a run_pretraining.py output_dir).
 
   Raises:
     InputError: the record is of another task, or damaged.
   """
   found = _record(directory)
-  if found is None:
-    return {}, artifact.DEFAULT_PRECISION
-  if found.task == "pretraining":  # An encoder: the head's are given.
+  if found is None or found.task == "pretraining":
     return {}, artifact.DEFAULT_PRECISION
   if found.task != task_of(cls):
     raise InputError("%s: holds a %r model (model.json), not a %r one; "
@@ -118,23 +106,16 @@ def text_model(cls, directory, max_seq_length=None, do_lower_case=None,
   or a run's output_dir (its model.json gives every setting not given
   here: `bert_tf2.common.artifact`).
 
-  E.g. `text_model(BertClassifier, "uncased_L-12_H-768_A-12", num_labels=2)`,
-  `text_model(BertTokenClassifier, directory, labels=["O", "B-PER", ...])`.
+  E.g. `text_model(BertClassifier, "uncased_L-12_H-768_A-12", num_labels=2)`.
   max_seq_length None: the run's, else 128 (384 for SQuAD; the
-  directory's for a sentence encoder). precision None (the default): the
-  one the run's answers were made in (model.json's; float32 for a
-  pretrained directory), on every CPU; or "float32", "bfloat16",
-  "float16" (Keras mixed_bfloat16 / mixed_float16), or "auto" (bfloat16
-  on a CPU that multiplies it fast, else float32): see
-  `bert_tf2.runner.speed_defaults.resolve_inference_precision` (logged in
-  one line). "int8" (a classifier, SQuAD): the task model exported to
-  ONNX and run by ONNX Runtime with int8 dense weights, the preprocessor
-  and answers unchanged (`bert_tf2.predict.int8_task`; the `int8` extra;
-  its measured quality loss: docs/performance.md); onnx_file: its .onnx
-  file, loaded where it exists, else written there (default: temporary).
-  Returned compiled, ready for `fit` and `evaluate`: Adam at
-  DEFAULT_LEARNING_RATE, no loss (the task's own loss and metrics,
-  docs/keras.md); `compile` again to change them.
+  directory's for a sentence encoder). precision None: the run's
+  (model.json's; float32 for a pretrained directory); or "float32",
+  "bfloat16", "float16", "auto"
+  (`speed_defaults.resolve_inference_precision`), or "int8" (a
+  classifier, SQuAD: the task model run by ONNX Runtime,
+  `bert_tf2.predict.int8_task`; onnx_file: its .onnx file, loaded where
+  it exists, else written there). Returned compiled: Adam at
+  DEFAULT_LEARNING_RATE, no loss (the task's own loss and metrics).
   """
   with artifact.read_once():
     return _text_model(cls, directory, max_seq_length, do_lower_case,
@@ -142,8 +123,7 @@ def text_model(cls, directory, max_seq_length=None, do_lower_case=None,
 
 
 def _record(directory):
-  """The `artifact.Artifact` of `directory`'s model.json, or None: none
-  (read and checked once per `load`: `artifact.read_once`)."""
+  """The `artifact.Artifact` of `directory`'s model.json, or None."""
   return artifact.read(directory) if artifact.exists(directory) else None
 
 
@@ -193,9 +173,9 @@ def _named_parameters(fn, skip=("self", "cls", "directory", "bert_config")):
 
 def accepted_arguments(cls, build):
   """(accepted, required): the argument names `build(cls, directory,
-  **settings)` takes (its own, the task model class's constructors along
-  the class hierarchy, a builder's helper), and those the task model
-  needs that the builder does not supply itself (`bert_tf2.tasks`)."""
+  **settings)` takes (its own, the task model's constructors, a builder's
+  helpers), and those the task model needs that the builder does not
+  supply itself."""
   own = _named_parameters(build)
   registered = tuple(tasks.model_classes().values())
   model = {}
@@ -237,18 +217,12 @@ def load(path, task=None, allow_outside=False, **kwargs):
   model.json says the task and every setting) or a pretrained directory
   with `task` and the head's arguments.
 
-  E.g. `load("/tmp/ner_output")`, `load("/tmp/mrpc_output")`,
-  `load("uncased_L-12_H-768_A-12", task="classifier", num_labels=2)`
-  (a run_pretraining.py output_dir, its --vocab_file recorded, the same).
-  Arguments given override the recorded ones and are checked against the
-  weights (a head of another shape is one InputError line). Tasks: those
-  of `bert_tf2.tasks` (classifier, ner, squad, multiple_choice,
-  embedding, and any registered there).
-
-  A run's files are checked (`bert_tf2.common.artifact`): each inside
-  `path` after following symlinks, with the digest training recorded.
-  allow_outside=True reads files linked from outside `path` (a shared
-  checkpoint); their digests are still checked.
+  E.g. `load("/tmp/ner_output")`,
+  `load("uncased_L-12_H-768_A-12", task="classifier", num_labels=2)`.
+  Arguments given override the recorded ones. Tasks: those of
+  `bert_tf2.tasks`. A run's files must lie inside `path` and match the
+  digests training recorded; allow_outside=True reads files linked from
+  outside `path` (their digests are still checked).
   """
   with named_files.allowing_outside(allow_outside), artifact.read_once():
     return _text_model(_task(path, task).model_class, path, **kwargs)
@@ -273,30 +247,22 @@ def _task(path, task):
 
 def load_predictor(path, task=None, batch_size=32, labels=None,
                    allow_outside=False, **kwargs):
-  """The Python predictor of `path` (as `load`): a `TextPredictor`, the
-  task's text model with batching, named answers (`predict(x)`: one dict
-  per example) and `export(export_dir)` (its raw-string SavedModel); for
-  NER an `EntityTagger`, for multiple choice a `MultipleChoicePredictor`
-  (both `TextPredictor`s): the task's in `bert_tf2.tasks`.
+  """The Python predictor of `path` (as `load`): the task's
+  `TextPredictor` (`bert_tf2.tasks`) of its text model.
 
   labels: a classifier's label names (default: the run's, else "0", "1",
-  ...; NER: its tags, a model argument); other arguments as `load`
-  (allow_outside included). model.json is read once.
+  ...; NER: its tags, a model argument); other arguments as `load`.
   """
   with named_files.allowing_outside(allow_outside), artifact.read_once():
-    return _load_predictor(path, task, batch_size, labels, **kwargs)
-
-
-def _load_predictor(path, task, batch_size, labels, **kwargs):
-  entry = _task(path, task)
-  if entry.labels == tasks.MODEL_LABELS and labels is not None:
-    kwargs["labels"] = labels  # NER's tags: its model's argument.
-  model = _text_model(entry.model_class, path, **kwargs)
-  if entry.labels == tasks.PREDICTOR_LABELS:
-    found = _record(path)
-    if labels is None and found is not None:
-      labels = found.outputs.get("labels")
-    if labels is None:
-      labels = [str(i) for i in range(model.task.num_labels)]
-    labels = list(labels)
-  return entry.text_predictor(model, batch_size, labels)
+    entry = _task(path, task)
+    if entry.labels == tasks.MODEL_LABELS and labels is not None:
+      kwargs["labels"] = labels  # NER's tags: its model's argument.
+    model = _text_model(entry.model_class, path, **kwargs)
+    if entry.labels == tasks.PREDICTOR_LABELS:
+      found = _record(path)
+      if labels is None and found is not None:
+        labels = found.outputs.get("labels")
+      if labels is None:
+        labels = [str(i) for i in range(model.task.num_labels)]
+      labels = list(labels)
+    return entry.text_predictor(model, batch_size, labels)

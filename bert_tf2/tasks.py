@@ -1,13 +1,9 @@
 """The task registry: one entry per fine-tuning task, all the generic code
 needs to know of it.
 
-A `Task` says, for the task name a run's model.json records ("task"):
-its task model class, the builder of its raw-string Keras model, its
-Python predictor, how `load_predictor(labels=...)` is read, and the keys
-its model.json may hold (`bert_tf2.common.record_schema`).
-`bert_tf2.models` (`load`, `load_predictor`, `text_model`) reads only this
-registry; adding a task is its package plus one `register(Task(...))`
-line (below for the project's own; a user's anywhere, before `load`).
+A `Task` says, for the task name a run's model.json records ("task"),
+what `bert_tf2.models` needs of it. Adding a task is its package plus
+one `register(task(...))` line (a user's anywhere, before `load`).
 
   >>> from bert_tf2 import tasks
   >>> tasks.get("ner").model_class.__name__
@@ -49,8 +45,7 @@ from bert_tf2.squad import text_model as squad_text_model
 from bert_tf2.squad.model import SquadModel
 
 # Where `load_predictor(path, labels=...)` puts labels: the predictor's
-# (named answers; default: model.json's outputs.labels, else "0", "1",
-# ...) or the task model's constructor argument (NER's tags).
+# (named answers) or the task model's constructor argument (NER's tags).
 PREDICTOR_LABELS = "predictor"
 MODEL_LABELS = "model"
 
@@ -66,15 +61,13 @@ class Task(collections.namedtuple("Task", [
     model_class: the task model (its constructor's arguments are
       model.json's "model" section).
     build: `build(cls, directory, max_seq_length=..., do_lower_case=...,
-      **kwargs)` -> its raw-string model (default: a `BertPreprocessor`
-      in front of the task model, `bert_tf2.common.text_model.build`).
+      **kwargs)` -> its raw-string model (default:
+      `bert_tf2.common.text_model.build`).
     answers: the `TextPredictor`'s `answers(model, x, batch_size)` -> one
       dict per example; with PREDICTOR_LABELS it takes the label names
-      first. Default: `model_answers` (the model's outputs, named as
-      `serving.named_outputs` names them).
-    server: the task's `server(task_model, preprocessor, **settings)`, the
-      one function that builds its raw-string SavedModel (the predictor's
-      `export` and the fine-tuning driver's --export_dir; default
+      first. Default: `model_answers`.
+    server: the task's `server(task_model, preprocessor, **settings)`,
+      which builds its raw-string SavedModel (default
       `bert_tf2.common.serving.server`).
     predictor: `predictor(model, batch_size)` -> the Python predictor, in
       place of a `TextPredictor` of answers and export.
@@ -87,9 +80,8 @@ class Task(collections.namedtuple("Task", [
     requires_model_arguments: the model's arguments without a default
       must be given or recorded (default: when `build` is the generic
       one; a task's own builder supplies its own).
-    int8: precision "int8" is offered (its task model run by ONNX Runtime,
-      `bert_tf2.predict.int8_task`): only where its quality was measured
-      on real weights (docs/performance.md).
+    int8: precision "int8" is offered (only where its quality was
+      measured, docs/performance.md).
   """
 
   def text_predictor(self, model, batch_size, labels=None):
@@ -106,8 +98,9 @@ class Task(collections.namedtuple("Task", [
 
 
 def task(name, model_class, build=generic_text_model.build, answers=None,
-         server=serving.server, predictor=None, labels=MODEL_LABELS, record=None,
-         build_helpers=(), requires_model_arguments=None, int8=False):
+         server=serving.server, predictor=None, labels=MODEL_LABELS,
+         record=None, build_helpers=(), requires_model_arguments=None,
+         int8=False):
   """A `Task` with the defaults above (checked: one line on a bad one)."""
   if labels not in (PREDICTOR_LABELS, MODEL_LABELS):
     raise ValueError("task %r: labels=%r; expected %r or %r"
@@ -184,10 +177,6 @@ def of_class(cls):
   return None
 
 
-def _entity_tagger(model, batch_size):
-  return EntityTagger(model, batch_size)
-
-
 def _multiple_choice_predictor(model, batch_size):
   return MultipleChoicePredictor(model, batch_size=batch_size)
 
@@ -198,7 +187,7 @@ register(task("classifier", BertClassifier,
               server=classifier_serving.server,
               labels=PREDICTOR_LABELS, int8=True))
 register(task("ner", BertTokenClassifier, build=ner_text_model.build,
-              server=ner_serving.server, predictor=_entity_tagger))
+              server=ner_serving.server, predictor=EntityTagger))
 register(task("multiple_choice", BertMultipleChoice,
               build=multiple_choice_text_model.build,
               server=multiple_choice_serving.server,
