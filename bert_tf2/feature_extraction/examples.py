@@ -13,6 +13,7 @@ Example:
 
 import re
 
+from bert_tf2.classifier.features import _truncate_seq_pair
 from bert_tf2.common import InputError
 
 _PAIR = re.compile(r"^(.*) \|\|\| (.*)$")
@@ -75,21 +76,12 @@ def read_examples(input_file):
   return [parse_line(i, line) for i, line in enumerate(lines)]
 
 
-def truncate_seq_pair(tokens_a, tokens_b, max_length):
-  """Pops tokens from the longer list (b on ties) until both fit, in place."""
-  while len(tokens_a) + len(tokens_b) > max_length:
-    if len(tokens_a) > len(tokens_b):
-      tokens_a.pop()
-    else:
-      tokens_b.pop()
-
-
 def convert_example(example, seq_length, tokenizer):
   """InputExample -> InputFeatures ([CLS] a [SEP] b [SEP], zero padded)."""
   tokens_a = tokenizer.tokenize(example.text_a)
   tokens_b = tokenizer.tokenize(example.text_b) if example.text_b else None
   if tokens_b:
-    truncate_seq_pair(tokens_a, tokens_b, seq_length - 3)
+    _truncate_seq_pair(tokens_a, tokens_b, seq_length - 3)
   else:
     tokens_a = tokens_a[:seq_length - 2]
   tokens = ["[CLS]"] + tokens_a + ["[SEP]"]

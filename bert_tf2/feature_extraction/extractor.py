@@ -1,10 +1,8 @@
 """Runs a BERT checkpoint over InputFeatures and returns chosen layers.
 
 The model is `modeling.BertModel` in inference mode, loaded from an
-original-format checkpoint, run batched inside one `tf.function` ([batch_size, length] inputs, length
-the batch's longest sequence rounded up to a multiple of 8, or
-seq_length without trimming; the last partial batch is zero-padded). Layer indexes are Python-style over the encoder layers: -1 is the
-last layer, 0 the first.
+original-format checkpoint, run batched inside one `tf.function`. Layer
+indexes are Python-style over the encoder layers: -1 is the last layer.
 
 Example:
   >>> extractor = FeatureExtractor(config, "bert_model.ckpt", [-1, -2])  # doctest: +SKIP
@@ -46,12 +44,9 @@ def parse_layers(layers, num_hidden_layers, flag="layers"):
 class FeatureExtractor(object):
   """A BERT encoder restored from a checkpoint, returning chosen layers.
 
-  extract_features.py's engine, kept beside the raw-text `FeatureEncoder`
-  (the Python predictor and the script's `--export_dir`) for one reason:
-  it runs token ids made in Python, so the batches can be split over a
-  `tf.distribute` strategy's replicas (`--use_tpu`), where the
-  preprocessor's tensorflow_text ops cannot run; the vectors are the same
-  (tests/feature_extraction/extract_features_test.py, --export_dir).
+  extract_features.py's engine, beside the raw-text `FeatureEncoder`
+  because its token ids are made in Python: its batches can be split over
+  a TPU strategy's replicas, where tensorflow_text ops cannot run.
 
   Args:
     bert_config: modeling.BertConfig.
@@ -104,7 +99,7 @@ class FeatureExtractor(object):
       batch_size: int, examples per model call.
       trim_padding: run each batch at its longest sequence rounded up to a
         bucket (`common.padding`); `length` is then that bucket, else
-        seq_length. Real positions get the same values either way.
+        seq_length (the last partial batch is zero-padded).
     """
     for begin in range(0, len(features), batch_size):
       chunk = features[begin:begin + batch_size]

@@ -20,7 +20,6 @@ Example:
   '{"linex_index": 0, "pooling": "mean", "layers": [{"index": -1, "values": [1.0, 1.0]}]}'
 """
 
-import collections
 import json
 
 import numpy as np
@@ -28,15 +27,8 @@ import numpy as np
 POOLING_MODES = ("none", "cls", "mean")
 
 
-def _values(vector):
-  return [round(x, 6) for x in vector.tolist()]
-
-
 def _layer(index, vector):
-  layer = collections.OrderedDict()
-  layer["index"] = index
-  layer["values"] = _values(vector)
-  return layer
+  return {"index": index, "values": [round(x, 6) for x in vector.tolist()]}
 
 
 def format_line(feature, layer_outputs, pooling="none"):
@@ -48,18 +40,14 @@ def format_line(feature, layer_outputs, pooling="none"):
       --layers order.
     pooling: "none", "cls" or "mean".
   """
-  out = collections.OrderedDict()
-  out["linex_index"] = feature.unique_id
+  out = {"linex_index": feature.unique_id}
   num_tokens = len(feature.tokens)
   if pooling == "none":
-    per_token = []
-    for i, token in enumerate(feature.tokens):
-      entry = collections.OrderedDict()
-      entry["token"] = token
-      entry["layers"] = [_layer(index, output[i])
-                         for index, output in layer_outputs.items()]
-      per_token.append(entry)
-    out["features"] = per_token
+    out["features"] = [
+        {"token": token,
+         "layers": [_layer(index, output[i])
+                    for index, output in layer_outputs.items()]}
+        for i, token in enumerate(feature.tokens)]
   elif pooling in ("cls", "mean"):
     out["pooling"] = pooling
     layers = []

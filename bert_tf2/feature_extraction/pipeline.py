@@ -19,9 +19,7 @@ from bert_tf2.feature_extraction import examples as fe_examples
 from bert_tf2.feature_extraction import extractor as fe_extractor
 from bert_tf2.feature_extraction import output as fe_output
 
-# The precisions extract_features.py computes in (--precision). int8 is
-# the Python `FeatureEncoder(precision="int8")`'s: an ONNX Runtime model,
-# which a SavedModel cannot hold.
+# extract_features.py's --precision values (int8: FeatureEncoder only).
 PRECISIONS = ("float32", "bfloat16")
 
 
@@ -34,12 +32,8 @@ def extract_to_file(input_file, output_file, bert_config_file,
   """Writes one JSON line per input line to `output_file` (atomically).
 
   Args: as the flags of extract_features.py. With export_dir, also writes
-  the same encoder (layers, max_seq_length, do_lower_case) as a SavedModel
-  with raw-string signatures (`bert_tf2.feature_extraction.predictor.FeatureEncoder.export`):
-  serving_pair(text_a, text_b)["token_vectors"] gives the JSON lines'
-  numbers for every input line, without this package. precision:
-  "float32" (the original's) or "bfloat16": the JSON lines and the
-  SavedModel are computed in it (the SavedModel records it).
+  the same encoder as a raw-string SavedModel (`FeatureEncoder.export`),
+  in the same precision.
 
   Returns:
     int, the number of lines written.
@@ -97,11 +91,8 @@ def extract_to_file(input_file, output_file, bert_config_file,
 
 
 def run(f):
-  """extract_features.py's `main`: the work of its parsed flags `f`.
-
-  Args:
-    f: absl FlagValues with the flags of `feature_extraction.flags`.
-  """
+  """extract_features.py's `main` of its parsed flags `f` (absl
+  FlagValues of `feature_extraction.flags`)."""
   cli.require_file("input_file", f.input_file)
   cli.require_file("vocab_file", f.vocab_file)
   cli.require_file("bert_config_file", f.bert_config_file)

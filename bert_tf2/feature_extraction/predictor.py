@@ -1,12 +1,8 @@
 """`FeatureEncoder`: texts -> token vectors or pooled sentence vectors.
 
 The feature-extraction task's Python predictor: a `TextPredictor` of its
-`FeatureTextModel` (a `BertPreprocessor`, the one of its SavedModel,
-making extract_features.py's inputs in graph: [CLS] a [SEP] (b [SEP]), a
-pair truncated longest-first, as `convert_example`; `EncoderLayers`, the
-encoder layers chosen by `layers`, Python-style indexes, -1 = the last),
-run shortest first in batches trimmed to their longest text (or, int8,
-as an ONNX Runtime session).
+`FeatureTextModel` (extract_features.py's inputs made in graph, then the
+encoder layers chosen by `layers`).
 
   encode(texts)            -> per text {"tokens": [...], "token_vectors":
                               float32 [num_tokens, len(layers), hidden]}
@@ -16,10 +12,7 @@ as an ONNX Runtime session).
                               ("mean" over real tokens, [CLS] and [SEP]
                               included, as --pooling=mean)
 
-`export(dir)` writes a SavedModel with serving_default(text) and
-serving_pair(text_a, text_b) -> token_vectors [batch, max_seq_length,
-len(layers), hidden], input_mask [batch, max_seq_length], mean_vectors and
-cls_vectors [batch, len(layers), hidden]: the same numbers as the Python API.
+`export(dir)` writes its SavedModel (`serving.feature_server`).
 
 Example:
   >>> enc = FeatureEncoder("bert_config.json", "bert_model.ckpt",
@@ -50,10 +43,8 @@ class FeatureEncoder(text.TextPredictor):
     do_lower_case, max_seq_length: as extract_features.py's flags.
     layers: encoder layer indexes (-1 = last).
     batch_size: texts per model call.
-    trim_padding: run each batch at its longest text
-      (`TextModel.trims_padding`): the same vectors to float32 round-off.
-    int8: True: precision "int8" (ONNX Runtime, `bert_tf2.predict.int8_task`;
-      needs the `int8` extra; a declared loss, docs/performance.md); a path
+    trim_padding: run each batch at its longest text.
+    int8: True: precision "int8" (`bert_tf2.predict.int8_task`); a path
       (str) loads an earlier `export_onnx(path)`.
     int8_dir: where the int8 .onnx file is kept (default: temporary).
     precision: None (the recorded one), "float32", "bfloat16", "float16",

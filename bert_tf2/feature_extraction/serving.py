@@ -1,10 +1,9 @@
 """Feature serving: the raw-text SavedModel of a `FeatureEncoder`.
 
-`feature_server`, written by `FeatureEncoder.export(dir)`
-(`bert_tf2.feature_extraction.predictor`): serving_default(text)
-and serving_pair(text_a, text_b) -> token_vectors [batch, max_seq_length,
-len(layers), hidden], input_mask [batch, max_seq_length], mean_vectors and
-cls_vectors [batch, len(layers), hidden] (see bert_tf2/feature_extraction/predictor.py).
+`feature_server`: serving_default(text) and serving_pair(text_a, text_b)
+-> token_vectors [batch, max_seq_length, len(layers), hidden], input_mask
+[batch, max_seq_length], mean_vectors and cls_vectors [batch,
+len(layers), hidden].
 
 Example (pooling the vectors of one text of 2 tokens, 1 layer, hidden 2):
   >>> out = pool({"token_vectors": tf.constant([[[[1., 2.]], [[3., 4.]],
@@ -30,11 +29,8 @@ def pool(outputs):
 
 
 def feature_server(model, chunk_size=raw_text_serving.DEFAULT_CHUNK_SIZE):
-  """The `common.serving.TextServer` of text model `model` (a
-  `FeatureTextModel`): its `BertPreprocessor` (extract_features' [CLS] a
-  [SEP] (b [SEP]); an empty text_b is a single text) and its task's
-  vectors at full max_seq_length; serving_default(text),
-  serving_pair(text_a, text_b)."""
+  """The `common.serving.TextServer` of `FeatureTextModel` `model` (an
+  empty text_b is a single text), vectors at full max_seq_length."""
   return serving.TextServer(
       model.preprocessor, model.task,
       lambda features, vectors, texts: vectors,

@@ -1,13 +1,10 @@
 """extract_features' model on raw strings: `FeatureTextModel`.
 
 `EncoderLayers` is the task: `modeling.BertModel`'s encoder layers chosen
-by `layers` (Python-style indexes, -1 = the last), as float32
-token_vectors [batch, seq, len(layers), hidden], and their pools
-(`serving.pool`: mean_vectors over the real tokens, [CLS] and [SEP]
-included, and cls_vectors, [batch, len(layers), hidden]). The text model
-puts a `BertPreprocessor` (extract_features' [CLS] a [SEP] (b [SEP])) in
-front, runs each batch at its longest text and pads the per-token outputs
-back to max_seq_length, so batches of any lengths concatenate.
+by `layers` (-1 = the last), as float32 token_vectors [batch, seq,
+len(layers), hidden], and their pools (`serving.pool`, [batch,
+len(layers), hidden]). The text model pads the per-token outputs back to
+max_seq_length, so batches of any lengths concatenate.
 
 Example:
   >>> import modeling
