@@ -2,15 +2,9 @@
 
 A stage is one top-level script run with this Python from the checkout,
 its output going to a log file. Stages are grouped in tracks: the stages of
-a track run one after another, the tracks side by side. Every 10 seconds
-each running stage reports what its script last logged (training shows the
-runner's `step S/T (P%), ..., elapsed, ETA` line).
-
-Why two tracks: the quick start's two halves (a tiny BERT from scratch, and
-a real pretrained BERT) do not depend on each other, and neither keeps two
-cores busy on its own: vocabulary learning, data creation, checkpoint
-conversion and every script's TensorFlow import run on one core, training
-on about 1.6. Side by side they finish sooner than one after the other.
+a track run one after another, the tracks side by side (neither of the
+quick start's two keeps two cores busy on its own). Every 10 seconds each
+running stage reports what its script last logged.
 
 Example (tests: tests/quickstart/stages_test.py):
 
@@ -94,11 +88,7 @@ def _start(stage, log_dir, cwd, out):
   stage.started = time.time()
 
 
-def _fail(stage, running, out):
-  for other in running:
-    if other.proc.poll() is None:
-      other.proc.terminate()
-      other.proc.wait()
+def _fail(stage, out):
   with open(stage.log_path, "rb") as f:
     tail = f.read().decode("utf-8", "replace").splitlines()[-15:]
   print("\n".join("      | " + l for l in tail), file=out)
@@ -133,7 +123,7 @@ def run_tracks(tracks, log_dir, times, cwd=None, out=sys.stdout):
         if stage.proc.poll() is None:
           continue
         if stage.proc.returncode != 0:
-          _fail(stage, running, out)
+          _fail(stage, out)  # run_tracks stops the others.
         elapsed = time.time() - stage.started
         times.append((stage.label, stage.title, elapsed))
         print("      [%s] done in %.0fs" % (stage.label, elapsed), file=out,

@@ -19,11 +19,8 @@ FLAGS = flags.FLAGS
 
 
 def define_flags(flag_values=flags.FLAGS):
-  """Defines every convert_hf_checkpoint.py flag on `flag_values`.
-
-  Here rather than in modeling/: the library the original's users import
-  defines no script flags.
-  """
+  """Defines every convert_hf_checkpoint.py flag on `flag_values` (here:
+  the original's modeling defines no script flags)."""
   fv = {"flag_values": flag_values}
   flags.DEFINE_string("hf_dir", None, "Directory with the Hugging Face model: "
                       "config.json, model.safetensors and optionally "

@@ -24,11 +24,8 @@ FLAGS = flags.FLAGS
 
 
 def define_flags(flag_values=flags.FLAGS):
-  """Defines every create_vocab.py flag on `flag_values`.
-
-  Here rather than in tokenization/: the library the original's users
-  import defines no script flags.
-  """
+  """Defines every create_vocab.py flag on `flag_values` (here: the
+  original's tokenization defines no script flags)."""
   fv = {"flag_values": flag_values}
   flags.DEFINE_string("input_file", None,
                       "Input text file(s): comma-separated, globs allowed.",

