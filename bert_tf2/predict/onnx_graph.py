@@ -53,13 +53,13 @@ def _only_user(consumers, name, op_type):
   return None
 
 
-def _match(mean, consumers, initializers, graph_outputs):
-  """The layer norm starting at GlobalAveragePool `mean`, or None.
-
-  Returns (nodes, x, gamma, beta, epsilon, output node).
-  """
+def _match(mean, facts):
+  """(nodes, LayerNormalization node) of the layer norm starting at
+  GlobalAveragePool `mean`, or None (`_fuse`'s match)."""
+  from onnx import helper  # pylint: disable=g-import-not-at-top
   from onnx import numpy_helper  # pylint: disable=g-import-not-at-top
 
+  consumers, initializers = facts["consumers"], facts["initializers"]
   single = functools.partial(_only_user, consumers)
   x, m = mean.input[0], mean.output[0]
   mean_users = consumers.get(m, [])
@@ -101,9 +101,12 @@ def _match(mean, consumers, initializers, graph_outputs):
   epsilon = float(numpy_helper.to_array(initializers[eps[0]]).reshape(-1)[0])
   nodes = [mean, sub, square, var, add, sqrt, recip, scale, times_mean[0],
            times_x[0], offset, outs[0]]
-  if any(o in graph_outputs for n in nodes[:-1] for o in n.output):
+  if any(o in facts["graph_outputs"] for n in nodes[:-1] for o in n.output):
     return None
-  return nodes, x, gamma[0], offset.input[0], epsilon, outs[0]
+  return nodes, helper.make_node(
+      "LayerNormalization", [x, gamma[0], offset.input[0]],
+      [outs[0].output[0]], name=outs[0].name + "/LayerNormalization",
+      axis=-1, epsilon=epsilon)
 
 
 def _drop_unused_initializers(graph):
@@ -156,30 +159,21 @@ def _fuse(graph, anchor_type, match):
 
 def fuse_layer_norms(model):
   """Rewrites `model` (onnx.ModelProto) in place; returns how many fused."""
-  from onnx import helper  # pylint: disable=g-import-not-at-top
-
-  def match(node, facts):
-    found = _match(node, facts["consumers"], facts["initializers"],
-                   facts["graph_outputs"])
-    if found is None:
-      return None
-    nodes, x, gamma, beta, epsilon, out = found
-    return nodes, helper.make_node(
-        "LayerNormalization", [x, gamma, beta], [out.output[0]],
-        name=out.name + "/LayerNormalization", axis=-1, epsilon=epsilon)
-  return _fuse(model.graph, "GlobalAveragePool", match)
+  return _fuse(model.graph, "GlobalAveragePool", _match)
 
 
 _GELU_CONSTANTS = {"cube": 3.0, "cubic": 0.044715,
                    "inner": 0.7978845608028654, "one": 1.0, "half": 0.5}
 
 
-def _gelu_match(tanh, producers, consumers, initializers, graph_outputs):
-  """The tanh-approximation GELU around Tanh node `tanh`, or None.
-
-  Returns (nodes, x, output node).
-  """
+def _gelu_match(tanh, facts):
+  """(nodes, FastGelu node) of the tanh-approximation GELU around Tanh node
+  `tanh`, or None (`_fuse`'s match)."""
+  from onnx import helper  # pylint: disable=g-import-not-at-top
   from onnx import numpy_helper  # pylint: disable=g-import-not-at-top
+
+  producers, consumers = facts["producers"], facts["consumers"]
+  initializers = facts["initializers"]
 
   def constant(name, key):
     if name not in initializers:
@@ -239,26 +233,18 @@ def _gelu_match(tanh, producers, consumers, initializers, graph_outputs):
     nodes = [power, cubic, poly, inner, tanh, plus_one, half_x, halve]
   for node in nodes[:-1]:
     if len(consumers.get(node.output[0], [])) != 1 or (
-        node.output[0] in graph_outputs):
+        node.output[0] in facts["graph_outputs"]):
       return None
-  return nodes, x, nodes[-1]
+  return nodes, helper.make_node(
+      "FastGelu", [x], [nodes[-1].output[0]],
+      name=nodes[-1].name + "/FastGelu", domain="com.microsoft")
 
 
 def fuse_gelus(model):
   """Rewrites `model` (onnx.ModelProto) in place: each tanh-approximation
   GELU becomes one com.microsoft FastGelu node; returns how many."""
   from onnx import helper  # pylint: disable=g-import-not-at-top
-
-  def match(node, facts):
-    found = _gelu_match(node, facts["producers"], facts["consumers"],
-                        facts["initializers"], facts["graph_outputs"])
-    if found is None:
-      return None
-    nodes, x, out = found
-    return nodes, helper.make_node(
-        "FastGelu", [x], [out.output[0]], name=out.name + "/FastGelu",
-        domain="com.microsoft")
-  count = _fuse(model.graph, "Tanh", match)
+  count = _fuse(model.graph, "Tanh", _gelu_match)
   if count and not any(o.domain == "com.microsoft"
                        for o in model.opset_import):
     model.opset_import.append(helper.make_opsetid("com.microsoft", 1))
