@@ -2,17 +2,8 @@
 
 The feature-extraction task's Python predictor: a `TextPredictor` of its
 `FeatureTextModel` (extract_features.py's inputs made in graph, then the
-encoder layers chosen by `layers`).
-
-  encode(texts)            -> per text {"tokens": [...], "token_vectors":
-                              float32 [num_tokens, len(layers), hidden]}
-                              (real tokens only, as extract_features.py)
-  sentence_vectors(texts, pooling="mean" | "cls")
-                           -> float32 [len(texts), len(layers), hidden]
-                              ("mean" over real tokens, [CLS] and [SEP]
-                              included, as --pooling=mean)
-
-`export(dir)` writes its SavedModel (`serving.feature_server`).
+encoder layers chosen by `layers`); `export(dir)` writes its SavedModel
+(`serving.feature_server`).
 
 Example:
   >>> enc = FeatureEncoder("bert_config.json", "bert_model.ckpt",
@@ -77,7 +68,9 @@ class FeatureEncoder(text.TextPredictor):
     super().__init__(model, _outputs, _export, batch_size)
 
   def encode(self, texts):
-    """Token vectors of each text or (text_a, text_b) pair (see module doc)."""
+    """Per text or (text_a, text_b) pair: {"tokens": [...],
+    "token_vectors": float32 [num_tokens, len(layers), hidden]}, real
+    tokens only (as extract_features.py)."""
     outputs = self._checked_answers(texts, None, "texts")
     if not outputs:
       return []
@@ -94,7 +87,8 @@ class FeatureEncoder(text.TextPredictor):
     return result
 
   def sentence_vectors(self, texts, pooling="mean"):
-    """float32 [len(texts), len(layers), hidden] pooled vectors."""
+    """float32 [len(texts), len(layers), hidden]: "mean" over the real
+    tokens ([CLS] and [SEP] included, as --pooling=mean) or "cls"."""
     if pooling not in POOLINGS:
       raise ValueError("pooling=%r: expected one of %s" % (pooling,
                                                             POOLINGS))

@@ -13,27 +13,7 @@ Everything has a default except `record_spec` and `write_records`; a job
 that names its `task_name` and `model_class` gets `prepare`, `build_task`
 and `model_record` from them (tests/finetune/toy_task_test.py).
 
-A minimal job (a complete classifier on one-column text files, without the
-checks and outputs a real task adds):
-
-    class TinyJob(finetune.Job):
-      def prepare(self):
-        s = self.settings
-        self.bert_config, self.tokenizer = (
-            setup_checks.load_config_and_tokenizer(s.bert_config_file,
-                                                   s.vocab_file))
-        self.data_dir = s.data_dir
-      def build_task(self):
-        return runner.ModelTask(
-            lambda: BertClassifier(self.bert_config, num_labels=2))
-      def record_spec(self, split):
-        return features.record_spec(self.max_seq_length)
-      def write_records(self, split, path, pad_to=None):
-        examples = read_examples(self.data_dir, split)
-        return features.file_based_convert_examples_to_features(
-            examples, ["0", "1"], self.max_seq_length, self.tokenizer, path)
-
-    driver.run(TinyJob(Settings.from_flags(FLAGS)))
+A complete example: docs/finetuning.md ("Adding a task").
 """
 
 import functools
@@ -57,10 +37,9 @@ class Job(object):
     record_files: {split: file name in --output_dir} of the records.
     task_name: model.json's "task" (a `bert_tf2.tasks` entry's name), or
       None: `model_record` writes none unless overridden.
-    model_class: the task model, built by the default `build_task` as
-      `model_class(bert_config, **model_record()["model"])`.
-    preprocessor_class: the task's raw-text preprocessor (`from_record`
-      builds --export_dir's from the run's model.json record).
+    model_class: the task model (the default `build_task`'s).
+    preprocessor_class: the task's raw-text preprocessor (--export_dir's
+      is its `from_record` of the run's model.json).
     server: the task's `server(model, preprocessor, **settings)`, which
       builds its SavedModel (default `bert_tf2.common.serving.server`);
       settings: model.json's "model" and "outputs".

@@ -81,15 +81,8 @@ def minilm_dir():
 
 
 def classify_sentences(export_dir, sentences):
-  """Classifies `sentences` with a run_classifier.py SavedModel.
-
-  Args:
-    export_dir: the --export_dir of run_classifier.py.
-    sentences: list of str.
-
-  Returns:
-    list of (label, probability of that label, sentence).
-  """
+  """[(label, its probability, sentence)] of `sentences` (list of str), by
+  the SavedModel of run_classifier.py's --export_dir `export_dir`."""
   import tensorflow as tf  # pylint: disable=g-import-not-at-top
   # Registers the tokenizer ops the raw-string signature uses.
   import tensorflow_text  # pylint: disable=g-import-not-at-top,unused-import
@@ -112,12 +105,8 @@ def read_results(path):
 
 
 def write_head(src, dst, lines, header=False, whole_documents=False):
-  """Writes the first `lines` lines of `src` (after a header line) to `dst`.
-
-  For the shortened runs of the tests (--corpus_lines, --dev_sentences).
-  With whole_documents, goes on to the end of the last document (the next
-  blank line), as create_pretraining_data.py reads documents. Returns dst.
-  """
+  """Writes the first `lines` lines of `src` (after a header line) to `dst`
+  and returns dst; with whole_documents, on to the next blank line."""
   with open(src, encoding="utf-8") as f, atomic.atomic_open(
       dst, "w", encoding="utf-8") as out:
     if header:
