@@ -118,45 +118,38 @@ def text_model(cls, directory, max_seq_length=None, do_lower_case=None,
   DEFAULT_LEARNING_RATE, no loss (the task's own loss and metrics).
   """
   with artifact.read_once():
-    return _text_model(cls, directory, max_seq_length, do_lower_case,
-                       precision, onnx_file, **kwargs)
+    settings, recorded = recorded_settings(directory, cls)
+    explicit = dict(kwargs, max_seq_length=max_seq_length,
+                    do_lower_case=do_lower_case)
+    settings.update({k: v for k, v in explicit.items() if v is not None})
+    build = builder_of(cls)
+    check_arguments(cls, build, directory, settings)
+    chosen = speed_defaults.resolve_inference_precision(
+        precision, "%s text model" % cls.__name__,
+        offered=TEXT_MODEL_PRECISIONS, recorded=recorded)
+    if chosen == "int8" and not getattr(tasks.of_class(cls), "int8", False):
+      raise InputError("precision='int8': not offered for %s (offered for %s: "
+                       "its quality measured, docs/performance.md)" % (
+                           cls.__name__, ", ".join(sorted(
+                               t.name for t in map(tasks.get, tasks.names())
+                               if t.int8))))
+    if onnx_file and chosen != "int8":
+      raise InputError("onnx_file=%s: an int8 model's file; give "
+                       "precision='int8' with it" % onnx_file)
+    weights = "float32" if chosen == "int8" else chosen  # ONNX from float32.
+    if "precision" in _named_parameters(build):  # Builds in it itself.
+      settings["precision"] = weights
+    with precision_lib.policy_scope(weights):
+      model = build(cls, directory, **settings)
+    if chosen == "int8":
+      model = int8_task.int8_text_model(model, onnx_file)
+    model.compile(optimizer=keras.optimizers.Adam(DEFAULT_LEARNING_RATE))
+    return model
 
 
 def _record(directory):
   """The `artifact.Artifact` of `directory`'s model.json, or None."""
   return artifact.read(directory) if artifact.exists(directory) else None
-
-
-def _text_model(cls, directory, max_seq_length=None, do_lower_case=None,
-                precision=None, onnx_file=None, **kwargs):
-  """`text_model` inside a `read_once` scope."""
-  settings, recorded = recorded_settings(directory, cls)
-  explicit = dict(kwargs, max_seq_length=max_seq_length,
-                  do_lower_case=do_lower_case)
-  settings.update({k: v for k, v in explicit.items() if v is not None})
-  build = builder_of(cls)
-  check_arguments(cls, build, directory, settings)
-  chosen = speed_defaults.resolve_inference_precision(
-      precision, "%s text model" % cls.__name__,
-      offered=TEXT_MODEL_PRECISIONS, recorded=recorded)
-  if chosen == "int8" and not getattr(tasks.of_class(cls), "int8", False):
-    raise InputError("precision='int8': not offered for %s (offered for %s: "
-                     "its quality measured, docs/performance.md)" % (
-                         cls.__name__, ", ".join(sorted(
-                             t.name for t in map(tasks.get, tasks.names())
-                             if t.int8))))
-  if onnx_file and chosen != "int8":
-    raise InputError("onnx_file=%s: an int8 model's file; give "
-                     "precision='int8' with it" % onnx_file)
-  weights = "float32" if chosen == "int8" else chosen  # ONNX from float32.
-  if "precision" in _named_parameters(build):  # Builds in it itself.
-    settings["precision"] = weights
-  with precision_lib.policy_scope(weights):
-    model = build(cls, directory, **settings)
-  if chosen == "int8":
-    model = int8_task.int8_text_model(model, onnx_file)
-  model.compile(optimizer=keras.optimizers.Adam(DEFAULT_LEARNING_RATE))
-  return model
 
 
 # Keras' own constructor arguments a task model passes on.
@@ -225,7 +218,7 @@ def load(path, task=None, allow_outside=False, **kwargs):
   outside `path` (their digests are still checked).
   """
   with named_files.allowing_outside(allow_outside), artifact.read_once():
-    return _text_model(_task(path, task).model_class, path, **kwargs)
+    return text_model(_task(path, task).model_class, path, **kwargs)
 
 
 def _task(path, task):
@@ -257,7 +250,7 @@ def load_predictor(path, task=None, batch_size=32, labels=None,
     entry = _task(path, task)
     if entry.labels == tasks.MODEL_LABELS and labels is not None:
       kwargs["labels"] = labels  # NER's tags: its model's argument.
-    model = _text_model(entry.model_class, path, **kwargs)
+    model = text_model(entry.model_class, path, **kwargs)
     if entry.labels == tasks.PREDICTOR_LABELS:
       found = _record(path)
       if labels is None and found is not None:
