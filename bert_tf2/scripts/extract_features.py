@@ -13,7 +13,6 @@ from absl import flags
 
 from bert_tf2.common import cli
 from bert_tf2.feature_extraction import flags as extract_flags
-from bert_tf2 import feature_extraction  # pylint: disable=unused-import
 from bert_tf2.feature_extraction import pipeline as extract_pipeline
 import tokenization  # pylint: disable=unused-import  (--preserve_unused_tokens)
 
