@@ -57,9 +57,8 @@ class Task(collections.namedtuple("Task", [
   """One task: what `bert_tf2.models` needs of it.
 
   Fields:
-    name: model.json's "task" (`artifact.write(task=...)`).
-    model_class: the task model (its constructor's arguments are
-      model.json's "model" section).
+    name: model.json's "task".
+    model_class: the task model (model.json's "model": its arguments).
     build: `build(cls, directory, max_seq_length=..., do_lower_case=...,
       **kwargs)` -> its raw-string model (default:
       `bert_tf2.common.text_model.build`).
@@ -72,14 +71,11 @@ class Task(collections.namedtuple("Task", [
     predictor: `predictor(model, batch_size)` -> the Python predictor, in
       place of a `TextPredictor` of answers and export.
     labels: PREDICTOR_LABELS or MODEL_LABELS (see above; the default).
-    record: {section: {key: rule}} of model.json (`record_schema`);
-      default: the schema's own entry for the name, else casing and
-      length only.
-    build_helpers: functions `build` passes its arguments on to (their
-      named parameters are arguments too).
+    record: {section: {key: rule}} of model.json (`record_schema`;
+      default: the schema's entry for the name, else casing and length).
+    build_helpers: functions `build` passes its arguments on to.
     requires_model_arguments: the model's arguments without a default
-      must be given or recorded (default: when `build` is the generic
-      one; a task's own builder supplies its own).
+      must be given or recorded (default: when `build` is the generic one).
     int8: precision "int8" is offered (only where its quality was
       measured, docs/performance.md).
   """

@@ -31,12 +31,10 @@ class Job(object):
   Declared by the class:
     shuffle_buffer: training shuffle buffer of `records.input_fn`.
     results_file: where `driver.run` writes the --do_eval results.
-    task_metrics: `evaluate` gives the task's metrics over the eval records
-      (the runner then evaluates them itself during training); False: the
-      driver calls `evaluate` for every periodic evaluation.
+    task_metrics: `evaluate` gives the task's metrics (the runner computes
+      them in periodic evaluation); False: the driver calls `evaluate`.
     record_files: {split: file name in --output_dir} of the records.
-    task_name: model.json's "task" (a `bert_tf2.tasks` entry's name), or
-      None: `model_record` writes none unless overridden.
+    task_name: model.json's "task" (`bert_tf2.tasks`), or None: no record.
     model_class: the task model (the default `build_task`'s).
     preprocessor_class: the task's raw-text preprocessor (--export_dir's
       is its `from_record` of the run's model.json).
@@ -45,13 +43,11 @@ class Job(object):
       settings: model.json's "model" and "outputs".
 
   Declared by `prepare` (defaults set at construction):
-    evaluates: the run evaluates on the dev set (eval records, periodic
-      evaluation, `results_file`): --do_eval where the script has it.
+    evaluates: the run evaluates on the dev set (--do_eval).
     eval_batch_size: the global evaluation batch (--eval_batch_size).
     examples_per_epoch: training examples per epoch, or None: the
       training records (SQuAD counts questions, as the original).
-    assets: {file name: text} the driver writes into --output_dir (e.g.
-      NER's label_list.txt) beside model.json.
+    assets: {file name: text} the driver writes into --output_dir.
   """
   shuffle_buffer = 100
   task_metrics = True
