@@ -1,16 +1,9 @@
 """JSON Lines output of extract_features.py.
 
-pooling="none" (the original's format, one line per input line):
-  {"linex_index": 0, "features": [{"token": "[CLS]", "layers": [
-      {"index": -1, "values": [0.123456, ...]}, ...]}, ...]}
-  Only real tokens (no padding); values rounded to 6 decimals with Python's
-  round(); layers in --layers order.
-
-pooling="cls" / "mean" (one sentence vector per layer and line):
-  {"linex_index": 0, "pooling": "mean", "layers": [
-      {"index": -1, "values": [...]}, ...]}
-  "cls" is the vector of the [CLS] token; "mean" averages the vectors of all
-  real tokens ([CLS] and [SEP] included, padding excluded).
+pooling="none": the original's format, one line per input line, real
+tokens only, values rounded to 6 decimals, layers in --layers order;
+"cls" / "mean": one sentence vector per layer and line (the [CLS] token's,
+or the mean over the real tokens). Both formats: docs/squad.md.
 
 Example:
   >>> import numpy as np

@@ -1,12 +1,10 @@
 """int8 inference: our model exported to ONNX, dense weights quantized to int8.
 
-The predictors' forward function (ids, mask, segment ids -> logits or
-vectors) is converted by tf2onnx with a dynamic [batch, seq] input shape,
-then `onnxruntime.quantization.quantize_dynamic` stores every MatMul weight
-as int8 and quantizes the activations per batch at run time (dynamic-range
-quantization); ONNX Runtime runs the dense layers with int8 kernels.
-Embeddings, LayerNorm, softmax and GELU stay float32 (GELU as one ONNX Runtime
-FastGelu node, `onnx_graph.fuse_gelus`).
+A forward function (ids, mask, segment ids -> outputs) is converted by
+tf2onnx with a dynamic [batch, seq] input shape, then
+`onnxruntime.quantization.quantize_dynamic` stores every MatMul weight as
+int8 (activations quantized per batch at run time); embeddings,
+LayerNorm, softmax and GELU stay float32.
 
 ONNX Runtime rather than TensorFlow: TensorFlow on CPU has no fast int8
 matmul (docs/performance.md). The packages are the optional extra `int8`.
