@@ -1,30 +1,17 @@
 """TPUEstimator replacement on tf.distribute + Keras 3.
 
-API (see docs/runner.md for details):
+API (see docs/runner.md for details; a `Task`: bert_tf2/runner/task.py):
 
     import runner, optimization
-
-    class MyTask(runner.Task):            # bert_tf2/runner/task.py
-      def build_model(self): ...          # keras.Model, inside strategy.scope()
-      def checkpoint_variables(self, model): ...  # {original_name: variable}
-      def compute_loss(self, model, features, training): ... # (loss, outputs)
-      def create_metrics(self): ...       # {name: keras.metrics.Metric}
-      def update_metrics(self, metrics, features, outputs): ...
-      def predict_outputs(self, model, features): ...  # {name: [batch, ...]}
-
-    # The task models of this package carry their loss, metrics and
-    # outputs: their task is runner.ModelTask(lambda: BertClassifier(...)).
 
     strategy = runner.strategy_from_flags(use_tpu, tpu_name, tpu_zone,
                                           gcp_project, master, num_tpu_cores,
                                           strategy=None)
     config = runner.RunConfig(output_dir, save_checkpoints_steps=1000,
-                              iterations_per_loop=1000, keep_checkpoint_max=5,
-                              strategy=strategy, precision="float32",
-                              jit_compile=False, log_step_count_steps=100,
-                              gradient_accumulation_steps=1)
+                              iterations_per_loop=1000, strategy=strategy,
+                              precision="float32")
     est = runner.Estimator(
-        MyTask(), config,
+        MyTask(), config,   # or runner.ModelTask(lambda: BertClassifier(...))
         optimizer_fn=lambda: optimization.create_optimizer(lr, steps, warmup),
         init_checkpoint=None, train_batch_size=32, eval_batch_size=8,
         predict_batch_size=8)

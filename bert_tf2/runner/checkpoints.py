@@ -2,8 +2,7 @@
 
 Checkpoints are `output_dir/model.ckpt-STEP` in the original TF1 format and
 names: the model's variables, "<name>/adam_m", "<name>/adam_v",
-"global_step" (int64) and, for float16 runs, the loss-scale state. They are
-written by `modeling.save_checkpoint`, which makes them complete-or-absent.
+"global_step" (int64) and, for float16 runs, the loss-scale state.
 """
 
 import json
@@ -57,11 +56,8 @@ _WARNED = set()
 def checkpoint_error(prefix):
   """Why checkpoint `prefix` cannot be used, or None if it can.
 
-  Reads every tensor: the index's block checksums and each tensor's CRC32C
-  are checked by TensorFlow's reader, so a truncated, zeroed or bit-flipped
-  .index or .data file is found (the name alone proves nothing); and every
-  floating-point tensor must be finite (a diverged run's weights are no
-  checkpoint to resume, evaluate or export).
+  Reads every tensor (TensorFlow's reader checks the index's and each
+  tensor's checksums); every floating-point tensor must be finite.
 
   Returns:
     None, or a phrase to follow the checkpoint's name: "is damaged: <what
@@ -114,14 +110,11 @@ def _candidates(output_dir):
 def latest_checkpoint(output_dir):
   """The newest READABLE checkpoint prefix in output_dir, or None.
 
-  Uses the `checkpoint` state file, and also scans for `model.ckpt-N.index`
-  files, so a missing, stale or damaged state file does not lose a
-  checkpoint (a damaged one gets one warning line). Each candidate, newest
-  first, is read in full (`checkpoint_error`); a damaged one (a copy cut
-  short, a disk that filled up on a file system without atomic rename) or
-  one holding NaN/Inf (saved by an older version when the run diverged)
-  gets one warning line and is skipped, and left where it is for
-  inspection. No path is taken for a glob pattern.
+  Uses the `checkpoint` state file and also scans for `model.ckpt-N.index`
+  files, so a missing, stale or damaged state file loses no checkpoint.
+  Each candidate, newest first, is read in full (`checkpoint_error`); a
+  damaged or non-finite one gets one warning line and is skipped (left in
+  place). No path is taken for a glob pattern.
 
   Raises:
     InputError: output_dir holds checkpoints but none of them is usable
@@ -166,11 +159,8 @@ def save(variables, output_dir, step, keep_checkpoint_max):
 
 def set_aside(prefix, tag):
   """Renames checkpoint `prefix`'s files to `prefix.tag.*` (index first), so
-  that no resume, evaluation or export takes it; returns the new prefix.
-
-  The files stay, readable as the checkpoint `prefix.tag`, for inspection;
-  when an earlier run set one aside under that name already, this one is
-  `prefix.tag-2` (then -3, ...): nothing set aside is replaced.
+  that no resume, evaluation or export takes it; returns the new prefix
+  (`prefix.tag-2`, -3, ... when that name is taken: nothing is replaced).
   """
   new, n = "%s.%s" % (prefix, tag), 1
   while literal_paths.checkpoint_files(new):
@@ -179,12 +169,6 @@ def set_aside(prefix, tag):
   for path in literal_paths.checkpoint_files(prefix):  # The index first.
     tf.io.gfile.rename(path, new + path[len(prefix):], overwrite=False)
   return new
-
-
-def relist(output_dir):
-  """Rewrites output_dir's `checkpoint` state file to the checkpoints left
-  on disk (after `set_aside`): see `modeling.checkpoint_writer`."""
-  modeling.relist_checkpoints(output_dir)
 
 
 def restore_exact(variables, prefix, optional=()):
@@ -227,19 +211,9 @@ def restore_exact(variables, prefix, optional=()):
   logging.info("Restored %d variables from %s", len(variables), prefix)
 
 
-def init_model(variables, init_checkpoint):
-  """Loads model weights from --init_checkpoint (optimizer state ignored)."""
-  return modeling.init_from_checkpoint(dict(variables), init_checkpoint,
-                                       flag="init_checkpoint")
-
-
 def refuse_other_model(output_dir, task):
-  """Raises InputError if `output_dir` holds a checkpoint of another model.
-
-  Scripts call this before writing anything into `output_dir` (records,
-  results), so a mistyped --output_dir never overwrites another run's files.
-  The runner repeats the check when it restores.
-  """
+  """Raises InputError if `output_dir` holds a checkpoint of another model
+  (scripts call it before writing anything there)."""
   latest = latest_checkpoint(output_dir)
   if latest:
     restore_exact(task.checkpoint_variables(task.build_model()), latest)
@@ -277,11 +251,8 @@ def write_batch_shape(output_dir, shape):
 
 
 def check_batch_shape(output_dir, shape, allow=False):
-  """Refuses to resume output_dir's checkpoint with another batch shape.
-
-  A resume with another --train_batch_size or --max_seq_length no longer
-  matches the run it continues: its steps, learning-rate schedule and
-  --skip_consumed_batches count batches of the recorded shape.
+  """Refuses to resume output_dir's checkpoint with another batch shape
+  (its steps, schedule and --skip_consumed_batches count recorded batches).
 
   Args:
     output_dir: the run's directory.

@@ -1,21 +1,11 @@
 """Is bfloat16 faster than float32 on this CPU? Measured once, cached.
 
-`--precision=bfloat16` helps where the CPU multiplies bfloat16 in hardware
-quickly (AMX; on some CPUs AVX512-BF16 through oneDNN) and hurts where it
-does not: on an Intel Xeon with AVX512-BF16 but no AMX every peer's
-bfloat16 matmuls ran at 160-249 GFLOP/s against about 300 for float32,
-while on an AMD EPYC with AVX512-BF16 mixed bfloat16 pretraining ran 1.4x
-the steps a second of float32. No rule on CPU flags predicts both, so
-`bfloat16_speedup` times one matmul of a BERT layer's feed-forward shape in
-both dtypes, interleaved (float32, bfloat16, float32, ... for
-PROBE_ROUNDS rounds: a drift of the host's speed hits both alike; the
-ratio is the median of the rounds' ratios; about a second), and caches it
-under a key of everything that changes the answer (`machine_key`: CPU
-model and flags, the cores this process may use, TensorFlow's version and
-thread settings, and the environment variables that change its kernels
-or threads, `PROBE_ENVIRONMENT`): another key is measured anew. The cache
-is `$XDG_CACHE_HOME/bert_tf2/matmul_probe.json` (default `~/.cache`).
-
+No rule on CPU flags predicts it (docs/performance.md: AVX512-BF16 helps
+on one CPU and hurts on another), so `bfloat16_speedup` times one matmul
+of a BERT layer's feed-forward shape in both dtypes, interleaved (a drift
+of the host's speed hits both alike), and caches the ratio under
+`machine_key` (everything that changes the answer) in
+`$XDG_CACHE_HOME/bert_tf2/matmul_probe.json` (default `~/.cache`).
 `warn_if_bfloat16_slower(precision)` logs one warning line when bfloat16 is
 slower; the run goes on as asked.
 """
@@ -26,6 +16,8 @@ import statistics
 import time
 
 from absl import logging
+
+from bert_tf2.common import atomic_write_text
 
 # A BERT-Base feed-forward matmul on 512 tokens: [512, 768] x [768, 3072].
 PROBE_SHAPE = (512, 768, 3072)
@@ -112,10 +104,7 @@ def _read_cache(path):
 def _write_cache(path, cache):
   try:
     os.makedirs(os.path.dirname(path), exist_ok=True)
-    tmp = "%s.tmp%d" % (path, os.getpid())
-    with open(tmp, "w", encoding="utf-8") as f:
-      json.dump(cache, f, indent=1)
-    os.replace(tmp, path)
+    atomic_write_text(path, json.dumps(cache, indent=1))
   except OSError:
     pass  # a read-only home: the probe is simply repeated next time.
 

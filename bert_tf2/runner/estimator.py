@@ -41,12 +41,10 @@ TRAIN_LOG_EVERY_SECS = 20.0
 
 
 class NonFiniteLossError(FloatingPointError, InputError):
-  """The training loss or the weights became NaN or Inf; nothing was saved
-  for that step.
+  """The training loss or the weights became NaN or Inf; nothing was saved.
 
-  Also a `common.InputError` (usually a too-high learning rate or bad data),
-  so a script reports it as one `error: ...` line, exit status 1, with no
-  traceback; the checkpoints that led to it are set aside, not deleted.
+  An `InputError` (usually a too-high learning rate or bad data): a script
+  reports it as one `error: ...` line, exit status 1.
   """
 
 
@@ -230,7 +228,9 @@ class Estimator(object):
           optional=precision.loss_scale_variables(self._optimizer))
       logging.info("Resuming from %s", latest)
     elif self._init_checkpoint:
-      checkpoints.init_model(self.model_variables(), self._init_checkpoint)
+      modeling.init_from_checkpoint(self.model_variables(),
+                                    self._init_checkpoint,
+                                    flag="init_checkpoint")
     step = self.global_step
     if step >= max_steps:
       logging.info("global_step %d >= max_steps %d: nothing to train", step,
@@ -257,12 +257,8 @@ class Estimator(object):
     return self
 
   def _wait_for_all_workers(self):
-    """A barrier across the workers of a multi-worker job (else a no-op).
-
-    Every worker calls it at the same point; it returns on each once all
-    have called it, so files the chief wrote before (checkpoints, best/)
-    are complete for every worker after it.
-    """
+    """A barrier across the workers of a multi-worker job (else a no-op):
+    what the chief wrote before it is complete for every worker after it."""
     if self._num_input_pipelines() < 2:
       return
     if self._barrier_fn is None:
@@ -295,15 +291,12 @@ class Estimator(object):
 
   def _train_loop(self, iterator, step, max_steps, eval_every=0,
                   evaluate_now=None):
-    """Runs the compiled loop in chunks; logs, saves, evaluates, stops on
+    """Runs the compiled loop in calls; logs, saves, evaluates, stops on
     signals.
 
     A call runs up to iterations_per_loop steps (aligned to its multiples),
-    never past a save or evaluation step, and no longer than about
-    TRAIN_LOG_EVERY_SECS at the last call's speed (the first call, which
-    traces and compiles, runs one step; not with several workers, which
-    must agree on every call's length), so a progress line comes every
-    log_step_count_steps steps or TRAIN_LOG_EVERY_SECS, whichever is first.
+    never past a save or evaluation step, and (one worker) no longer than
+    about TRAIN_LOG_EVERY_SECS at the last call's speed.
     """
     cfg = self._config
     save_every = cfg.save_checkpoints_steps
@@ -312,9 +305,7 @@ class Estimator(object):
     pending_scalars = np.zeros([len(self._train_steps.scalar_names)])
     last_log_step, log_time = step, time.time()
     start_time = log_time
-    # The ETA's rate is measured from the end of the first loop on, which
-    # leaves out tracing and compilation.
-    rate_from = None
+    rate_from = None  # The ETA's rate leaves out the first call (tracing).
     stalled = 0
     step_secs = None  # Wall time per step of the last call.
     # Every worker of a multi-worker job must run the same steps per call
@@ -403,15 +394,9 @@ class Estimator(object):
     self._summaries.write("", step, scalars)
 
   def _set_aside_continued(self):
-    """Sets aside every checkpoint this training run continued from: the
-    one it resumed from and those it saved (chief only), since continuing
-    from any of them led to the non-finite loss or weights.
-
-    A rerun (at a lower --learning_rate, or on fixed data) then never
-    resumes from weights whose continuation diverged: it resumes from an
-    older checkpoint, or starts afresh. Nothing is deleted: the files stay
-    as `model.ckpt-N.nonfinite-loss.*`, and renaming one back resumes from
-    it.
+    """Renames the checkpoints this run resumed from or saved (chief only)
+    to `model.ckpt-N.nonfinite-loss.*`, so that a rerun never resumes from
+    weights whose continuation diverged.
 
     Returns:
       a sentence saying what was set aside and what a rerun starts from.
@@ -421,7 +406,7 @@ class Estimator(object):
     aside = ["%s.%s" % (p, NON_FINITE_TAG) for p in present]
     if present and self._strategy.extended.should_checkpoint:
       aside = [checkpoints.set_aside(p, NON_FINITE_TAG) for p in present]
-      checkpoints.relist(self._config.output_dir)
+      modeling.relist_checkpoints(self._config.output_dir)
     said = ""
     if present:
       said = ("Training continued from %s: set aside as %s (never resumed "
@@ -443,12 +428,8 @@ class Estimator(object):
 
   def _check_finite(self, step):
     """Raises NonFiniteLossError if a float variable a checkpoint would hold
-    is NaN or Inf.
-
-    One compiled call, at save time only (every worker holds the same
-    weights, so every worker of a job decides the same); the loss is checked
-    every step, but it is computed before the update that is saved.
-    """
+    is NaN or Inf (one compiled call, at save time only: the loss checked
+    every step is computed before the update that is saved)."""
     if self._finite_fn is None:
       variables = {name: v for name, v in self.training_variables().items()
                    if tf.as_dtype(v.dtype).is_floating}
@@ -601,10 +582,9 @@ class Estimator(object):
 
   def _frozen_predict_fn(self, make_dataset, multi_worker):
     """Below float32, on the default strategy, the predict step traced
-    with the restored dense weights as constants, as the text models'
-    `predict` runs (`bert_tf2.common.frozen_weights`: oneDNN packs them for
-    the CPU's matrix units), traced anew on every `predict` (the weights
-    may have changed since); else None."""
+    anew with the restored dense weights as constants
+    (`bert_tf2.common.frozen_weights`), as the text models' `predict` runs;
+    else None."""
     if (multi_worker or self._strategy is not tf.distribute.get_strategy() or
         not modeling.ops.below_float32(self._model.compute_dtype) or
         getattr(self._model, "is_int8", False)):
@@ -693,7 +673,9 @@ class Estimator(object):
       checkpoints.restore_exact(self.model_variables(), path)
       return checkpoints.global_step_of(path)
     if self._init_checkpoint:
-      checkpoints.init_model(self.model_variables(), self._init_checkpoint)
+      modeling.init_from_checkpoint(self.model_variables(),
+                                    self._init_checkpoint,
+                                    flag="init_checkpoint")
       return 0
     logging.warning("No checkpoint in %s and no init_checkpoint: using "
                     "freshly initialized weights", self._config.output_dir)

@@ -22,10 +22,9 @@ from bert_tf2.runner import cpu_probe
 from bert_tf2.runner import precision
 from modeling import ops
 
-# Ops left to their oneDNN kernels when the rest of the step is clustered
-# (`TrainSteps(cluster_elementwise=True)`): XLA's CPU dots run bfloat16 at
-# half oneDNN's rate (docs/performance.md), and a BiasAdd kept beside its
-# MatMul stays in oneDNN's fused MatMul + BiasAdd (+ GELU) kernel.
+# Ops left to their oneDNN kernels when the rest of the step is clustered:
+# XLA's CPU dots run bfloat16 at half oneDNN's rate, and a BiasAdd kept
+# beside its MatMul stays in oneDNN's fused MatMul + BiasAdd kernel.
 _KERNEL_OPS = frozenset(["MatMul", "BatchMatMul", "BatchMatMulV2",
                          "BatchMatMulV3", "Einsum", "BiasAdd", "BiasAddGrad"])
 
@@ -33,13 +32,6 @@ _KERNEL_OPS = frozenset(["MatMul", "BatchMatMul", "BatchMatMulV2",
 def clusterable(node_def):
   """Whether the op of `node_def` may join an XLA cluster of the step."""
   return node_def.op not in _KERNEL_OPS
-
-
-def below_float32(model):
-  """Whether `model` computes below float32 (a mixed bfloat16 or float16
-  policy)."""
-  return ops.below_float32(getattr(model, "compute_dtype", None) or
-                           tf.float32)
 
 
 class TrainSteps(object):
@@ -87,26 +79,21 @@ class TrainSteps(object):
         grads_fn = tf.function(grads_fn, jit_compile=True, autograph=False)
     self._grads_fn = grads_fn
     self._step_fn = step_fn
+    compute_dtype = tf.as_dtype(getattr(model, "compute_dtype", None) or
+                                tf.float32)
     if compile_update is None:
-      # Clipping and the update of every variable as one XLA cluster: run
-      # as separate kernels they are a sixth of a bfloat16 step (about 12
-      # passes over all parameters; docs/performance.md). Float32 keeps
-      # the original's kernels (under --jit_compile the whole step is
-      # compiled anyway). One replica only: the Keras optimizer's update
-      # under a distribution strategy is a merge_call, which XLA cannot
-      # compile.
+      # Clipping and the update as one XLA cluster save a sixth of a
+      # bfloat16 step (docs/performance.md); float32 keeps the original's
+      # kernels. One replica only: the Keras optimizer's update under a
+      # strategy is a merge_call, which XLA cannot compile.
       compile_update = (not jit_compile and replicas == 1 and
-                        below_float32(model))
+                        ops.below_float32(compute_dtype))
     self.compiles_update = bool(compile_update)
     if cluster_elementwise is None:
-      # The LayerNorms, softmaxes, dropout products, casts and gradient
-      # sums of a bfloat16 step between its matmuls: +5-9% for the CPU
-      # step fused this way (docs/performance.md). Measured for bfloat16
-      # on CPU only; float32 keeps the original's kernels, as above.
-      cluster_elementwise = (
-          not jit_compile and replicas == 1 and
-          tf.as_dtype(getattr(model, "compute_dtype", None) or tf.float32)
-          == tf.bfloat16 and cpu_probe.on_cpu_only())
+      # Measured faster for bfloat16 on CPU only (docs/performance.md).
+      cluster_elementwise = (not jit_compile and replicas == 1 and
+                             compute_dtype == tf.bfloat16 and
+                             cpu_probe.on_cpu_only())
     self.clusters_elementwise = bool(cluster_elementwise)
     self._apply_fn = self._apply
     if self.compiles_update:

@@ -1,35 +1,19 @@
 """`--jit_compile` left unset: XLA or not, chosen for the run at hand.
 
-What decides it, measured on the CPUs this project runs on (tables in
-docs/performance.md):
-- XLA speeds up the float32 training step on every CPU measured (+11% on an
-  Intel Xeon with AVX-512, +15-19% on an AMD EPYC with AVX2, +25% on an AMD
-  EPYC with AVX-512), but costs a compilation for each batch shape, so a
-  short run never earns it back.
-- Under XLA TensorFlow's bfloat16 matmuls run at half the rate they reach
-  through oneDNN (the mixed-bfloat16 step: 25.5 seq/s with XLA, 29.9
-  without on the AVX-512 EPYC); float16 has no fast CPU kernels either way.
-- Fused Q/K/V and the steps per call changed the step by under 3% on every
-  CPU, so they keep their defaults and have no rule.
-- GPUs and TPUs were not measured here: unchanged (off; TPUs compile anyway).
-
-So, unless the flag is given:
-  accelerator                        -> off
-  CPU, bfloat16 or float16           -> off
+The rule, from the measurements in docs/performance.md ("What the defaults
+are"), unless the flag is given:
+  accelerator                        -> off (not measured here)
+  CPU, bfloat16 or float16           -> off (XLA halves bfloat16 matmuls)
   CPU, float32, estimated training compute under MIN_XLA_SECONDS -> off
   CPU, float32, longer               -> on
-Below float32 outside XLA the step's ops between its oneDNN matmuls
-(LayerNorms, softmaxes, dropout products, casts, gradient sums) can be
-fused into XLA clusters instead (`loops.TrainSteps`): +5-9% for the
-bfloat16 MiniLM step on the AVX512-BF16 EPYC, for 8-26 s of compilation
-per batch shape. `choose_cluster_elementwise` takes it for runs of at least
-MIN_CLUSTER_SECONDS of estimated compute, and `resolve_jit_compile` logs
-that choice in a second line.
+Below float32 outside XLA the step's ops between its oneDNN matmuls can be
+fused into XLA clusters instead (`loops.TrainSteps`):
+`choose_cluster_elementwise` takes that for runs of at least
+MIN_CLUSTER_SECONDS of estimated compute.
 The estimate is the model's training matmul FLOPs (`modeling.flops`) for
-every sequence of the run at full length, at EFFECTIVE_GFLOPS; it errs
-long for trimmed batches, which only matters near the threshold.
+every sequence of the run at full length, at EFFECTIVE_GFLOPS.
 `choose_jit_compile` is the rule (a pure function); `resolve_jit_compile`
-applies it to a run's settings and logs the choice in one line.
+applies it to a run's settings and logs the choice.
 
   >>> choose_jit_compile(None, "float32", accelerator=False,
   ...                    estimated_seconds=900)[0]
@@ -50,12 +34,10 @@ from bert_tf2.common import InputError
 from bert_tf2.runner import cpu_probe
 from modeling import flops as flops_lib
 
-# A float32 training step's matmul rate on the 2-core CPUs measured (our
-# step ran at 120-290 GFLOP/s); used only to put compute into seconds.
+# The low end of a float32 training step's measured matmul rate (GFLOP/s);
+# used only to put compute into seconds.
 EFFECTIVE_GFLOPS = 200.0
-# XLA's compilation of a BERT training step took 10-25 s on these CPUs (one
-# per batch shape); at its smallest measured gain (11%) a run must compute
-# for about this long to earn that back.
+# Compute needed to earn back XLA's compilation at its smallest gain.
 MIN_XLA_SECONDS = 300.0
 
 
@@ -140,13 +122,8 @@ def resolve_jit_compile(run_config, requested, precision, use_tpu,
   return on
 
 
-# What the elementwise clusters cost and save, measured: run_classifier.py
-# fine-tuning MiniLM in bfloat16 (seq 64, batch 32, 755 steps, estimated
-# 8 min) paid 26 s more before its first 50 steps and then ran 4-5% faster
-# (127-130 against 121-123 examples/s): a net loss there. At about 2% of
-# the estimated seconds saved (the bfloat16 step runs at about 0.4 of the
-# estimate), 26 s are earned back from about 1,300 s; the bench's 16 x 128
-# step (8 s of compilation, +5-9%) from about 400 s. The larger one:
+# Compute needed to earn back the elementwise clusters' compilation (26 s
+# measured) at about 2% of the estimate saved (docs/performance.md).
 MIN_CLUSTER_SECONDS = 1300.0
 
 
@@ -176,31 +153,17 @@ def choose_cluster_elementwise(precision, accelerator, jit_compile,
                 "(measured +5-9%%)" % (estimated_seconds / 60.0))
 
 
-# Inference precision: the predictors, the Keras text models and the
-# SavedModels written from them answer, by default (precision=None), in the
-# precision their run's answers were made in: model.json's "precision"
-# (`bert_tf2.common.artifact`; a run predicts in its --precision, float32
-# unless asked), float32 for a directory without one (the weights' own
-# dtype), on every CPU, as keras-hub, Hugging Face and TF Serving do. Another
-# precision is one argument away: "float32", "bfloat16", "float16", (the
-# predictors of token ids: ONNX Runtime) "int8", or "auto", the choice for
-# the CPU at hand, resolved once, when the model is built:
+# Inference precision (docs/performance.md, "Precision and inference"): by
+# default (precision=None) the one the run's answers were made in
+# (model.json's "precision"; float32 without one); INFERENCE_PRECISION_ENV,
+# when set, where no argument asks one; "auto", resolved once per model:
 #   accelerator                                         -> float32
 #   CPU with AVX512-BF16 or AMX-BF16 and bfloat16 matmuls at least
-#     MIN_BFLOAT16_SPEEDUP x float32 (`cpu_probe.bfloat16_speedup`,
-#     measured once per machine, cached)                -> bfloat16
+#     MIN_BFLOAT16_SPEEDUP x float32 (`cpu_probe.bfloat16_speedup`)
+#                                                       -> bfloat16
 #   otherwise                                           -> float32
-# The environment variable INFERENCE_PRECISION_ENV, when set, is the
-# precision asked where no argument asks one (any of the above).
-# bfloat16 is Keras' mixed_bfloat16 (float32 variables; LayerNorm, softmax,
-# pooling and the heads' logits in float32) without XLA: on an AMD EPYC
-# with AVX512-BF16 it ran MiniLM inference 1.4-1.5x float32 with XLA, with
-# the quality of docs/performance.md ("Precision and quality"). int8 is
-# never chosen by "auto" (its accuracy cost is larger, its conversion takes
-# minutes and needs the optional `int8` extra); ask for it.
+# int8 (ONNX Runtime, token-id predictors) is never chosen by "auto".
 INFERENCE_PRECISIONS = ("auto", "float32", "bfloat16", "float16", "int8")
-# The precisions a run's answers can be recorded in (model.json).
-RECORDED_PRECISIONS = ("float32", "bfloat16", "float16")
 INFERENCE_PRECISION_ENV = "BERT_TF2_INFERENCE_PRECISION"
 BFLOAT16_CPU_FLAGS = ("avx512_bf16", "amx_bf16")
 MIN_BFLOAT16_SPEEDUP = 1.3

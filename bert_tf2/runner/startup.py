@@ -1,19 +1,10 @@
 """Start-up of a training script: the distribution strategy comes first.
 
 MultiWorkerMirroredStrategy must configure TensorFlow's collectives before
-the process runs any other TensorFlow op ("Collective ops must be configured
-at program startup"), and a TPU system is initialized before anything is
-placed on it. Scripts check their inputs with TensorFlow (records, vocab
-tables, checkpoints), so every training pipeline calls
-
-    strategy = runner.start_strategy(FLAGS)
-
-as its first step (run_pretraining, run_classifier, run_squad). It checks
-the distribution flags and TF_CONFIG, waits at most --worker_timeout_secs for
-the other workers (or the TPU) to answer, and creates the strategy once per
-process; `runner.strategy_from_FLAGS(FLAGS)` later returns the same object.
-Errors are `InputError`s (one `error: ...` line, exit status 1), raised
-before anything is written.
+the process runs any other TensorFlow op, and a TPU system is initialized
+before anything is placed on it, so every training pipeline calls
+`strategy = runner.start_strategy(FLAGS)` as its first step;
+`runner.strategy_from_FLAGS(FLAGS)` later returns the same object.
 """
 
 import threading
@@ -29,27 +20,18 @@ _LOCK = threading.Lock()
 _STARTED = {}  # {"key": flag values, "strategy": the strategy}
 
 
-def _key(f):
-  return (bool(f.use_tpu), f.tpu_name, f.tpu_zone, f.gcp_project, f.master,
-          f.num_tpu_cores, f.strategy)
-
-
-def is_multi_worker(flag_values):
-  f = flag_values
-  return f.strategy == "multi_worker" and not f.use_tpu
-
-
 def data_seed(flag_values):
   """Seed for training-data shuffles: fixed in a multi-worker job, else None
   (the original's unseeded shuffles)."""
-  return MULTI_WORKER_DATA_SEED if is_multi_worker(flag_values) else None
+  f = flag_values
+  multi_worker = f.strategy == "multi_worker" and not f.use_tpu
+  return MULTI_WORKER_DATA_SEED if multi_worker else None
 
 
 def start_strategy(flag_values):
   """Creates (once per process) the strategy the flags ask for; returns it.
 
-  Call it before any other TensorFlow work. Later calls with the same
-  distribution flags return the same strategy.
+  Later calls with the same distribution flags return the same strategy.
 
   Args:
     flag_values: absl FLAGS or any object with the runner's flags as
@@ -62,7 +44,8 @@ def start_strategy(flag_values):
       or reached.
   """
   f = flag_values
-  key = _key(f)
+  key = (bool(f.use_tpu), f.tpu_name, f.tpu_zone, f.gcp_project, f.master,
+         f.num_tpu_cores, f.strategy)
   timeout = f.worker_timeout_secs  # Read even when already started.
   with _LOCK:
     if _STARTED.get("key") == key:

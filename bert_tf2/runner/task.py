@@ -3,9 +3,8 @@
 A Task replaces the TF1 `model_fn`: it builds the Keras model, computes the
 loss, updates evaluation metrics and produces predictions. The runner owns
 everything else (strategy, loops, optimizer, checkpoints, summaries).
-The runner traces a task's methods as plain graph code, without AutoGraph
-(as TPUEstimator traced a `model_fn`; it halves the trace time): branch on
-a tensor with `tf.cond` or `keras.ops.cond`, not a Python `if`.
+The runner traces a task's methods without AutoGraph (as TPUEstimator
+traced a `model_fn`): branch on a tensor with `tf.cond`, not a Python `if`.
 
 Example (a complete toy task):
 
@@ -25,8 +24,7 @@ Example (a complete toy task):
       def predict_outputs(self, model, features):
         return {"pred": model(features["x"], training=False)[:, 0]}
 
-The task models of this package carry their maths themselves; their
-runner task is the one `ModelTask` adapter below.
+The task models of this package are run through `ModelTask` below.
 """
 
 import weakref
@@ -64,11 +62,8 @@ class Task(object):
     raise NotImplementedError("Task.compute_loss")
 
   def training_scalars(self):
-    """Names of scalar entries of compute_loss's outputs to log in training.
-
-    The runner averages them over replicas and steps and logs them beside
-    the loss (and to TensorBoard), e.g. pretraining's ("masked_lm_loss",
-    "next_sentence_loss", ...). Default: none.
+    """Names of scalar entries of compute_loss's outputs to log in training
+    (averaged over replicas and steps), e.g. pretraining's "masked_lm_loss".
     """
     return ()
 
@@ -88,20 +83,11 @@ class Task(object):
 class ModelTask(Task):
   """The `Task` of a model that carries its task's maths itself.
 
-  Every task model of this package (`bert_tf2.common.task_model.TaskModel`:
-  classifier, NER, multiple choice, SQuAD, pretraining; and the embedding
-  `SentenceEncoder`) is the one home of its head, loss, evaluation metrics
-  and outputs, and answers the runner's questions with these methods:
-
-    loss_and_outputs(features, training) -> (loss, outputs)
-    eval_metrics() -> {name: keras.metrics.Metric}   (eval_results.txt names)
-    update_eval_metrics(metrics, features, outputs)
-    predict_outputs(features) -> {name: [batch, ...]}
-    training_scalars() -> names of scalar outputs to log in training
-
-  so the runner's task is this one adapter. Rows keep the features that
-  identify them ("unique_ids", "example_index", "is_real_example") in the
-  predictions.
+  Every task model of this package (`bert_tf2.common.task_model.TaskModel`
+  and the embedding `SentenceEncoder`) answers the runner's questions with
+  loss_and_outputs, eval_metrics, update_eval_metrics, predict_outputs and
+  training_scalars. Predictions keep the features that identify their rows
+  (`row_keys`).
 
   Example:
     >>> import functools, modeling
