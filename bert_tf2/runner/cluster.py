@@ -2,15 +2,9 @@
 
 Pure Python (no TensorFlow): it runs before the strategy is created.
 
-`parse_tf_config(text)` turns the TF_CONFIG environment variable of a
-multi-worker job into a `ClusterInfo` or raises `InputError` naming what is
-wrong. `wait_for_peers(info, timeout_secs)` returns once every other task of
-the cluster accepts a TCP connection on its address, or raises `InputError`
-after `timeout_secs`. While it waits, this task listens on its own port, so
-peers doing the same see it (TensorFlow's server takes the port over once
-the wait is done). It exists because MultiWorkerMirroredStrategy's start-up
-blocks forever, holding the GIL and ignoring SIGTERM, when a peer never
-comes: the wait gives a clear error and exit status instead.
+MultiWorkerMirroredStrategy's start-up blocks forever, ignoring SIGTERM,
+when a peer never comes; `wait_for_peers` gives a clear error instead.
+While it waits, this task listens on its own port so that peers see it.
 
 Example:
   >>> info = parse_tf_config('{"cluster": {"worker": ["h0:2222", "h1:2222"]},'

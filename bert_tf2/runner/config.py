@@ -20,20 +20,16 @@ class RunConfig(object):
       (mixed_float16 with dynamic loss scaling).
     jit_compile: compile the training step with XLA.
     cluster_elementwise: let XLA fuse the step's ops between its matmuls
-      where `loops.TrainSteps` would (a bfloat16 model on CPU, outside
-      XLA, one replica); False: never (`runner.speed_defaults` turns it
-      off for runs too short to earn back its compilation).
+      where `loops.TrainSteps` would; False: never.
     log_step_count_steps: log progress at most this often (in steps).
     gradient_accumulation_steps: micro-batches per optimizer step; the
       global batch (train_batch_size) is split into this many micro-batches.
     skip_consumed_batches: on resume, skip the batches the restored steps
-      already consumed (exact continuation for deterministic input_fns).
-      The original restarted the input pipeline; that stays the default.
+      already consumed (the original restarted the input pipeline).
     handle_signals: on SIGTERM/SIGINT during `train`, stop, save a checkpoint
       at the current step and raise `runner.TrainingInterrupted`.
     allow_new_batch_shape: resume although the train batch size or sequence
-      length differ from those output_dir's checkpoints were trained with
-      (`checkpoints.check_batch_shape`).
+      length differ (`checkpoints.check_batch_shape`).
   """
 
   def __init__(self, output_dir, save_checkpoints_steps=1000,

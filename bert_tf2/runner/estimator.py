@@ -1,8 +1,7 @@
 """`Estimator`: train / evaluate / predict a `Task` on a tf.distribute strategy.
 
-The TPUEstimator replacement: same life cycle (checkpoints in output_dir,
-resume from the latest one, init_checkpoint for a fresh start, params
-["batch_size"] for the input_fn), built on Keras 3 + tf.distribute. The
+The TPUEstimator replacement (same life cycle: checkpoints in output_dir,
+resume from the latest one, init_checkpoint for a fresh start). The
 compiled training loop is `runner.loops.TrainSteps`; the input side is
 `runner.inputs`.
 """
@@ -66,9 +65,6 @@ class Estimator(object):
     max_seq_length: the training sequence length, recorded with the batch
       size in output_dir/batch_shape.json; a resume with other values is
       refused (`checkpoints.check_batch_shape`). None: the batch size only.
-
-  input_fn(params) returns a tf.data.Dataset of feature dicts batched by
-  params["batch_size"], the PER-REPLICA batch (see `runner.inputs`).
   """
 
   def __init__(self, task, config, optimizer_fn=None, init_checkpoint=None,
@@ -106,21 +102,9 @@ class Estimator(object):
 
   # ------------------------------------------------------------ properties
   @property
-  def strategy(self):
-    return self._strategy
-
-  @property
   def model(self):
     """The Keras model (None until the first train/evaluate/predict)."""
     return self._model
-
-  @property
-  def optimizer(self):
-    return self._optimizer
-
-  @property
-  def config(self):
-    return self._config
 
   @property
   def global_step(self):
@@ -141,10 +125,9 @@ class Estimator(object):
 
     Raises:
       TrainingInterrupted: SIGTERM/SIGINT arrived; a checkpoint was saved.
-      NonFiniteLossError: the loss or the weights became NaN/Inf; no
-        checkpoint is written for the bad step, and the checkpoints this
-        run continued from (resumed from, saved) are set aside as
-        model.ckpt-N.nonfinite-loss.* so a rerun does not resume from them.
+      NonFiniteLossError: the loss or the weights became NaN/Inf; nothing
+        is saved, and this run's checkpoints are set aside
+        (`_set_aside_continued`).
     """
     return self._train(input_fn, max_steps)
 
@@ -154,10 +137,7 @@ class Estimator(object):
     """Trains to `max_steps`, evaluating every `every_n_steps` on the way.
 
     Each evaluation runs on the weights of a checkpoint saved at that step
-    (so a resumed run continues exactly) and at `max_steps`; see
-    `runner.periodic_eval` for what is recorded (eval_history.jsonl,
-    TensorBoard scalars in output_dir/eval, output_dir/best/,
-    early_stopping.json).
+    and at `max_steps`; see `runner.periodic_eval` for what is recorded.
 
     Args:
       train_input_fn, eval_input_fn: as for `train` and `evaluate`.
@@ -167,16 +147,14 @@ class Estimator(object):
       early_stopping: a `runner.EarlyStopping` (metric, mode, patience).
       keep_best: keep the best evaluation's checkpoint in output_dir/best/.
       eval_fn: None, or eval_fn(checkpoint) -> results dict (with
-        "global_step"): evaluates instead of the task's metrics over
-        eval_input_fn, e.g. NER's entity F1 from predictions (the caller
-        checks its early-stopping metric).
+        "global_step") instead of the task's metrics, e.g. NER's entity F1
+        (the caller checks its early-stopping metric).
 
     Returns:
       self. `self.stopped_early` says whether early stopping ended training.
 
     Raises:
-      InputError: the early-stopping metric is not one evaluation produces
-        (checked before training starts).
+      InputError: the early-stopping metric is not one evaluation produces.
     """
     if early_stopping is not None and eval_fn is None:
       with self._strategy.scope():
@@ -184,7 +162,7 @@ class Estimator(object):
     periodic = periodic_eval.PeriodicEval(
         self._config.output_dir, every_n_steps, early_stopping, keep_best,
         enabled=self._strategy.extended.should_checkpoint)
-    stop = periodic.stopped()
+    stop = periodic_eval.read_stop(self._config.output_dir)
     if stop:
       logging.info("Not training: this run stopped early at global_step %s "
                    "(%s did not improve); delete %s to train further",
@@ -217,7 +195,6 @@ class Estimator(object):
     self._build_optimizer()
 
     latest = self.latest_checkpoint()
-    # The checkpoints this run continues from (see _set_aside_continued).
     self._continued = [latest] if latest else []
     self._shape_recorded = False
     if latest:

@@ -1,13 +1,5 @@
-"""The fine-tuning flags run_classifier.py, run_squad.py and run_ner.py share.
-
-One place for each of their names, defaults and help texts: the model
-files (--bert_config_file, --vocab_file, --init_checkpoint,
---do_lower_case), --output_dir, --max_seq_length, --do_train / --do_eval /
---do_predict, the batch sizes, --learning_rate, --num_train_epochs,
---warmup_proportion, and the runner's flags (`runner.define_flags`: TPU,
---save_checkpoints_steps, --iterations_per_loop, --strategy, ...). A
-script changes only what differs for it (run_squad.py: --max_seq_length
-defaults to 384 and it has no --do_eval).
+"""The fine-tuning flags run_classifier.py, run_squad.py and run_ner.py share
+(and the runner's, `runner.define_flags`).
 
 Example:
   >>> from absl import flags
@@ -81,6 +73,4 @@ def define_finetuning_flags(flag_values=flags.FLAGS, max_seq_length=128,
   flags.DEFINE_float(
       "warmup_proportion", 0.1, "Proportion of training with "
       "linear learning rate warmup, e.g. 0.1 = 10%.", **fv)
-  # --save_checkpoints_steps, --iterations_per_loop, the TPU flags and the
-  # runner's new ones.
   runner_flags.define_flags(flag_values)

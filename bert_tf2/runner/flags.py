@@ -1,21 +1,8 @@
 """The runner/TPU flags of the original scripts, plus the new ones.
 
-    from absl import flags
-    from bert_tf2 import runner
     runner.define_flags()            # in the script, before app.run
-    ...
-    FLAGS = flags.FLAGS
     strategy = runner.strategy_from_FLAGS(FLAGS)
     config = runner.run_config_from_flags(FLAGS, strategy)
-
-Original flags and defaults: --use_tpu=False, --tpu_name, --tpu_zone,
---gcp_project, --master, --num_tpu_cores=8, --iterations_per_loop=1000,
---save_checkpoints_steps=1000. New: --strategy, --precision,
---jit_compile, --keep_checkpoint_max, --gradient_accumulation_steps,
---optimizer, --skip_consumed_batches, --allow_new_batch_shape,
---worker_timeout_secs, and
-evaluation during training: --eval_every_n_steps, --early_stopping_metric,
---early_stopping_mode, --early_stopping_patience, --keep_best_checkpoint.
 """
 
 from absl import flags
@@ -138,22 +125,15 @@ def early_stopping_from_flags(flag_values=flags.FLAGS):
 
 
 def strategy_from_FLAGS(flag_values=flags.FLAGS):  # pylint: disable=invalid-name
-  """`strategy_from_flags` with the values of the defined flags.
-
-  The strategy `startup.start_strategy` created for the same flags, if any
-  (created now otherwise).
-  """
+  """`strategy_from_flags` with the values of the defined flags (the one
+  `startup.start_strategy` created for the same flags, if any)."""
   return startup.start_strategy(flag_values)
 
 
 def run_config_from_flags(flag_values=flags.FLAGS, strategy=None,
                           output_dir=None, **overrides):
-  """A RunConfig from the flags (output_dir from --output_dir).
-
-  Progress is logged every min(100, --iterations_per_loop) steps, or every
-  20 s of training when steps are slow (`estimator.TRAIN_LOG_EVERY_SECS`):
-  step/total, rate, elapsed, ETA.
-  """
+  """A RunConfig from the flags (output_dir from --output_dir); progress is
+  logged every min(100, --iterations_per_loop) steps."""
   f = flag_values
   kwargs = dict(
       output_dir=output_dir or f.output_dir,
@@ -197,10 +177,8 @@ def make_estimator(task, config, num_train_steps=None, num_warmup_steps=0,
     num_train_steps: int or None (no training): the schedule's length.
     num_warmup_steps: int, warmup steps of the schedule.
     learning_rate_multipliers: optional {regex on original variable names:
-      factor} (see `optimization.create_optimizer`); default: the task's
-      `learning_rate_multipliers` attribute, if any (e.g. NER's CRF).
-    The keyword-only arguments: `estimator_options` (the flags' values;
-      run_squad.py evaluates with its predict batch).
+      factor}; default: the task's `learning_rate_multipliers`, if any.
+    The keyword-only arguments: `estimator_options`.
 
   Returns:
     runner.Estimator.

@@ -1,12 +1,9 @@
 """Every worker's prediction rows on every worker (multi-worker predict).
 
-`gather_rows` runs in replica context: each replica's output rows are placed
-in its own slot of a [replicas, max_rows, ...] block and summed across all
-replicas with `all_reduce` (exact: x + 0 = x). The collectives of every
-strategy support that for numbers and for batches of different sizes (a
-final partial or empty batch), where `strategy.gather`/`all_gather` failed
-with one device per worker. Replica order is input order (see
-`inputs.shard_batches`).
+Each replica's rows are placed in its own slot of a [replicas, max_rows,
+...] block and summed across replicas with `all_reduce` (exact: x + 0 = x),
+which every strategy supports for batches of different sizes, where
+`strategy.gather` failed with one device per worker.
 """
 
 import numpy as np

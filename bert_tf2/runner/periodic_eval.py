@@ -1,22 +1,12 @@
 """Evaluation during training: history, early stopping, the best checkpoint.
 
-`Estimator.train_and_evaluate` (TPUEstimator's `train_and_evaluate` role)
-evaluates every N steps on a checkpoint saved at that step and hands the
-results to a `PeriodicEval`, which
-
-* appends them to output_dir/eval_history.jsonl (one JSON object per
-  evaluation: "global_step" and the metrics; the file is rewritten
-  atomically, so a kill never leaves half a line);
-* with a metric (`EarlyStopping`), copies the checkpoint of the best
-  evaluation so far into output_dir/best/ (model.ckpt-STEP files, a
-  `checkpoint` state file and best_metrics.json) where keep_checkpoint_max
-  never rotates it out;
-* stops training after `patience` evaluations without improvement and
-  records the stop in output_dir/early_stopping.json, so a restarted run
-  does not train further.
-
-Its state comes from eval_history.jsonl, so a resumed run continues the same
-patience count and best value.
+`Estimator.train_and_evaluate` evaluates every N steps on a checkpoint
+saved at that step and hands the results to a `PeriodicEval`, which
+appends them to output_dir/eval_history.jsonl (one JSON object a line),
+keeps the best evaluation's checkpoint in output_dir/best/ (with
+best_metrics.json) and stops after `patience` evaluations without
+improvement (output_dir/early_stopping.json). Its state comes from those
+files, so a resumed run continues the same patience count and best value.
 
 Example:
   >>> stopping = EarlyStopping("eval_accuracy", patience=2)
@@ -161,10 +151,6 @@ class PeriodicEval(object):
     self.enabled = enabled
     self.history = read_history(output_dir)
 
-  def stopped(self):
-    """The early-stopping record if this run already stopped early."""
-    return read_stop(self.output_dir)
-
   def best(self):
     """(step, value) of the best recorded evaluation, or (None, None)."""
     best_step, best_value = None, None
@@ -173,11 +159,6 @@ class PeriodicEval(object):
       if self.early_stopping.improved(value, best_value):
         best_step, best_value = record["global_step"], value
     return best_step, best_value
-
-  def evaluations_since_best(self):
-    step, _ = self.best()
-    return sum(1 for r in self.history
-               if step is None or r["global_step"] > step)
 
   def after_evaluation(self, results, checkpoint):
     """Records `results` of `checkpoint`; returns True to stop training."""
@@ -216,8 +197,12 @@ class PeriodicEval(object):
 
   def _should_stop(self):
     stopping = self.early_stopping
-    return bool(stopping and stopping.patience and
-                self.evaluations_since_best() >= stopping.patience)
+    if not (stopping and stopping.patience):
+      return False
+    step, _ = self.best()
+    since_best = sum(1 for r in self.history
+                     if step is None or r["global_step"] > step)
+    return since_best >= stopping.patience
 
   def _keep(self, checkpoint, record):
     """Copies `checkpoint` into output_dir/best/ atomically."""

@@ -51,15 +51,10 @@ def loss_scale_variables(optimizer):
 def apply_loss_scaled(optimizer, grads, variables, squared_norm_terms):
   """A LossScaleOptimizer's `apply`, passing clipping terms to the inner one.
 
-  The update keras.optimizers.LossScaleOptimizer.apply makes (divide the
-  gradients by the loss scale; if all are finite, apply them with the inner
-  optimizer and double the scale after `dynamic_growth_steps` finite steps
-  in a row; else skip the update and halve the scale), written with its
+  keras.optimizers.LossScaleOptimizer.apply's update, written with its
   public state so that the inner BERT optimizer also receives
-  `squared_norm_terms`, unscaled (divided by the squared scale).
-
-  Call in replica context, with gradients that are the same on every replica
-  (already all-reduced), as the runner does.
+  `squared_norm_terms`, unscaled. Call in replica context, with gradients
+  already all-reduced.
 
   Args:
     optimizer: a keras LossScaleOptimizer around a `BertOptimizer`.

@@ -1,13 +1,10 @@
 """SIGTERM/SIGINT during training: stop at a step boundary, save, exit.
 
-A preempted machine gets SIGTERM (and a short grace period); Ctrl-C sends
-SIGINT. While `SignalWatcher` is active, either signal sets a host-side
-boolean `tf.Variable` that the training loop reads before every step, so a
-loop of `iterations_per_loop` steps stops after the current step instead of
-finishing the loop. (Python runs signal handlers only between bytecodes, so
-the flag is set from a helper thread woken by `signal.set_wakeup_fd`, while
-the main thread is still inside the tf.function.) The runner then saves a
-checkpoint at the current step and raises `TrainingInterrupted`.
+While `SignalWatcher` is active, either signal sets a host-side boolean
+`tf.Variable` that the training loop reads before every step; the runner
+then saves a checkpoint and raises `TrainingInterrupted`. The flag is set
+from a helper thread woken by `signal.set_wakeup_fd`: Python runs signal
+handlers only between bytecodes, not inside a tf.function call.
 """
 
 import signal

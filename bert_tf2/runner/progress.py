@@ -14,9 +14,7 @@ Example:
 
 def format_duration(seconds):
   """Seconds as H:MM:SS, e.g. 3725.2 -> '1:02:05'; None or < 0 -> '?'."""
-  if seconds is None or seconds != seconds or seconds < 0:
-    return "?"
-  if seconds == float("inf"):
+  if seconds is None or not 0 <= seconds < float("inf"):  # NaN: False.
     return "?"
   seconds = int(round(seconds))
   return "%d:%02d:%02d" % (seconds // 3600, seconds // 60 % 60, seconds % 60)

@@ -89,9 +89,8 @@ def choose_jit_compile(requested, precision, accelerator, estimated_seconds):
 
 def resolve_jit_compile(run_config, requested, precision, use_tpu,
                         estimated_seconds, accelerator=None):
-  """Sets run_config.jit_compile by `choose_jit_compile` and
-  run_config.cluster_elementwise by `choose_cluster_elementwise`; logs the
-  first in one line, and the second below float32.
+  """Sets run_config.jit_compile and .cluster_elementwise by the rules
+  above; logs the choices.
 
   Args:
     run_config: the `runner.RunConfig` of the run (changed in place).
@@ -228,10 +227,8 @@ def resolve_inference_precision(requested, what, offered=INFERENCE_PRECISIONS,
                                 cpu_flags=None, bfloat16_ratio=None,
                                 accelerator=None):
   """The precision `what` (e.g. "ClassifierPredictor") runs in; logs one
-  line. requested None: the environment's INFERENCE_PRECISION_ENV when
-  set, else `recorded` (the run's, from model.json). Arguments after
-  `recorded` default to this machine's (injectable for tests); see
-  `choose_inference_precision`.
+  line. Arguments after `recorded` default to this machine's (see
+  `choose_inference_precision`).
 
   Raises:
     InputError: the precision asked (argument or environment) is unknown
