@@ -1,33 +1,10 @@
-"""TPUEstimator replacement on tf.distribute + Keras 3.
+"""TPUEstimator replacement on tf.distribute + Keras 3 (docs/runner.md).
 
-API (see docs/runner.md for details; a `Task`: bert_tf2/runner/task.py):
-
-    import runner, optimization
-
-    strategy = runner.strategy_from_flags(use_tpu, tpu_name, tpu_zone,
-                                          gcp_project, master, num_tpu_cores,
-                                          strategy=None)
-    config = runner.RunConfig(output_dir, save_checkpoints_steps=1000,
-                              iterations_per_loop=1000, strategy=strategy,
-                              precision="float32")
-    est = runner.Estimator(
-        MyTask(), config,   # or runner.ModelTask(lambda: BertClassifier(...))
-        optimizer_fn=lambda: optimization.create_optimizer(lr, steps, warmup),
-        init_checkpoint=None, train_batch_size=32, eval_batch_size=8,
-        predict_batch_size=8)
-    est.train(input_fn, max_steps)        # resumes from output_dir
-    est.train_and_evaluate(train_input_fn, eval_input_fn, max_steps,
-                           every_n_steps=1000,  # eval_history.jsonl, eval/
-                           early_stopping=runner.EarlyStopping(
-                               "eval_accuracy", patience=3),
-                           keep_best=True)   # output_dir/best/
-    results = est.evaluate(input_fn, steps=None)  # metrics + loss + global_step
-    for row in est.predict(input_fn): ... # one numpy dict per example
-    runner.write_eval_results(path, results)
-
-input_fn(params) -> tf.data.Dataset of feature dicts batched by
-params["batch_size"] (the per-replica batch). Scripts get the original
-runner/TPU flags from `runner.define_flags()`.
+A `Task` (task.py) gives the model, loss, metrics and predictions;
+`Estimator(task, RunConfig(output_dir, ...), optimizer_fn=...)` trains,
+evaluates and predicts it. input_fn(params) -> tf.data.Dataset of feature
+dicts batched by params["batch_size"] (the per-replica batch). Scripts get
+the original runner/TPU flags from `runner.define_flags()`.
 """
 
 from bert_tf2.runner.checkpoints import latest_checkpoint

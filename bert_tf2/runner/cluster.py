@@ -129,8 +129,7 @@ def _listen(address):
   """A socket listening on the port of `address` on every interface.
 
   Raises:
-    InputError: another process holds the port (TensorFlow could not bind
-      it either).
+    InputError: another process holds the port.
   """
   _, port = split_address(address)
   error = None

@@ -47,9 +47,8 @@ def cpu_model_and_flags(cpuinfo="/proc/cpuinfo"):
 
 
 def machine_key(cpuinfo="/proc/cpuinfo", environ=None):
-  """A string naming what changes the probe's answer: this CPU (model and
-  flags), the cores this process may use, the TensorFlow version, its
-  thread settings and `PROBE_ENVIRONMENT`'s variables (set ones only)."""
+  """A string naming what changes the probe's answer: CPU model and flags,
+  usable cores, TensorFlow version and threads, `PROBE_ENVIRONMENT`."""
   import tensorflow as tf  # pylint: disable=g-import-not-at-top
   environ = os.environ if environ is None else environ
   model, flags = cpu_model_and_flags(cpuinfo)
@@ -125,17 +124,8 @@ def interleaved_rates(measure, rounds=PROBE_ROUNDS):
 
 
 def bfloat16_speedup(measure=measure_gflops, path=None, key=None):
-  """bfloat16 GFLOP/s over float32 GFLOP/s on this machine (cached under
-  `machine_key()`; measured by `interleaved_rates`).
-
-  Args:
-    measure: fn(dtype) -> GFLOP/s (default: `measure_gflops`).
-    path: the cache file (default `cache_path()`).
-    key: the machine key (default `machine_key()`).
-
-  Returns:
-    dict with "float32" and "bfloat16" GFLOP/s and their "ratio".
-  """
+  """`interleaved_rates(measure)` on this machine, cached under `key`
+  (default `machine_key()`) in `path` (default `cache_path()`)."""
   path = path or cache_path()
   key = key or machine_key()
   cache = _read_cache(path)

@@ -426,7 +426,7 @@ class Estimator(object):
                          self._set_aside_continued()))
 
   def _save(self, step):
-    """Writes model.ckpt-STEP (chief only); returns its prefix or None.
+    """Writes model.ckpt-STEP (chief only).
 
     Raises:
       NonFiniteLossError: a weight is NaN or Inf (nothing is written).
@@ -435,15 +435,13 @@ class Estimator(object):
     self._continued.append(os.path.join(self._config.output_dir,
                                         "model.ckpt-%d" % step))
     if not self._strategy.extended.should_checkpoint:
-      return None
-    prefix = checkpoints.save(self.training_variables(),
-                              self._config.output_dir, step,
-                              self._config.keep_checkpoint_max)
+      return
+    checkpoints.save(self.training_variables(), self._config.output_dir,
+                     step, self._config.keep_checkpoint_max)
     if not self._shape_recorded:
       checkpoints.write_batch_shape(self._config.output_dir,
                                     self._batch_shape)
       self._shape_recorded = True
-    return prefix
 
   # --------------------------------------------------------------- evaluate
   def evaluate(self, input_fn, steps=None, checkpoint_path=None, name=None):
@@ -653,9 +651,9 @@ class Estimator(object):
       modeling.init_from_checkpoint(self.model_variables(),
                                     self._init_checkpoint,
                                     flag="init_checkpoint")
-      return 0
-    logging.warning("No checkpoint in %s and no init_checkpoint: using "
-                    "freshly initialized weights", self._config.output_dir)
+    else:
+      logging.warning("No checkpoint in %s and no init_checkpoint: using "
+                      "freshly initialized weights", self._config.output_dir)
     return 0
 
 

@@ -17,13 +17,8 @@ from bert_tf2.runner import strategy as strategy_lib
 
 
 def _define(kind, name, default, help_text, flag_values, **kwargs):
-  if kind == "enum":
-    flags.DEFINE_enum(name, default, kwargs.pop("enum_values"), help_text,
-                      flag_values=flag_values, **kwargs)
-    return
-  definer = {"bool": flags.DEFINE_bool, "string": flags.DEFINE_string,
-             "integer": flags.DEFINE_integer}[kind]
-  definer(name, default, help_text, flag_values=flag_values, **kwargs)
+  getattr(flags, "DEFINE_" + kind)(name, default, help=help_text,
+                                   flag_values=flag_values, **kwargs)
 
 
 def define_flags(flag_values=flags.FLAGS):
@@ -98,10 +93,7 @@ def early_stopping_from_flags(flag_values=flags.FLAGS):
   """(every_n_steps, EarlyStopping or None, keep_best) from the flags.
 
   Raises:
-    InputError: inconsistent flags (a metric, patience or best checkpoint
-      without --eval_every_n_steps, or --keep_best_checkpoint /
-      --early_stopping_mode / --early_stopping_patience without
-      --early_stopping_metric).
+    InputError: inconsistent flags.
   """
   f = flag_values
   every = int(f.eval_every_n_steps or 0)
@@ -151,10 +143,7 @@ def run_config_from_flags(flag_values=flags.FLAGS, strategy=None,
 
 
 def estimator_options(flag_values=flags.FLAGS):
-  """The fine-tuning scripts' optimizer and batch flags, read once: the
-  keyword arguments of `make_estimator` (--learning_rate, --optimizer,
-  --use_tpu, --init_checkpoint, --train/eval/predict_batch_size,
-  --max_seq_length)."""
+  """The keyword arguments of `make_estimator`, read from the flags once."""
   f = flag_values
   return dict(learning_rate=f.learning_rate, optimizer=f.optimizer,
               use_tpu=bool(f.use_tpu), init_checkpoint=f.init_checkpoint,

@@ -6,14 +6,11 @@ Training step (one optimizer update), per replica:
   grads = all_reduce_mean(grads)                       # = grads of global mean
   optimizer.apply(grads)       # (unscale, skip if non-finite,) clip, update
 Gradients are densified for the all-reduce; for an IndexedSlices gradient
-(an embedding looked up with tf.gather) the step also passes the optimizer
-the sum of squares of its values (`apply`'s squared_norm_terms), which is
-what the original's tf.clip_by_global_norm counted (see optimization.base).
-With gradient accumulation the gradients of K micro-batches are summed
-locally first and reduced once. The loop runs up to `num_steps` steps in one
-tf.function call and stops early on a non-finite loss or a stop request.
-It also sums the task's `training_scalars()` (e.g. pretraining's MLM and NSP
-losses), replica-averaged, for the training log.
+the step also passes the optimizer the sum of squares of its values, which
+is what the original's tf.clip_by_global_norm counted. With gradient
+accumulation K micro-batches' gradients are summed locally, reduced once.
+The loop runs up to `num_steps` steps in one tf.function call and stops
+early on a non-finite loss or a stop request.
 """
 
 import tensorflow as tf

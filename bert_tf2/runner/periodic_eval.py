@@ -84,9 +84,6 @@ class EarlyStopping(object):
 
 def metric_names(task):
   """The result names `Estimator.evaluate` gives for `task` (no global_step).
-
-  Creating the metrics is cheap (Keras metrics, no model), so scripts call
-  this before they write anything.
   """
   return sorted(set(task.create_metrics()) | {"loss"})
 

@@ -175,15 +175,13 @@ def choose_inference_precision(requested, cpu_flags, bfloat16_ratio,
   by the rule above.
 
   Args:
-    requested: one of INFERENCE_PRECISIONS, or None (the default: the
-      recorded one).
+    requested: one of INFERENCE_PRECISIONS, or None (the recorded one).
     cpu_flags: the CPU's flags (`cpu_probe.cpu_model_and_flags()[1]`).
     bfloat16_ratio: function () -> bfloat16 / float32 matmul rate (called
       only for "auto" on a CPU with bfloat16 instructions).
     accelerator: whether a GPU or TPU is used.
     offered: the precisions the caller can run.
-    recorded: the precision the model's run answered in (model.json's;
-      float32 without one).
+    recorded: the precision the model's run answered in (model.json's).
 
   Raises:
     ValueError: `requested` (or `recorded`) is unknown or not offered.

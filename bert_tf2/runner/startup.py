@@ -35,13 +35,10 @@ def start_strategy(flag_values):
 
   Args:
     flag_values: absl FLAGS or any object with the runner's flags as
-      attributes (use_tpu, tpu_name, tpu_zone, gcp_project, master,
-      num_tpu_cores, strategy, worker_timeout_secs).
+      attributes.
 
   Raises:
-    InputError: bad --strategy, missing or malformed TF_CONFIG, workers that
-      do not answer within --worker_timeout_secs, a TPU that cannot be found
-      or reached.
+    InputError: see `strategy.strategy_from_flags`.
   """
   f = flag_values
   key = (bool(f.use_tpu), f.tpu_name, f.tpu_zone, f.gcp_project, f.master,

@@ -32,10 +32,8 @@ def _tpu_strategy(tpu_name, tpu_zone, gcp_project, master, num_tpu_cores,
                   timeout_secs=DEFAULT_WORKER_TIMEOUT_SECS):
   """TPUStrategy via TPUClusterResolver, as the original's --use_tpu path.
 
-  Any failure to find or reach the TPU (a name that does not resolve, no
-  GCE metadata server, no Cloud TPU API access, an address that does not
-  answer) is an InputError naming the flag. Lookups over HTTP (metadata
-  server, TPU API) time out after `timeout_secs`.
+  Any failure to find or reach the TPU is an InputError naming the flag;
+  lookups over HTTP time out after `timeout_secs`.
   """
   flag, tpu = ("tpu_name", tpu_name) if tpu_name else ("master", master or "")
   what = "--%s=%s" % (flag, tpu) if tpu else "--use_tpu (no --tpu_name)"
@@ -103,10 +101,6 @@ def strategy_from_flags(use_tpu=False, tpu_name=None, tpu_zone=None,
       other task of the cluster answers (InputError after
       `worker_timeout_secs`).
     "tpu": same as --use_tpu.
-
-  multi_worker and TPU strategies must be created before any other
-  TensorFlow op of the process: scripts call `runner.start_strategy(FLAGS)`
-  first (see bert_tf2/runner/startup.py).
 
   Example:
     >>> strategy_from_flags(strategy="default").num_replicas_in_sync
