@@ -33,7 +33,7 @@ def checkpoint_step(prefix):
 
 
 def _signature(prefix):
-  """(path, size, mtime) of each file of `prefix`: changes when it is rewritten."""
+  """(path, size, mtime) of each file of `prefix` (changes on a rewrite)."""
   sig = []
   files = literal_paths.checkpoint_files(prefix)
   if not files or not files[0].endswith(".index"):
@@ -178,9 +178,7 @@ def restore_exact(variables, prefix, optional=()):
   float32 run's checkpoint) keep their current value when absent.
 
   Raises:
-    InputError: naming --output_dir, when the checkpoint is damaged or
-      holds NaN/Inf, lacks a variable or holds it with another shape (a
-      checkpoint of a different model).
+    InputError: the checkpoint is unusable or of a different model.
   """
   error = checkpoint_error(prefix)  # Cached when latest_checkpoint chose it.
   if error is not None:
@@ -258,9 +256,6 @@ def check_batch_shape(output_dir, shape, allow=False):
     output_dir: the run's directory.
     shape: this run's `batch_shape`.
     allow: --allow_new_batch_shape: resume anyway (one warning line).
-
-  Raises:
-    InputError: naming both values of each flag that differs.
   """
   recorded = read_batch_shape(output_dir)
   if not recorded:

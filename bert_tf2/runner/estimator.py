@@ -465,10 +465,8 @@ class Estimator(object):
     strategy = self._strategy
     per_replica = self.eval_batch_size // strategy.num_replicas_in_sync
     make_dataset = self._build_model(input_fn, per_replica, "eval")
-    if restore:
-      step = self._restore_for_inference(checkpoint_path)
-    else:
-      step = self.global_step
+    step = (self._restore_for_inference(checkpoint_path) if restore
+            else self.global_step)
     if self._metrics is None:
       with strategy.scope():
         self._metrics = dict(self._task.create_metrics())

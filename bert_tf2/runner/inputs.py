@@ -12,18 +12,9 @@ from bert_tf2.common import fit_data
 
 
 def dataset_fn(input_fn, params, per_replica_batch, mode, skip_batches=0):
-  """A `distribute_datasets_from_function` function calling `input_fn`.
-
-  Args:
-    input_fn: callable(params) -> tf.data.Dataset.
-    params: dict of extra params entries.
-    per_replica_batch: int, params["batch_size"].
-    mode: "train", "eval" or "predict" (params["mode"]).
-    skip_batches: batches to skip (resuming with skip_consumed_batches).
-
-  Returns:
-    callable(tf.distribute.InputContext) -> tf.data.Dataset.
-  """
+  """A `distribute_datasets_from_function` function: input_fn(params) with
+  params["batch_size"] = per_replica_batch, params["mode"] = mode ("train",
+  "eval" or "predict"), less its first `skip_batches` batches."""
   def make(ctx):
     all_params = dict(params)
     all_params.update(batch_size=per_replica_batch, mode=mode,

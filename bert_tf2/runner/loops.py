@@ -44,10 +44,9 @@ class TrainSteps(object):
     multi_worker: agree on the stop flag across workers every step.
     compile_update: run clipping and the optimizer update as one XLA
       cluster; None: below float32 outside XLA on one replica.
-    cluster_elementwise: let XLA fuse the forward and backward passes' ops
-      other than the matmuls and bias adds (`clusterable`) into clusters
-      between the oneDNN matmuls (`tf.xla.experimental.jit_scope`); None:
-      in a bfloat16 model on CPU, outside XLA, on one replica.
+    cluster_elementwise: let XLA fuse the step's ops other than the matmuls
+      and bias adds (`clusterable`); None: in a bfloat16 model on CPU,
+      outside XLA, on one replica.
   """
 
   def __init__(self, task, model, optimizer, strategy, aggregated,
@@ -100,10 +99,10 @@ class TrainSteps(object):
 
   # ---- per replica ----
   def _loss_and_grads(self, features):
-    if not self.clusters_elementwise:
-      return self._loss_and_grads_ops(features)
-    with tf.xla.experimental.jit_scope(compile_ops=clusterable):
-      return self._loss_and_grads_ops(features)
+    if self.clusters_elementwise:
+      with tf.xla.experimental.jit_scope(compile_ops=clusterable):
+        return self._loss_and_grads_ops(features)
+    return self._loss_and_grads_ops(features)
 
   def _loss_and_grads_ops(self, features):
     variables = self._model.trainable_variables

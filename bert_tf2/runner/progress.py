@@ -21,18 +21,8 @@ def format_duration(seconds):
 
 
 def progress_message(step, max_steps, elapsed_secs, steps_per_sec):
-  """One progress line for training at global step `step` of `max_steps`.
-
-  Args:
-    step: int, the global step reached.
-    max_steps: int, the global step training stops at.
-    elapsed_secs: float, wall time since this training run started.
-    steps_per_sec: float, the recent training rate (0 or None: unknown).
-
-  Returns:
-    str "step S/M (P%), R steps/s, elapsed H:MM:SS, ETA H:MM:SS"; the ETA
-    is the remaining steps at that rate ('?' when the rate is unknown).
-  """
+  """One progress line for training at global step `step` of `max_steps`;
+  the ETA is the remaining steps at `steps_per_sec` ('?' if 0 or None)."""
   percent = 100.0 * step / max_steps if max_steps else 100.0
   eta = None
   if steps_per_sec and steps_per_sec > 0:

@@ -94,12 +94,10 @@ def resolve_jit_compile(run_config, requested, precision, use_tpu,
 
   Args:
     run_config: the `runner.RunConfig` of the run (changed in place).
-    requested: --jit_compile (True, False or None when unset).
-    precision: --precision.
-    use_tpu: --use_tpu.
+    requested, precision, use_tpu: --jit_compile (None: unset),
+      --precision, --use_tpu.
     estimated_seconds: `estimate_train_seconds` of the run.
-    accelerator: whether a GPU/TPU is used (default: --use_tpu or a GPU
-      visible to TensorFlow).
+    accelerator: whether a GPU/TPU is used (default: --use_tpu or a GPU).
 
   Returns:
     bool, the choice.

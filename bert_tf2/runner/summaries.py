@@ -5,13 +5,8 @@ import os
 import tensorflow as tf
 
 
-def _scalar_metadata():
-  metadata = tf.compat.v1.SummaryMetadata()
-  metadata.plugin_data.plugin_name = "scalars"
-  return metadata.SerializeToString()
-
-
-_SCALAR_METADATA = _scalar_metadata()
+_SCALAR_METADATA = tf.compat.v1.SummaryMetadata(
+    plugin_data={"plugin_name": "scalars"}).SerializeToString()
 
 
 class ScalarWriter(object):
