@@ -19,9 +19,8 @@ from modeling import literal_paths
 
 _STEP_RE = re.compile(r"model\.ckpt-(\d+)\.index$")
 
-# output_dir/batch_shape.json: {"train_batch_size": B, "max_seq_length": L}
-# of the run that saved the checkpoints (a side file: the checkpoints keep
-# the original's variables, readable by the original code).
+# {"train_batch_size": B, "max_seq_length": L} of the run that saved the
+# checkpoints (a side file: the checkpoints keep the original's variables).
 BATCH_SHAPE_FILE = "batch_shape.json"
 _SHAPE_FLAGS = ("train_batch_size", "max_seq_length")
 

@@ -282,11 +282,10 @@ class Estimator(object):
     pending_scalars = np.zeros([len(self._train_steps.scalar_names)])
     last_log_step, log_time = step, time.time()
     start_time = log_time
-    rate_from = None  # The ETA's rate leaves out the first call (tracing).
+    rate_from = None  # The ETA's rate: from the first log on (no tracing).
     stalled = 0
     step_secs = None  # Wall time per step of the last call.
-    # Every worker of a multi-worker job must run the same steps per call
-    # (each step all-reduces): no cap from a local clock there.
+    # Workers must agree on each call's steps: no cap from a local clock.
     cap_secs = (TRAIN_LOG_EVERY_SECS if self._num_input_pipelines() < 2
                 else float("inf"))
     with preemption.SignalWatcher(cfg.handle_signals) as watcher:

@@ -16,14 +16,11 @@ from bert_tf2.runner import startup
 from bert_tf2.runner import strategy as strategy_lib
 
 
-def _define(kind, name, default, help_text, flag_values, **kwargs):
-  getattr(flags, "DEFINE_" + kind)(name, default, help=help_text,
-                                   flag_values=flag_values, **kwargs)
-
-
 def define_flags(flag_values=flags.FLAGS):
   """Defines the runner flags on `flag_values` (each script calls it once)."""
-  d = lambda *a, **k: _define(*a, flag_values=flag_values, **k)  # pylint: disable=unnecessary-lambda-assignment
+  def d(kind, name, default, help_text, **kwargs):
+    getattr(flags, "DEFINE_" + kind)(name, default, help=help_text,
+                                     flag_values=flag_values, **kwargs)
   d("bool", "use_tpu", False, "Whether to use TPU or GPU/CPU.")
   d("string", "tpu_name", None,
     "The Cloud TPU to use for training. This should be either the name used "

@@ -11,9 +11,8 @@ import threading
 
 from bert_tf2.runner import strategy as strategy_lib
 
-# Training data order shared by every worker of a multi-worker job: the
-# runner splits each pipeline's batches between the workers, so all of them
-# must read the same order (an unseeded shuffle differs per process).
+# Every worker of a multi-worker job must read the same data order: the
+# runner splits each pipeline's batches between the workers.
 MULTI_WORKER_DATA_SEED = 12345
 
 _LOCK = threading.Lock()

@@ -113,8 +113,6 @@ def strategy_from_flags(use_tpu=False, tpu_name=None, tpu_zone=None,
     raise InputError("--strategy=%s: expected one of %s"
                      % (strategy, ", ".join(STRATEGIES)))
   if strategy == "multi_worker":
-    # Before anything else touches the TF runtime: collectives must be
-    # configured at program startup.
     return _multi_worker_strategy(worker_timeout_secs)
   gpus = tf.config.list_logical_devices("GPU")
   if not strategy:
