@@ -59,9 +59,8 @@ def checkpoint_error(prefix):
   tensor's checksums); every floating-point tensor must be finite.
 
   Returns:
-    None, or a phrase to follow the checkpoint's name: "is damaged: <what
-    TensorFlow's reader said>" or "holds NaN or Inf in ..." (see
-    `modeling.non_finite_phrase`).
+    None, or a phrase to follow the checkpoint's name: "is damaged: ..." or
+    "holds NaN or Inf in ..." (`modeling.non_finite_phrase`).
   """
   sig = _signature(prefix)
   cached = _VERIFIED.get(prefix)

@@ -78,10 +78,8 @@ class TrainSteps(object):
     compute_dtype = tf.as_dtype(getattr(model, "compute_dtype", None) or
                                 tf.float32)
     if compile_update is None:
-      # Clipping and the update as one XLA cluster save a sixth of a
-      # bfloat16 step (docs/performance.md); float32 keeps the original's
-      # kernels. One replica only: the Keras optimizer's update under a
-      # strategy is a merge_call, which XLA cannot compile.
+      # Saves a sixth of a bfloat16 step (docs/performance.md). One replica
+      # only: the update under a strategy is a merge_call XLA cannot compile.
       compile_update = (not jit_compile and replicas == 1 and
                         ops.below_float32(compute_dtype))
     self.compiles_update = bool(compile_update)

@@ -151,15 +151,9 @@ def choose_cluster_elementwise(precision, accelerator, jit_compile,
 
 
 # Inference precision (docs/performance.md, "Precision and inference"): by
-# default (precision=None) the one the run's answers were made in
-# (model.json's "precision"; float32 without one); INFERENCE_PRECISION_ENV,
-# when set, where no argument asks one; "auto", resolved once per model:
-#   accelerator                                         -> float32
-#   CPU with AVX512-BF16 or AMX-BF16 and bfloat16 matmuls at least
-#     MIN_BFLOAT16_SPEEDUP x float32 (`cpu_probe.bfloat16_speedup`)
-#                                                       -> bfloat16
-#   otherwise                                           -> float32
-# int8 (ONNX Runtime, token-id predictors) is never chosen by "auto".
+# default the one the run's answers were made in (model.json's "precision";
+# float32 without one); INFERENCE_PRECISION_ENV, when set, where no
+# argument asks one; "auto" by `choose_inference_precision`.
 INFERENCE_PRECISIONS = ("auto", "float32", "bfloat16", "float16", "int8")
 INFERENCE_PRECISION_ENV = "BERT_TF2_INFERENCE_PRECISION"
 BFLOAT16_CPU_FLAGS = ("avx512_bf16", "amx_bf16")
@@ -169,8 +163,9 @@ MIN_BFLOAT16_SPEEDUP = 1.3
 def choose_inference_precision(requested, cpu_flags, bfloat16_ratio,
                                accelerator, offered=INFERENCE_PRECISIONS,
                                recorded="float32"):
-  """(precision, reason): `requested` if given, else `recorded`; "auto"
-  by the rule above.
+  """(precision, reason): `requested` if given, else `recorded`; "auto":
+  bfloat16 on a CPU with BFLOAT16_CPU_FLAGS whose bfloat16 matmuls run at
+  least MIN_BFLOAT16_SPEEDUP x float32, else float32 (never int8).
 
   Args:
     requested: one of INFERENCE_PRECISIONS, or None (the recorded one).
