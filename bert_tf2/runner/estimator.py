@@ -102,6 +102,19 @@ class Estimator(object):
 
   # ------------------------------------------------------------ properties
   @property
+  def config(self):
+    """The `RunConfig` (as TPUEstimator's `config`)."""
+    return self._config
+
+  @property
+  def strategy(self):
+    return self._strategy
+
+  @property
+  def optimizer(self):
+    return self._optimizer
+
+  @property
   def model(self):
     """The Keras model (None until the first train/evaluate/predict)."""
     return self._model

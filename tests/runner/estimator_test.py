@@ -43,6 +43,10 @@ def straight(tmp_path_factory):
 def test_checkpoint_names_steps_and_retention(straight):
   out, est = straight
   assert est.global_step == 20
+  # TPUEstimator's accessors: the run's config, strategy and optimizer.
+  assert est.config.output_dir == str(out)
+  assert est.strategy is tf.distribute.get_strategy()
+  assert int(est.optimizer.iterations) == 20
   ckpt = runner.latest_checkpoint(str(out))
   assert os.path.basename(ckpt) == "model.ckpt-20"
   model_names = sorted(toy.ToyTask().checkpoint_variables(est.model))
