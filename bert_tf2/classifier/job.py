@@ -107,7 +107,10 @@ class ClassifierJob(Job):
 
   def make_processor(self):
     s = self.settings
-    return registry.get_processor(s.task_name, s.data_dir, generic_options(s))
+    # options.py's flags before task_name and data_dir: the settings pass
+    # this file at most twice (tests/finetune/settings_trace_test.py).
+    options = generic_options(s)
+    return registry.get_processor(s.task_name, s.data_dir, options)
 
   def build_task(self):
     s = self.settings

@@ -19,7 +19,6 @@ Example:
 
 from absl import logging
 
-from bert_tf2.classifier.features import build_inputs
 from tokenization import windows
 
 # The original numbers features from this value upwards.
@@ -144,17 +143,23 @@ def convert_examples_to_features(examples, tokenizer, max_seq_length,
     max_context_span = windows.max_context_windows(doc_spans,
                                                    len(all_doc_tokens))
 
-    doc_offset = len(query_tokens) + 2  # [CLS] question [SEP]
     for doc_span_index, (doc_start, doc_length) in enumerate(doc_spans):
+      tokens = ["[CLS]"] + query_tokens + ["[SEP]"]
+      segment_ids = [0] * len(tokens)
       token_to_orig_map = {}
       token_is_max_context = {}
       for i in range(doc_start, doc_start + doc_length):
-        token_to_orig_map[doc_offset + i - doc_start] = tok_to_orig_index[i]
-        token_is_max_context[doc_offset + i - doc_start] = (
+        token_to_orig_map[len(tokens)] = tok_to_orig_index[i]
+        token_is_max_context[len(tokens)] = (
             max_context_span[i] == doc_span_index)
-      tokens, input_ids, input_mask, segment_ids = build_inputs(
-          query_tokens, all_doc_tokens[doc_start:doc_start + doc_length],
-          max_seq_length, tokenizer)
+        tokens.append(all_doc_tokens[i])
+      tokens.append("[SEP]")
+      segment_ids += [1] * (doc_length + 1)
+      input_ids = tokenizer.convert_tokens_to_ids(tokens)
+      padding = max_seq_length - len(input_ids)
+      input_mask = [1] * len(input_ids) + [0] * padding
+      input_ids = list(input_ids) + [0] * padding
+      segment_ids += [0] * padding
 
       start_position = end_position = None
       if is_training:
@@ -163,6 +168,7 @@ def convert_examples_to_features(examples, tokenizer, max_seq_length,
             tok_end_position > doc_end):
           start_position = end_position = 0
         else:
+          doc_offset = len(query_tokens) + 2  # [CLS] question [SEP]
           start_position = tok_start_position - doc_start + doc_offset
           end_position = tok_end_position - doc_start + doc_offset
 
