@@ -154,6 +154,10 @@ class SquadJob(Job):
         null_score_diff_threshold=s.null_score_diff_threshold,
         verbose_logging=s.verbose_logging)
     self.trim_padding = bool(s.trim_padding) and not s.use_tpu
+    # Read now: nothing reads the settings after the plan.
+    self.predict_file = s.predict_file
+    self.predict_batch_size = s.predict_batch_size
+    self.version_2_with_negative = s.version_2_with_negative
     # No --do_eval: evaluation during training, in predict batches.
     self.evaluates = s.eval_every_n_steps > 0
     self.eval_batch_size = s.predict_batch_size
@@ -187,7 +191,7 @@ class SquadJob(Job):
         self.dev, nothing, self._na_probs(dict.fromkeys(nothing, 0.0))))
 
   def _na_probs(self, null_odds):
-    return null_odds if self.settings.version_2_with_negative else None
+    return null_odds if self.version_2_with_negative else None
 
   def model_record(self):
     s = self.settings
@@ -228,7 +232,7 @@ class SquadJob(Job):
     if self.predict_features is None:  # eval and predict: one file.
       self.predict_features = write_features(
           self.window, self.tokenizer, self.predict_examples, False, path)
-      logging.info("%s: %d questions, %d windows", self.settings.predict_file,
+      logging.info("%s: %d questions, %d windows", self.predict_file,
                    len(self.predict_examples), len(self.predict_features))
     return len(self.predict_features)
 
@@ -255,7 +259,7 @@ class SquadJob(Job):
 
   def predict(self, estimator, input_fn):
     logging.info("***** Running predictions ***** batch %d",
-                 self.settings.predict_batch_size)
+                 self.predict_batch_size)
     out = self.output_dir
     self.predictions = postprocess.write_predictions(
         self.predict_examples, self.predict_features,

@@ -13,7 +13,7 @@ export; then --do_predict on the finished run), and the same through
 run_classifier.py, each room is visited at most
 twice, and nothing reads the settings once the driver has read its plan
 (`driver.read_plan`): records, training, evaluation, prediction and
-export run on what was read.
+export run on what was read (checked through run_squad.py too).
 """
 
 import collections
@@ -153,6 +153,21 @@ def _classifier_runs(root):
                          do_predict="true")]
 
 
+def _squad_runs(root):
+  p = fixtures.make_inputs(root)
+  out = os.path.join(root, "out")
+  return "run_squad.py", [
+      fixtures.flag_args(
+          train_file=p["squad"], predict_file=p["squad"],
+          vocab_file=p["vocab"], bert_config_file=p["config"],
+          output_dir=out, do_train="true", do_predict="true",
+          max_seq_length=24, doc_stride=8, max_query_length=8,
+          train_batch_size=2, num_train_epochs=1.0,
+          eval_every_n_steps=2, export_dir=os.path.join(root, "export")),
+      fixtures.flag_args(predict_file=p["squad"], output_dir=out,
+                         do_predict="true")]
+
+
 @pytest.fixture(scope="module")
 def traces(tmp_path_factory):
   """{(script, "trained" or "continued"): (visits, reads after the plan,
@@ -160,7 +175,7 @@ def traces(tmp_path_factory):
   found = {}
   with pytest.MonkeyPatch.context() as monkeypatch:
     tracer = _Tracer(monkeypatch)
-    for runs in (_ner_runs, _classifier_runs):
+    for runs in (_ner_runs, _classifier_runs, _squad_runs):
       script, (trained, continued) = runs(
           str(tmp_path_factory.mktemp("trace")))
       found[script, "trained"] = _run(tracer, script, *trained)
@@ -183,7 +198,8 @@ def test_each_room_is_visited_at_most_twice(traces, script, run):
   assert max(counts.values()) <= 2, visits
 
 
-@pytest.mark.parametrize("script,run", RUNS)
+@pytest.mark.parametrize("script,run", RUNS + [
+    ("run_squad.py", "trained"), ("run_squad.py", "continued")])
 def test_nothing_reads_the_settings_after_the_plan(traces, script, run):
   _, late, _ = traces[script, run]
   assert late == []
