@@ -43,13 +43,15 @@ movie reviews); the speed is what is measured.
 Variants (`--variants`, default all; a variant whose packages are missing
 is reported and skipped):
   ours_savedmodel_P  our SavedModel (`load_predictor(...).export`), its
-                     serving_default on each batch of raw strings
-  ours_textmodel_P   `bert_tf2.models.load_predictor(dir).predict`
-  ours_onecore_P     the same in a process that runs each op on one
-                     thread (`tf.config.threading`: intra-op 1, inter-op
-                     one a core, set before TensorFlow's first op), so
+                     serving_default on each batch of raw strings, at
+                     TensorFlow's threads (as a process that only loads
+                     the SavedModel runs it)
+  ours_textmodel_P   `bert_tf2.models.load_predictor(dir).predict`: the
+                     loader sets the fresh process to one op a core
+                     (`bert_tf2.common.batch_parts.one_op_a_core`), so
                      `predict` runs one part of each batch a core
-                     (`bert_tf2.common.text_model.predict_parts`)
+  ours_tfthreads_P   the same with threads="tensorflow": TensorFlow's
+                     own threads (every core for each op)
   ours_keras_P       the Keras text model of `bert_tf2.models.load(dir)`,
                      its `predict(texts)` (logits)
   ours_predictor_P   `ClassifierPredictor.from_output_dir(dir).predict`
@@ -78,7 +80,7 @@ from bench import quality_gates  # pylint: disable=g-import-not-at-top,wrong-imp
 from bench import text_worker  # pylint: disable=g-import-not-at-top,wrong-import-position
 
 OURS = ["ours_%s_%s" % (path, p)
-        for path in ("textmodel", "onecore", "keras", "savedmodel",
+        for path in ("textmodel", "tfthreads", "keras", "savedmodel",
                      "predictor")
         for p in ("float32", "bfloat16")] + ["ours_predictor_int8"]
 PEERS = ["hf_float32", "hf_bfloat16", "hf_compile_float32",
@@ -100,10 +102,9 @@ def ours_answer(args):
   from bert_tf2 import models
   from bert_tf2.classifier.predictor import ClassifierPredictor
   _, path, precision = args.worker.split("_")
-  if path == "onecore":  # Before any TensorFlow op.
-    tf.config.threading.set_intra_op_parallelism_threads(1)
-    tf.config.threading.set_inter_op_parallelism_threads(
-        len(os.sched_getaffinity(0)))
+  # A SavedModel's user need not import bert_tf2: TensorFlow's threads.
+  threads = "tensorflow" if path in ("tfthreads", "savedmodel") else (
+      "one_op_a_core")
   windows = dict(long_text="sliding_window", doc_stride=args.doc_stride) if (
       args.corpus == "bbc") else {}
   settings = dict(precision=precision, max_seq_length=args.max_seq_length,
@@ -112,9 +113,9 @@ def ours_answer(args):
     predictor = ClassifierPredictor.from_output_dir(
         args.finetuned_dir, batch_size=args.batch_size, **settings)
   else:
-    predictor = models.load_predictor(args.finetuned_dir,
+    predictor = models.load_predictor(args.finetuned_dir, threads=threads,
                                       batch_size=args.batch_size, **settings)
-  if path in ("textmodel", "onecore", "predictor"):
+  if path in ("textmodel", "tfthreads", "predictor"):
     index = lambda rows: [int(np.argmax(r["probabilities"])) for r in rows]
     return ((lambda texts: index(predictor.predict(texts))),
             (lambda texts: index(predictor.predict(texts))))

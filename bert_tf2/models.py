@@ -50,6 +50,7 @@ from bert_tf2.squad.preprocessor import SquadPreprocessor
 from bert_tf2.squad.text_model import SquadTextModel
 from bert_tf2.squad.text_model import squad_text_model
 from bert_tf2.common import artifact
+from bert_tf2.common import batch_parts
 from bert_tf2.common import named_files
 from bert_tf2.common import text_model as _generic
 from bert_tf2.common import InputError
@@ -205,7 +206,8 @@ def check_arguments(cls, build, directory, settings):
                      "given)" % (directory, cls.__name__, ", ".join(missing)))
 
 
-def load(path, task=None, allow_outside=False, **kwargs):
+def load(path, task=None, allow_outside=False, threads="one_op_a_core",
+         **kwargs):
   """The raw-string Keras model of `path`: a run's output_dir (its
   model.json says the task and every setting) or a pretrained directory
   with `task` and the head's arguments.
@@ -216,7 +218,13 @@ def load(path, task=None, allow_outside=False, **kwargs):
   `bert_tf2.tasks`. A run's files must lie inside `path` and match the
   digests training recorded; allow_outside=True reads files linked from
   outside `path` (their digests are still checked).
+
+  threads: "one_op_a_core" (default) sets a process whose TensorFlow has
+  not started, and whose threads nobody chose, to one op a core
+  (`batch_parts.one_op_a_core`: `predict` runs one part of each batch a
+  core, the fastest layout for batches); "tensorflow" keeps TensorFlow's.
   """
+  batch_parts.one_op_a_core(threads)
   with named_files.allowing_outside(allow_outside), artifact.read_once():
     return text_model(_task(path, task).model_class, path, **kwargs)
 
@@ -239,13 +247,14 @@ def _task(path, task):
 
 
 def load_predictor(path, task=None, batch_size=32, labels=None,
-                   allow_outside=False, **kwargs):
+                   allow_outside=False, threads="one_op_a_core", **kwargs):
   """The Python predictor of `path` (as `load`): the task's
   `TextPredictor` (`bert_tf2.tasks`) of its text model.
 
   labels: a classifier's label names (default: the run's, else "0", "1",
   ...; NER: its tags, a model argument); other arguments as `load`.
   """
+  batch_parts.one_op_a_core(threads)
   with named_files.allowing_outside(allow_outside), artifact.read_once():
     entry = _task(path, task)
     if entry.labels == tasks.MODEL_LABELS and labels is not None:

@@ -99,6 +99,17 @@ def pytest_sessionstart(session):
         "(./run_tests.sh does)." % ", ".join(missing))
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _tensorflow_started():
+  """TensorFlow starts with its own threads in every test process, before
+  any test: `models.load` would otherwise set the process to one op a core
+  (`batch_parts.one_op_a_core`) when it came first, and the layout of the
+  tests after it would follow xdist's order. The tests of that layout run
+  fresh processes (tests/common/batch_parts_test.py)."""
+  import tensorflow as tf  # pylint: disable=g-import-not-at-top
+  tf.constant(0)
+
+
 @pytest.fixture(autouse=True, scope="module")
 def _same_random_state_for_every_module():
   """Each test module starts from one global random state (Python, NumPy,

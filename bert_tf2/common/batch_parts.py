@@ -5,9 +5,10 @@ much from two matrices at once. So below float32 the text models' `predict`
 and their SavedModels run the task model on parts of each batch
 (`in_parts`), which TensorFlow's executor runs side by side; the answers
 are the whole batch's bit for bit. In a process that runs each op on one
-thread (`tf.config.threading.set_intra_op_parallelism_threads(1)`)
-`predict` takes one part a core, in any precision
-(docs/results/performance_xeon_amx.md).
+thread (intra-op 1) `predict` takes one part a core, in any precision
+(docs/results/performance_xeon_amx.md); `models.load` and
+`models.load_predictor` choose that layout (`one_op_a_core`) where
+TensorFlow has not started and nobody chose its threads.
 """
 
 import os
@@ -15,6 +16,40 @@ import os
 import tensorflow as tf
 
 from modeling import ops
+from bert_tf2.common import InputError
+
+# `threads=` of the loaders: one op a core where still open, or
+# TensorFlow's threads as they are.
+THREADS = ("one_op_a_core", "tensorflow")
+_CHOSEN_BY_ENVIRONMENT = ("TF_NUM_INTRAOP_THREADS", "TF_NUM_INTEROP_THREADS")
+
+
+def one_op_a_core(threads="one_op_a_core"):
+  """Sets this process to run each op on one thread, one op a core at
+  once (intra-op 1, inter-op = the cores), where that is still open: more
+  than one core, TensorFlow not started (its threads are fixed at its
+  first op), and no thread count chosen (`tf.config.threading`,
+  TF_NUM_INTRAOP_THREADS / TF_NUM_INTEROP_THREADS). Returns whether it
+  set them; threads="tensorflow" leaves them as they are.
+
+  Then `predict` runs one part of each batch a core (`predict_parts`):
+  more sentences a second, but one text alone gets one core.
+  """
+  if threads not in THREADS:
+    raise InputError("threads=%r: one of %s" % (threads, ", ".join(THREADS)))
+  cores = cores_available()
+  threading = tf.config.threading
+  if (threads == "tensorflow" or cores < 2
+      or any(os.environ.get(name) for name in _CHOSEN_BY_ENVIRONMENT)
+      or threading.get_intra_op_parallelism_threads()
+      or threading.get_inter_op_parallelism_threads()):
+    return False
+  try:
+    threading.set_intra_op_parallelism_threads(1)
+  except RuntimeError:  # TensorFlow has started: its threads are fixed.
+    return False
+  threading.set_inter_op_parallelism_threads(cores)
+  return True
 
 
 def predict_parts(compute_dtype):

@@ -7,6 +7,7 @@ import pytest
 import tensorflow as tf
 
 from bert_tf2 import models
+from bert_tf2.common import InputError
 from bert_tf2.common import batch_parts
 from bert_tf2.common import text_model as text_model_lib
 from tests.common import tiny_dir
@@ -135,3 +136,86 @@ def test_a_sentence_encoder_predicts_in_parts(directory, monkeypatch):
   _predict(encoder, 1, monkeypatch, TEXTS, 8)
   assert matmuls == 2 * sum("MatMul" in op.type for op in text_model_lib._FROZEN[  # pylint: disable=protected-access
       encoder]._step.graph.get_operations())  # pylint: disable=protected-access
+
+
+# A fresh process (tests/warm_python.py: TensorFlow imported, not started)
+# with 2 cores, whatever the machine's: `setup` runs first, then `call`;
+# it prints the threads TensorFlow runs with and what `call` returned.
+_FRESH = """
+import json, os, sys
+import numpy as np
+import tensorflow as tf
+from bert_tf2 import models
+from bert_tf2.common import batch_parts
+batch_parts.cores_available = lambda: 2
+%s
+got = %s
+print(json.dumps({"threads": [
+    tf.config.threading.get_intra_op_parallelism_threads(),
+    tf.config.threading.get_inter_op_parallelism_threads()],
+    "got": got, "parts": batch_parts.predict_parts("float32")}))
+"""
+
+
+def _fresh(setup, call, env=None):
+  import json  # pylint: disable=g-import-not-at-top
+  import os  # pylint: disable=g-import-not-at-top
+  import subprocess  # pylint: disable=g-import-not-at-top
+  from tests import warm_python  # pylint: disable=g-import-not-at-top
+  root = os.path.dirname(os.path.dirname(os.path.dirname(
+      os.path.abspath(__file__))))
+  environment = dict(os.environ, PYTHONPATH=root, **(env or {}))
+  out = subprocess.run([warm_python.command(), "-c", _FRESH % (setup, call)],
+                       env=environment, capture_output=True, text=True,
+                       timeout=600, check=False)
+  assert out.returncode == 0, out.stderr[-3000:]
+  return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+# Defines `answers(**kw)`: a tiny classifier's logits on TEXTS, its head's
+# weights set (a new head is drawn at random in each process).
+_ANSWERS = """
+def answers(**kw):
+  model = models.load_predictor(%r, task="classifier", num_labels=3,
+                                max_seq_length=16, **kw).model
+  for w in model.task.classifier.weights:
+    w.assign(np.linspace(-30, 30, int(np.prod(w.shape))).reshape(w.shape))
+  return model.predict(%r, verbose=0).tolist()
+"""
+
+
+def test_the_loaders_set_a_fresh_process_to_one_op_a_core(directory):
+  setup = _ANSWERS % (directory, TEXTS)
+  own = _fresh(setup, "answers()")
+  kept = _fresh(setup, "answers(threads='tensorflow')")
+  assert own["threads"] == [1, 2] and own["parts"] == 2
+  assert kept["threads"] == [0, 0] and kept["parts"] == 1
+  # The same answers, one part a core or the whole batch.
+  assert np.ptp(kept["got"]) > 0.5
+  np.testing.assert_allclose(own["got"], kept["got"], atol=1e-5)
+  # `load` too.
+  assert _fresh("", "type(models.load(%r, task='classifier', num_labels=2,"
+                " max_seq_length=16)).__name__" % directory)[
+                    "threads"] == [1, 2]
+
+
+@pytest.mark.parametrize("setup,env,threads", [
+    ("tf.constant(1)", None, [0, 0]),  # Started: its threads are fixed.
+    ("tf.config.threading.set_intra_op_parallelism_threads(3)", None,
+     [3, 0]),
+    ("tf.config.threading.set_inter_op_parallelism_threads(3)", None,
+     [0, 3]),
+    ("", {"TF_NUM_INTRAOP_THREADS": "2"}, [0, 0]),
+    ("batch_parts.cores_available = lambda: 1", None, [0, 0]),
+])
+def test_one_op_a_core_leaves_threads_chosen_or_fixed(setup, env, threads):
+  got = _fresh(setup, "batch_parts.one_op_a_core()", env)
+  assert got["got"] is False and got["threads"] == threads
+
+
+def test_one_op_a_core_sets_them_where_open_and_refuses_other_values():
+  assert _fresh("", "batch_parts.one_op_a_core()") == {
+      "threads": [1, 2], "got": True, "parts": 2}
+  with pytest.raises(InputError, match=r"threads='fast': one of "
+                     "one_op_a_core, tensorflow"):
+    batch_parts.one_op_a_core("fast")
