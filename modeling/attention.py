@@ -122,19 +122,36 @@ class SelfAttention(keras.layers.Layer, layers.OriginalNamed):
     q, k, v = self._project(x)
     split = lambda t: tf.reshape(t, [batch_size, seq_length, heads, size])
     q, k, v = split(q), split(k), split(v)
+    scale = 1.0 / math.sqrt(float(size))
+    # bfloat16 inference: the scores scaled, masked and normalised in
+    # bfloat16. oneDNN fuses the scale and the mask into the scores' matmul
+    # (applied to its float32 sums, then one rounding) and its softmax
+    # computes in float32 inside; the probabilities are bfloat16 for the
+    # context's matmul either way. No float32 pass over the [batch, heads,
+    # seq, seq] scores: MiniLM, 16 x 128 on a 2-core Xeon with AMX, 228 ->
+    # 269 sequences/s. Training and float32: float32 scores from the
+    # matmul on, as Keras' mixed precision.
+    low = self.compute_dtype == "bfloat16" and not training
     matmul = self.attention_layout == "matmul"
     if matmul:  # [batch, heads, seq, size]
       q, k, v = (tf.transpose(t, [0, 2, 1, 3]) for t in (q, k, v))
       scores = tf.matmul(q, k, transpose_b=True)
     else:
       scores = tf.einsum("btnh,bfnh->bnft", k, q)
-    scores = tf.cast(scores, tf.float32) * (1.0 / math.sqrt(float(size)))
-    if mask_adder is not None:
-      scores += tf.cast(mask_adder, tf.float32)
-    probs = tf.nn.softmax(scores)
-    dropped = tf.cast(probs, self.compute_dtype)
-    if self.dropout is not None:
-      dropped = self.dropout(dropped, training=training)
+    if low:
+      scores = scores * tf.cast(scale, scores.dtype)
+      if mask_adder is not None:
+        scores += tf.cast(mask_adder, scores.dtype)
+      dropped = tf.nn.softmax(scores)
+      probs = tf.cast(dropped, tf.float32)  # Pruned where unused.
+    else:
+      scores = tf.cast(scores, tf.float32) * scale
+      if mask_adder is not None:
+        scores += tf.cast(mask_adder, tf.float32)
+      probs = tf.nn.softmax(scores)
+      dropped = tf.cast(probs, self.compute_dtype)
+      if self.dropout is not None:
+        dropped = self.dropout(dropped, training=training)
     if matmul:
       context = tf.transpose(tf.matmul(dropped, v), [0, 2, 1, 3])
     else:
