@@ -14,8 +14,9 @@ Four ways over the same texts (dev sentences), interleaved per round:
   bare model            the text model's task model alone, one traced
                         function (below float32 with its dense weights as
                         constants, `frozen_weights.FrozenStep`, as the
-                        text model's `predict` runs it), on the token ids
-                        of the sorted path's batches, tokenized beforehand
+                        text model's `predict` runs it, in its parts), on
+                        the token ids of the sorted path's batches,
+                        tokenized beforehand
                         (no tokenizer, no answer naming, no batching work)
 
 Each row gives sentences per second and the token positions it computed
@@ -36,6 +37,7 @@ sys.path.insert(0, ROOT)
 import tensorflow as tf  # pylint: disable=g-import-not-at-top,wrong-import-position
 
 from bert_tf2 import models  # pylint: disable=g-import-not-at-top,wrong-import-position
+from bert_tf2.common import batch_parts  # pylint: disable=g-import-not-at-top,wrong-import-position
 from bert_tf2.common import example_order  # pylint: disable=g-import-not-at-top,wrong-import-position
 from bert_tf2.common import frozen_weights  # pylint: disable=g-import-not-at-top,wrong-import-position
 
@@ -98,7 +100,11 @@ def main():
                 feature_batches(model, texts, args.batch_size)),
             "predictor, per batch": positions(sorted_batches),
             "bare model": positions(sorted_batches)}
-  forward = lambda f: model.task(f, training=False)
+  # In parts as `predict` runs them (one a core: the loader set this
+  # process to one op a core; `batch_parts`).
+  parts = batch_parts.predict_parts(model.task.compute_dtype)
+  forward = lambda f: batch_parts.in_parts(
+      lambda g: model.task(g, training=False), f, parts)
   if args.precision == "float32":
     bare = tf.function(forward, reduce_retracing=True)
   else:  # As the text model's predict runs it: weights as constants.
