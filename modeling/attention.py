@@ -124,12 +124,13 @@ class SelfAttention(keras.layers.Layer, layers.OriginalNamed):
     q, k, v = split(q), split(k), split(v)
     scale = 1.0 / math.sqrt(float(size))
     # bfloat16 inference: the scores scaled, masked and normalised in
-    # bfloat16. oneDNN fuses the scale and the mask into the scores' matmul
-    # (applied to its float32 sums, then one rounding) and its softmax
-    # computes in float32 inside; the probabilities are bfloat16 for the
-    # context's matmul either way. No float32 pass over the [batch, heads,
-    # seq, seq] scores: MiniLM, 16 x 128 on a 2-core Xeon with AMX, 228 ->
-    # 269 sequences/s. Training and float32: float32 scores from the
+    # bfloat16. On CPU in the "matmul" layout oneDNN fuses the scale and
+    # the mask into the scores' matmul (`_MklFusedBatchMatMulV2`), and its
+    # softmax computes in float32 inside; the probabilities are bfloat16
+    # for the context's matmul either way. No float32 pass over the
+    # [batch, heads, seq, seq] scores: MiniLM, 16 x 128 on a 2-core Xeon
+    # with AMX, 228 -> 269 sequences/s, every quality gate passing
+    # (docs/performance.md). Training and float32: float32 scores from the
     # matmul on, as Keras' mixed precision.
     low = self.compute_dtype == "bfloat16" and not training
     matmul = self.attention_layout == "matmul"
