@@ -1,6 +1,11 @@
 """`predict` below float32 runs the task model on parts of each batch side
 by side (`batch_parts`): the same answers as the whole batch, each dense
-weight taken once; so does a SavedModel below float32."""
+weight taken once; so does a SavedModel below float32. The loaders' thread
+layout (one op a core, `batch_parts.one_op_a_core`) in fresh processes."""
+
+import json
+import os
+import subprocess
 
 import numpy as np
 import pytest
@@ -10,7 +15,9 @@ from bert_tf2 import models
 from bert_tf2.common import InputError
 from bert_tf2.common import batch_parts
 from bert_tf2.common import text_model as text_model_lib
+from tests import warm_python
 from tests.common import tiny_dir
+from tests.common.cross_path import REPO
 
 TEXTS = ["bob met ann", "the cat sat on the mat . " * 5, "", "a dog ran",
          "angela merkel visited paris", "江泽民在北京。", "x"] * 3  # 21.
@@ -142,7 +149,7 @@ def test_a_sentence_encoder_predicts_in_parts(directory, monkeypatch):
 # with 2 cores, whatever the machine's: `setup` runs first, then `call`;
 # it prints the threads TensorFlow runs with and what `call` returned.
 _FRESH = """
-import json, os, sys
+import json
 import numpy as np
 import tensorflow as tf
 from bert_tf2 import models
@@ -158,13 +165,7 @@ print(json.dumps({"threads": [
 
 
 def _fresh(setup, call, env=None):
-  import json  # pylint: disable=g-import-not-at-top
-  import os  # pylint: disable=g-import-not-at-top
-  import subprocess  # pylint: disable=g-import-not-at-top
-  from tests import warm_python  # pylint: disable=g-import-not-at-top
-  root = os.path.dirname(os.path.dirname(os.path.dirname(
-      os.path.abspath(__file__))))
-  environment = dict(os.environ, PYTHONPATH=root, **(env or {}))
+  environment = dict(os.environ, PYTHONPATH=REPO, **(env or {}))
   out = subprocess.run([warm_python.command(), "-c", _FRESH % (setup, call)],
                        env=environment, capture_output=True, text=True,
                        timeout=600, check=False)
