@@ -1,7 +1,9 @@
 """Benchmark peer: Hugging Face transformers BERT on PyTorch.
 
 Each configuration a competent torch user would try, each reported (the
-benchmark keeps the fastest): eager, and `torch.compile` (inductor).
+benchmark keeps the fastest): eager, `torch.compile` (inductor), and in
+inference `torch.compile` with inductor's freezing (weights folded and
+prepacked for oneDNN, PyTorch's advice for CPU inference).
 GELU is `gelu_pytorch_tanh` (the original's tanh approximation as torch's
 one kernel, not the eager Python `gelu_new`).
 
@@ -84,8 +86,12 @@ def ort_session(model, example, output_names, directory, optimize=False,
 
 def build(args, compiled=False):
   """The step function of args' mode; compiled: through torch.compile
-  (int8: ONNX Runtime with its transformer optimizer)."""
+  (int8: ONNX Runtime with its transformer optimizer; "freezing":
+  torch.compile with inductor's freezing, inference only)."""
   import torch  # pylint: disable=g-import-not-at-top
+  if compiled == "freezing":
+    import torch._inductor.config  # pylint: disable=g-import-not-at-top
+    torch._inductor.config.freezing = True  # pylint: disable=protected-access
   import transformers  # pylint: disable=g-import-not-at-top
   device = "cuda" if args.device == "gpu" else "cpu"
   if device == "cpu":
@@ -157,9 +163,14 @@ def main():
   args = timing.peer_arg_parser(__doc__).parse_args()
   if timing.skip_int8_training(args):
     return
-  for compiled in (False, True):
+  settings = [False, True]
+  if args.mode == "infer" and args.precision != "int8":
+    # Last: inductor's freezing is a process-wide setting.
+    settings.append("freezing")
+  for compiled in settings:
     note = ("ONNX Runtime, optimizer %s" % ("on" if compiled else "off")
             if args.precision == "int8" else
+            "torch.compile, freezing" if compiled == "freezing" else
             "torch.compile" if compiled else "eager")
     timing.report("Hugging Face (PyTorch)", args, build(args, compiled),
                   note=note)

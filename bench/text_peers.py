@@ -11,8 +11,11 @@ Hugging Face (torch, 2 intra-op threads = the cores):
                   truncation), `BertForSequenceClassification` (SDPA
                   attention, its default) under `torch.inference_mode()`;
                   P = float32 or bfloat16 (bfloat16 weights, not autocast)
-  hf_compile_float32  the same model through `torch.compile(dynamic=True)`
+  hf_compile_P    the same model through `torch.compile(dynamic=True)`
                   (inductor; every batch shape compiled in the warm pass)
+  hf_freeze_P     the same with inductor's `freezing` on: the weights
+                  constant-folded and prepacked for oneDNN (AMX in
+                  bfloat16), PyTorch's advice for CPU inference
   hf_pipeline_P   `pipeline("text-classification")`, the one-line path
 ONNX Runtime (the same weights exported by torch.onnx, opset 17):
   hf_ort_float32  `onnxruntime.transformers.optimizer` (model_type bert:
@@ -112,7 +115,10 @@ def hf_answer(args):
             (lambda texts: [index(r) for r in pipe(
                 texts, batch_size=args.batch_size, **kw)]))
   run = model
-  if name.startswith("hf_compile_"):
+  if name.startswith(("hf_compile_", "hf_freeze_")):
+    if name.startswith("hf_freeze_"):
+      import torch._inductor.config  # pylint: disable=g-import-not-at-top
+      torch._inductor.config.freezing = True  # pylint: disable=protected-access
     run = torch.compile(model, dynamic=True)
   if args.corpus == "bbc":
     return windows_answer(args, tokenizer, lambda enc: run(**{

@@ -209,7 +209,9 @@ class ConstantKernels(object):
   below float32 outside training takes its kernel and bias, cast to the
   compute dtype, as graph constants instead of reading its variables:
   TensorFlow's oneDNN MatMul packs a constant weight once, for the CPU's
-  matrix units (`bert_tf2.common.frozen_weights`). `frozen.variables`: the
+  matrix units (`bert_tf2.common.frozen_weights`). A `LayerNorm` there
+  in bfloat16 takes its gamma and beta (float32) and runs
+  `ops.fusable_layer_norm`, which oneDNN fuses into one kernel. `frozen.variables`: the
   variables so taken, to tell when they change; `frozen.constants`: their
   constants, one a variable (a layer called again in the same trace, on
   another part of the batch, reuses its own).
@@ -239,17 +241,36 @@ def _constant(dense, variable, training):
   if (not ConstantKernels._active or training or dense.lora_enabled or  # pylint: disable=protected-access
       not ops.below_float32(dense.compute_dtype) or tf.executing_eagerly()):
     return None
+  if variable is dense.bias:
+    with tf.init_scope():  # The variable's value now, not a graph read.
+      if not tf.reduce_any(variable != 0):
+        return None
+  return _taken_constant(variable, dense.compute_dtype)
+
+
+def _taken_constant(variable, dtype):
+  """`variable`'s value now cast to `dtype`, as a graph constant taken by
+  the active `ConstantKernels` (the same constant for the variable's every
+  use in one trace)."""
   taken = ConstantKernels._active[-1]  # pylint: disable=protected-access
   for seen, constant in zip(taken.variables, taken.constants):
     if seen is variable:  # The layer called again in the same trace.
       return constant
   with tf.init_scope():  # The variable's value now, not a graph read.
-    value = tf.cast(variable, dense.compute_dtype)
-    if variable is dense.bias and not tf.reduce_any(value != 0):
-      return None
+    value = tf.cast(variable, dtype).numpy()
   taken.variables.append(variable)
-  taken.constants.append(tf.constant(value.numpy()))
+  taken.constants.append(tf.constant(value))
   return taken.constants[-1]
+
+
+def _frozen_norm(norm, inputs, training):
+  """Whether `norm` (a LayerNorm) runs `ops.fusable_layer_norm` on
+  inputs: in a `ConstantKernels` trace (inference below float32), on a
+  rank-3 bfloat16 input (float16's range would not take the input's
+  scale)."""
+  return (bool(ConstantKernels._active) and not training and  # pylint: disable=protected-access
+          norm.compute_dtype == "bfloat16" and
+          inputs.shape.rank == 3 and not tf.executing_eagerly())
 
 
 @serializable
@@ -257,8 +278,9 @@ class LayerNorm(keras.layers.Layer, OriginalNamed):
   """Layer normalisation (epsilon 1e-12) with `gamma` and `beta`.
 
   Computed in float32 whatever the dtype policy (below float32 in the
-  centred form, `ops.centered_layer_norm`); the output has the layer's
-  compute dtype.
+  centred form, `ops.centered_layer_norm`, or in bfloat16 in a
+  `ConstantKernels` trace `ops.fusable_layer_norm`); the output has the
+  layer's compute dtype.
   """
 
   def __init__(self, width, epsilon=1e-12, **kwargs):
@@ -272,7 +294,13 @@ class LayerNorm(keras.layers.Layer, OriginalNamed):
                                  initializer="ones", autocast=False)
     self.built = True
 
-  def call(self, inputs):
+  def call(self, inputs, training=None):
+    if _frozen_norm(self, inputs, training):
+      # In a `ConstantKernels` trace: oneDNN's fused kernel.
+      return tf.cast(ops.fusable_layer_norm(
+          inputs, _taken_constant(self.gamma, tf.float32),
+          _taken_constant(self.beta, tf.float32), self.epsilon),
+                     self.compute_dtype)
     # Below float32 the centred form: fewer passes, the same maths.
     norm = (ops.centered_layer_norm if ops.below_float32(self.compute_dtype)
             else ops.layer_norm)

@@ -124,6 +124,48 @@ def layer_norm(input_tensor, gamma=None, beta=None, epsilon=1e-12):
   return tf.cast(out, dtype)
 
 
+# Layer normalisation ignores a scale of its input but through epsilon:
+# the input times k normalises as the input at epsilon / k**2. 2**15 is
+# exact in every float dtype, and in range in bfloat16's (not float16's).
+FUSED_LAYER_NORM_SCALE = 2.0 ** 15
+
+
+def fusable_layer_norm(input_tensor, gamma, beta, epsilon=1e-12):
+  """`layer_norm` in the op pattern TensorFlow's graph optimizer fuses on
+  CPU into oneDNN's layer normalisation (`_MklLayerNorm`: a rank-3 float32
+  input not made by a Mul, `tf.nn.moments` and `tf.nn.batch_normalization`
+  over its last axis, `gamma` and `beta` graph constants), one kernel in
+  place of ten ops. That kernel runs at epsilon 1e-3 whatever the graph
+  says (TensorFlow 2.21), so the input is scaled by k =
+  `FUSED_LAYER_NORM_SCALE` first (then cast, which keeps the Mul out of
+  the pattern): the kernel's 1e-3 acts as 1e-3 / k**2 (9.3e-13) on the
+  input, and the graph's own epsilon is epsilon * k**2, so the ops unfused
+  (no oneDNN) give `layer_norm` too.
+
+  >>> x = tf.constant([[[1.0, 2.0, 3.0], [4.0, 0.0, 2.0]]], tf.bfloat16)
+  >>> g, b = tf.constant([1.0, 2.0, 0.5]), tf.constant([0.0, 1.0, -1.0])
+  >>> y = fusable_layer_norm(x, g, b)
+  >>> float(tf.reduce_max(tf.abs(y - layer_norm(tf.cast(x, tf.float32), g,
+  ...                                           b)))) < 1e-5
+  True
+
+  Args:
+    input_tensor: bfloat16 Tensor [batch_size, seq_length, width].
+    gamma: float32 Tensor [width] (scale), a graph constant to be fused.
+    beta: float32 Tensor [width] (offset), a graph constant to be fused.
+    epsilon: variance epsilon.
+
+  Returns:
+    float32 Tensor [batch_size, seq_length, width].
+  """
+  k = FUSED_LAYER_NORM_SCALE
+  x = tf.cast(input_tensor * tf.constant(k, input_tensor.dtype), tf.float32)
+  mean, variance = tf.nn.moments(x, axes=[2], keepdims=True)
+  return tf.nn.batch_normalization(x, mean, variance, offset=beta,
+                                   scale=gamma,
+                                   variance_epsilon=epsilon * k * k)
+
+
 def centered_layer_norm(input_tensor, gamma, beta, epsilon=1e-12):
   """`layer_norm`'s maths in float32 with fewer passes over the input:
   ((x - mean) * rsqrt(variance + epsilon)) * gamma + beta, the variance

@@ -90,6 +90,27 @@ def test_predict_takes_every_dense_weight_as_a_constant(directory):
   _close(frozen_answers, _unfrozen(model, TEXTS))
 
 
+def test_predict_takes_every_layer_norm_as_constants(directory):
+  # Each LayerNorm runs ops.fusable_layer_norm on its gamma and beta as
+  # float32 constants (oneDNN fuses it; tests/modeling/layer_norm_test.py).
+  model = _load(directory)
+  before = model.predict(TEXTS, batch_size=8, verbose=0)
+  step = text_model_lib._FROZEN[model]  # pylint: disable=protected-access
+  norms = [l for l in layers.iter_layers(model.task)
+           if isinstance(l, layers.LayerNorm)]
+  assert len(norms) == 3  # Embeddings, attention output, FFN output.
+  taken = {id(v) for v in step._variables}  # pylint: disable=protected-access
+  for norm in norms:
+    assert id(norm.gamma) in taken and id(norm.beta) in taken
+  # A new gamma is traced again and answered (a trained model's LayerNorm
+  # weights change as its kernels do).
+  norms[-1].gamma.assign(-3.0 * norms[-1].gamma)
+  after = model.predict(TEXTS, batch_size=8, verbose=0)
+  assert text_model_lib._FROZEN[model] is not step  # pylint: disable=protected-access
+  assert np.abs(after - before).max() > 0.5
+  _close(after, _unfrozen(model, TEXTS))
+
+
 def test_a_zero_bias_is_read_from_its_variable(directory):
   # A constant zero bias would let TensorFlow's graph optimizer drop the
   # BiasAdd and the MatMul + BiasAdd fusion with it: it stays a variable.
