@@ -211,10 +211,10 @@ class ConstantKernels(object):
   TensorFlow's oneDNN MatMul packs a constant weight once, for the CPU's
   matrix units (`bert_tf2.common.frozen_weights`). A `LayerNorm` there
   in bfloat16 takes its gamma and beta (float32) and runs
-  `ops.fusable_layer_norm`, which oneDNN fuses into one kernel. `frozen.variables`: the
-  variables so taken, to tell when they change; `frozen.constants`: their
-  constants, one a variable (a layer called again in the same trace, on
-  another part of the batch, reuses its own).
+  `ops.fusable_layer_norm`, which oneDNN fuses into one kernel.
+  `frozen.variables`: the variables so taken, to tell when they change;
+  `frozen.constants`: their constants, one a variable (a layer called
+  again in the same trace, on another part of the batch, reuses its own).
   """
 
   _active = []
