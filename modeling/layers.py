@@ -238,8 +238,8 @@ def _constant(dense, variable, training):
   bias that is all zeros (TensorFlow's graph optimizer drops a BiasAdd of
   a constant zero, and with it the MatMul + BiasAdd fusion: 27% slower on
   MiniLM)."""
-  if (not ConstantKernels._active or training or dense.lora_enabled or  # pylint: disable=protected-access
-      not ops.below_float32(dense.compute_dtype) or tf.executing_eagerly()):
+  if (not _in_frozen_trace(training) or dense.lora_enabled or
+      not ops.below_float32(dense.compute_dtype)):
     return None
   if variable is dense.bias:
     with tf.init_scope():  # The variable's value now, not a graph read.
@@ -263,14 +263,19 @@ def _taken_constant(variable, dtype):
   return taken.constants[-1]
 
 
+def _in_frozen_trace(training):
+  """Whether a layer is being traced for inference in a `ConstantKernels`
+  block (its weights then taken as constants)."""
+  return (bool(ConstantKernels._active) and not training and  # pylint: disable=protected-access
+          not tf.executing_eagerly())
+
+
 def _frozen_norm(norm, inputs, training):
   """Whether `norm` (a LayerNorm) runs `ops.fusable_layer_norm` on
-  inputs: in a `ConstantKernels` trace (inference below float32), on a
-  rank-3 bfloat16 input (float16's range would not take the input's
-  scale)."""
-  return (bool(ConstantKernels._active) and not training and  # pylint: disable=protected-access
-          norm.compute_dtype == "bfloat16" and
-          inputs.shape.rank == 3 and not tf.executing_eagerly())
+  inputs: in a `ConstantKernels` inference trace, on a rank-3 bfloat16
+  input (float16's range would not take the input's scale)."""
+  return (_in_frozen_trace(training) and norm.compute_dtype == "bfloat16"
+          and inputs.shape.rank == 3)
 
 
 @serializable
