@@ -103,7 +103,7 @@ class SelfAttention(keras.layers.Layer, layers.OriginalNamed):
     qkv = tf.nn.bias_add(tf.matmul(flat, kernel), bias)
     return tf.split(qkv, 3, axis=-1)
 
-  def call(self, x, mask_adder, training=False):
+  def call(self, x, mask_adder, training=False, from_tensor=None):
     """Attends every position of `x` to every unmasked position.
 
     Args:
@@ -111,17 +111,30 @@ class SelfAttention(keras.layers.Layer, layers.OriginalNamed):
       mask_adder: float Tensor broadcastable to [batch_size, heads, seq, seq]
         (see `ops.attention_mask_adder`), or None.
       training: bool, apply dropout to the probabilities.
+      from_tensor: optional float Tensor [batch_size, from_length,
+        hidden_size] whose positions attend to `x` instead of `x`'s own
+        (the original's `attention_layer(from_tensor, to_tensor)`): the
+        queries come from it, the keys and values from `x`. BertModel
+        passes the [CLS] position alone in its last layer when only the
+        pooled output is wanted.
 
     Returns:
-      (context, probs): context float Tensor [batch_size, seq_length,
+      (context, probs): context float Tensor [batch_size, from_length,
       hidden_size]; probs float32 Tensor [batch_size, num_attention_heads,
-      seq_length, seq_length] (before dropout).
+      from_length, seq_length] (before dropout). from_length is seq_length
+      without `from_tensor`.
     """
     batch_size, seq_length = ops.get_shape_list(x, expected_rank=3)[:2]
     heads, size = self.num_attention_heads, self.size_per_head
-    q, k, v = self._project(x)
-    split = lambda t: tf.reshape(t, [batch_size, seq_length, heads, size])
-    q, k, v = split(q), split(k), split(v)
+    if from_tensor is None:
+      from_length = seq_length
+      q, k, v = self._project(x)
+    else:
+      from_length = ops.get_shape_list(from_tensor, expected_rank=3)[1]
+      q, k, v = self.query(from_tensor), self.key(x), self.value(x)
+    split = lambda t, n: tf.reshape(t, [batch_size, n, heads, size])
+    q = split(q, from_length)
+    k, v = split(k, seq_length), split(v, seq_length)
     scale = 1.0 / math.sqrt(float(size))
     # bfloat16 inference: the scores scaled, masked and normalised in
     # bfloat16. On CPU in the "matmul" layout oneDNN fuses the scale and
@@ -157,7 +170,7 @@ class SelfAttention(keras.layers.Layer, layers.OriginalNamed):
       context = tf.transpose(tf.matmul(dropped, v), [0, 2, 1, 3])
     else:
       context = tf.einsum("bnft,btnh->bfnh", dropped, v)
-    context = tf.reshape(context, [batch_size, seq_length, self.hidden_size])
+    context = tf.reshape(context, [batch_size, from_length, self.hidden_size])
     return context, probs
 
   def original_variables(self):

@@ -115,7 +115,8 @@ class BertModel(export.Exportable, lora.Adaptable, keras.Model,
           input_ids, input_mask, token_type_ids)
       self._original_outputs()  # Fail early on bad inputs, as the original.
 
-  def call(self, inputs, training=False, return_attention_probs=False):
+  def call(self, inputs, training=False, return_attention_probs=False,
+           pooled_only=False):
     """Runs the encoder.
 
     Args:
@@ -125,6 +126,11 @@ class BertModel(export.Exportable, lora.Adaptable, keras.Model,
         or a tuple (input_ids, input_mask, token_type_ids); or input_ids.
       training: bool, apply dropout.
       return_attention_probs: also return "attention_probs".
+      pooled_only: return "pooled_output" alone (with the last layer's
+        "attention_probs" over the [CLS] query only). The last layer then
+        computes its output at [CLS] alone, the one position the pooler
+        reads; the same numbers, with about (1 - 2/12) of one layer's
+        matrix work saved (MiniLM's 6 layers: 14% of the encoder's).
 
     Returns:
       dict with
@@ -143,11 +149,18 @@ class BertModel(export.Exportable, lora.Adaptable, keras.Model,
     mask_adder = ops.attention_mask_adder(input_mask)
     x = embedding_output
     encoder_outputs, probs = [], []
-    for layer in self.encoder_layers:
-      x, p = layer(x, mask_adder, training=training)
+    last = len(self.encoder_layers) - 1
+    for i, layer in enumerate(self.encoder_layers):
+      x, p = layer(x, mask_adder, training=training,
+                   first_only=pooled_only and i == last)
       encoder_outputs.append(x)
       probs.append(p)
     pooled = self.pooler(x[:, 0, :])
+    if pooled_only:
+      out = {"pooled_output": pooled}
+      if return_attention_probs:
+        out["attention_probs"] = probs
+      return out
     out = {
         "sequence_output": x,
         "pooled_output": pooled,

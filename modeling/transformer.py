@@ -71,23 +71,30 @@ class TransformerLayer(keras.layers.Layer, layers.OriginalNamed):
     self.output_dropout = dropout_lib.Dropout(rate, dtype=self.dtype_policy) if rate else None
     self.built = True
 
-  def call(self, x, mask_adder, training=False):
+  def call(self, x, mask_adder, training=False, first_only=False):
     """Runs the layer.
 
     Args:
       x: float Tensor [batch_size, seq_length, hidden_size].
       mask_adder: see `attention.SelfAttention.call`.
       training: bool, apply dropout.
+      first_only: compute the output at the first position ([CLS]) alone:
+        it attends to every position of `x` as usual, and the other
+        positions' outputs, which it does not depend on, are skipped.
 
     Returns:
-      (output, attention_probs): output like `x`; attention_probs float32
-      [batch_size, num_attention_heads, seq_length, seq_length].
+      (output, attention_probs): output like `x` (with first_only, float
+      [batch_size, 1, hidden_size]); attention_probs float32
+      [batch_size, num_attention_heads, from_length, seq_length].
     """
-    context, probs = self.attention_self(x, mask_adder, training=training)
+    residual = x[:, :1] if first_only else x
+    context, probs = self.attention_self(
+        x, mask_adder, training=training,
+        from_tensor=residual if first_only else None)
     a = self.attention_output_dense(context)
     if self.attention_dropout is not None:
       a = self.attention_dropout(a, training=training)
-    a = self.attention_output_layer_norm(a + x)
+    a = self.attention_output_layer_norm(a + residual)
     h = self.intermediate_dense(a, training=training)
     y = self.output_dense(h)
     if self.output_dropout is not None:

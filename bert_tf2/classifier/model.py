@@ -154,7 +154,10 @@ class BertClassifier(task_model.TaskModel):
 
   def call(self, features, training=False):
     """Returns logits, float32 [batch_size, num_labels] (features: `encode`)."""
-    outputs = self.encode(features, training=training)
+    # The head reads the pooled output alone: the last layer is computed
+    # at [CLS] alone (BertModel's pooled_only), in training and inference.
+    outputs = self.bert(model_inputs.encoder_inputs(features),
+                        training=training, pooled_only=True)
     return self.classifier(outputs["pooled_output"], training=training)
 
   serving_output_names = ("logits",)

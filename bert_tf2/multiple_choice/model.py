@@ -88,7 +88,8 @@ class BertMultipleChoice(task_model.TaskModel):
     flat = {k: tf.reshape(features[k], [-1, tf.shape(features[k])[-1]])
             for k in FEATURE_NAMES}
     num_choices = tf.shape(features["input_ids"])[1]
-    outputs = self.bert(model_inputs.encoder_inputs(flat), training=training)
+    outputs = self.bert(model_inputs.encoder_inputs(flat), training=training,
+                        pooled_only=True)  # See BertClassifier.call.
     scores = self.classifier(outputs["pooled_output"], training=training)
     return choice_logits(scores, num_choices)
 

@@ -62,3 +62,20 @@ def test_bfloat16_inference_normalises_in_bfloat16(layout):
     # Masked keys get no weight; each row sums to one (to bf16 round-off).
     assert float(tf.reduce_max(probs[2, :, :, 2:])) == 0.0
     np.testing.assert_allclose(tf.reduce_sum(probs, -1), 1.0, atol=0.02)
+
+
+@pytest.mark.parametrize("layout", attention.ATTENTION_LAYOUTS)
+def test_from_tensor_attends_its_own_queries_to_x(layout):
+  # from_tensor = x's first positions: the answers are those rows of the
+  # full self-attention's, over every key of x.
+  f32, _ = _layers(layout)
+  x, adder = _inputs()
+  want, want_probs = f32(x, adder)
+  for rows in (1, 4):
+    got, probs = f32(x, adder, from_tensor=x[:, :rows])
+    assert got.shape == (3, rows, 64) and probs.shape == (3, 4, rows, 10)
+    np.testing.assert_allclose(got, want[:, :rows], atol=1e-5)
+    np.testing.assert_allclose(probs, want_probs[:, :, :rows], atol=1e-6)
+  # Queries from other vectors than x's: different answers.
+  got, _ = f32(x, adder, from_tensor=x[:, 5:6])
+  assert float(tf.reduce_max(tf.abs(got - want[:, :1]))) > 0.1

@@ -281,3 +281,34 @@ def test_mixed_bfloat16(config, features):
   loss, _, _ = modeling.masked_lm_loss(logits, tf.zeros([3, 2], tf.int32),
                                        tf.ones([3, 2]))
   assert loss.dtype == tf.float32 and np.isfinite(loss.numpy())
+
+
+@pytest.mark.parametrize("layout", ["matmul", "einsum"])
+def test_pooled_only_equals_the_pooled_output(config, features, layout):
+  # pooled_only computes the last layer at [CLS] alone: the pooled output
+  # is the full model's, its last attention has one query row, and [CLS]
+  # still attends to (depends on) every other real token.
+  model = modeling.BertModel(config, attention_layout=layout)
+  full = model(features, return_attention_probs=True)
+  cls = model(features, pooled_only=True, return_attention_probs=True)
+  assert set(cls) == {"pooled_output", "attention_probs"}
+  np.testing.assert_allclose(cls["pooled_output"], full["pooled_output"],
+                             atol=2e-6)
+  assert float(tf.reduce_max(tf.abs(full["pooled_output"]))) > 0.05
+  batch, seq = features["input_ids"].shape
+  heads = config.num_attention_heads
+  assert cls["attention_probs"][-1].shape == (batch, heads, 1, seq)
+  np.testing.assert_allclose(cls["attention_probs"][-1],
+                             full["attention_probs"][-1][:, :, :1], atol=2e-6)
+  for got, want in zip(cls["attention_probs"][:-1],
+                       full["attention_probs"][:-1]):
+    np.testing.assert_allclose(got, want, atol=2e-6)
+  changed = dict(features)
+  ids = features["input_ids"].numpy().copy()
+  ids[:, 1] = (ids[:, 1] + 1) % config.vocab_size
+  changed["input_ids"] = tf.constant(ids)
+  moved = model(changed, pooled_only=True)["pooled_output"]
+  assert float(tf.reduce_max(tf.abs(moved - cls["pooled_output"]))) > 1e-4
+  traced = tf.function(lambda f: model(f, pooled_only=True))(features)
+  np.testing.assert_allclose(traced["pooled_output"], full["pooled_output"],
+                             atol=2e-6)
