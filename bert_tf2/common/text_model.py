@@ -141,28 +141,59 @@ class TextModel(lora.Adaptable, keras.Model):
     order = None
     rows = (len(example_order.rows(x)) if isinstance(x, (list, tuple))
             else None)
-    one_batch = rows is not None and 0 < rows <= (batch_size or 32)
     if (self.sort_by_length and self.trims_padding and rows is not None and
         rows > (batch_size or 32)):  # One batch: as is.
       order = example_order.length_order(x, self.example_lengths(x))
       x = example_order.take(x, order)
-    batch = (_one_batch(x) if one_batch and not set(kwargs) - {"verbose"}
-             else None)
-    if batch is not None:
-      frozen = self._freeze_for(_batch_spec(batch))
-      if frozen is not None:
-        # Without Keras' predict loop or a Dataset: the same outputs
-        # (copies, writable as Keras' are).
-        return keras.tree.map_structure(np.array, frozen(batch))
-    x, _, batch_size = _as_dataset(x, None, batch_size)
-    self._freeze_for(x.element_spec if isinstance(x, tf.data.Dataset)
-                     else None)
-    outputs = super().predict(x, batch_size=batch_size, **kwargs)
+    outputs = None
+    if not set(kwargs) - {"verbose"}:
+      outputs = self._predict_without_keras_loop(x, batch_size or 32)
+    if outputs is None:
+      x, _, batch_size = _as_dataset(x, None, batch_size)
+      self._freeze_for(x.element_spec if isinstance(x, tf.data.Dataset)
+                       else None)
+      outputs = super().predict(x, batch_size=batch_size, **kwargs)
     if order is None:
       return outputs
     inverse = np.argsort(order)
     return keras.tree.map_structure(lambda a: _gather_rows(a, inverse),
                                     outputs)
+
+  def _predict_without_keras_loop(self, x, batch_size):
+    """The outputs of texts x (a list or columns) by the frozen step
+    called once a batch from Python, without a Dataset or Keras' predict
+    loop (about 3 ms a batch less here): the same outputs, NumPy arrays
+    (writable copies, as Keras' are). None where that does not apply: x
+    not a list of texts (or columns), no frozen step, or outputs of
+    different shapes from batch to batch (Keras' loop makes those
+    ragged)."""
+    rows = (len(example_order.rows(x)) if isinstance(x, (list, tuple))
+            else 0)
+    if not rows:
+      return None
+    batches = []
+    for start in range(0, rows, batch_size):
+      batch = _one_batch(example_order.take(
+          x, range(start, min(start + batch_size, rows))))
+      if batch is None:
+        return None
+      batches.append(batch)
+    spec = _batch_spec(batches[0])
+    if any(_batch_spec(batch) != spec for batch in batches[1:]):
+      return None  # E.g. lists of words, as many in each batch but not all.
+    frozen = self._freeze_for(spec)
+    if frozen is None:
+      return None
+    parts = [keras.tree.map_structure(np.array, frozen(batch))
+             for batch in batches]
+    if len(parts) == 1:
+      return parts[0]
+    leaves = [keras.tree.flatten(part) for part in parts]
+    if any(a.shape[1:] != b.shape[1:] for row in leaves[1:]
+           for a, b in zip(leaves[0], row)):
+      return None
+    return keras.tree.pack_sequence_as(
+        parts[0], [np.concatenate(column) for column in zip(*leaves)])
 
   def predict_step(self, data):
     frozen = _FROZEN.get(self)

@@ -259,6 +259,37 @@ def test_one_batch_runs_the_frozen_step_without_the_keras_loop(directory,
       model.predict(pairs, verbose=0, callbacks=[]))
 
 
+@pytest.mark.parametrize("precision", ["bfloat16", "float32"])
+def test_many_batches_run_the_frozen_step_without_the_keras_loop(
+    directory, precision):
+  # A list of texts over several batches: the frozen step is called once
+  # a batch from Python, with the outputs of Keras' loop (and its order).
+  model = _load(directory, precision)
+  texts = TEXTS[::-1] + ["ann"]  # 43 texts: 6 batches of 8 and one of 3.
+  fast = model.predict(texts, batch_size=8, verbose=0)
+  assert model.predict_function is None  # Keras' loop was not built.
+  fast /= 2.0  # Writable, as Keras' outputs.
+  fast *= 2.0
+  looped = model.predict(texts, batch_size=8, verbose=0, callbacks=[])
+  assert model.predict_function is not None
+  assert fast.shape == (43, 3)
+  np.testing.assert_array_equal(fast, looped)
+  assert len({tuple(row) for row in fast}) > 5  # Rows differ.
+  for k in (0, 17, 42):  # In input order: each text's own answer.
+    _close(fast[k], model.predict(texts[k:k + 1], verbose=0)[0])
+  pairs = [(t, "bob") for t in TEXTS[:20]]
+  np.testing.assert_array_equal(
+      model.predict(pairs, batch_size=8, verbose=0),
+      model.predict(pairs, batch_size=8, verbose=0, callbacks=[]))
+
+
+def test_batches_of_different_shapes_are_left_to_the_keras_loop(directory):
+  model = _load(directory)
+  words = [["a", "b"], ["c", "d"], ["e", "f", "g"]]  # [2, 2], then [1, 3].
+  assert model._predict_without_keras_loop(words, 2) is None  # pylint: disable=protected-access
+  assert model not in text_model_lib._FROZEN  # pylint: disable=protected-access
+
+
 def _bfloat16_matrices(export_dir):
   """The 2-D bfloat16 constants of a SavedModel's graph and functions."""
   from tensorflow.core.protobuf import saved_model_pb2  # pylint: disable=g-import-not-at-top
