@@ -61,20 +61,29 @@ def _masks(preprocessor, pairs):
   return out["input_mask"].numpy()
 
 
+def _recording_batches(monkeypatch):
+  """A list that gets the examples each `TextModel.predict` call runs, in
+  the order it cuts them into batches (what it hands its loop without
+  Keras, which takes them all here)."""
+  given = []
+  run_batches = text_model.TextModel._predict_without_keras_loop  # pylint: disable=protected-access
+
+  def recording(self, x, batch_size):
+    given.append(x)
+    outputs = run_batches(self, x, batch_size)
+    assert outputs is not None  # Keras' loop not taken.
+    return outputs
+  monkeypatch.setattr(text_model.TextModel, "_predict_without_keras_loop",
+                      recording)
+  return given
+
+
 def _padded_tokens(predictor, x, batch_size, monkeypatch):
   """Answers of predictor.predict(x) and the tokens of the batches its
   text model ran, each batch counted at its longest text (what
-  `TextModel.task_features` trims it to): the examples its `predict`
-  gave Keras (the last `_as_dataset` call; `example_lengths` makes one
-  before)."""
+  `TextModel.task_features` trims it to)."""
   model = predictor.model
-  given = []
-  as_dataset = text_model._as_dataset  # pylint: disable=protected-access
-
-  def recording(inputs, *args, **kwargs):
-    given.append(inputs)
-    return as_dataset(inputs, *args, **kwargs)
-  monkeypatch.setattr(text_model, "_as_dataset", recording)
+  given = _recording_batches(monkeypatch)
   answers = predictor.predict(x, batch_size=batch_size)
   monkeypatch.undo()
   rows = example_order.rows(given[-1])
@@ -110,29 +119,31 @@ def test_classifier_sorted_answers_are_the_unsorted_ones(run, monkeypatch):
 def test_keras_predict_runs_shortest_first_outputs_in_input_order(
     run, monkeypatch):
   model = models.load(run["classifier"], precision="float32")
-  given = []
+  measured = []
   as_dataset = text_model._as_dataset  # pylint: disable=protected-access
 
   def recording(x, *args, **kwargs):
-    given.append(x)
+    measured.append(x)
     return as_dataset(x, *args, **kwargs)
   monkeypatch.setattr(text_model, "_as_dataset", recording)
+  given = _recording_batches(monkeypatch)
   x = _mix()
   ours = model.predict(x, batch_size=4, verbose=0)
   model.sort_by_length = False
   theirs = model.predict(x, batch_size=4, verbose=0)
   columns = lambda rows: text_model.text_inputs.as_columns(
       text_model.text_inputs.check_examples(rows, "x"))
-  # The model was given the examples by word pieces, shortest first
-  # (after `example_lengths` read them in input order), then (the
-  # control) in input order; the outputs are row for row the unsorted ones.
-  assert len(given) == 3 and given[0] == given[2] == columns(x)
+  # The model ran the examples by word pieces, shortest first (after
+  # `example_lengths` read them in input order), then (the control) in
+  # input order; the outputs are row for row the unsorted ones.
+  assert measured == [columns(x)]
+  assert len(given) == 2 and given[1] == columns(x)
   order = example_order.length_order(columns(x),
                                      model.example_lengths(columns(x)))
   assert order != list(range(len(x)))
-  assert given[1] == example_order.take(columns(x), order)
+  assert given[0] == example_order.take(columns(x), order)
   pieces = _masks(model.preprocessor, text_model.text_inputs.check_examples(
-      example_order.rows(given[1]), "x")).sum(axis=1)
+      example_order.rows(given[0]), "x")).sum(axis=1)
   assert list(pieces) == sorted(pieces)
   assert ours.shape == (len(x), 3)
   np.testing.assert_allclose(ours, theirs, atol=1e-5)
