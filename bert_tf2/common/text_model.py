@@ -146,7 +146,10 @@ class TextModel(lora.Adaptable, keras.Model):
       order = example_order.length_order(x, self.example_lengths(x))
       x = example_order.take(x, order)
     outputs = None
-    if not set(kwargs) - {"verbose"}:
+    # Keras' loop for its own arguments, and for a progress bar asked for
+    # by name (verbose=1 or 2; "auto" and 0 take the quicker loop).
+    if (not set(kwargs) - {"verbose"} and
+        kwargs.get("verbose", "auto") in ("auto", 0)):
       outputs = self._predict_without_keras_loop(x, batch_size or 32)
     if outputs is None:
       x, _, batch_size = _as_dataset(x, None, batch_size)

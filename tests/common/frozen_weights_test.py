@@ -270,7 +270,13 @@ def test_many_batches_run_the_frozen_step_without_the_keras_loop(
   assert model.predict_function is None  # Keras' loop was not built.
   fast /= 2.0  # Writable, as Keras' outputs.
   fast *= 2.0
+  model.predict(texts, batch_size=8)  # verbose="auto": no Keras loop.
+  assert model.predict_function is None
   looped = model.predict(texts, batch_size=8, verbose=0, callbacks=[])
+  assert model.predict_function is not None
+  model.predict_function = None
+  np.testing.assert_array_equal(  # A progress bar asked for: Keras' loop.
+      model.predict(texts, batch_size=8, verbose=2), looped)
   assert model.predict_function is not None
   assert fast.shape == (43, 3)
   np.testing.assert_array_equal(fast, looped)
