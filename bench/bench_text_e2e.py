@@ -85,6 +85,8 @@ OURS = ["ours_%s_%s" % (path, p)
         for p in ("float32", "bfloat16")] + ["ours_predictor_int8"]
 PEERS = ["hf_float32", "hf_bfloat16", "hf_compile_float32",
          "hf_compile_bfloat16", "hf_freeze_float32", "hf_freeze_bfloat16",
+         "hf_compile_eager_float32", "hf_compile_eager_bfloat16",
+         "hf_freeze_eager_float32", "hf_freeze_eager_bfloat16",
          "hf_pipeline_float32", "hf_pipeline_bfloat16", "hf_ort_float32",
          "hf_ort_int8", "hf_ort_opt_int8", "keras_hub_float32",
          "keras_hub_bfloat16", "keras_hub_trim_float32",
