@@ -6,8 +6,8 @@ inference `torch.compile` with inductor's freezing (weights folded and
 prepacked for oneDNN, PyTorch's advice for CPU inference). Compiled, each
 with SDPA attention (transformers' default: one CPU kernel) and with
 `attn_implementation="eager"` (attention as matmuls and a softmax, which
-inductor fuses with the mask and scale; on the AMX Xeon the faster of the
-two on short texts).
+inductor fuses with the mask and scale). On the AMX Xeon each was the
+fastest in some rounds.
 GELU is `gelu_pytorch_tanh` (the original's tanh approximation as torch's
 one kernel, not the eager Python `gelu_new`).
 
