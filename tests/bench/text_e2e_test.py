@@ -172,3 +172,21 @@ def test_finetune_once_reuses_a_finished_run(tmp_path, monkeypatch):
   (tmp_path / "ner" / "model.json").write_text("{}")
   precision_quality.finetune_once("run_ner", ["--do_train=true"], out)
   assert len(calls) == 1  # The finished run is reused.
+
+
+def test_a_misspelt_variant_is_refused_in_one_line(monkeypatch, capsys):
+  monkeypatch.setattr(sys, "argv", [
+      "bench_text_e2e", "--finetuned_dir=unused",
+      "--variants=hf_freeze_eager_bfloat16,hf_freeze_eagr_bfloat16"])
+  try:
+    bench_text_e2e.main()
+    raise AssertionError("a misspelt variant was accepted")
+  except SystemExit as stop:
+    assert stop.code == 2
+  error = capsys.readouterr().err.strip().splitlines()[-1]
+  assert "--variants/--policies: unknown hf_freeze_eagr_bfloat16;" in error
+  # The eager-attention variants are known (only the misspelling named).
+  assert "unknown hf_freeze_eager_bfloat16" not in error
+  for name in ("hf_compile_eager_float32", "hf_compile_eager_bfloat16",
+               "hf_freeze_eager_float32", "hf_freeze_eager_bfloat16"):
+    assert name in bench_text_e2e.VARIANTS
